@@ -117,7 +117,8 @@ impl Server {
         let purge = self
             .background_purge
             .then(|| tokio::spawn(purge::run(self.state.store.clone())));
-        let service = axum::ServiceExt::<axum::extract::Request>::into_make_service(app(self.state));
+        let service =
+            axum::ServiceExt::<axum::extract::Request>::into_make_service(app(self.state));
         let served = axum::serve(listener, service)
             .with_graceful_shutdown(shutdown)
             .await;
@@ -147,7 +148,9 @@ impl Emulator {
         let thread = std::thread::Builder::new()
             .name("cosmos-emulator".into())
             .spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()?;
                 runtime.block_on(server.run(async {
                     let _ = stop.await;
                 }))

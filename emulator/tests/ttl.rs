@@ -52,7 +52,10 @@ fn documented_tables(
     match expires {
         Some(at) => {
             c.at(at - 1);
-            assert!(c.is_visible("a", "p"), "visible the second before {at} (L8)");
+            assert!(
+                c.is_visible("a", "p"),
+                "visible the second before {at} (L8)"
+            );
             assert_eq!(c.count(), 1);
             c.at(at);
             assert!(!c.is_visible("a", "p"), "gone at {at} (R4)");
@@ -103,7 +106,11 @@ fn l1_extend_by_upsert_and_patch(#[values(Purge::Background, Purge::Off)] purge:
     c.create_item(&item("p", None));
     c.at(90);
     assert_eq!(c.upsert_item(&item("u", None)).status, 200);
-    assert_eq!(c.patch_item("p", "p", json!([{"op": "set", "path": "/x", "value": 1}])).status, 200);
+    assert_eq!(
+        c.patch_item("p", "p", json!([{"op": "set", "path": "/x", "value": 1}]))
+            .status,
+        200
+    );
     c.at(189);
     assert_eq!(c.ids(), vec!["p", "u"]);
     c.at(190);
@@ -129,7 +136,11 @@ fn l2_change_by_patch(#[values(Purge::Background, Purge::Off)] purge: Purge) {
     let c = TestClient::with_container_and(Some(json!(-1)), purge);
     c.create_item(&item("a", None));
     c.at(10);
-    assert_eq!(c.patch_item("a", "p", json!([{"op": "set", "path": "/ttl", "value": 5}])).status, 200);
+    assert_eq!(
+        c.patch_item("a", "p", json!([{"op": "set", "path": "/ttl", "value": 5}]))
+            .status,
+        200
+    );
     c.at(14);
     assert!(c.is_visible("a", "p"));
     c.at(15);
@@ -155,7 +166,11 @@ fn l4_pin(#[values(Purge::Background, Purge::Off)] purge: Purge) {
     let c = TestClient::with_container_and(Some(json!(1000)), purge);
     c.create_item(&item("a", None));
     c.at(500);
-    c.patch_item("a", "p", json!([{"op": "add", "path": "/ttl", "value": -1}]));
+    c.patch_item(
+        "a",
+        "p",
+        json!([{"op": "add", "path": "/ttl", "value": -1}]),
+    );
     c.at(FAR);
     assert!(c.is_visible("a", "p"));
 }
@@ -193,9 +208,17 @@ fn l6_reenable(#[values(Purge::Background, Purge::Off)] purge: Purge) {
     c.create_item(&item("own5000", Some(json!(5000))));
     c.create_item(&item("inherits", None));
     c.at(100);
-    assert_eq!(c.ids(), vec!["inherits", "own10", "own5000"], "TTL off: nothing expires");
+    assert_eq!(
+        c.ids(),
+        vec!["inherits", "own10", "own5000"],
+        "TTL off: nothing expires"
+    );
     assert_eq!(c.set_default_ttl(Some(json!(-1))).status, 200);
-    assert_eq!(c.ids(), vec!["inherits", "own5000"], "own10 expired at 10 once TTL is on");
+    assert_eq!(
+        c.ids(),
+        vec!["inherits", "own5000"],
+        "own10 expired at 10 once TTL is on"
+    );
     c.at(5000);
     assert_eq!(c.ids(), vec!["inherits"]);
 }
@@ -225,11 +248,20 @@ fn l10_gone_means_gone(#[values(Purge::Background, Purge::Off)] purge: Purge) {
     let etag = created.header("etag").unwrap().to_string();
     c.at(10);
     c.read_item("a", "p").assert_error(404, "NotFound");
-    c.replace_item(&item("a", None)).assert_error(404, "NotFound");
-    c.patch_item("a", "p", json!([{"op": "set", "path": "/x", "value": 1}])).assert_error(404, "NotFound");
-    // If-Match with the old etag: absent, not a precondition failure.
-    c.put(&format!("{COLL}/docs/a"), &item("a", None), &[("x-ms-documentdb-partitionkey", "[\"p\"]"), ("if-match", &etag)])
+    c.replace_item(&item("a", None))
         .assert_error(404, "NotFound");
+    c.patch_item("a", "p", json!([{"op": "set", "path": "/x", "value": 1}]))
+        .assert_error(404, "NotFound");
+    // If-Match with the old etag: absent, not a precondition failure.
+    c.put(
+        &format!("{COLL}/docs/a"),
+        &item("a", None),
+        &[
+            ("x-ms-documentdb-partitionkey", "[\"p\"]"),
+            ("if-match", &etag),
+        ],
+    )
+    .assert_error(404, "NotFound");
     c.delete_item("a", "p").assert_error(404, "NotFound");
     assert!(c.ids().is_empty());
     let feed = c.get(&format!("{COLL}/docs"), &[]);
@@ -239,7 +271,11 @@ fn l10_gone_means_gone(#[values(Purge::Background, Purge::Off)] purge: Purge) {
     assert_eq!(again.status, 201, "{}", again.body);
     assert_eq!(again.body["_ts"], json!(common::START + 10));
     c.at(20);
-    assert_eq!(c.upsert_item(&item("a", None)).status, 201, "upsert of an expired id creates");
+    assert_eq!(
+        c.upsert_item(&item("a", None)).status,
+        201,
+        "upsert of an expired id creates"
+    );
 }
 
 /// L11 No resurrection: changing the container's TTL never brings back an
@@ -248,7 +284,10 @@ fn l10_gone_means_gone(#[values(Purge::Background, Purge::Off)] purge: Purge) {
 #[case::disable(None)]
 #[case::never(Some(json!(-1)))]
 #[case::raise(Some(json!(100_000)))]
-fn l11_no_resurrection(#[case] new_default: Option<Value>, #[values(Purge::Background, Purge::Off)] purge: Purge) {
+fn l11_no_resurrection(
+    #[case] new_default: Option<Value>,
+    #[values(Purge::Background, Purge::Off)] purge: Purge,
+) {
     let c = TestClient::with_container_and(Some(json!(10)), purge);
     c.create_item(&item("expired", None));
     c.create_item(&item("own", Some(json!(5))));

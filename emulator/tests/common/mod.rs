@@ -46,7 +46,11 @@ impl Reply {
     pub fn assert_error(&self, status: u16, code: &str) {
         assert_eq!(self.status, status, "{}", self.body);
         assert_eq!(self.code(), code, "{}", self.body);
-        assert!(!self.message().is_empty(), "an error needs a message: {}", self.body);
+        assert!(
+            !self.message().is_empty(),
+            "an error needs a message: {}",
+            self.body
+        );
         assert!(self.header("x-ms-activity-id").is_some());
     }
 }
@@ -100,10 +104,26 @@ impl TestClient {
     }
 
     /// Sends a request signed as the SDKs sign it, with the given key.
-    pub fn send_signed_with(&self, key: &MasterKey, method: Method, path: &str, headers: &[(&str, &str)], body: Option<Vec<u8>>) -> Reply {
+    pub fn send_signed_with(
+        &self,
+        key: &MasterKey,
+        method: Method,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<Vec<u8>>,
+    ) -> Reply {
         let date = httpdate::fmt_http_date(std::time::SystemTime::now());
         let resource = signed_resource(path);
-        let auth = authorization_header(key, &payload(method.as_str(), &resource.resource_type, &resource.links[0], &date, ""));
+        let auth = authorization_header(
+            key,
+            &payload(
+                method.as_str(),
+                &resource.resource_type,
+                &resource.links[0],
+                &date,
+                "",
+            ),
+        );
         let mut request = self
             .http
             .request(method, format!("{}{}", self.emulator.endpoint(), path))
@@ -123,13 +143,34 @@ impl TestClient {
         let body = if bytes.is_empty() {
             Value::Null
         } else {
-            serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("response is not JSON ({e}): {}", String::from_utf8_lossy(&bytes)))
+            serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+                panic!(
+                    "response is not JSON ({e}): {}",
+                    String::from_utf8_lossy(&bytes)
+                )
+            })
         };
-        Reply { status, headers, body }
+        Reply {
+            status,
+            headers,
+            body,
+        }
     }
 
-    pub fn send(&self, method: Method, path: &str, headers: &[(&str, &str)], body: Option<&Value>) -> Reply {
-        self.send_signed_with(&self.key, method, path, headers, body.map(|b| b.to_string().into_bytes()))
+    pub fn send(
+        &self,
+        method: Method,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&Value>,
+    ) -> Reply {
+        self.send_signed_with(
+            &self.key,
+            method,
+            path,
+            headers,
+            body.map(|b| b.to_string().into_bytes()),
+        )
     }
 
     pub fn get(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
@@ -155,20 +196,31 @@ impl TestClient {
     }
 
     pub fn create_item(&self, item: &Value) -> Reply {
-        self.post(&format!("{COLL}/docs"), item, &[("x-ms-documentdb-partitionkey", &Self::pk_header(item))])
+        self.post(
+            &format!("{COLL}/docs"),
+            item,
+            &[("x-ms-documentdb-partitionkey", &Self::pk_header(item))],
+        )
     }
 
     pub fn upsert_item(&self, item: &Value) -> Reply {
         self.post(
             &format!("{COLL}/docs"),
             item,
-            &[("x-ms-documentdb-partitionkey", &Self::pk_header(item)), ("x-ms-documentdb-is-upsert", "True")],
+            &[
+                ("x-ms-documentdb-partitionkey", &Self::pk_header(item)),
+                ("x-ms-documentdb-is-upsert", "True"),
+            ],
         )
     }
 
     pub fn replace_item(&self, item: &Value) -> Reply {
         let id = item["id"].as_str().unwrap();
-        self.put(&format!("{COLL}/docs/{id}"), item, &[("x-ms-documentdb-partitionkey", &Self::pk_header(item))])
+        self.put(
+            &format!("{COLL}/docs/{id}"),
+            item,
+            &[("x-ms-documentdb-partitionkey", &Self::pk_header(item))],
+        )
     }
 
     pub fn patch_item(&self, id: &str, pk: &str, operations: Value) -> Reply {
@@ -176,19 +228,28 @@ impl TestClient {
         self.send(
             Method::PATCH,
             &format!("{COLL}/docs/{id}"),
-            &[("x-ms-documentdb-partitionkey", &header), ("content-type", "application/json-patch+json")],
+            &[
+                ("x-ms-documentdb-partitionkey", &header),
+                ("content-type", "application/json-patch+json"),
+            ],
             Some(&json!({ "operations": operations })),
         )
     }
 
     pub fn read_item(&self, id: &str, pk: &str) -> Reply {
         let header = json!([pk]).to_string();
-        self.get(&format!("{COLL}/docs/{id}"), &[("x-ms-documentdb-partitionkey", &header)])
+        self.get(
+            &format!("{COLL}/docs/{id}"),
+            &[("x-ms-documentdb-partitionkey", &header)],
+        )
     }
 
     pub fn delete_item(&self, id: &str, pk: &str) -> Reply {
         let header = json!([pk]).to_string();
-        self.delete(&format!("{COLL}/docs/{id}"), &[("x-ms-documentdb-partitionkey", &header)])
+        self.delete(
+            &format!("{COLL}/docs/{id}"),
+            &[("x-ms-documentdb-partitionkey", &header)],
+        )
     }
 
     /// Runs a query across partitions, following continuations; returns all results.
@@ -204,7 +265,11 @@ impl TestClient {
             if let Some(token) = &continuation {
                 headers.push(("x-ms-continuation", token));
             }
-            let reply = self.post(&format!("{COLL}/docs"), &json!({"query": query, "parameters": parameters}), &headers);
+            let reply = self.post(
+                &format!("{COLL}/docs"),
+                &json!({"query": query, "parameters": parameters}),
+                &headers,
+            );
             assert_eq!(reply.status, 200, "{}", reply.body);
             results.extend(reply.body["Documents"].as_array().unwrap().iter().cloned());
             match reply.header("x-ms-continuation") {
@@ -215,7 +280,9 @@ impl TestClient {
     }
 
     pub fn count(&self) -> i64 {
-        self.query("SELECT VALUE COUNT(1) FROM c", json!([]))[0].as_i64().unwrap()
+        self.query("SELECT VALUE COUNT(1) FROM c", json!([]))[0]
+            .as_i64()
+            .unwrap()
     }
 
     pub fn ids(&self) -> Vec<String> {
@@ -239,7 +306,9 @@ impl TestClient {
     // ---- the test clock --------------------------------------------------
 
     pub fn now(&self) -> i64 {
-        self.get("/_emulator/clock", &[]).body["now"].as_i64().unwrap()
+        self.get("/_emulator/clock", &[]).body["now"]
+            .as_i64()
+            .unwrap()
     }
 
     /// Moves the clock forward and returns the new time.
