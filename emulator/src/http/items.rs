@@ -7,7 +7,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
 use super::request::{Body, CosmosHeaders};
-use super::response::{feed, item, no_content, QUERY_CHARGE, READ_CHARGE, WRITE_CHARGE};
+use super::response::{feed, item, no_content, resource, QUERY_CHARGE, READ_CHARGE, WRITE_CHARGE};
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::patch::{self, PatchBody};
@@ -23,12 +23,12 @@ pub async fn create_or_query(
     body: Body,
 ) -> ApiResult<Response> {
     if headers.is_query() {
-        if headers.flag("x-ms-cosmos-is-query-plan-request") {
-            return Err(ApiError::bad_request(
-                "Query plan requests are not supported by this emulator yet.",
-            ));
-        }
         let query = PreparedQuery::prepare(&body.typed::<QueryBody>("query")?)?;
+        if headers.flag("x-ms-cosmos-is-query-plan-request") {
+            // The container must exist for its plan, as for its query.
+            state.store.with_container(&db, &coll, |_, _| Ok(()))?;
+            return Ok(resource(StatusCode::OK, &query.plan(), READ_CHARGE));
+        }
         return run_query(&state, &db, &coll, &headers, &query, QUERY_CHARGE);
     }
     let mode = if headers.is_upsert() {

@@ -91,6 +91,8 @@ pub struct SortKey {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Select {
+    /// The name `FROM` binds, e.g. `c` (empty without FROM).
+    pub alias: String,
     pub distinct: bool,
     pub top: Option<usize>,
     pub projection: Projection,
@@ -98,4 +100,77 @@ pub struct Select {
     pub order_by: Vec<SortKey>,
     pub offset: Option<usize>,
     pub limit: Option<usize>,
+}
+
+impl Expr {
+    /// The expression as query text that this parser reads back to the same
+    /// tree (used to write the rewritten queries of query plans).
+    pub fn to_sql(&self, alias: &str) -> String {
+        let sql = |e: &Expr| e.to_sql(alias);
+        match self {
+            Expr::Literal(v) => v.to_string(),
+            Expr::Root => alias.to_string(),
+            Expr::Property(base, name) => {
+                let simple = name
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if simple {
+                    format!("{}.{name}", sql(base))
+                } else {
+                    format!("{}[{}]", sql(base), Value::from(name.as_str()))
+                }
+            }
+            Expr::Index(base, index) => format!("{}[{}]", sql(base), sql(index)),
+            Expr::Unary(UnaryOp::Not, e) => format!("(NOT {})", sql(e)),
+            Expr::Unary(UnaryOp::Neg, e) => format!("(-{})", sql(e)),
+            Expr::Unary(UnaryOp::Plus, e) => format!("(+{})", sql(e)),
+            Expr::Binary(op, a, b) => {
+                let op = match op {
+                    BinaryOp::And => "AND",
+                    BinaryOp::Or => "OR",
+                    BinaryOp::Eq => "=",
+                    BinaryOp::Ne => "!=",
+                    BinaryOp::Lt => "<",
+                    BinaryOp::Le => "<=",
+                    BinaryOp::Gt => ">",
+                    BinaryOp::Ge => ">=",
+                    BinaryOp::Add => "+",
+                    BinaryOp::Sub => "-",
+                    BinaryOp::Mul => "*",
+                    BinaryOp::Div => "/",
+                    BinaryOp::Mod => "%",
+                    BinaryOp::Concat => "||",
+                    BinaryOp::Coalesce => "??",
+                };
+                format!("({} {op} {})", sql(a), sql(b))
+            }
+            Expr::Between(x, low, high) => {
+                format!("({} BETWEEN {} AND {})", sql(x), sql(low), sql(high))
+            }
+            Expr::In(x, list, negated) => format!(
+                "({} {}IN ({}))",
+                sql(x),
+                if *negated { "NOT " } else { "" },
+                list.iter().map(sql).collect::<Vec<_>>().join(", ")
+            ),
+            Expr::Conditional(c, a, b) => format!("({} ? {} : {})", sql(c), sql(a), sql(b)),
+            Expr::Call(name, args) => format!(
+                "{name}({})",
+                args.iter().map(sql).collect::<Vec<_>>().join(", ")
+            ),
+            Expr::Array(items) => {
+                format!("[{}]", items.iter().map(sql).collect::<Vec<_>>().join(", "))
+            }
+            Expr::Object(fields) => format!(
+                "{{{}}}",
+                fields
+                    .iter()
+                    .map(|(k, e)| format!("{}: {}", Value::from(k.as_str()), sql(e)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
 }

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 
 use serde_json::{Map, Value};
 
-use super::ast::{BinaryOp, Expr, UnaryOp};
+use super::ast::{Aggregate, BinaryOp, Expr, UnaryOp};
 use crate::error::{ApiError, ApiResult};
 
 /// Scalar functions this engine knows; aggregates are handled by the executor.
@@ -40,21 +40,112 @@ pub const FUNCTIONS: [&str; 27] = [
     "TRIM",
 ];
 
-/// Checks, once per query, that every function called exists.
-pub fn check_functions(expr: &Expr) -> ApiResult<()> {
+/// Checks, once per query, that every function called exists, and that
+/// aggregates stand only where allowed (in the projection, not nested).
+pub fn check_functions(expr: &Expr, aggregates_allowed: bool) -> ApiResult<()> {
     let mut result = Ok(());
     walk(expr, &mut |e| {
-        if let Expr::Call(name, _) = e {
-            if result.is_ok() && !FUNCTIONS.contains(&name.as_str()) {
-                result = Err(ApiError::bad_request(format!(
-                    "The function '{name}' is not supported here (aggregates such as COUNT must be the whole \
-                     SELECT expression). Supported functions: {}.",
+        if let Expr::Call(name, args) = e {
+            let problem = if Aggregate::from_name(name).is_some() {
+                if !aggregates_allowed {
+                    Some(format!(
+                        "The aggregate '{name}' can only be used in the SELECT clause."
+                    ))
+                } else if args.iter().any(contains_aggregate) {
+                    Some(format!(
+                        "The aggregate '{name}' cannot contain another aggregate."
+                    ))
+                } else {
+                    None
+                }
+            } else if !FUNCTIONS.contains(&name.as_str()) {
+                Some(format!(
+                    "The function '{name}' is not supported here. Supported functions: {}, and the aggregates COUNT, SUM, MIN, MAX, AVG.",
                     FUNCTIONS.join(", ")
-                )));
+                ))
+            } else {
+                None
+            };
+            if let (Some(problem), true) = (problem, result.is_ok()) {
+                result = Err(ApiError::bad_request(problem));
             }
         }
     });
     result
+}
+
+pub fn contains_aggregate(expr: &Expr) -> bool {
+    let mut found = false;
+    walk(expr, &mut |e| {
+        if let Expr::Call(name, _) = e {
+            found |= Aggregate::from_name(name).is_some();
+        }
+    });
+    found
+}
+
+/// `expr` with every aggregate call replaced by its value over `docs`
+/// (an undefined result becomes `UNDEFINED()`).
+pub fn substitute_aggregates(expr: &Expr, docs: &[Value]) -> Expr {
+    let sub = |e: &Expr| substitute_aggregates(e, docs);
+    let boxed = |e: &Expr| Box::new(sub(e));
+    match expr {
+        Expr::Call(name, args) => match Aggregate::from_name(name) {
+            Some(aggregate) => {
+                let arg = args
+                    .first()
+                    .cloned()
+                    .unwrap_or(Expr::Literal(Value::from(1)));
+                match aggregate_value(aggregate, &arg, docs) {
+                    Some(v) => Expr::Literal(v),
+                    None => Expr::Call("UNDEFINED".into(), Vec::new()),
+                }
+            }
+            None => Expr::Call(name.clone(), args.iter().map(sub).collect()),
+        },
+        Expr::Literal(_) | Expr::Root => expr.clone(),
+        Expr::Property(base, name) => Expr::Property(boxed(base), name.clone()),
+        Expr::Index(a, b) => Expr::Index(boxed(a), boxed(b)),
+        Expr::Unary(op, a) => Expr::Unary(*op, boxed(a)),
+        Expr::Binary(op, a, b) => Expr::Binary(*op, boxed(a), boxed(b)),
+        Expr::Between(a, b, c) => Expr::Between(boxed(a), boxed(b), boxed(c)),
+        Expr::In(a, list, negated) => Expr::In(boxed(a), list.iter().map(sub).collect(), *negated),
+        Expr::Conditional(a, b, c) => Expr::Conditional(boxed(a), boxed(b), boxed(c)),
+        Expr::Array(items) => Expr::Array(items.iter().map(sub).collect()),
+        Expr::Object(fields) => {
+            Expr::Object(fields.iter().map(|(k, e)| (k.clone(), sub(e))).collect())
+        }
+    }
+}
+
+fn aggregate_value(aggregate: Aggregate, expr: &Expr, docs: &[Value]) -> Option<Value> {
+    let values: Vec<Value> = docs.iter().filter_map(|d| eval(expr, d)).collect();
+    match aggregate {
+        Aggregate::Count => Some(Value::from(values.len())),
+        Aggregate::Sum => values
+            .iter()
+            .map(Value::as_f64)
+            .sum::<Option<f64>>()
+            .map(number),
+        Aggregate::Avg => {
+            let sum = values.iter().map(Value::as_f64).sum::<Option<f64>>()?;
+            (!values.is_empty()).then(|| number(sum / values.len() as f64))
+        }
+        Aggregate::Min | Aggregate::Max => {
+            let wanted = if aggregate == Aggregate::Min {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            };
+            values.into_iter().reduce(|best, v| {
+                if sort_order(&Some(v.clone()), &Some(best.clone())) == wanted {
+                    v
+                } else {
+                    best
+                }
+            })
+        }
+    }
 }
 
 fn walk(expr: &Expr, f: &mut impl FnMut(&Expr)) {
@@ -289,7 +380,8 @@ fn call(name: &str, args: &[Expr], root: &Value) -> Option<Value> {
             Value::String(s) => Value::String(s),
             other => Value::String(other.to_string()),
         },
-        _ => return None, // UNDEFINED() and unknown names (refused when the query is prepared)
+        // UNDEFINED(), and names refused when the query was prepared.
+        _ => return None,
     })
 }
 

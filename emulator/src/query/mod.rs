@@ -8,6 +8,7 @@ mod ast;
 mod eval;
 mod lexer;
 mod parser;
+mod plan;
 
 use std::collections::HashMap;
 
@@ -15,7 +16,7 @@ use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-pub use ast::{Aggregate, Expr, Projection, Select};
+pub use ast::{Expr, Projection, Select};
 
 use crate::error::{ApiError, ApiResult};
 
@@ -35,19 +36,11 @@ pub struct Parameter {
     pub value: Value,
 }
 
-/// An aggregate SELECT: one row over all matching documents.
-#[derive(Debug, Clone, PartialEq)]
-enum AggregateShape {
-    /// `SELECT VALUE COUNT(x)`
-    Value(Aggregate, Expr),
-    /// `SELECT COUNT(x) AS n, MAX(y) AS m`
-    Fields(Vec<(String, Aggregate, Expr)>),
-}
-
 #[derive(Debug, Clone)]
 pub struct PreparedQuery {
     pub select: Select,
-    aggregate: Option<AggregateShape>,
+    /// The projection computes aggregates: one row over all matching documents.
+    aggregate: bool,
 }
 
 /// Where a page of results starts.
@@ -118,24 +111,32 @@ impl PreparedQuery {
             .map(|p| (p.name.clone(), p.value.clone()))
             .collect();
         let select = parser::parse(&body.query, &parameters)?;
-        let aggregate = aggregate_shape(&select.projection, &body.query)?;
-        let mut expressions: Vec<&Expr> = select
+        let projected: Vec<&Expr> = match &select.projection {
+            Projection::Star => Vec::new(),
+            Projection::Value(e) => vec![e],
+            Projection::Fields(fields) => fields.iter().map(|(e, _)| e).collect(),
+        };
+        let aggregating = projected
+            .iter()
+            .filter(|e| eval::contains_aggregate(e))
+            .count();
+        if aggregating > 0 && aggregating < projected.len() {
+            return Err(ApiError::bad_request(format!(
+                "Aggregates cannot be mixed with other SELECT expressions without GROUP BY, which this emulator does not support yet. Query: {}",
+                body.query
+            )));
+        }
+        for e in &projected {
+            eval::check_functions(e, true)?;
+        }
+        for e in select
             .filter
             .iter()
             .chain(select.order_by.iter().map(|k| &k.expr))
-            .collect();
-        match (&aggregate, &select.projection) {
-            (Some(AggregateShape::Value(_, e)), _) => expressions.push(e),
-            (Some(AggregateShape::Fields(fields)), _) => {
-                expressions.extend(fields.iter().map(|(_, _, e)| e))
-            }
-            (None, Projection::Value(e)) => expressions.push(e),
-            (None, Projection::Fields(fields)) => expressions.extend(fields.iter().map(|(e, _)| e)),
-            (None, Projection::Star) => {}
+        {
+            eval::check_functions(e, false)?;
         }
-        for e in expressions {
-            eval::check_functions(e)?;
-        }
+        let aggregate = aggregating > 0;
         Ok(PreparedQuery { select, aggregate })
     }
 
@@ -143,7 +144,7 @@ impl PreparedQuery {
     /// page can resume after a key instead of re-running the whole query.
     pub fn streams_in_key_order(&self) -> bool {
         let s = &self.select;
-        self.aggregate.is_none()
+        !self.aggregate
             && s.order_by.is_empty()
             && !s.distinct
             && s.top.is_none()
@@ -155,6 +156,23 @@ impl PreparedQuery {
         self.streams_in_key_order()
             && self.select.filter.is_none()
             && self.select.projection == Projection::Star
+    }
+
+    /// The one row of an aggregate query: every aggregate call replaced by
+    /// its value over `docs`, then the projection evaluated. An undefined
+    /// VALUE (e.g. MAX over nothing) yields no row.
+    fn aggregate_row(&self, docs: &[Value]) -> Option<Value> {
+        let row = |e: &Expr| eval::eval(&eval::substitute_aggregates(e, docs), &Value::Null);
+        match &self.select.projection {
+            Projection::Value(e) => row(e),
+            Projection::Fields(fields) => Some(Value::Object(
+                fields
+                    .iter()
+                    .filter_map(|(e, name)| Some((name.clone(), row(e)?)))
+                    .collect::<Map<_, _>>(),
+            )),
+            Projection::Star => None,
+        }
     }
 
     fn matches(&self, doc: &Value) -> bool {
@@ -180,8 +198,8 @@ impl PreparedQuery {
     /// Runs the query over documents (already parsed), returning every result.
     pub fn run_values(&self, docs: impl Iterator<Item = Value>) -> Vec<Value> {
         let mut matching: Vec<Value> = docs.filter(|d| self.matches(d)).collect();
-        if let Some(shape) = &self.aggregate {
-            return aggregate(shape, &matching);
+        if self.aggregate {
+            return self.aggregate_row(&matching).into_iter().collect();
         }
         if !self.select.order_by.is_empty() {
             let keys = &self.select.order_by;
@@ -301,82 +319,6 @@ fn page_of_values(results: Vec<Value>, offset: usize, limit: PageLimit) -> Page 
         page.continuation = Some(Continuation::Offset { offset: next });
     }
     page
-}
-
-fn aggregate_shape(projection: &Projection, text: &str) -> ApiResult<Option<AggregateShape>> {
-    let as_aggregate = |e: &Expr| match e {
-        Expr::Call(name, args) => Aggregate::from_name(name).map(|a| {
-            (
-                a,
-                args.first()
-                    .cloned()
-                    .unwrap_or(Expr::Literal(Value::from(1))),
-            )
-        }),
-        _ => None,
-    };
-    Ok(match projection {
-        Projection::Value(e) => as_aggregate(e).map(|(a, arg)| AggregateShape::Value(a, arg)),
-        Projection::Fields(fields) => {
-            let aggregates: Vec<_> = fields
-                .iter()
-                .filter_map(|(e, name)| as_aggregate(e).map(|(a, arg)| (name.clone(), a, arg)))
-                .collect();
-            if aggregates.is_empty() {
-                None
-            } else if aggregates.len() == fields.len() {
-                Some(AggregateShape::Fields(aggregates))
-            } else {
-                return Err(ApiError::bad_request(format!(
-                    "Aggregates cannot be mixed with other SELECT expressions without GROUP BY, which this emulator does not support yet. Query: {text}"
-                )));
-            }
-        }
-        Projection::Star => None,
-    })
-}
-
-fn aggregate(shape: &AggregateShape, docs: &[Value]) -> Vec<Value> {
-    match shape {
-        // An undefined result (e.g. MAX over no values) yields no row.
-        AggregateShape::Value(a, e) => aggregate_one(*a, e, docs).into_iter().collect(),
-        AggregateShape::Fields(fields) => vec![Value::Object(
-            fields
-                .iter()
-                .filter_map(|(name, a, e)| Some((name.clone(), aggregate_one(*a, e, docs)?)))
-                .collect::<Map<_, _>>(),
-        )],
-    }
-}
-
-fn aggregate_one(aggregate: Aggregate, expr: &Expr, docs: &[Value]) -> Option<Value> {
-    let values: Vec<Value> = docs.iter().filter_map(|d| eval::eval(expr, d)).collect();
-    match aggregate {
-        Aggregate::Count => Some(Value::from(values.len())),
-        Aggregate::Sum => values
-            .iter()
-            .map(Value::as_f64)
-            .sum::<Option<f64>>()
-            .map(eval::number),
-        Aggregate::Avg => {
-            let sum = values.iter().map(Value::as_f64).sum::<Option<f64>>()?;
-            (!values.is_empty()).then(|| eval::number(sum / values.len() as f64))
-        }
-        Aggregate::Min | Aggregate::Max => {
-            let wanted = if aggregate == Aggregate::Min {
-                std::cmp::Ordering::Less
-            } else {
-                std::cmp::Ordering::Greater
-            };
-            values.into_iter().reduce(|best, v| {
-                if eval::sort_order(&Some(v.clone()), &Some(best.clone())) == wanted {
-                    v
-                } else {
-                    best
-                }
-            })
-        }
-    }
 }
 
 #[cfg(test)]

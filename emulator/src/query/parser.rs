@@ -228,6 +228,7 @@ impl Parser<'_> {
             limit = Some(self.count()?);
         }
         Ok(Select {
+            alias: self.alias.clone(),
             distinct,
             top,
             projection,

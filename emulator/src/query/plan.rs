@@ -1,0 +1,316 @@
+//! Query plans: the answer to `x-ms-cosmos-is-query-plan-request: True`,
+//! which the JavaScript SDK asks for before a cross-partition query.
+//!
+//! The plan tells the SDK what it must do across partition ranges (sort,
+//! aggregate, dedupe, TOP, OFFSET/LIMIT) and gives the rewritten query it
+//! then runs on each range, in the shapes the SDK's pipeline reads:
+//! ORDER BY rows as `{"_rid", "orderByItems": [{"item"}], "payload"}`,
+//! VALUE aggregates as `[{"item": x}]`, other aggregates as
+//! `{"payload": {"alias": {"item": x}}}`, AVG as `{"sum", "count"}` and
+//! MIN/MAX as `{"min"|"max", "count"}`. This emulator has one range.
+
+use serde_json::{json, Value};
+
+use super::ast::{Aggregate, Expr, Projection, Select};
+use super::PreparedQuery;
+
+/// What the SDK substitutes with a filter when it resumes an ORDER BY query.
+const ORDER_BY_FILTER: &str = "{documentdb-formattableorderbyquery-filter}";
+
+fn aggregate_name(aggregate: Aggregate) -> &'static str {
+    match aggregate {
+        Aggregate::Count => "Count",
+        Aggregate::Sum => "Sum",
+        Aggregate::Min => "Min",
+        Aggregate::Max => "Max",
+        Aggregate::Avg => "Average",
+    }
+}
+
+/// The aggregate a projection expression calls, if it is one aggregate call.
+fn as_aggregate(expr: &Expr) -> Option<Aggregate> {
+    match expr {
+        Expr::Call(name, _) => Aggregate::from_name(name),
+        _ => None,
+    }
+}
+
+/// How one aggregate is computed per range, so the SDK can combine ranges.
+fn partial(aggregate: Aggregate, expr: &Expr, alias: &str) -> String {
+    let arg = match expr {
+        Expr::Call(_, args) => args
+            .first()
+            .map_or_else(|| "1".to_string(), |a| a.to_sql(alias)),
+        _ => unreachable!("an aggregate call"),
+    };
+    let name = match aggregate {
+        Aggregate::Count => return format!("{{\"item\": COUNT({arg})}}"),
+        Aggregate::Sum => return format!("{{\"item\": SUM({arg})}}"),
+        Aggregate::Avg => {
+            return format!("{{\"item\": {{\"sum\": SUM({arg}), \"count\": COUNT({arg})}}}}")
+        }
+        Aggregate::Min => "min",
+        Aggregate::Max => "max",
+    };
+    let function = if aggregate == Aggregate::Min {
+        "MIN"
+    } else {
+        "MAX"
+    };
+    format!("{{\"item\": {{\"{name}\": {function}({arg}), \"count\": COUNT({arg})}}}}")
+}
+
+impl PreparedQuery {
+    /// The partitioned query execution info for this query.
+    pub fn plan(&self) -> Value {
+        let s = &self.select;
+        let alias = if s.alias.is_empty() {
+            "c"
+        } else {
+            s.alias.as_str()
+        };
+        let mut aggregates = Vec::new();
+        let mut alias_to_aggregate = serde_json::Map::new();
+        let mut rewritten = String::new();
+        let from_where = |extra: Option<&str>| {
+            let mut conditions: Vec<String> = extra.map(str::to_string).into_iter().collect();
+            if let Some(filter) = &s.filter {
+                conditions.push(filter.to_sql(alias));
+            }
+            let where_clause = if conditions.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " WHERE {}",
+                    conditions
+                        .iter()
+                        .map(|c| format!("({c})"))
+                        .collect::<Vec<_>>()
+                        .join(" AND ")
+                )
+            };
+            format!(" FROM {alias}{where_clause}")
+        };
+        if self.aggregate {
+            match &s.projection {
+                Projection::Value(e) => {
+                    if let Some(aggregate) = as_aggregate(e) {
+                        aggregates.push(json!(aggregate_name(aggregate)));
+                        rewritten = format!(
+                            "SELECT VALUE [{}]{}",
+                            partial(aggregate, e, alias),
+                            from_where(None)
+                        );
+                    }
+                }
+                Projection::Fields(fields) => {
+                    let mut parts = Vec::new();
+                    for (e, name) in fields {
+                        if let Some(aggregate) = as_aggregate(e) {
+                            aggregates.push(json!(aggregate_name(aggregate)));
+                            alias_to_aggregate
+                                .insert(name.clone(), json!(aggregate_name(aggregate)));
+                            parts.push(format!(
+                                "{}: {}",
+                                Value::from(name.as_str()),
+                                partial(aggregate, e, alias)
+                            ));
+                        }
+                    }
+                    rewritten = format!(
+                        "SELECT {{{}}} AS payload{}",
+                        parts.join(", "),
+                        from_where(None)
+                    );
+                }
+                Projection::Star => {}
+            }
+        } else if !s.order_by.is_empty() {
+            let items: Vec<String> = s
+                .order_by
+                .iter()
+                .map(|k| format!("{{\"item\": {}}}", k.expr.to_sql(alias)))
+                .collect();
+            let payload = payload_sql(s, alias);
+            let top = s.top.map(|n| format!("TOP {n} ")).unwrap_or_default();
+            let order: Vec<String> = s
+                .order_by
+                .iter()
+                .map(|k| {
+                    format!(
+                        "{} {}",
+                        k.expr.to_sql(alias),
+                        if k.descending { "DESC" } else { "ASC" }
+                    )
+                })
+                .collect();
+            rewritten = format!(
+                "SELECT {top}{alias}._rid, [{}] AS orderByItems, {payload} AS payload{} ORDER BY {}",
+                items.join(", "),
+                from_where(Some(ORDER_BY_FILTER)),
+                order.join(", ")
+            );
+        } else if let (Some(offset), Some(limit)) = (s.offset, s.limit) {
+            // The SDK skips `offset` itself: each range returns the first offset + limit.
+            rewritten = format!(
+                "SELECT {}{}{} OFFSET 0 LIMIT {}",
+                if s.distinct { "DISTINCT " } else { "" },
+                projection_sql(s, alias),
+                from_where(None),
+                offset + limit
+            );
+        }
+        let has_order_by = !s.order_by.is_empty();
+        let distinct_type = match (s.distinct, has_order_by) {
+            (false, _) => "None",
+            (true, true) => "Ordered",
+            (true, false) => "Unordered",
+        };
+        json!({
+            "partitionedQueryExecutionInfoVersion": 2,
+            "queryInfo": {
+                "distinctType": distinct_type,
+                "top": s.top,
+                "offset": s.offset,
+                "limit": s.limit,
+                "orderBy": s.order_by.iter().map(|k| if k.descending { "Descending" } else { "Ascending" }).collect::<Vec<_>>(),
+                "orderByExpressions": s.order_by.iter().map(|k| k.expr.to_sql(alias)).collect::<Vec<_>>(),
+                "groupByExpressions": [],
+                "groupByAliases": [],
+                "aggregates": aggregates,
+                "groupByAliasToAggregateType": alias_to_aggregate,
+                "rewrittenQuery": rewritten,
+                "hasSelectValue": matches!(s.projection, Projection::Value(_)),
+                "dCountInfo": null,
+                "hasNonStreamingOrderBy": false,
+            },
+            "queryRanges": [{"min": "", "max": "FF", "isMinInclusive": true, "isMaxInclusive": false}],
+        })
+    }
+}
+
+fn projection_sql(s: &Select, alias: &str) -> String {
+    match &s.projection {
+        Projection::Star => "*".to_string(),
+        Projection::Value(e) => format!("VALUE {}", e.to_sql(alias)),
+        Projection::Fields(fields) => fields
+            .iter()
+            .map(|(e, name)| format!("{} AS {name}", e.to_sql(alias)))
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// The ORDER BY payload: what the original query would have returned per document.
+fn payload_sql(s: &Select, alias: &str) -> String {
+    match &s.projection {
+        Projection::Star => alias.to_string(),
+        Projection::Value(e) => e.to_sql(alias),
+        Projection::Fields(fields) => format!(
+            "{{{}}}",
+            fields
+                .iter()
+                .map(|(e, name)| format!("{}: {}", Value::from(name.as_str()), e.to_sql(alias)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{PreparedQuery, QueryBody};
+    use serde_json::{json, Value};
+
+    fn prepare(q: &str) -> PreparedQuery {
+        PreparedQuery::prepare(&QueryBody {
+            query: q.into(),
+            parameters: vec![],
+        })
+        .unwrap()
+    }
+
+    /// Runs the plan's rewritten query the way the SDK does.
+    fn run_rewritten(plan: &Value, docs: &[Value]) -> Vec<Value> {
+        let text = plan["queryInfo"]["rewrittenQuery"]
+            .as_str()
+            .unwrap()
+            .replace(super::ORDER_BY_FILTER, "true");
+        prepare(&text).run_values(docs.iter().cloned())
+    }
+
+    fn docs() -> Vec<Value> {
+        vec![
+            json!({"id": "a", "n": 3, "_rid": "r1"}),
+            json!({"id": "b", "n": 1, "_rid": "r2"}),
+            json!({"id": "c", "_rid": "r3"}),
+        ]
+    }
+
+    #[test]
+    fn plain_queries_need_no_rewrite() {
+        let plan = prepare("SELECT * FROM c WHERE c.n = 1").plan();
+        assert_eq!(plan["queryInfo"]["rewrittenQuery"], json!(""));
+        assert_eq!(plan["queryInfo"]["distinctType"], json!("None"));
+        assert_eq!(plan["queryRanges"][0]["max"], json!("FF"));
+    }
+
+    #[test]
+    fn order_by_rows_carry_items_and_payload() {
+        let plan = prepare("SELECT c.id FROM c WHERE c.n > 0 ORDER BY c.n DESC").plan();
+        assert_eq!(plan["queryInfo"]["orderBy"], json!(["Descending"]));
+        let rows = run_rewritten(&plan, &docs());
+        assert_eq!(
+            rows,
+            vec![
+                json!({"_rid": "r1", "orderByItems": [{"item": 3}], "payload": {"id": "a"}}),
+                json!({"_rid": "r2", "orderByItems": [{"item": 1}], "payload": {"id": "b"}}),
+            ]
+        );
+    }
+
+    #[test]
+    fn aggregates_come_back_in_the_sdk_shapes() {
+        let plan = prepare("SELECT VALUE COUNT(1) FROM c").plan();
+        assert_eq!(plan["queryInfo"]["aggregates"], json!(["Count"]));
+        assert_eq!(run_rewritten(&plan, &docs()), vec![json!([{"item": 3}])]);
+        let plan = prepare("SELECT VALUE AVG(c.n) FROM c").plan();
+        assert_eq!(
+            run_rewritten(&plan, &docs()),
+            vec![json!([{"item": {"sum": 4, "count": 2}}])]
+        );
+        let plan = prepare("SELECT VALUE MAX(c.n) FROM c WHERE c.n > 5").plan();
+        assert_eq!(
+            run_rewritten(&plan, &docs()),
+            vec![json!([{"item": {"count": 0}}])]
+        );
+        let plan = prepare("SELECT COUNT(1) AS total, MIN(c.n) AS low FROM c").plan();
+        assert_eq!(
+            plan["queryInfo"]["groupByAliasToAggregateType"],
+            json!({"total": "Count", "low": "Min"})
+        );
+        assert_eq!(
+            run_rewritten(&plan, &docs()),
+            vec![
+                json!({"payload": {"total": {"item": 3}, "low": {"item": {"min": 1, "count": 2}}}})
+            ]
+        );
+    }
+
+    #[test]
+    fn offset_limit_is_left_to_the_sdk() {
+        let plan = prepare("SELECT VALUE c.id FROM c OFFSET 1 LIMIT 1").plan();
+        assert_eq!(
+            (
+                plan["queryInfo"]["offset"].clone(),
+                plan["queryInfo"]["limit"].clone()
+            ),
+            (json!(1), json!(1))
+        );
+        assert_eq!(
+            run_rewritten(&plan, &docs()).len(),
+            2,
+            "each range returns offset + limit rows"
+        );
+    }
+}
