@@ -18,6 +18,7 @@ mod purge;
 mod query;
 mod rid;
 pub mod store;
+mod tls;
 pub mod ttl;
 
 use std::future::Future;
@@ -46,6 +47,10 @@ pub struct Config {
     /// Whether expired items are physically deleted in the background. Off
     /// only in tests that check that reads hide expired items by themselves.
     pub background_purge: bool,
+    /// Serve HTTPS with certificates made at start-up.
+    pub tls: bool,
+    /// Where to write the certificate clients should trust (with `tls`).
+    pub cert_out: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {
@@ -56,6 +61,8 @@ impl Default for Config {
             key: WELL_KNOWN_KEY.into(),
             clock: ClockMode::System,
             background_purge: true,
+            tls: false,
+            cert_out: None,
         }
     }
 }
@@ -77,6 +84,8 @@ pub struct Server {
     listener: std::net::TcpListener,
     state: AppState,
     background_purge: bool,
+    /// The certificate chain and key, when serving HTTPS.
+    tls: Option<tls::Certificates>,
 }
 
 impl Server {
@@ -86,15 +95,30 @@ impl Server {
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("--key: {e}")))?;
         let listener = std::net::TcpListener::bind((config.host.as_str(), config.port))?;
         listener.set_nonblocking(true)?;
+        let certificates = if config.tls {
+            let certificates = tls::generate(&config.host).map_err(io::Error::other)?;
+            if let Some(path) = &config.cert_out {
+                std::fs::write(path, &certificates.authority_pem).map_err(|e| {
+                    io::Error::new(e.kind(), format!("--cert-out {}: {e}", path.display()))
+                })?;
+            }
+            Some(certificates)
+        } else {
+            None
+        };
         let state = AppState {
             store: Arc::new(Store::new(Clock::new(config.clock))),
             key: Arc::new(key),
-            scheme: "http",
+            scheme: if config.tls { "https" } else { "http" },
+            certificate: certificates
+                .as_ref()
+                .map(|c| Arc::from(c.authority_pem.as_str())),
         };
         Ok(Server {
             listener,
             state,
             background_purge: config.background_purge,
+            tls: certificates,
         })
     }
 
@@ -113,15 +137,36 @@ impl Server {
 
     /// Serves until `shutdown` completes, with the purge task beside.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
-        let listener = TcpListener::from_std(self.listener)?;
         let purge = self
             .background_purge
             .then(|| tokio::spawn(purge::run(self.state.store.clone())));
         let service =
             axum::ServiceExt::<axum::extract::Request>::into_make_service(app(self.state));
-        let served = axum::serve(listener, service)
-            .with_graceful_shutdown(shutdown)
-            .await;
+        let served = match self.tls {
+            None => {
+                let listener = TcpListener::from_std(self.listener)?;
+                axum::serve(listener, service)
+                    .with_graceful_shutdown(shutdown)
+                    .await
+            }
+            Some(certificates) => {
+                let config = axum_server::tls_rustls::RustlsConfig::from_pem(
+                    certificates.chain_pem.into_bytes(),
+                    certificates.key_pem.into_bytes(),
+                )
+                .await?;
+                let handle = axum_server::Handle::new();
+                let stopper = handle.clone();
+                tokio::spawn(async move {
+                    shutdown.await;
+                    stopper.graceful_shutdown(Some(std::time::Duration::from_secs(5)));
+                });
+                axum_server::from_tcp_rustls(self.listener, config)?
+                    .handle(handle)
+                    .serve(service)
+                    .await
+            }
+        };
         if let Some(purge) = purge {
             purge.abort();
         }

@@ -33,6 +33,12 @@ struct Cli {
     /// Initial time of the manual clock, in epoch seconds (default: now).
     #[arg(long, requires = "clock")]
     clock_start: Option<i64>,
+    /// Serve HTTPS, with a certificate for localhost and 127.0.0.1 made at start.
+    #[arg(long)]
+    tls: bool,
+    /// Write the certificate clients should trust to this file (PEM).
+    #[arg(long, requires = "tls")]
+    cert_out: Option<std::path::PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -57,6 +63,8 @@ fn main() -> ExitCode {
         key: cli.key,
         clock,
         background_purge: true,
+        tls: cli.tls,
+        cert_out: cli.cert_out,
     };
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,

@@ -57,6 +57,19 @@ fn prints_one_line_serves_and_stops_on_sigterm() {
 }
 
 #[test]
+fn tls_prints_an_https_line_and_writes_the_certificate() {
+    let pem = std::env::temp_dir().join(format!("cli-tls-{}.pem", std::process::id()));
+    let (mut child, line) = start(&["--port", "0", "--tls", "--cert-out", pem.to_str().unwrap()]);
+    assert!(
+        line.starts_with("listening on https://127.0.0.1:"),
+        "{line:?}"
+    );
+    let written = std::fs::read_to_string(&pem).unwrap();
+    assert!(written.starts_with("-----BEGIN CERTIFICATE-----"));
+    assert!(stop_with(&mut child, "-TERM").success());
+}
+
+#[test]
 fn stops_on_sigint() {
     let (mut child, _) = start(&["--port", "0"]);
     assert!(stop_with(&mut child, "-INT").success());

@@ -32,6 +32,8 @@ pub struct AppState {
     pub key: Arc<MasterKey>,
     /// `http` or `https`: what the account document advertises.
     pub scheme: &'static str,
+    /// The PEM certificate clients should trust, when serving HTTPS.
+    pub certificate: Option<Arc<str>>,
 }
 
 /// The whole service: routes behind authentication, with trailing slashes
@@ -75,8 +77,24 @@ pub fn app(state: AppState) -> NormalizePath<Router> {
         // reset instead of the answer. Larger bodies are refused at once.
         .layer(DefaultBodyLimit::max(8 * MAX_ITEM_BYTES))
         .layer(middleware::from_fn_with_state(state.clone(), envelope))
+        // Public, like Microsoft's emulator: the certificate is no secret.
+        .route("/_explorer/emulator.pem", get(certificate))
         .with_state(state);
     NormalizePathLayer::trim_trailing_slash().layer(router)
+}
+
+/// The certificate to trust, PEM; 404 when serving plain HTTP.
+async fn certificate(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let pem = state.certificate.ok_or_else(|| {
+        ApiError::not_found().with_message(
+            "This emulator serves plain HTTP: start it with --tls to get a certificate.",
+        )
+    })?;
+    Ok((
+        [(axum::http::header::CONTENT_TYPE, "application/x-pem-file")],
+        pem.to_string(),
+    )
+        .into_response())
 }
 
 async fn not_found() -> ApiError {

@@ -67,16 +67,32 @@ impl TestClient {
     }
 
     pub fn start_with(clock: ClockMode, purge: Purge) -> Self {
-        let emulator = Emulator::start(Config {
+        Self::start_config(Config {
             clock,
             background_purge: purge == Purge::Background,
             ..Config::for_tests()
         })
-        .expect("emulator starts");
+    }
+
+    /// Starts with `config`; over HTTPS the client trusts the certificate
+    /// the emulator wrote to `config.cert_out`, and nothing else.
+    pub fn start_config(config: Config) -> Self {
+        let cert_out = config.cert_out.clone();
+        let emulator = Emulator::start(config).expect("emulator starts");
         let key = MasterKey::from_base64(emulator.key()).unwrap();
+        let http = match cert_out {
+            Some(path) => {
+                let pem = std::fs::read(path).expect("--cert-out was written");
+                Client::builder()
+                    .tls_certs_only([reqwest::Certificate::from_pem(&pem).unwrap()])
+                    .build()
+                    .unwrap()
+            }
+            None => Client::new(),
+        };
         TestClient {
             emulator,
-            http: Client::new(),
+            http,
             key,
         }
     }
