@@ -84,28 +84,36 @@ fn main() -> ExitCode {
 
 async fn serve(config: Config) -> std::io::Result<()> {
     let server = Server::bind(&config)?;
+    // Handlers first: a signal that arrives right after the line below must
+    // stop the server cleanly, not kill it.
+    let shutdown = shutdown_signal()?;
     // Scripts wait for this one line on stdout.
     let mut stdout = std::io::stdout();
     writeln!(stdout, "listening on {}", server.endpoint()?)?;
     stdout.flush()?;
-    tracing::info!(clock = ?config.clock, "serving");
-    server.run(shutdown_signal()).await?;
+    tracing::info!(clock = ?config.clock, tls = config.tls, "serving");
+    server.run(shutdown).await?;
     tracing::info!("stopped");
     Ok(())
 }
 
-async fn shutdown_signal() {
-    let interrupt = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let mut terminate =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-                .expect("install the SIGTERM handler");
+/// Registers SIGINT and SIGTERM now; the future completes on either.
+#[cfg(unix)]
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    let mut terminate = signal(SignalKind::terminate())?;
+    Ok(async move {
         tokio::select! {
-            _ = interrupt => {}
+            _ = interrupt.recv() => {}
             _ = terminate.recv() => {}
         }
-    }
-    #[cfg(not(unix))]
-    let _ = interrupt.await;
+    })
+}
+
+#[cfg(not(unix))]
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    Ok(async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
 }
