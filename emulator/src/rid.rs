@@ -30,6 +30,16 @@ pub fn item(db: u32, container: u32, item: u64) -> String {
     encode(&bytes)
 }
 
+/// The (database, container, item) numbers an item RID encodes.
+pub fn parse_item(rid: &str) -> Option<(u32, u32, u64)> {
+    let bytes = BASE64.decode(rid.replace('-', "/")).ok()?;
+    let bytes: [u8; 16] = bytes.try_into().ok()?;
+    let db = u32::from_le_bytes(bytes[..4].try_into().ok()?);
+    let container = u32::from_be_bytes(bytes[4..8].try_into().ok()?) & 0x7fff_ffff;
+    let item = u64::from_le_bytes(bytes[8..].try_into().ok()?);
+    Some((db, container, item))
+}
+
 /// Whether a database path segment is a RID rather than a name (the SDKs' test).
 pub fn looks_like_database_rid(segment: &str) -> bool {
     segment.len() == 8
@@ -54,5 +64,8 @@ mod tests {
         assert!(!looks_like_database_rid("mydb"));
         assert!(!looks_like_database_rid("database"));
         assert_ne!(item(7, 1, 42), item(7, 1, 43));
+        assert_eq!(parse_item(&doc), Some((7, 1, 42)));
+        assert_eq!(parse_item(&coll), None);
+        assert_eq!(parse_item("not a rid"), None);
     }
 }

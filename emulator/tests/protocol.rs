@@ -381,3 +381,44 @@ fn trailing_slashes_and_encoded_ids() {
     assert_eq!(reply.status, 200, "{}", reply.body);
     assert_eq!(c.get("/dbs/db/", &[]).status, 200);
 }
+
+/// .NET addresses items by RID: `/dbs/{dbRid}/colls/{collRid}/docs/{docRid}`.
+#[test]
+fn rid_based_item_paths() {
+    let c = TestClient::with_container(None);
+    let created = c.create_item(&json!({"id": "a", "pk": "p", "n": 1}));
+    let self_link = created.body["_self"]
+        .as_str()
+        .unwrap()
+        .trim_end_matches('/')
+        .to_string();
+    let path = format!("/{self_link}");
+    assert_eq!(
+        c.get(&path, &[]).body["id"],
+        json!("a"),
+        "read by RID, no partition key header needed"
+    );
+    let replaced = c.put(&path, &json!({"id": "a", "pk": "p", "n": 2}), &[]);
+    assert_eq!(replaced.status, 200, "{}", replaced.body);
+    assert_eq!(replaced.body["_rid"], created.body["_rid"]);
+    let patched = c.send(
+        Method::PATCH,
+        &path,
+        &[],
+        Some(&json!({"operations": [{"op": "incr", "path": "/n", "value": 1}]})),
+    );
+    assert_eq!(patched.body["n"], json!(3));
+    // The feed under the RID-based container path.
+    let coll_rid_path = path.rsplit_once("/docs/").unwrap().0;
+    assert_eq!(
+        c.get(&format!("{coll_rid_path}/docs"), &[]).body["_count"],
+        json!(1)
+    );
+    assert_eq!(c.delete(&path, &[]).status, 204);
+    c.get(&path, &[]).assert_error(404, "NotFound");
+    c.get(
+        &format!("{coll_rid_path}/docs/AAAAAAAAAAAAAAAAAAAAAA=="),
+        &[],
+    )
+    .assert_error(404, "NotFound");
+}

@@ -16,6 +16,21 @@ use crate::store::{ItemKey, ItemWrite, Store, WriteMode};
 
 type ItemPath = Path<(String, String, String)>;
 
+/// The (partition key header, id) an item path addresses: as given for
+/// name-based paths, looked up for RID-based ones.
+fn address(
+    state: &AppState,
+    db: &str,
+    coll: &str,
+    id: String,
+    headers: &HeaderMap,
+) -> ApiResult<(Option<String>, String)> {
+    Ok(match state.store.item_by_rid(db, coll, &id)? {
+        Some((pk, name)) => (Some(pk), name),
+        None => (headers.partition_key().map(str::to_owned), id),
+    })
+}
+
 pub async fn create_or_query(
     State(state): State<AppState>,
     Path((db, coll)): Path<(String, String)>,
@@ -96,16 +111,15 @@ pub async fn read(
     Path((db, coll, id)): ItemPath,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    let found = state
-        .store
-        .read_item(&db, &coll, headers.partition_key(), &id)?;
+    let (pk, id) = address(&state, &db, &coll, id, &headers)?;
+    let found = state.store.read_item(&db, &coll, pk.as_deref(), &id)?;
     if headers.text("if-none-match") == Some(&*found.etag) {
-        return Ok(no_content_not_modified());
+        return Ok(not_modified());
     }
     Ok(item(StatusCode::OK, &found, READ_CHARGE))
 }
 
-fn no_content_not_modified() -> Response {
+fn not_modified() -> Response {
     use axum::response::IntoResponse;
     StatusCode::NOT_MODIFIED.into_response()
 }
@@ -116,10 +130,11 @@ pub async fn replace(
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<Response> {
+    let (pk, id) = address(&state, &db, &coll, id, &headers)?;
     let write = ItemWrite {
         mode: WriteMode::Replace,
         url_id: Some(&id),
-        partition_key_header: headers.partition_key(),
+        partition_key_header: pk.as_deref(),
         if_match: headers.if_match(),
         body: body.object()?,
     };
@@ -145,22 +160,19 @@ pub async fn patch(
             })
         })
         .transpose()?;
-    let stored = state.store.edit_item(
-        &db,
-        &coll,
-        headers.partition_key(),
-        &id,
-        headers.if_match(),
-        |doc| {
-            if let Some(condition) = &condition {
-                let current = serde_json::Value::Object(doc.clone());
-                if condition.run_values(std::iter::once(current)).is_empty() {
-                    return Err(ApiError::precondition_failed());
+    let (pk, id) = address(&state, &db, &coll, id, &headers)?;
+    let stored =
+        state
+            .store
+            .edit_item(&db, &coll, pk.as_deref(), &id, headers.if_match(), |doc| {
+                if let Some(condition) = &condition {
+                    let current = serde_json::Value::Object(doc.clone());
+                    if condition.run_values(std::iter::once(current)).is_empty() {
+                        return Err(ApiError::precondition_failed());
+                    }
                 }
-            }
-            patch::apply(doc, &request.operations)
-        },
-    )?;
+                patch::apply(doc, &request.operations)
+            })?;
     Ok(item(StatusCode::OK, &stored, WRITE_CHARGE))
 }
 
@@ -169,8 +181,9 @@ pub async fn delete(
     Path((db, coll, id)): ItemPath,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
+    let (pk, id) = address(&state, &db, &coll, id, &headers)?;
     state
         .store
-        .delete_item(&db, &coll, headers.partition_key(), &id, headers.if_match())?;
+        .delete_item(&db, &coll, pk.as_deref(), &id, headers.if_match())?;
     Ok(no_content(WRITE_CHARGE))
 }

@@ -3,7 +3,7 @@
 //! Every lookup here takes `now` and treats an expired item as absent (R5),
 //! whether or not the background purge has removed it yet.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -113,6 +113,8 @@ pub struct Container {
     pub settings: ContainerSettings,
     items: BTreeMap<Arc<ItemKey>, Item>,
     expiry: ExpiryIndex,
+    /// Item number (the last part of an item's RID) to key, for RID-based paths.
+    by_number: HashMap<u64, Arc<ItemKey>>,
     next_item: u64,
 }
 
@@ -134,6 +136,7 @@ impl Container {
             settings,
             items: BTreeMap::new(),
             expiry: ExpiryIndex::default(),
+            by_number: HashMap::new(),
             next_item: 1,
         }
     }
@@ -264,6 +267,7 @@ impl Container {
             Some(old) => old.rid.clone(),
             None => {
                 self.next_item += 1;
+                self.by_number.insert(self.next_item, key.clone());
                 rid::item(self.database_number, self.number, self.next_item).into_boxed_str()
             }
         };
@@ -302,16 +306,34 @@ impl Container {
     pub fn remove(&mut self, key: &ItemKey) -> Option<Item> {
         let (key, item) = self.items.remove_entry(key)?;
         self.expiry.remove(&key, item.ttl, item.ts);
+        self.forget_number(&item);
         Some(item)
+    }
+
+    fn forget_number(&mut self, item: &Item) {
+        if let Some((_, _, number)) = rid::parse_item(&item.rid) {
+            self.by_number.remove(&number);
+        }
     }
 
     /// Physically deletes up to `limit` items that are due at `now`.
     pub fn purge_due(&mut self, now: i64, limit: usize) -> usize {
         let due = self.expiry.pop_due(self.settings.default_ttl, now, limit);
         for key in &due {
-            self.items.remove(key);
+            if let Some(item) = self.items.remove(key) {
+                self.forget_number(&item);
+            }
         }
         due.len()
+    }
+
+    /// The key of the item with this RID, if it is one of this container's.
+    pub fn key_by_rid(&self, item_rid: &str) -> Option<&ItemKey> {
+        let (db, container, number) = rid::parse_item(item_rid)?;
+        if (db, container) != (self.database_number, self.number) {
+            return None;
+        }
+        self.by_number.get(&number).map(|k| &**k)
     }
 
     /// The next instant at which an item expires under the current settings.

@@ -415,6 +415,28 @@ impl Store {
         Ok(())
     }
 
+    /// For a RID-based path (`/dbs/{dbRid}/colls/{collRid}/docs/{docRid}`,
+    /// as .NET sends), the (partition key header, id) of the addressed item;
+    /// `None` for a name-based path. A RID that names no item is a 404.
+    pub fn item_by_rid(
+        &self,
+        database: &str,
+        container: &str,
+        item: &str,
+    ) -> ApiResult<Option<(String, String)>> {
+        let catalog = self.read();
+        let db = catalog.database(database)?;
+        if db.id == database || !rid::looks_like_database_rid(database) {
+            return Ok(None);
+        }
+        let c = db.container(container)?;
+        let key = c.key_by_rid(item).ok_or_else(|| {
+            ApiError::not_found()
+                .with_message(format!("Resource Not Found: no item has the RID '{item}'."))
+        })?;
+        Ok(Some((key.pk.to_string(), key.id.to_string())))
+    }
+
     /// The partition a feed or query request is scoped to, if any.
     pub fn partition_scope(
         container: &Container,

@@ -1,0 +1,38 @@
+"""HTTPS: the certificate is verified (never disabled) and obtainable like Microsoft's emulator's."""
+
+import ssl
+import urllib.request
+
+import pytest
+from azure.core.exceptions import ServiceRequestError
+from azure.cosmos import CosmosClient
+
+from emulator import KEY
+
+
+@pytest.fixture
+def https(emulator):
+    if not emulator.tls:
+        pytest.skip("HTTPS only")
+    return emulator
+
+
+def test_explorer_pem_is_the_certificate_written(https):
+    # Fetched over a connection that trusts the --cert-out file: verification stays on.
+    with urllib.request.urlopen(https.endpoint + "_explorer/emulator.pem", context=https.ssl_context(),
+                                timeout=10) as resp:
+        served = resp.read().decode()
+    assert "-----BEGIN CERTIFICATE-----" in served
+    assert served.strip() == https.cert_path.read_text().strip()
+
+
+def test_certificate_covers_localhost(https):
+    port = https.endpoint.rstrip("/").rsplit(":", 1)[1]
+    client = CosmosClient(f"https://localhost:{port}/", KEY, connection_verify=str(https.cert_path))
+    assert isinstance(list(client.list_databases()), list)
+
+
+def test_untrusted_certificate_is_refused(https):
+    """Without the emulator's certificate the client refuses the server: verification is really on."""
+    with pytest.raises((ServiceRequestError, ssl.SSLError)):
+        CosmosClient(https.endpoint, KEY, connection_retry_policy=None, retry_total=0)
