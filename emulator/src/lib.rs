@@ -1,1 +1,175 @@
+//! A local Azure Cosmos DB (NoSQL API) endpoint with exact time-to-live
+//! semantics and a test clock.
+//!
+//! Start it in-process with [`Emulator::start`] (tests, tools) or as the
+//! `cosmos-emulator` binary. The modules, one concept each:
+//! `ttl` (the TTL rules), `store` (data and the expiry index), `purge` (the
+//! background deletion), `query` (the SQL dialect), `patch`, `http` (routes
+//! and handlers), `auth` (master-key signatures), `error` (the wire format of
+//! failures), `clock` (the one source of time).
 
+pub mod auth;
+pub mod clock;
+pub mod error;
+mod http;
+mod partition_key;
+mod patch;
+mod purge;
+mod query;
+mod rid;
+pub mod store;
+pub mod ttl;
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+
+pub use clock::{Clock, ClockMode};
+pub use http::{app, AppState};
+pub use store::Store;
+
+/// The key of Microsoft's emulator, which SDK samples and tests use.
+pub const WELL_KNOWN_KEY: &str =
+    "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub host: String,
+    /// 0 picks a free port.
+    pub port: u16,
+    /// The base64 master key clients sign with.
+    pub key: String,
+    pub clock: ClockMode,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            host: "127.0.0.1".into(),
+            port: 8081,
+            key: WELL_KNOWN_KEY.into(),
+            clock: ClockMode::System,
+        }
+    }
+}
+
+impl Config {
+    /// A free loopback port and the manual clock: what tests want.
+    pub fn for_tests() -> Self {
+        Config {
+            port: 0,
+            clock: ClockMode::Manual { start: None },
+            ..Config::default()
+        }
+    }
+}
+
+/// A bound, not yet serving, emulator.
+pub struct Server {
+    /// Bound without a runtime, so that binding works from any thread.
+    listener: std::net::TcpListener,
+    state: AppState,
+}
+
+impl Server {
+    /// Binds the port; the kernel queues connections from here on.
+    pub fn bind(config: &Config) -> io::Result<Server> {
+        let key = auth::MasterKey::from_base64(&config.key)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("--key: {e}")))?;
+        let listener = std::net::TcpListener::bind((config.host.as_str(), config.port))?;
+        listener.set_nonblocking(true)?;
+        let state = AppState {
+            store: Arc::new(Store::new(Clock::new(config.clock))),
+            key: Arc::new(key),
+            scheme: "http",
+        };
+        Ok(Server { listener, state })
+    }
+
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// `http://HOST:PORT`, as clients should address it.
+    pub fn endpoint(&self) -> io::Result<String> {
+        Ok(format!("{}://{}", self.state.scheme, self.local_addr()?))
+    }
+
+    pub fn store(&self) -> Arc<Store> {
+        self.state.store.clone()
+    }
+
+    /// Serves until `shutdown` completes, with the purge task beside.
+    pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
+        let listener = TcpListener::from_std(self.listener)?;
+        let purge = tokio::spawn(purge::run(self.state.store.clone()));
+        let service = axum::ServiceExt::<axum::extract::Request>::into_make_service(app(self.state));
+        let served = axum::serve(listener, service)
+            .with_graceful_shutdown(shutdown)
+            .await;
+        purge.abort();
+        served
+    }
+}
+
+/// An emulator serving on a background thread; stops when dropped.
+pub struct Emulator {
+    endpoint: String,
+    key: String,
+    store: Arc<Store>,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<io::Result<()>>>,
+}
+
+impl Emulator {
+    /// Binds and starts serving; returns once the port accepts connections.
+    pub fn start(config: Config) -> io::Result<Emulator> {
+        let server = Server::bind(&config)?;
+        let endpoint = server.endpoint()?;
+        let store = server.store();
+        let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("cosmos-emulator".into())
+            .spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+                runtime.block_on(server.run(async {
+                    let _ = stop.await;
+                }))
+            })?;
+        Ok(Emulator {
+            endpoint,
+            key: config.key,
+            store,
+            shutdown: Some(shutdown),
+            thread: Some(thread),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The store, for tests that look beneath the API (e.g. at purged storage).
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+}
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}

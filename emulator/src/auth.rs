@@ -1,0 +1,249 @@
+//! Master-key authentication (PROTOCOL.md, "Authentication").
+//!
+//! The client signs `verb \n resourceType \n resourceLink \n x-ms-date \n date \n`
+//! with HMAC-SHA256 under the base64-decoded account key. The server rebuilds
+//! the same payload from the request and compares.
+
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine;
+use hmac::{Hmac, KeyInit, Mac};
+use percent_encoding::percent_decode_str;
+use sha2::Sha256;
+
+use crate::error::ApiError;
+use crate::rid;
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// The decoded account key.
+#[derive(Clone)]
+pub struct MasterKey(Vec<u8>);
+
+impl MasterKey {
+    pub fn from_base64(key: &str) -> Result<Self, String> {
+        let bytes = BASE64
+            .decode(key.trim())
+            .map_err(|e| format!("the key is not valid base64: {e}"))?;
+        if bytes.is_empty() {
+            return Err("the key is empty".into());
+        }
+        Ok(MasterKey(bytes))
+    }
+
+    /// The signature of one payload, base64-encoded.
+    pub fn sign(&self, payload: &str) -> String {
+        let mut mac = HmacSha256::new_from_slice(&self.0).expect("HMAC accepts any key length");
+        mac.update(payload.as_bytes());
+        BASE64.encode(mac.finalize().into_bytes())
+    }
+
+    /// Whether `signature` (base64) signs `payload`, compared in constant time.
+    fn verifies(&self, payload: &str, signature: &[u8]) -> bool {
+        let mut mac = HmacSha256::new_from_slice(&self.0).expect("HMAC accepts any key length");
+        mac.update(payload.as_bytes());
+        mac.verify_slice(signature).is_ok()
+    }
+}
+
+/// The string a client signs.
+pub fn payload(verb: &str, resource_type: &str, resource_link: &str, x_ms_date: &str, date: &str) -> String {
+    format!(
+        "{}\n{}\n{}\n{}\n{}\n",
+        verb.to_lowercase(),
+        resource_type.to_lowercase(),
+        resource_link,
+        x_ms_date.to_lowercase(),
+        date.to_lowercase()
+    )
+}
+
+/// The `authorization` header value for a master-key signature.
+pub fn authorization_header(key: &MasterKey, payload: &str) -> String {
+    let token = format!("type=master&ver=1.0&sig={}", key.sign(payload));
+    percent_encoding::utf8_percent_encode(&token, percent_encoding::NON_ALPHANUMERIC).to_string()
+}
+
+/// What a request path addresses, for signing: the resource type and link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignedResource {
+    pub resource_type: String,
+    /// The links a client may have signed: the name-based link verbatim, or
+    /// for RID-based paths the resource's RID in lower case.
+    pub links: Vec<String>,
+}
+
+/// Derives the resource type and link from a request path, as the SDKs do:
+/// `/dbs/a/colls/b/docs` → (`docs`, `dbs/a/colls/b`); `/dbs/a/colls/b/docs/c`
+/// → (`docs`, `dbs/a/colls/b/docs/c`). Segments are percent-decoded.
+/// The emulator's own control routes are signed like the account read.
+pub fn signed_resource(path: &str) -> SignedResource {
+    let segments: Vec<String> = path
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| percent_decode_str(s).decode_utf8_lossy().into_owned())
+        .collect();
+    if segments.is_empty() || segments[0] == "_emulator" {
+        return SignedResource {
+            resource_type: String::new(),
+            links: vec![String::new()],
+        };
+    }
+    let (resource_type, link_segments) = if segments.len() % 2 == 1 {
+        (segments[segments.len() - 1].clone(), &segments[..segments.len() - 1])
+    } else {
+        (segments[segments.len() - 2].clone(), &segments[..])
+    };
+    let name_link = link_segments.join("/");
+    let mut links = vec![name_link];
+    // RID-based paths are signed with the addressed resource's RID alone, lower-cased.
+    if link_segments.len() >= 2 && rid::looks_like_database_rid(&link_segments[1]) {
+        links.push(link_segments[link_segments.len() - 1].to_lowercase());
+    }
+    SignedResource {
+        resource_type,
+        links,
+    }
+}
+
+/// The parts of a request that authentication reads.
+pub struct SignedRequest<'a> {
+    pub verb: &'a str,
+    pub path: &'a str,
+    pub authorization: Option<&'a str>,
+    pub x_ms_date: Option<&'a str>,
+    pub date: Option<&'a str>,
+}
+
+/// Checks a request's master-key signature; the error says what the server
+/// signed, so that a client author can find a signing bug.
+pub fn verify(key: &MasterKey, request: &SignedRequest<'_>) -> Result<(), ApiError> {
+    let Some(header) = request.authorization else {
+        return Err(ApiError::unauthorized(
+            "Required Header authorization is missing. Ensure a valid Authorization token is passed.",
+        ));
+    };
+    let x_ms_date = request.x_ms_date.unwrap_or("");
+    let date = request.date.unwrap_or("");
+    if x_ms_date.is_empty() && date.is_empty() {
+        return Err(ApiError::unauthorized(
+            "The request must carry an x-ms-date header (RFC 1123, GMT); it is part of the signed payload.",
+        ));
+    }
+    let token = percent_decode_str(header).decode_utf8_lossy();
+    let mut kind = None;
+    let mut signature = None;
+    for part in token.split('&') {
+        match part.split_once('=') {
+            Some(("type", v)) => kind = Some(v),
+            Some(("sig", v)) => signature = Some(v),
+            _ => {}
+        }
+    }
+    if kind != Some("master") {
+        return Err(ApiError::unauthorized(format!(
+            "The authorization token type '{}' is not supported: this emulator accepts master-key \
+             tokens 'type=master&ver=1.0&sig=...'.",
+            kind.unwrap_or("")
+        )));
+    }
+    let Some(signature) = signature.and_then(|s| BASE64.decode(s.trim()).ok()) else {
+        return Err(ApiError::unauthorized(
+            "The authorization token has no valid base64 'sig' part: expected 'type=master&ver=1.0&sig=<base64 HMAC-SHA256>'.",
+        ));
+    };
+    let resource = signed_resource(request.path);
+    // Clients sign x-ms-date and, in the fifth line, "" (or the `date`
+    // header, when they sent one and no x-ms-date): accept what they may have signed.
+    let mut fifth_lines = vec![""];
+    if !date.is_empty() {
+        fifth_lines.push(date);
+    }
+    for fifth in &fifth_lines {
+        for link in &resource.links {
+            let p = payload(request.verb, &resource.resource_type, link, x_ms_date, fifth);
+            if key.verifies(&p, &signature) {
+                return Ok(());
+            }
+        }
+    }
+    let expected = payload(request.verb, &resource.resource_type, &resource.links[0], x_ms_date, "");
+    Err(ApiError::unauthorized(format!(
+        "The input authorization token can't serve the request. The wrong key is being used or the \
+         expected payload is not built as per the protocol. Server used the following payload to sign: '{}'",
+        expected.replace('\n', "\\n")
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rstest::rstest;
+
+    const KEY: &str = crate::WELL_KNOWN_KEY;
+    const DATE: &str = "Tue, 01 Nov 2022 10:00:00 GMT";
+
+    #[rstest]
+    #[case("/", "", "")]
+    #[case("/dbs", "dbs", "")]
+    #[case("/dbs/", "dbs", "")]
+    #[case("/dbs/db1", "dbs", "dbs/db1")]
+    #[case("/dbs/db1/colls", "colls", "dbs/db1")]
+    #[case("/dbs/db1/colls/c1", "colls", "dbs/db1/colls/c1")]
+    #[case("/dbs/db1/colls/c1/docs/", "docs", "dbs/db1/colls/c1")]
+    #[case("/dbs/db1/colls/c1/docs/item%201", "docs", "dbs/db1/colls/c1/docs/item 1")]
+    #[case("/dbs/db1/colls/c1/pkranges", "pkranges", "dbs/db1/colls/c1")]
+    #[case("/_emulator/clock", "", "")]
+    fn resource_type_and_link(#[case] path: &str, #[case] ty: &str, #[case] link: &str) {
+        let r = signed_resource(path);
+        assert_eq!((r.resource_type.as_str(), r.links[0].as_str()), (ty, link));
+    }
+
+    #[test]
+    fn rid_paths_are_signed_with_the_lowercased_rid() {
+        let r = signed_resource("/dbs/AbCdAA==/colls/AbCdAKl2Hq0=/docs");
+        assert_eq!(r.resource_type, "docs");
+        assert!(r.links.contains(&"abcdakl2hq0=".to_string()), "{:?}", r.links);
+    }
+
+    fn signed(verb: &str, ty: &str, link: &str) -> String {
+        let key = MasterKey::from_base64(KEY).unwrap();
+        authorization_header(&key, &payload(verb, ty, link, DATE, ""))
+    }
+
+    #[test]
+    fn accepts_a_correct_signature_and_refuses_a_wrong_one() {
+        let key = MasterKey::from_base64(KEY).unwrap();
+        let good = signed("GET", "docs", "dbs/db1/colls/c1/docs/a");
+        fn request(auth: &str) -> SignedRequest<'_> {
+            SignedRequest {
+                verb: "GET",
+                path: "/dbs/db1/colls/c1/docs/a",
+                authorization: Some(auth),
+                x_ms_date: Some(DATE),
+                date: None,
+            }
+        }
+        assert!(verify(&key, &request(&good)).is_ok());
+        let wrong_link = signed("GET", "docs", "dbs/db1/colls/c1/docs/b");
+        let err = verify(&key, &request(&wrong_link)).unwrap_err();
+        assert_eq!(err.status.as_u16(), 401);
+        assert!(
+            err.message.contains("get\\ndocs\\ndbs/db1/colls/c1/docs/a\\ntue, 01 nov 2022 10:00:00 gmt\\n\\n"),
+            "{}",
+            err.message
+        );
+        let other_key = MasterKey::from_base64("c2VjcmV0").unwrap();
+        let forged = authorization_header(&other_key, &payload("GET", "docs", "dbs/db1/colls/c1/docs/a", DATE, ""));
+        assert!(verify(&key, &request(&forged)).is_err());
+    }
+
+    #[test]
+    fn missing_header_and_missing_date_are_refused() {
+        let key = MasterKey::from_base64(KEY).unwrap();
+        let no_auth = SignedRequest { verb: "GET", path: "/", authorization: None, x_ms_date: Some(DATE), date: None };
+        assert!(verify(&key, &no_auth).unwrap_err().message.contains("authorization"));
+        let auth = signed("GET", "", "");
+        let no_date = SignedRequest { verb: "GET", path: "/", authorization: Some(&auth), x_ms_date: None, date: None };
+        assert!(verify(&key, &no_date).unwrap_err().message.contains("x-ms-date"));
+    }
+}

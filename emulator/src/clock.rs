@@ -1,0 +1,124 @@
+//! The emulator's one source of time. `_ts`, expiry checks and the background
+//! purge all read [`Clock::now`], so a manual clock moves all three together.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::error::{ApiError, ApiResult};
+
+/// How the emulator tells time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClockMode {
+    /// The machine's wall clock.
+    #[default]
+    System,
+    /// Time stands still until moved through the control API. `start` is the
+    /// initial epoch second; `None` means "the wall clock at start-up".
+    Manual { start: Option<i64> },
+}
+
+#[derive(Debug)]
+pub struct Clock {
+    /// `Some` for a manual clock: the current epoch second.
+    manual: Option<AtomicI64>,
+}
+
+impl Clock {
+    pub fn new(mode: ClockMode) -> Self {
+        let manual = match mode {
+            ClockMode::System => None,
+            ClockMode::Manual { start } => Some(AtomicI64::new(start.unwrap_or_else(wall_now))),
+        };
+        Clock { manual }
+    }
+
+    pub fn is_manual(&self) -> bool {
+        self.manual.is_some()
+    }
+
+    /// The current time in whole epoch seconds.
+    pub fn now(&self) -> i64 {
+        match &self.manual {
+            Some(now) => now.load(Ordering::Acquire),
+            None => wall_now(),
+        }
+    }
+
+    /// How long to sleep, on the wall clock, until epoch second `instant`.
+    /// A manual clock never reaches an instant by itself: `None`.
+    pub fn wall_time_until(&self, instant: i64) -> Option<Duration> {
+        if self.is_manual() {
+            return None;
+        }
+        let target = Duration::from_secs(instant.max(0) as u64);
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        Some(target.saturating_sub(now))
+    }
+
+    /// Moves a manual clock forward by `seconds`.
+    pub fn advance(&self, seconds: i64) -> ApiResult<i64> {
+        if seconds < 0 {
+            return Err(ApiError::bad_request(format!(
+                "The clock cannot move backwards: 'advance' must be zero or a positive number of seconds, got {seconds}."
+            )));
+        }
+        let now = self.manual_clock()?;
+        let previous = now
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| t.checked_add(seconds))
+            .map_err(|_| ApiError::bad_request("'advance' would overflow the clock."))?;
+        Ok(previous + seconds)
+    }
+
+    /// Sets a manual clock to epoch second `instant`, which must not be in its past.
+    pub fn set(&self, instant: i64) -> ApiResult<i64> {
+        let now = self.manual_clock()?;
+        now.fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| {
+            (instant >= t).then_some(instant)
+        })
+        .map_err(|current| {
+            ApiError::bad_request(format!(
+                "The clock cannot move backwards: 'set' must be at or after the current time {current}, got {instant}."
+            ))
+        })?;
+        Ok(instant)
+    }
+
+    fn manual_clock(&self) -> ApiResult<&AtomicI64> {
+        self.manual.as_ref().ok_or_else(|| {
+            ApiError::not_found().with_message("The test clock is off: start the emulator with --clock manual.")
+        })
+    }
+}
+
+fn wall_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manual_clock_moves_only_when_told_and_never_backwards() {
+        let clock = Clock::new(ClockMode::Manual { start: Some(1_000) });
+        assert_eq!(clock.now(), 1_000);
+        assert_eq!(clock.advance(5).unwrap(), 1_005);
+        assert_eq!(clock.set(2_000).unwrap(), 2_000);
+        assert_eq!(clock.now(), 2_000);
+        assert!(clock.set(1_999).is_err());
+        assert!(clock.advance(-1).is_err());
+        assert_eq!(clock.now(), 2_000);
+    }
+
+    #[test]
+    fn system_clock_refuses_to_be_moved() {
+        let clock = Clock::new(ClockMode::System);
+        let err = clock.advance(1).unwrap_err();
+        assert_eq!(err.status, axum::http::StatusCode::NOT_FOUND);
+    }
+}

@@ -1,0 +1,45 @@
+//! `GET /`: the account document. Its locations must carry the scheme, host
+//! and port the client reached, since the Python SDK sends later requests there.
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use serde_json::json;
+
+use super::response::{resource, READ_CHARGE};
+use super::AppState;
+
+pub async fn read(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let host = headers
+        .get("host")
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("127.0.0.1");
+    let endpoint = format!("{}://{host}/", state.scheme);
+    let location = json!([{"name": "South Central US", "databaseAccountEndpoint": endpoint}]);
+    let query_engine = json!({
+        "maxSqlQueryInputLength": 262144, "maxJoinsPerSqlQuery": 5, "maxLogicalAndPerSqlQuery": 500,
+        "maxLogicalOrPerSqlQuery": 500, "maxUdfRefPerSqlQuery": 10, "maxInExpressionItemsCount": 16000,
+        "queryMaxInMemorySortDocumentCount": 500, "maxQueryRequestTimeoutFraction": 0.9,
+        "sqlAllowNonFiniteNumbers": false, "sqlAllowAggregateFunctions": true, "sqlAllowSubQuery": true,
+        "sqlAllowScalarSubQuery": true, "allowNewKeywordsAsIdentifiers": true, "enableSpatialIndexing": true,
+        "maxSpatialQueryCells": 12, "spatialMaxGeometryPointCount": 256, "sqlDisableOptimizationFlags": 0,
+        "sqlAllowTop": true, "enableUDFs": true
+    });
+    let account = json!({
+        "_self": "",
+        "id": "localhost",
+        "_rid": "localhost",
+        "media": "//media/",
+        "addresses": "//addresses/",
+        "_dbs": "//dbs/",
+        "writableLocations": location,
+        "readableLocations": location,
+        "enableMultipleWriteLocations": false,
+        "userReplicationPolicy": {"asyncReplication": false, "minReplicaSetSize": 1, "maxReplicasetSize": 4},
+        "userConsistencyPolicy": {"defaultConsistencyLevel": "Session"},
+        "systemReplicationPolicy": {"minReplicaSetSize": 1, "maxReplicasetSize": 4},
+        "readPolicy": {"primaryReadCoefficient": 1, "secondaryReadCoefficient": 1},
+        "queryEngineConfiguration": query_engine.to_string(),
+    });
+    resource(StatusCode::OK, &account, READ_CHARGE)
+}

@@ -1,0 +1,51 @@
+//! The test clock's control API (README, "Test clock protocol"):
+//! `GET /_emulator/clock` → `{"now": s}`; `POST` `{"advance": s}` or
+//! `{"set": s}` → `{"now": s}`. 404 unless started with `--clock manual`.
+
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::request::Body;
+use super::AppState;
+use crate::error::{ApiError, ApiResult};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClockChange {
+    advance: Option<i64>,
+    set: Option<i64>,
+}
+
+fn manual_only(state: &AppState) -> ApiResult<()> {
+    if state.store.clock.is_manual() {
+        Ok(())
+    } else {
+        Err(ApiError::not_found().with_message(
+            "The test clock is off: start the emulator with --clock manual to move time through /_emulator/clock.",
+        ))
+    }
+}
+
+pub async fn read(State(state): State<AppState>) -> ApiResult<Response> {
+    manual_only(&state)?;
+    Ok(Json(json!({"now": state.store.clock.now()})).into_response())
+}
+
+pub async fn update(State(state): State<AppState>, body: Body) -> ApiResult<Response> {
+    manual_only(&state)?;
+    let change: ClockChange = body.typed("clock")?;
+    let now = match (change.advance, change.set) {
+        (Some(seconds), None) => state.store.clock.advance(seconds)?,
+        (None, Some(instant)) => state.store.clock.set(instant)?,
+        _ => {
+            return Err(ApiError::bad_request(
+                "Send exactly one of {\"advance\": <seconds>} or {\"set\": <epoch seconds>}.",
+            ))
+        }
+    };
+    state.store.time_moved();
+    Ok(Json(json!({"now": now})).into_response())
+}

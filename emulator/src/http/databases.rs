@@ -1,0 +1,34 @@
+//! `/dbs` and `/dbs/{db}`.
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+
+use super::request::{Body, CosmosHeaders};
+use super::response::{no_content, resource, value_feed, READ_CHARGE, WRITE_CHARGE};
+use super::AppState;
+use crate::error::ApiResult;
+use crate::query::{PreparedQuery, QueryBody};
+
+pub async fn list(State(state): State<AppState>) -> Response {
+    value_feed("", "Databases", &state.store.databases())
+}
+
+pub async fn create_or_query(State(state): State<AppState>, headers: HeaderMap, body: Body) -> ApiResult<Response> {
+    if headers.is_query() {
+        let query = PreparedQuery::prepare(&body.typed::<QueryBody>("query")?)?;
+        let results = query.run_values(state.store.databases().into_iter());
+        return Ok(value_feed("", "Databases", &results));
+    }
+    let created = state.store.create_database(&body.object()?)?;
+    Ok(resource(StatusCode::CREATED, &created, WRITE_CHARGE))
+}
+
+pub async fn read(State(state): State<AppState>, Path(db): Path<String>) -> ApiResult<Response> {
+    Ok(resource(StatusCode::OK, &state.store.database(&db)?, READ_CHARGE))
+}
+
+pub async fn delete(State(state): State<AppState>, Path(db): Path<String>) -> ApiResult<Response> {
+    state.store.delete_database(&db)?;
+    Ok(no_content(WRITE_CHARGE))
+}

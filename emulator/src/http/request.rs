@@ -1,0 +1,104 @@
+//! Reading requests: the body extractor and the Cosmos request headers.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request};
+use axum::http::HeaderMap;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::error::{ApiError, ApiResult};
+
+/// The raw request body; a body over the limit is a Cosmos 413, not axum's text.
+pub struct Body(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for Body {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        Bytes::from_request(request, state).await.map(Body).map_err(|rejection| {
+            if rejection.status().as_u16() == 413 {
+                ApiError::too_large(format!(
+                    "Request size is too large: the body exceeds the limit; an item may be at most {} bytes (2 MB).",
+                    crate::store::MAX_ITEM_BYTES
+                ))
+            } else {
+                ApiError::bad_request(format!("The request body could not be read: {rejection}"))
+            }
+        })
+    }
+}
+
+impl Body {
+    /// The body as a JSON object, or a 400 that says what is wrong.
+    pub fn object(&self) -> ApiResult<Map<String, Value>> {
+        match serde_json::from_slice::<Value>(&self.0) {
+            Ok(Value::Object(o)) => Ok(o),
+            Ok(other) => Err(ApiError::bad_request(format!(
+                "The request body must be a JSON object, got {}.",
+                kind(&other)
+            ))),
+            Err(e) => Err(ApiError::bad_request(format!(
+                "The request body is not valid JSON: {e}."
+            ))),
+        }
+    }
+
+    /// The body as a typed request (query, patch), or a 400 naming the problem.
+    pub fn typed<T: DeserializeOwned>(&self, what: &str) -> ApiResult<T> {
+        serde_json::from_slice(&self.0)
+            .map_err(|e| ApiError::bad_request(format!("The {what} body is invalid: {e}.")))
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The Cosmos request headers handlers read.
+pub trait CosmosHeaders {
+    fn text(&self, name: &str) -> Option<&str>;
+
+    fn flag(&self, name: &str) -> bool {
+        self.text(name).is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+    }
+
+    fn partition_key(&self) -> Option<&str> {
+        self.text("x-ms-documentdb-partitionkey")
+    }
+
+    fn if_match(&self) -> Option<&str> {
+        self.text("if-match")
+    }
+
+    fn is_query(&self) -> bool {
+        self.flag("x-ms-documentdb-isquery")
+            || self
+                .text("content-type")
+                .is_some_and(|c| c.starts_with("application/query+json"))
+    }
+
+    fn is_upsert(&self) -> bool {
+        self.flag("x-ms-documentdb-is-upsert")
+    }
+
+    fn continuation(&self) -> Option<&str> {
+        self.text("x-ms-continuation").filter(|c| !c.is_empty())
+    }
+
+    fn max_item_count(&self) -> Option<&str> {
+        self.text("x-ms-max-item-count")
+    }
+}
+
+impl CosmosHeaders for HeaderMap {
+    fn text(&self, name: &str) -> Option<&str> {
+        self.get(name).and_then(|v| v.to_str().ok())
+    }
+}

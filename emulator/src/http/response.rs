@@ -1,0 +1,77 @@
+//! Writing responses: single resources, items and feeds, with their headers.
+
+use axum::body::Body;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::{BufMut, Bytes, BytesMut};
+use serde_json::Value;
+
+use crate::store::Item;
+
+/// Request charges: reads cost 1 RU, writes a few (the real service's scale);
+/// TTL deletions are never charged to a caller (R12).
+pub const READ_CHARGE: &str = "1";
+pub const WRITE_CHARGE: &str = "5.71";
+pub const QUERY_CHARGE: &str = "2.89";
+
+fn json_response(status: StatusCode, body: impl Into<Body>, charge: &'static str) -> Response {
+    let mut response = (status, body.into()).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert("x-ms-request-charge", HeaderValue::from_static(charge));
+    response
+}
+
+/// A database or container: the JSON resource with its etag.
+pub fn resource(status: StatusCode, value: &Value, charge: &'static str) -> Response {
+    let mut response = json_response(status, value.to_string(), charge);
+    if let Some(etag) = value["_etag"].as_str().and_then(|e| HeaderValue::from_str(e).ok()) {
+        response.headers_mut().insert(header::ETAG, etag);
+    }
+    response
+}
+
+/// An item, served as stored.
+pub fn item(status: StatusCode, item: &Item, charge: &'static str) -> Response {
+    let mut response = json_response(status, item.body.clone(), charge);
+    if let Ok(etag) = HeaderValue::from_str(&item.etag) {
+        response.headers_mut().insert(header::ETAG, etag);
+    }
+    response
+}
+
+pub fn no_content(charge: &'static str) -> Response {
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    response
+        .headers_mut()
+        .insert("x-ms-request-charge", HeaderValue::from_static(charge));
+    response
+}
+
+/// A feed envelope `{"_rid": ..., "<kind>": [...], "_count": n}` built from
+/// documents already serialised, with `x-ms-item-count` and `x-ms-continuation`.
+pub fn feed(rid: &str, kind: &str, documents: &[Bytes], continuation: Option<String>, charge: &'static str) -> Response {
+    let size: usize = documents.iter().map(|d| d.len() + 1).sum();
+    let mut body = BytesMut::with_capacity(size + 64);
+    body.put_slice(format!("{{\"_rid\":{},\"{kind}\":[", Value::from(rid)).as_bytes());
+    for (i, doc) in documents.iter().enumerate() {
+        if i > 0 {
+            body.put_u8(b',');
+        }
+        body.put_slice(doc);
+    }
+    body.put_slice(format!("],\"_count\":{}}}", documents.len()).as_bytes());
+    let mut response = json_response(StatusCode::OK, body.freeze(), charge);
+    let headers = response.headers_mut();
+    headers.insert("x-ms-item-count", HeaderValue::from(documents.len()));
+    if let Some(token) = continuation.and_then(|t| HeaderValue::from_str(&t).ok()) {
+        headers.insert("x-ms-continuation", token);
+    }
+    response
+}
+
+/// A feed of values (databases, containers).
+pub fn value_feed(rid: &str, kind: &str, values: &[Value]) -> Response {
+    let documents: Vec<Bytes> = values.iter().map(|v| Bytes::from(v.to_string())).collect();
+    feed(rid, kind, &documents, None, READ_CHARGE)
+}

@@ -1,0 +1,288 @@
+//! Evaluation of expressions against one document, with the dialect's
+//! `undefined`: `None` here. Comparisons of different types are undefined,
+//! and a WHERE clause keeps a document only when it evaluates to `true`.
+
+use std::cmp::Ordering;
+
+use serde_json::{Map, Value};
+
+use super::ast::{BinaryOp, Expr, UnaryOp};
+use crate::error::{ApiError, ApiResult};
+
+/// Scalar functions this engine knows; aggregates are handled by the executor.
+pub const FUNCTIONS: [&str; 27] = [
+    "IS_DEFINED", "IS_NULL", "IS_NUMBER", "IS_STRING", "IS_BOOL", "IS_ARRAY", "IS_OBJECT",
+    "IS_PRIMITIVE", "LOWER", "UPPER", "LENGTH", "CONCAT", "CONTAINS", "STARTSWITH", "ENDSWITH",
+    "SUBSTRING", "ABS", "FLOOR", "CEILING", "ROUND", "ARRAY_CONTAINS", "ARRAY_LENGTH", "TOSTRING",
+    "UNDEFINED", "LTRIM", "RTRIM", "TRIM",
+];
+
+/// Checks, once per query, that every function called exists.
+pub fn check_functions(expr: &Expr) -> ApiResult<()> {
+    let mut result = Ok(());
+    walk(expr, &mut |e| {
+        if let Expr::Call(name, _) = e {
+            if result.is_ok() && !FUNCTIONS.contains(&name.as_str()) {
+                result = Err(ApiError::bad_request(format!(
+                    "The function '{name}' is not supported here (aggregates such as COUNT must be the whole \
+                     SELECT expression). Supported functions: {}.",
+                    FUNCTIONS.join(", ")
+                )));
+            }
+        }
+    });
+    result
+}
+
+fn walk(expr: &Expr, f: &mut impl FnMut(&Expr)) {
+    f(expr);
+    match expr {
+        Expr::Literal(_) | Expr::Root => {}
+        Expr::Property(base, _) | Expr::Unary(_, base) => walk(base, f),
+        Expr::Index(a, b) | Expr::Binary(_, a, b) => {
+            walk(a, f);
+            walk(b, f);
+        }
+        Expr::Between(a, b, c) | Expr::Conditional(a, b, c) => {
+            walk(a, f);
+            walk(b, f);
+            walk(c, f);
+        }
+        Expr::In(a, list, _) => {
+            walk(a, f);
+            list.iter().for_each(|e| walk(e, f));
+        }
+        Expr::Call(_, args) | Expr::Array(args) => args.iter().for_each(|e| walk(e, f)),
+        Expr::Object(fields) => fields.iter().for_each(|(_, e)| walk(e, f)),
+    }
+}
+
+pub fn eval(expr: &Expr, root: &Value) -> Option<Value> {
+    match expr {
+        Expr::Literal(v) => Some(v.clone()),
+        Expr::Root => Some(root.clone()),
+        Expr::Property(base, name) => match base.as_ref() {
+            // Fast path for `c.name`: no clone of the whole document.
+            Expr::Root => root.get(name).cloned(),
+            _ => eval(base, root)?.get(name).cloned(),
+        },
+        Expr::Index(base, index) => {
+            let base = eval(base, root)?;
+            match eval(index, root)? {
+                Value::Number(n) => base.get(n.as_u64()? as usize).cloned(),
+                Value::String(s) => base.get(&s).cloned(),
+                _ => None,
+            }
+        }
+        Expr::Unary(op, operand) => {
+            let v = eval(operand, root)?;
+            match op {
+                UnaryOp::Not => Some(Value::Bool(!v.as_bool()?)),
+                UnaryOp::Neg => Some(number(-v.as_f64()?)),
+                UnaryOp::Plus => v.is_number().then_some(v),
+            }
+        }
+        Expr::Binary(BinaryOp::And, a, b) => {
+            match (eval(a, root).and_then(|v| v.as_bool()), eval(b, root).and_then(|v| v.as_bool())) {
+                (Some(false), _) | (_, Some(false)) => Some(Value::Bool(false)),
+                (Some(true), Some(true)) => Some(Value::Bool(true)),
+                _ => None,
+            }
+        }
+        Expr::Binary(BinaryOp::Or, a, b) => {
+            match (eval(a, root).and_then(|v| v.as_bool()), eval(b, root).and_then(|v| v.as_bool())) {
+                (Some(true), _) | (_, Some(true)) => Some(Value::Bool(true)),
+                (Some(false), Some(false)) => Some(Value::Bool(false)),
+                _ => None,
+            }
+        }
+        Expr::Binary(BinaryOp::Coalesce, a, b) => eval(a, root).or_else(|| eval(b, root)),
+        Expr::Binary(op, a, b) => binary(*op, &eval(a, root)?, &eval(b, root)?),
+        Expr::Between(x, low, high) => {
+            let x = eval(x, root)?;
+            let above = compare_same_type(&x, &eval(low, root)?)? != Ordering::Less;
+            let below = compare_same_type(&x, &eval(high, root)?)? != Ordering::Greater;
+            Some(Value::Bool(above && below))
+        }
+        Expr::In(x, list, negated) => {
+            let x = eval(x, root)?;
+            let found = list
+                .iter()
+                .any(|e| eval(e, root).is_some_and(|v| compare_same_type(&x, &v) == Some(Ordering::Equal)));
+            Some(Value::Bool(found != *negated))
+        }
+        Expr::Conditional(cond, then, otherwise) => {
+            if eval(cond, root).and_then(|v| v.as_bool()) == Some(true) {
+                eval(then, root)
+            } else {
+                eval(otherwise, root)
+            }
+        }
+        Expr::Call(name, args) => call(name, args, root),
+        Expr::Array(items) => Some(Value::Array(items.iter().filter_map(|e| eval(e, root)).collect())),
+        Expr::Object(fields) => Some(Value::Object(
+            fields
+                .iter()
+                .filter_map(|(k, e)| Some((k.clone(), eval(e, root)?)))
+                .collect::<Map<_, _>>(),
+        )),
+    }
+}
+
+/// Whether a WHERE clause keeps the document.
+pub fn is_true(expr: &Expr, root: &Value) -> bool {
+    matches!(eval(expr, root), Some(Value::Bool(true)))
+}
+
+fn binary(op: BinaryOp, a: &Value, b: &Value) -> Option<Value> {
+    let ordering = || compare_same_type(a, b);
+    Some(match op {
+        BinaryOp::Eq => Value::Bool(ordering()? == Ordering::Equal),
+        BinaryOp::Ne => Value::Bool(ordering()? != Ordering::Equal),
+        BinaryOp::Lt => Value::Bool(ordering()? == Ordering::Less),
+        BinaryOp::Le => Value::Bool(ordering()? != Ordering::Greater),
+        BinaryOp::Gt => Value::Bool(ordering()? == Ordering::Greater),
+        BinaryOp::Ge => Value::Bool(ordering()? != Ordering::Less),
+        BinaryOp::Add => number(a.as_f64()? + b.as_f64()?),
+        BinaryOp::Sub => number(a.as_f64()? - b.as_f64()?),
+        BinaryOp::Mul => number(a.as_f64()? * b.as_f64()?),
+        BinaryOp::Div => number(a.as_f64()? / b.as_f64()?),
+        BinaryOp::Mod => number(a.as_f64()? % b.as_f64()?),
+        BinaryOp::Concat => Value::String(format!("{}{}", a.as_str()?, b.as_str()?)),
+        BinaryOp::And | BinaryOp::Or | BinaryOp::Coalesce => unreachable!("handled lazily in eval"),
+    })
+}
+
+/// Order of two values of the same type; `None` (undefined) across types.
+pub fn compare_same_type(a: &Value, b: &Value) -> Option<Ordering> {
+    match (a, b) {
+        (Value::Null, Value::Null) => Some(Ordering::Equal),
+        (Value::Bool(x), Value::Bool(y)) => Some(x.cmp(y)),
+        (Value::Number(x), Value::Number(y)) => x.as_f64()?.partial_cmp(&y.as_f64()?),
+        (Value::String(x), Value::String(y)) => Some(x.cmp(y)),
+        (Value::Array(_), Value::Array(_)) | (Value::Object(_), Value::Object(_)) => {
+            (a == b).then_some(Ordering::Equal)
+        }
+        _ => None,
+    }
+}
+
+/// The total order ORDER BY uses: undefined, null, booleans, numbers, strings, then the rest.
+pub fn sort_order(a: &Option<Value>, b: &Option<Value>) -> Ordering {
+    fn rank(v: &Option<Value>) -> u8 {
+        match v {
+            None => 0,
+            Some(Value::Null) => 1,
+            Some(Value::Bool(_)) => 2,
+            Some(Value::Number(_)) => 3,
+            Some(Value::String(_)) => 4,
+            Some(Value::Array(_)) => 5,
+            Some(Value::Object(_)) => 6,
+        }
+    }
+    rank(a).cmp(&rank(b)).then_with(|| match (a, b) {
+        (Some(x), Some(y)) => compare_same_type(x, y).unwrap_or(Ordering::Equal),
+        _ => Ordering::Equal,
+    })
+}
+
+pub fn number(n: f64) -> Value {
+    if n.fract() == 0.0 && n.abs() < 9.0e15 {
+        Value::from(n as i64)
+    } else {
+        serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
+    }
+}
+
+fn call(name: &str, args: &[Expr], root: &Value) -> Option<Value> {
+    let arg = |i: usize| args.get(i).and_then(|e| eval(e, root));
+    let string = |i: usize| arg(i).and_then(|v| v.as_str().map(str::to_owned));
+    Some(match name {
+        "IS_DEFINED" => Value::Bool(arg(0).is_some()),
+        "IS_NULL" => Value::Bool(arg(0).is_some_and(|v| v.is_null())),
+        "IS_NUMBER" => Value::Bool(arg(0).is_some_and(|v| v.is_number())),
+        "IS_STRING" => Value::Bool(arg(0).is_some_and(|v| v.is_string())),
+        "IS_BOOL" => Value::Bool(arg(0).is_some_and(|v| v.is_boolean())),
+        "IS_ARRAY" => Value::Bool(arg(0).is_some_and(|v| v.is_array())),
+        "IS_OBJECT" => Value::Bool(arg(0).is_some_and(|v| v.is_object())),
+        "IS_PRIMITIVE" => Value::Bool(arg(0).is_some_and(|v| !v.is_array() && !v.is_object())),
+        "LOWER" => Value::String(string(0)?.to_lowercase()),
+        "UPPER" => Value::String(string(0)?.to_uppercase()),
+        "LTRIM" => Value::String(string(0)?.trim_start().to_owned()),
+        "RTRIM" => Value::String(string(0)?.trim_end().to_owned()),
+        "TRIM" => Value::String(string(0)?.trim().to_owned()),
+        "LENGTH" => Value::from(string(0)?.chars().count()),
+        "CONCAT" => Value::String((0..args.len()).map(string).collect::<Option<String>>()?),
+        "CONTAINS" | "STARTSWITH" | "ENDSWITH" => {
+            let ignore_case = arg(2).and_then(|v| v.as_bool()).unwrap_or(false);
+            let (mut s, mut part) = (string(0)?, string(1)?);
+            if ignore_case {
+                s = s.to_lowercase();
+                part = part.to_lowercase();
+            }
+            Value::Bool(match name {
+                "CONTAINS" => s.contains(&part),
+                "STARTSWITH" => s.starts_with(&part),
+                _ => s.ends_with(&part),
+            })
+        }
+        "SUBSTRING" => {
+            let s: Vec<char> = string(0)?.chars().collect();
+            let start = (arg(1)?.as_f64()?.max(0.0) as usize).min(s.len());
+            let len = arg(2)?.as_f64()?.max(0.0) as usize;
+            Value::String(s[start..(start + len).min(s.len())].iter().collect())
+        }
+        "ABS" => number(arg(0)?.as_f64()?.abs()),
+        "FLOOR" => number(arg(0)?.as_f64()?.floor()),
+        "CEILING" => number(arg(0)?.as_f64()?.ceil()),
+        "ROUND" => number(arg(0)?.as_f64()?.round()),
+        "ARRAY_LENGTH" => Value::from(arg(0)?.as_array()?.len()),
+        "ARRAY_CONTAINS" => {
+            let array = arg(0)?;
+            let needle = arg(1)?;
+            let partial = arg(2).and_then(|v| v.as_bool()).unwrap_or(false);
+            Value::Bool(array.as_array()?.iter().any(|item| {
+                if partial {
+                    match (item, &needle) {
+                        (Value::Object(i), Value::Object(n)) => n.iter().all(|(k, v)| i.get(k) == Some(v)),
+                        _ => item == &needle,
+                    }
+                } else {
+                    compare_same_type(item, &needle) == Some(Ordering::Equal)
+                }
+            }))
+        }
+        "TOSTRING" => match arg(0)? {
+            Value::String(s) => Value::String(s),
+            other => Value::String(other.to_string()),
+        },
+        _ => return None, // UNDEFINED() and unknown names (refused when the query is prepared)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::parser::parse;
+    use serde_json::json;
+    use std::collections::HashMap;
+
+    fn filter(q: &str, doc: Value) -> bool {
+        let s = parse(&format!("SELECT * FROM c WHERE {q}"), &HashMap::new()).unwrap();
+        is_true(&s.filter.unwrap(), &doc)
+    }
+
+    #[test]
+    fn where_semantics() {
+        let doc = json!({"id": "a", "n": 5, "tags": ["x"], "o": {"k": 1}});
+        assert!(filter("c.n = 5", doc.clone()));
+        assert!(filter("c.n = 5.0", doc.clone()));
+        assert!(!filter("c.n = '5'", doc.clone()));
+        assert!(!filter("NOT (c.n = '5')", doc.clone()), "undefined stays undefined under NOT");
+        assert!(filter("c.missing = 1 OR c.n > 4", doc.clone()));
+        assert!(filter("c.n BETWEEN 1 AND 5 AND c.id IN ('a', 'b')", doc.clone()));
+        assert!(filter("ARRAY_CONTAINS(c.tags, 'x') AND IS_DEFINED(c.o.k)", doc.clone()));
+        assert!(filter("STARTSWITH(c.id, 'A', true) AND NOT IS_DEFINED(c.nope)", doc.clone()));
+        assert!(filter("c['o']['k'] + 1 = 2 AND c.tags[0] = 'x'", doc));
+    }
+}

@@ -1,0 +1,58 @@
+//! Resource ids (RIDs) in the service's shape: a database's is 4 bytes, a
+//! container's extends it by 4, an item's extends that by 8; all base64 with
+//! `/` written as `-`. The Python SDK takes an 8-character base64 database
+//! segment for a RID, so names and RIDs are told apart the same way here.
+
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine;
+
+fn encode(bytes: &[u8]) -> String {
+    BASE64.encode(bytes).replace('/', "-")
+}
+
+pub fn database(db: u32) -> String {
+    encode(&db.to_le_bytes())
+}
+
+pub fn container(db: u32, container: u32) -> String {
+    let mut bytes = [0u8; 8];
+    bytes[..4].copy_from_slice(&db.to_le_bytes());
+    // The service sets the high bit of a container's own part.
+    bytes[4..].copy_from_slice(&(container | 0x8000_0000).to_be_bytes());
+    encode(&bytes)
+}
+
+pub fn item(db: u32, container: u32, item: u64) -> String {
+    let mut bytes = [0u8; 16];
+    bytes[..4].copy_from_slice(&db.to_le_bytes());
+    bytes[4..8].copy_from_slice(&(container | 0x8000_0000).to_be_bytes());
+    bytes[8..].copy_from_slice(&item.to_le_bytes());
+    encode(&bytes)
+}
+
+/// Whether a database path segment is a RID rather than a name (the SDKs' test).
+pub fn looks_like_database_rid(segment: &str) -> bool {
+    segment.len() == 8
+        && BASE64
+            .decode(segment.replace('-', "/"))
+            .is_ok_and(|b| b.len() == 4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rids_nest_and_are_recognised() {
+        let db = database(7);
+        let coll = container(7, 1);
+        let doc = item(7, 1, 42);
+        assert_eq!(db.len(), 8);
+        assert_eq!(coll.len(), 12);
+        assert_eq!(doc.len(), 24);
+        assert!(looks_like_database_rid(&db));
+        assert!(!looks_like_database_rid("mydb"));
+        assert!(!looks_like_database_rid("database"));
+        assert_ne!(item(7, 1, 42), item(7, 1, 43));
+    }
+}

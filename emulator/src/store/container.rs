@@ -1,0 +1,285 @@
+//! One container: its properties, its items, and their expiry index.
+//!
+//! Every lookup here takes `now` and treats an expired item as absent (R5),
+//! whether or not the background purge has removed it yet.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+
+use super::expiry::ExpiryIndex;
+use super::item::{new_etag, Item, ItemKey, MAX_ITEM_BYTES};
+use crate::error::{ApiError, ApiResult};
+use crate::partition_key::PartitionKeyDefinition;
+use crate::rid;
+use crate::ttl::{self, Ttl};
+
+/// A container's settings as a client sets them (create and replace).
+#[derive(Debug, Clone)]
+pub struct ContainerSettings {
+    pub partition_key: PartitionKeyDefinition,
+    pub default_ttl: Option<Ttl>,
+    pub indexing_policy: Value,
+    /// Other client properties, echoed back unchanged (e.g. `uniqueKeyPolicy`).
+    pub extra: Map<String, Value>,
+}
+
+const INDEXING_MODES: [&str; 3] = ["consistent", "lazy", "none"];
+
+impl ContainerSettings {
+    /// Reads and validates a container body (R2, R9, R10).
+    pub fn parse(body: &Map<String, Value>) -> ApiResult<Self> {
+        let partition_key = PartitionKeyDefinition::parse(body.get("partitionKey"))?;
+        let default_ttl = ttl::container_default_ttl(body.get("defaultTtl"))?;
+        let indexing_policy = indexing_policy(body.get("indexingPolicy"))?;
+        let mode_is_none = indexing_policy["indexingMode"]
+            .as_str()
+            .is_some_and(|m| m.eq_ignore_ascii_case("none"));
+        if mode_is_none && default_ttl.is_some() {
+            return Err(ApiError::bad_request(
+                "The container cannot have a defaultTtl while its indexing policy has indexingMode 'none': \
+                 time to live needs indexing mode 'consistent' or 'lazy' (R10). Remove defaultTtl or change the indexing mode.",
+            ));
+        }
+        let mut extra = body.clone();
+        for owned in ["id", "partitionKey", "defaultTtl", "indexingPolicy"] {
+            extra.remove(owned);
+        }
+        for system in ["_rid", "_self", "_etag", "_ts", "_docs", "_sprocs", "_triggers", "_udfs", "_conflicts"] {
+            extra.remove(system);
+        }
+        Ok(ContainerSettings {
+            partition_key,
+            default_ttl,
+            indexing_policy,
+            extra,
+        })
+    }
+}
+
+fn indexing_policy(value: Option<&Value>) -> ApiResult<Value> {
+    let mut policy = match value {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(o)) => o.clone(),
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "The indexingPolicy must be an object, got {other}."
+            )))
+        }
+    };
+    let mode = match policy.get("indexingMode") {
+        None => "consistent".to_string(),
+        Some(Value::String(m)) if INDEXING_MODES.iter().any(|k| k.eq_ignore_ascii_case(m)) => m.to_lowercase(),
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "The indexingPolicy's indexingMode {other} is invalid: use 'consistent', 'lazy' or 'none'."
+            )))
+        }
+    };
+    let none = mode == "none";
+    policy.insert("indexingMode".into(), Value::from(mode));
+    policy.entry("automatic").or_insert(Value::Bool(!none));
+    if !none {
+        policy.entry("includedPaths").or_insert_with(|| json!([{"path": "/*"}]));
+        policy
+            .entry("excludedPaths")
+            .or_insert_with(|| json!([{"path": "/\"_etag\"/?"}]));
+    }
+    Ok(Value::Object(policy))
+}
+
+#[derive(Debug)]
+pub struct Container {
+    pub id: String,
+    pub rid: String,
+    database_number: u32,
+    number: u32,
+    pub ts: i64,
+    pub etag: String,
+    pub settings: ContainerSettings,
+    items: BTreeMap<Arc<ItemKey>, Item>,
+    expiry: ExpiryIndex,
+    next_item: u64,
+}
+
+impl Container {
+    pub fn new(id: String, database_number: u32, number: u32, settings: ContainerSettings, now: i64) -> Self {
+        Container {
+            id,
+            rid: rid::container(database_number, number),
+            database_number,
+            number,
+            ts: now,
+            etag: new_etag(),
+            settings,
+            items: BTreeMap::new(),
+            expiry: ExpiryIndex::default(),
+            next_item: 1,
+        }
+    }
+
+    pub fn default_ttl(&self) -> Option<Ttl> {
+        self.settings.default_ttl
+    }
+
+    pub fn partition_key(&self) -> &PartitionKeyDefinition {
+        &self.settings.partition_key
+    }
+
+    /// Replaces the container's settings. Items that are expired under the
+    /// current settings are purged first, so that no later setting can bring
+    /// them back (L11); the others keep their index entries (L6, L7).
+    pub fn replace_settings(&mut self, settings: ContainerSettings, now: i64) -> ApiResult<()> {
+        if settings.partition_key.wire != self.settings.partition_key.wire
+            && !settings.partition_key.wire.is_null()
+        {
+            return Err(ApiError::bad_request(
+                "The partition key of a container cannot be changed: send the container's current partitionKey definition.",
+            ));
+        }
+        self.purge_due(now, usize::MAX);
+        let partition_key = self.settings.partition_key.clone();
+        self.settings = ContainerSettings {
+            partition_key,
+            ..settings
+        };
+        self.ts = now;
+        self.etag = new_etag();
+        Ok(())
+    }
+
+    /// The container resource as served.
+    pub fn to_json(&self, database_rid: &str) -> Value {
+        let mut body = Map::new();
+        body.insert("id".into(), Value::from(self.id.clone()));
+        body.insert("indexingPolicy".into(), self.settings.indexing_policy.clone());
+        if !self.settings.partition_key.wire.is_null() {
+            body.insert("partitionKey".into(), self.settings.partition_key.wire.clone());
+        }
+        if let Some(ttl) = self.settings.default_ttl {
+            body.insert("defaultTtl".into(), Value::from(ttl.to_i64()));
+        }
+        for (k, v) in &self.settings.extra {
+            body.insert(k.clone(), v.clone());
+        }
+        body.entry("conflictResolutionPolicy").or_insert_with(|| {
+            json!({"mode": "LastWriterWins", "conflictResolutionPath": "/_ts", "conflictResolutionProcedure": ""})
+        });
+        body.entry("geospatialConfig")
+            .or_insert_with(|| json!({"type": "Geography"}));
+        body.insert("_rid".into(), Value::from(self.rid.clone()));
+        body.insert("_ts".into(), Value::from(self.ts));
+        body.insert(
+            "_self".into(),
+            Value::from(format!("dbs/{database_rid}/colls/{}/", self.rid)),
+        );
+        body.insert("_etag".into(), Value::from(self.etag.clone()));
+        for (k, v) in [("_docs", "docs/"), ("_sprocs", "sprocs/"), ("_triggers", "triggers/"), ("_udfs", "udfs/"), ("_conflicts", "conflicts/")] {
+            body.insert(k.into(), Value::from(v));
+        }
+        Value::Object(body)
+    }
+
+    fn is_live(&self, item: &Item, now: i64) -> bool {
+        !ttl::is_expired(self.settings.default_ttl, item.ttl, item.ts, now)
+    }
+
+    /// The item at `key`, unless it is absent or expired (R5).
+    pub fn get(&self, key: &ItemKey, now: i64) -> Option<&Item> {
+        self.items.get(key).filter(|item| self.is_live(item, now))
+    }
+
+    /// Live items in key order, optionally within one partition and after a
+    /// key (for paging). Expired items are skipped (R5).
+    pub fn live_items<'a>(
+        &'a self,
+        partition: Option<&'a str>,
+        after: Option<&ItemKey>,
+        now: i64,
+    ) -> impl Iterator<Item = (&'a Arc<ItemKey>, &'a Item)> + 'a {
+        let lower = match (after, partition) {
+            (Some(after), _) => Bound::Excluded(after.clone()),
+            (None, Some(pk)) => Bound::Included(ItemKey::new(pk, "")),
+            (None, None) => Bound::Unbounded,
+        };
+        self.items
+            .range::<ItemKey, _>((lower, Bound::Unbounded))
+            .take_while(move |(key, _)| partition.is_none_or(|pk| &*key.pk == pk))
+            .filter(move |(_, item)| self.is_live(item, now))
+    }
+
+    /// How many items are visible now: stored minus expired-but-not-purged.
+    pub fn live_count(&self, now: i64) -> usize {
+        self.items.len() - self.expiry.count_due(self.settings.default_ttl, now)
+    }
+
+    /// How many items are physically stored, expired or not (for tests and stats).
+    pub fn stored_count(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Stores `body` at `key` as the item's new version, written at `now`.
+    /// The caller has validated the body and decided that the write may happen.
+    pub fn write(&mut self, key: ItemKey, mut body: Map<String, Value>, item_ttl: Option<Ttl>, now: i64) -> ApiResult<Item> {
+        let key = Arc::new(key);
+        let rid = match self.items.get(&key) {
+            Some(old) => old.rid.clone(),
+            None => {
+                self.next_item += 1;
+                rid::item(self.database_number, self.number, self.next_item).into_boxed_str()
+            }
+        };
+        let etag = new_etag();
+        let database_rid = rid::database(self.database_number);
+        body.insert("_rid".into(), Value::from(&*rid));
+        body.insert(
+            "_self".into(),
+            Value::from(format!("dbs/{database_rid}/colls/{}/docs/{rid}/", self.rid)),
+        );
+        body.insert("_etag".into(), Value::from(etag.clone()));
+        body.insert("_attachments".into(), Value::from("attachments/"));
+        body.insert("_ts".into(), Value::from(now));
+        let bytes = serde_json::to_vec(&body).expect("a JSON map serialises");
+        if bytes.len() > MAX_ITEM_BYTES {
+            return Err(ApiError::too_large(format!(
+                "Request size is too large: the item is {} bytes; an item may be at most {MAX_ITEM_BYTES} bytes (2 MB).",
+                bytes.len()
+            )));
+        }
+        let item = Item {
+            body: bytes.into(),
+            ts: now,
+            ttl: item_ttl,
+            etag: etag.into_boxed_str(),
+            rid,
+        };
+        if let Some(old) = self.items.insert(key.clone(), item.clone()) {
+            self.expiry.remove(&key, old.ttl, old.ts);
+        }
+        self.expiry.insert(&key, item.ttl, item.ts);
+        Ok(item)
+    }
+
+    /// Removes an item from storage and from the expiry index.
+    pub fn remove(&mut self, key: &ItemKey) -> Option<Item> {
+        let (key, item) = self.items.remove_entry(key)?;
+        self.expiry.remove(&key, item.ttl, item.ts);
+        Some(item)
+    }
+
+    /// Physically deletes up to `limit` items that are due at `now`.
+    pub fn purge_due(&mut self, now: i64, limit: usize) -> usize {
+        let due = self.expiry.pop_due(self.settings.default_ttl, now, limit);
+        for key in &due {
+            self.items.remove(key);
+        }
+        due.len()
+    }
+
+    /// The next instant at which an item expires under the current settings.
+    pub fn next_expiry(&self) -> Option<i64> {
+        self.expiry.next_expiry(self.settings.default_ttl)
+    }
+}

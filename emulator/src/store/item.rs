@@ -1,0 +1,94 @@
+//! One stored item: its serialised JSON (system properties included, served
+//! as is on reads) and the few fields the store needs without parsing it.
+
+use bytes::Bytes;
+use serde_json::{Map, Value};
+
+use crate::error::{ApiError, ApiResult};
+use crate::ttl::Ttl;
+
+/// The service's limit on an item's size.
+pub const MAX_ITEM_BYTES: usize = 2 * 1024 * 1024;
+
+/// System properties the server owns; whatever a client sends for them is replaced.
+pub const SYSTEM_PROPERTIES: [&str; 5] = ["_rid", "_self", "_etag", "_attachments", "_ts"];
+
+/// An item's address within its container: (partition key, id). Ordered so
+/// that a partition's items are contiguous and feeds page by key.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ItemKey {
+    pub pk: Box<str>,
+    pub id: Box<str>,
+}
+
+impl ItemKey {
+    pub fn new(pk: &str, id: &str) -> Self {
+        ItemKey {
+            pk: pk.into(),
+            id: id.into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Item {
+    /// The item as served: the client's properties followed by the system ones.
+    pub body: Bytes,
+    /// Last write, epoch seconds (R1).
+    pub ts: i64,
+    /// The item's own `ttl`, validated (R3, R9).
+    pub ttl: Option<Ttl>,
+    /// The quoted etag, e.g. `"0000-..."`.
+    pub etag: Box<str>,
+    /// The item's RID.
+    pub rid: Box<str>,
+}
+
+impl Item {
+    pub fn parse(&self) -> Map<String, Value> {
+        serde_json::from_slice(&self.body).expect("stored items are valid JSON objects")
+    }
+}
+
+/// Checks an item's `id` (PROTOCOL.md, issue 2 point 7).
+pub fn validate_id(value: Option<&Value>) -> ApiResult<&str> {
+    let id = match value {
+        Some(Value::String(id)) => id.as_str(),
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "The input content is invalid: 'id' must be a string, got {other}."
+            )))
+        }
+        None => {
+            return Err(ApiError::bad_request(
+                "The input content is invalid because the required properties - 'id; ' - are missing.",
+            ))
+        }
+    };
+    if id.is_empty() {
+        return Err(ApiError::bad_request("The input content is invalid: 'id' must not be empty."));
+    }
+    if id.chars().count() > 255 {
+        return Err(ApiError::bad_request(
+            "The input content is invalid: 'id' is longer than 255 characters.",
+        ));
+    }
+    if let Some(c) = id.chars().find(|c| matches!(c, '/' | '\\' | '?' | '#')) {
+        return Err(ApiError::bad_request(format!(
+            "The input content is invalid: 'id' contains the invalid character '{c}'; the characters '/', '\\\\', '?' and '#' are not allowed in ids."
+        )));
+    }
+    Ok(id)
+}
+
+/// Removes client-sent system properties, so the server's own are the only ones.
+pub fn strip_system_properties(body: &mut Map<String, Value>) {
+    for name in SYSTEM_PROPERTIES {
+        body.remove(name);
+    }
+}
+
+/// Fresh etag in the service's quoted shape.
+pub fn new_etag() -> String {
+    format!("\"{}\"", uuid::Uuid::new_v4())
+}

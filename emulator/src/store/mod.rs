@@ -1,0 +1,480 @@
+//! The in-memory store: databases, containers, items, behind one lock.
+//!
+//! Reads take the lock shared; writes and purge batches take it exclusively
+//! and briefly. All operations read time from the one [`Clock`].
+
+mod container;
+mod expiry;
+mod item;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use axum::http::StatusCode;
+use serde_json::{Map, Value};
+use tokio::sync::Notify;
+
+pub use container::{Container, ContainerSettings};
+pub use item::{strip_system_properties, validate_id, Item, ItemKey, MAX_ITEM_BYTES};
+
+use crate::clock::Clock;
+use crate::error::{ApiError, ApiResult};
+use crate::rid;
+use crate::ttl;
+
+#[derive(Debug)]
+pub struct Database {
+    pub id: String,
+    pub rid: String,
+    number: u32,
+    pub ts: i64,
+    pub etag: String,
+    containers: BTreeMap<String, Container>,
+    next_container: u32,
+}
+
+impl Database {
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "id": self.id,
+            "_rid": self.rid,
+            "_self": format!("dbs/{}/", self.rid),
+            "_etag": self.etag,
+            "_colls": "colls/",
+            "_users": "users/",
+            "_ts": self.ts,
+        })
+    }
+
+    pub fn containers(&self) -> impl Iterator<Item = &Container> {
+        self.containers.values()
+    }
+
+    /// A container by name, or by RID for RID-based paths.
+    pub fn container(&self, id: &str) -> ApiResult<&Container> {
+        self.containers
+            .get(id)
+            .or_else(|| self.containers.values().find(|c| c.rid == id))
+            .ok_or_else(|| not_found("container", id))
+    }
+
+    fn container_mut(&mut self, id: &str) -> ApiResult<&mut Container> {
+        let name = self.resolve_container(id)?;
+        Ok(self.containers.get_mut(&name).expect("resolved"))
+    }
+
+    fn resolve_container(&self, id: &str) -> ApiResult<String> {
+        self.container(id).map(|c| c.id.clone())
+    }
+}
+
+#[derive(Debug, Default)]
+struct Catalog {
+    databases: BTreeMap<String, Database>,
+    next_database: u32,
+}
+
+impl Catalog {
+    fn database(&self, id: &str) -> ApiResult<&Database> {
+        self.databases
+            .get(id)
+            .or_else(|| self.databases.values().find(|d| d.rid == id))
+            .ok_or_else(|| not_found("database", id))
+    }
+
+    fn database_mut(&mut self, id: &str) -> ApiResult<&mut Database> {
+        let name = self.database(id)?.id.clone();
+        Ok(self.databases.get_mut(&name).expect("resolved"))
+    }
+}
+
+fn not_found(kind: &str, id: &str) -> ApiError {
+    ApiError::not_found().with_message(format!(
+        "Resource Not Found: the {kind} '{id}' does not exist. Entity with the specified id does not exist in the system."
+    ))
+}
+
+/// What kind of item write a request asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMode {
+    Create,
+    Upsert,
+    /// Replace the item whose id is in the URL.
+    Replace,
+}
+
+/// An item write, validated up to what needs the container.
+pub struct ItemWrite<'a> {
+    pub mode: WriteMode,
+    /// For `Replace`, the id in the URL.
+    pub url_id: Option<&'a str>,
+    pub partition_key_header: Option<&'a str>,
+    pub if_match: Option<&'a str>,
+    pub body: Map<String, Value>,
+}
+
+pub struct Store {
+    catalog: RwLock<Catalog>,
+    pub clock: Clock,
+    /// Wakes the purge task: time moved, or an earlier expiry appeared.
+    purge_wakeup: Notify,
+    /// The instant the purge task is sleeping towards (`i64::MAX`: none).
+    next_purge_at: AtomicI64,
+    /// Logical sequence number of the last write, for session tokens.
+    lsn: AtomicU64,
+}
+
+impl Store {
+    pub fn new(clock: Clock) -> Self {
+        Store {
+            catalog: RwLock::new(Catalog::default()),
+            clock,
+            purge_wakeup: Notify::new(),
+            next_purge_at: AtomicI64::new(i64::MAX),
+            lsn: AtomicU64::new(1),
+        }
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, Catalog> {
+        self.catalog.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, Catalog> {
+        self.catalog.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn session_token(&self) -> String {
+        format!("0:-1#{}", self.lsn.load(Ordering::Acquire))
+    }
+
+    fn wrote(&self) {
+        self.lsn.fetch_add(1, Ordering::AcqRel);
+    }
+
+    // ---- databases -------------------------------------------------------
+
+    pub fn create_database(&self, body: &Map<String, Value>) -> ApiResult<Value> {
+        let id = validate_id(body.get("id"))?.to_string();
+        let now = self.clock.now();
+        let mut catalog = self.write();
+        if catalog.databases.contains_key(&id) {
+            return Err(ApiError::conflict());
+        }
+        catalog.next_database += 1;
+        let number = catalog.next_database;
+        let database = Database {
+            rid: rid::database(number),
+            id: id.clone(),
+            number,
+            ts: now,
+            etag: item::new_etag(),
+            containers: BTreeMap::new(),
+            next_container: 0,
+        };
+        let json = database.to_json();
+        catalog.databases.insert(id, database);
+        self.wrote();
+        Ok(json)
+    }
+
+    pub fn database(&self, id: &str) -> ApiResult<Value> {
+        Ok(self.read().database(id)?.to_json())
+    }
+
+    pub fn databases(&self) -> Vec<Value> {
+        self.read().databases.values().map(Database::to_json).collect()
+    }
+
+    pub fn delete_database(&self, id: &str) -> ApiResult<()> {
+        let mut catalog = self.write();
+        let name = catalog.database(id)?.id.clone();
+        catalog.databases.remove(&name);
+        self.wrote();
+        Ok(())
+    }
+
+    // ---- containers ------------------------------------------------------
+
+    pub fn create_container(&self, database: &str, body: &Map<String, Value>) -> ApiResult<Value> {
+        let id = validate_id(body.get("id"))?.to_string();
+        let settings = ContainerSettings::parse(body)?;
+        let now = self.clock.now();
+        let mut catalog = self.write();
+        let db = catalog.database_mut(database)?;
+        if db.containers.contains_key(&id) {
+            return Err(ApiError::conflict());
+        }
+        db.next_container += 1;
+        let container = Container::new(id.clone(), db.number, db.next_container, settings, now);
+        let json = container.to_json(&db.rid);
+        db.containers.insert(id, container);
+        self.wrote();
+        Ok(json)
+    }
+
+    /// The container resource and its live item count (for `x-ms-resource-usage`).
+    pub fn container(&self, database: &str, id: &str) -> ApiResult<(Value, usize)> {
+        let now = self.clock.now();
+        let catalog = self.read();
+        let db = catalog.database(database)?;
+        let container = db.container(id)?;
+        Ok((container.to_json(&db.rid), container.live_count(now)))
+    }
+
+    pub fn containers(&self, database: &str) -> ApiResult<Vec<Value>> {
+        let catalog = self.read();
+        let db = catalog.database(database)?;
+        Ok(db.containers().map(|c| c.to_json(&db.rid)).collect())
+    }
+
+    pub fn replace_container(
+        &self,
+        database: &str,
+        id: &str,
+        body: &Map<String, Value>,
+        if_match: Option<&str>,
+    ) -> ApiResult<Value> {
+        let body_id = validate_id(body.get("id"))?;
+        let settings = ContainerSettings::parse(body)?;
+        let now = self.clock.now();
+        let mut catalog = self.write();
+        let db = catalog.database_mut(database)?;
+        let db_rid = db.rid.clone();
+        let container = db.container_mut(id)?;
+        if body_id != container.id {
+            return Err(ApiError::bad_request(format!(
+                "The id '{body_id}' in the body does not match the container '{}' addressed by the URL.",
+                container.id
+            )));
+        }
+        check_if_match(if_match, &container.etag)?;
+        container.replace_settings(settings, now)?;
+        let json = container.to_json(&db_rid);
+        self.wrote();
+        drop(catalog);
+        // The default may have moved expiry instants earlier.
+        self.purge_wakeup.notify_one();
+        Ok(json)
+    }
+
+    pub fn delete_container(&self, database: &str, id: &str) -> ApiResult<()> {
+        let mut catalog = self.write();
+        let db = catalog.database_mut(database)?;
+        let name = db.resolve_container(id)?;
+        db.containers.remove(&name);
+        self.wrote();
+        Ok(())
+    }
+
+    // ---- items -----------------------------------------------------------
+
+    /// Runs `f` on a container under the shared lock.
+    pub fn with_container<T>(
+        &self,
+        database: &str,
+        container: &str,
+        f: impl FnOnce(&Container, i64) -> ApiResult<T>,
+    ) -> ApiResult<T> {
+        let now = self.clock.now();
+        let catalog = self.read();
+        f(catalog.database(database)?.container(container)?, now)
+    }
+
+    /// The key an item request addresses: the partition key header (required
+    /// when the container is partitioned) and the id.
+    fn key_from_header(container: &Container, header: Option<&str>, id: &str) -> ApiResult<ItemKey> {
+        let pk = match header {
+            Some(h) => container.partition_key().key_from_header(h)?,
+            None if container.partition_key().wire.is_null() => "[]".to_string(),
+            None => {
+                return Err(ApiError::bad_request(
+                    "PartitionKey value must be supplied for this operation: send the x-ms-documentdb-partitionkey header, e.g. [\"value\"].",
+                ))
+            }
+        };
+        Ok(ItemKey::new(&pk, id))
+    }
+
+    pub fn read_item(&self, database: &str, container: &str, partition_key: Option<&str>, id: &str) -> ApiResult<Item> {
+        self.with_container(database, container, |c, now| {
+            let key = Self::key_from_header(c, partition_key, id)?;
+            c.get(&key, now).cloned().ok_or_else(ApiError::not_found)
+        })
+    }
+
+    /// Create, upsert or replace. Returns 201 for a new item, 200 otherwise.
+    pub fn write_item(&self, database: &str, container: &str, mut write: ItemWrite<'_>) -> ApiResult<(StatusCode, Item)> {
+        strip_system_properties(&mut write.body);
+        let id = validate_id(write.body.get("id"))?.to_string();
+        if let Some(url_id) = write.url_id.filter(|u| *u != id) {
+            return Err(ApiError::bad_request(format!(
+                "The id '{id}' in the body does not match the id '{url_id}' in the URL: replace cannot change an item's id."
+            )));
+        }
+        let item_ttl = ttl::item_ttl(write.body.get("ttl"))?;
+        let now = self.clock.now();
+        let mut catalog = self.write();
+        let c = catalog.database_mut(database)?.container_mut(container)?;
+        let pk = c.partition_key().key_of(&write.body);
+        if let Some(header) = write.partition_key_header {
+            if c.partition_key().key_from_header(header)? != pk {
+                return Err(ApiError::bad_request(
+                    "PartitionKey extracted from document doesn't match the one specified in the header.",
+                ));
+            }
+        }
+        let key = ItemKey::new(&pk, &id);
+        let existing = live_or_discard(c, &key, now);
+        let status = match (write.mode, existing) {
+            (WriteMode::Create, Some(_)) => return Err(ApiError::conflict()),
+            (WriteMode::Replace, None) => return Err(ApiError::not_found()),
+            (_, Some(etag)) => {
+                check_if_match(write.if_match, &etag)?;
+                StatusCode::OK
+            }
+            (_, None) => StatusCode::CREATED,
+        };
+        let item = c.write(key, write.body, item_ttl, now)?;
+        let expires = ttl::expires_at(c.default_ttl(), item_ttl, now);
+        drop(catalog);
+        self.wrote();
+        self.schedule_purge(expires);
+        Ok((status, item))
+    }
+
+    /// Applies `edit` to the live item's body, then stores the result as a
+    /// write (used by patch). `edit` returns the new body.
+    pub fn edit_item(
+        &self,
+        database: &str,
+        container: &str,
+        partition_key: Option<&str>,
+        id: &str,
+        if_match: Option<&str>,
+        edit: impl FnOnce(Map<String, Value>) -> ApiResult<Map<String, Value>>,
+    ) -> ApiResult<Item> {
+        let now = self.clock.now();
+        let mut catalog = self.write();
+        let c = catalog.database_mut(database)?.container_mut(container)?;
+        let key = Self::key_from_header(c, partition_key, id)?;
+        let etag = live_or_discard(c, &key, now).ok_or_else(ApiError::not_found)?;
+        check_if_match(if_match, &etag)?;
+        let mut body = c.get(&key, now).expect("live").parse();
+        strip_system_properties(&mut body);
+        let mut body = edit(body)?;
+        strip_system_properties(&mut body);
+        if validate_id(body.get("id"))? != id {
+            return Err(ApiError::bad_request("A patch cannot change an item's id."));
+        }
+        if c.partition_key().key_of(&body) != *key.pk {
+            return Err(ApiError::bad_request("A patch cannot change an item's partition key value."));
+        }
+        let item_ttl = ttl::item_ttl(body.get("ttl"))?;
+        let item = c.write(key, body, item_ttl, now)?;
+        let expires = ttl::expires_at(c.default_ttl(), item_ttl, now);
+        drop(catalog);
+        self.wrote();
+        self.schedule_purge(expires);
+        Ok(item)
+    }
+
+    pub fn delete_item(
+        &self,
+        database: &str,
+        container: &str,
+        partition_key: Option<&str>,
+        id: &str,
+        if_match: Option<&str>,
+    ) -> ApiResult<()> {
+        let now = self.clock.now();
+        let mut catalog = self.write();
+        let c = catalog.database_mut(database)?.container_mut(container)?;
+        let key = Self::key_from_header(c, partition_key, id)?;
+        let etag = live_or_discard(c, &key, now).ok_or_else(ApiError::not_found)?;
+        check_if_match(if_match, &etag)?;
+        c.remove(&key);
+        self.wrote();
+        Ok(())
+    }
+
+    /// The partition a feed or query request is scoped to, if any.
+    pub fn partition_scope(container: &Container, header: Option<&str>) -> ApiResult<Option<String>> {
+        header
+            .map(|h| container.partition_key().key_from_header(h))
+            .transpose()
+    }
+
+    // ---- expiry ----------------------------------------------------------
+
+    /// Tells the purge task about a new expiry instant if it is earlier than
+    /// the one it sleeps towards (mini-redis's rule).
+    fn schedule_purge(&self, expires_at: Option<i64>) {
+        if let Some(at) = expires_at {
+            if at < self.next_purge_at.load(Ordering::Acquire) {
+                self.next_purge_at.store(at, Ordering::Release);
+                self.purge_wakeup.notify_one();
+            }
+        }
+    }
+
+    /// Called when the manual clock moved.
+    pub fn time_moved(&self) {
+        self.purge_wakeup.notify_one();
+    }
+
+    pub(crate) async fn purge_wakeup(&self) {
+        self.purge_wakeup.notified().await
+    }
+
+    /// Physically deletes up to `limit` due items, across containers, in one
+    /// hold of the lock. Returns how many, and when fewer than `limit`, the
+    /// next instant at which anything expires.
+    pub fn purge_batch(&self, limit: usize) -> (usize, Option<i64>) {
+        let now = self.clock.now();
+        let mut catalog = self.write();
+        let mut purged = 0;
+        for c in catalog
+            .databases
+            .values_mut()
+            .flat_map(|db| db.containers.values_mut())
+        {
+            purged += c.purge_due(now, limit - purged);
+            if purged == limit {
+                return (purged, Some(now));
+            }
+        }
+        let next = catalog
+            .databases
+            .values()
+            .flat_map(|db| db.containers())
+            .filter_map(Container::next_expiry)
+            .min();
+        self.next_purge_at
+            .store(next.unwrap_or(i64::MAX), Ordering::Release);
+        (purged, next)
+    }
+
+    /// Items physically held by a container, expired or not: lets tests see
+    /// that the purge frees storage, not only hides items.
+    pub fn stored_item_count(&self, database: &str, container: &str) -> ApiResult<usize> {
+        self.with_container(database, container, |c, _| Ok(c.stored_count()))
+    }
+}
+
+/// The etag of the live item at `key`; an expired one is removed on the spot
+/// so that its id can be reused (L10).
+fn live_or_discard(c: &mut Container, key: &ItemKey, now: i64) -> Option<Box<str>> {
+    if let Some(item) = c.get(key, now) {
+        return Some(item.etag.clone());
+    }
+    c.remove(key);
+    None
+}
+
+fn check_if_match(if_match: Option<&str>, etag: &str) -> ApiResult<()> {
+    match if_match {
+        Some(expected) if expected != "*" && expected != etag => Err(ApiError::precondition_failed()),
+        _ => Ok(()),
+    }
+}
