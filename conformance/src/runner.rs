@@ -205,7 +205,8 @@ fn skip_reason(wall: &WallClock, unobservable: &[crate::clock::Unobservable]) ->
         .map(|u| u.at.abs_diff(u.instant))
         .min()
         .unwrap_or(0);
-    let at: Vec<String> = unobservable.iter().map(|u| format!("@{}", u.at)).collect();
+    let mut at: Vec<String> = unobservable.iter().map(|u| format!("@{}", u.at)).collect();
+    at.dedup();
     let hint = if nearest == 0 {
         "a step falls on an expiry instant: only a test clock can observe it".to_string()
     } else {

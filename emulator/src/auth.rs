@@ -46,7 +46,13 @@ impl MasterKey {
 }
 
 /// The string a client signs.
-pub fn payload(verb: &str, resource_type: &str, resource_link: &str, x_ms_date: &str, date: &str) -> String {
+pub fn payload(
+    verb: &str,
+    resource_type: &str,
+    resource_link: &str,
+    x_ms_date: &str,
+    date: &str,
+) -> String {
     format!(
         "{}\n{}\n{}\n{}\n{}\n",
         verb.to_lowercase(),
@@ -89,7 +95,10 @@ pub fn signed_resource(path: &str) -> SignedResource {
         };
     }
     let (resource_type, link_segments) = if segments.len() % 2 == 1 {
-        (segments[segments.len() - 1].clone(), &segments[..segments.len() - 1])
+        (
+            segments[segments.len() - 1].clone(),
+            &segments[..segments.len() - 1],
+        )
     } else {
         (segments[segments.len() - 2].clone(), &segments[..])
     };
@@ -160,13 +169,25 @@ pub fn verify(key: &MasterKey, request: &SignedRequest<'_>) -> Result<(), ApiErr
     }
     for fifth in &fifth_lines {
         for link in &resource.links {
-            let p = payload(request.verb, &resource.resource_type, link, x_ms_date, fifth);
+            let p = payload(
+                request.verb,
+                &resource.resource_type,
+                link,
+                x_ms_date,
+                fifth,
+            );
             if key.verifies(&p, &signature) {
                 return Ok(());
             }
         }
     }
-    let expected = payload(request.verb, &resource.resource_type, &resource.links[0], x_ms_date, "");
+    let expected = payload(
+        request.verb,
+        &resource.resource_type,
+        &resource.links[0],
+        x_ms_date,
+        "",
+    );
     Err(ApiError::unauthorized(format!(
         "The input authorization token can't serve the request. The wrong key is being used or the \
          expected payload is not built as per the protocol. Server used the following payload to sign: '{}'",
@@ -190,7 +211,11 @@ mod tests {
     #[case("/dbs/db1/colls", "colls", "dbs/db1")]
     #[case("/dbs/db1/colls/c1", "colls", "dbs/db1/colls/c1")]
     #[case("/dbs/db1/colls/c1/docs/", "docs", "dbs/db1/colls/c1")]
-    #[case("/dbs/db1/colls/c1/docs/item%201", "docs", "dbs/db1/colls/c1/docs/item 1")]
+    #[case(
+        "/dbs/db1/colls/c1/docs/item%201",
+        "docs",
+        "dbs/db1/colls/c1/docs/item 1"
+    )]
     #[case("/dbs/db1/colls/c1/pkranges", "pkranges", "dbs/db1/colls/c1")]
     #[case("/_emulator/clock", "", "")]
     fn resource_type_and_link(#[case] path: &str, #[case] ty: &str, #[case] link: &str) {
@@ -202,7 +227,11 @@ mod tests {
     fn rid_paths_are_signed_with_the_lowercased_rid() {
         let r = signed_resource("/dbs/AbCdAA==/colls/AbCdAKl2Hq0=/docs");
         assert_eq!(r.resource_type, "docs");
-        assert!(r.links.contains(&"abcdakl2hq0=".to_string()), "{:?}", r.links);
+        assert!(
+            r.links.contains(&"abcdakl2hq0=".to_string()),
+            "{:?}",
+            r.links
+        );
     }
 
     fn signed(verb: &str, ty: &str, link: &str) -> String {
@@ -228,22 +257,45 @@ mod tests {
         let err = verify(&key, &request(&wrong_link)).unwrap_err();
         assert_eq!(err.status.as_u16(), 401);
         assert!(
-            err.message.contains("get\\ndocs\\ndbs/db1/colls/c1/docs/a\\ntue, 01 nov 2022 10:00:00 gmt\\n\\n"),
+            err.message.contains(
+                "get\\ndocs\\ndbs/db1/colls/c1/docs/a\\ntue, 01 nov 2022 10:00:00 gmt\\n\\n"
+            ),
             "{}",
             err.message
         );
         let other_key = MasterKey::from_base64("c2VjcmV0").unwrap();
-        let forged = authorization_header(&other_key, &payload("GET", "docs", "dbs/db1/colls/c1/docs/a", DATE, ""));
+        let forged = authorization_header(
+            &other_key,
+            &payload("GET", "docs", "dbs/db1/colls/c1/docs/a", DATE, ""),
+        );
         assert!(verify(&key, &request(&forged)).is_err());
     }
 
     #[test]
     fn missing_header_and_missing_date_are_refused() {
         let key = MasterKey::from_base64(KEY).unwrap();
-        let no_auth = SignedRequest { verb: "GET", path: "/", authorization: None, x_ms_date: Some(DATE), date: None };
-        assert!(verify(&key, &no_auth).unwrap_err().message.contains("authorization"));
+        let no_auth = SignedRequest {
+            verb: "GET",
+            path: "/",
+            authorization: None,
+            x_ms_date: Some(DATE),
+            date: None,
+        };
+        assert!(verify(&key, &no_auth)
+            .unwrap_err()
+            .message
+            .contains("authorization"));
         let auth = signed("GET", "", "");
-        let no_date = SignedRequest { verb: "GET", path: "/", authorization: Some(&auth), x_ms_date: None, date: None };
-        assert!(verify(&key, &no_date).unwrap_err().message.contains("x-ms-date"));
+        let no_date = SignedRequest {
+            verb: "GET",
+            path: "/",
+            authorization: Some(&auth),
+            x_ms_date: None,
+            date: None,
+        };
+        assert!(verify(&key, &no_date)
+            .unwrap_err()
+            .message
+            .contains("x-ms-date"));
     }
 }

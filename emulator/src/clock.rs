@@ -66,7 +66,9 @@ impl Clock {
         }
         let now = self.manual_clock()?;
         let previous = now
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| t.checked_add(seconds))
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| {
+                t.checked_add(seconds)
+            })
             .map_err(|_| ApiError::bad_request("'advance' would overflow the clock."))?;
         Ok(previous + seconds)
     }
@@ -87,7 +89,8 @@ impl Clock {
 
     fn manual_clock(&self) -> ApiResult<&AtomicI64> {
         self.manual.as_ref().ok_or_else(|| {
-            ApiError::not_found().with_message("The test clock is off: start the emulator with --clock manual.")
+            ApiError::not_found()
+                .with_message("The test clock is off: start the emulator with --clock manual.")
         })
     }
 }

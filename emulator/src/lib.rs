@@ -106,7 +106,8 @@ impl Server {
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
         let listener = TcpListener::from_std(self.listener)?;
         let purge = tokio::spawn(purge::run(self.state.store.clone()));
-        let service = axum::ServiceExt::<axum::extract::Request>::into_make_service(app(self.state));
+        let service =
+            axum::ServiceExt::<axum::extract::Request>::into_make_service(app(self.state));
         let served = axum::serve(listener, service)
             .with_graceful_shutdown(shutdown)
             .await;
@@ -134,7 +135,9 @@ impl Emulator {
         let thread = std::thread::Builder::new()
             .name("cosmos-emulator".into())
             .spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()?;
                 runtime.block_on(server.run(async {
                     let _ = stop.await;
                 }))

@@ -32,7 +32,9 @@ impl PartitionKeyDefinition {
                 "The partitionKey definition is invalid: {why}. Expected e.g. {{\"paths\": [\"/pk\"], \"kind\": \"Hash\"}}."
             ))
         };
-        let object = value.as_object().ok_or_else(|| invalid("it must be an object"))?;
+        let object = value
+            .as_object()
+            .ok_or_else(|| invalid("it must be an object"))?;
         let paths = object
             .get("paths")
             .and_then(Value::as_array)
@@ -48,7 +50,11 @@ impl PartitionKeyDefinition {
             })
             .collect::<ApiResult<Vec<_>>>()?;
         let mut wire = object.clone();
-        let kind = if parsed.len() > 1 { "MultiHash" } else { "Hash" };
+        let kind = if parsed.len() > 1 {
+            "MultiHash"
+        } else {
+            "Hash"
+        };
         wire.entry("kind").or_insert_with(|| Value::from(kind));
         wire.entry("version").or_insert_with(|| Value::from(2));
         Ok(PartitionKeyDefinition {
@@ -63,7 +69,9 @@ impl PartitionKeyDefinition {
         let values: Vec<Value> = self
             .paths
             .iter()
-            .map(|path| lookup(item, path).map_or_else(|| Value::Object(Map::new()), canonical_value))
+            .map(|path| {
+                lookup(item, path).map_or_else(|| Value::Object(Map::new()), canonical_value)
+            })
             .collect();
         Value::Array(values).to_string()
     }
@@ -80,7 +88,9 @@ impl PartitionKeyDefinition {
                 "The partition key header '{header}' is invalid: expected a JSON array such as [\"value\"]."
             )));
         };
-        if values.len() != self.paths.len() && !(self.paths.is_empty() && values == [Value::Object(Map::new())]) {
+        if values.len() != self.paths.len()
+            && !(self.paths.is_empty() && values == [Value::Object(Map::new())])
+        {
             return Err(ApiError::bad_request(format!(
                 "Partition key provided either doesn't correspond to definition in the collection or \
                  doesn't match partition key field values specified in the document: the container's \
@@ -143,7 +153,10 @@ mod tests {
     #[test]
     fn nested_paths_and_bad_input() {
         let d = PartitionKeyDefinition::parse(Some(&json!({"paths": ["/a/b"]}))).unwrap();
-        assert_eq!(d.key_of(json!({"a": {"b": "v"}}).as_object().unwrap()), r#"["v"]"#);
+        assert_eq!(
+            d.key_of(json!({"a": {"b": "v"}}).as_object().unwrap()),
+            r#"["v"]"#
+        );
         assert!(def().key_from_header("x").is_err());
         assert!(def().key_from_header(r#"["a","b"]"#).is_err());
         assert!(PartitionKeyDefinition::parse(Some(&json!({"paths": "pk"}))).is_err());

@@ -69,7 +69,10 @@ fn parent<'a>(doc: &'a mut Value, segs: &[String], path: &str) -> ApiResult<&'a 
 
 fn value_of(op: &Operation) -> ApiResult<Value> {
     op.value.clone().ok_or_else(|| {
-        ApiError::bad_request(format!("The patch operation '{}' on '{}' needs a 'value'.", op.op, op.path))
+        ApiError::bad_request(format!(
+            "The patch operation '{}' on '{}' needs a 'value'.",
+            op.op, op.path
+        ))
     })
 }
 
@@ -87,7 +90,9 @@ fn apply_one(doc: &mut Value, op: &Operation) -> ApiResult<()> {
     let segs = segments(&op.path)?;
     let last = segs.last().expect("non-empty").clone();
     if segs.len() == 1 && last == "id" {
-        return Err(ApiError::bad_request("A patch cannot change an item's id ('/id')."));
+        return Err(ApiError::bad_request(
+            "A patch cannot change an item's id ('/id').",
+        ));
     }
     match op.op.to_ascii_lowercase().as_str() {
         "add" | "set" => {
@@ -189,12 +194,20 @@ mod tests {
     use serde_json::json;
 
     fn op(op: &str, path: &str, value: Value) -> Operation {
-        Operation { op: op.into(), path: path.into(), value: Some(value), from: None }
+        Operation {
+            op: op.into(),
+            path: path.into(),
+            value: Some(value),
+            from: None,
+        }
     }
 
     #[test]
     fn operations_apply_in_order() {
-        let doc = json!({"id": "a", "n": 1, "tags": ["x"], "o": {"k": 1}}).as_object().unwrap().clone();
+        let doc = json!({"id": "a", "n": 1, "tags": ["x"], "o": {"k": 1}})
+            .as_object()
+            .unwrap()
+            .clone();
         let out = apply(
             doc,
             &[
@@ -206,13 +219,23 @@ mod tests {
             ],
         )
         .unwrap();
-        assert_eq!(Value::Object(out), json!({"id": "a", "n": 3, "tags": ["x", "y"], "ttl": 10}));
+        assert_eq!(
+            Value::Object(out),
+            json!({"id": "a", "n": 3, "tags": ["x", "y"], "ttl": 10})
+        );
     }
 
     #[test]
     fn bad_operations_are_refused() {
         let doc = json!({"id": "a"}).as_object().unwrap().clone();
-        for bad in [op("replace", "/nope", json!(1)), op("remove", "/nope", json!(1)), op("set", "/id", json!("b")), op("jump", "/x", json!(1)), op("set", "x", json!(1)), op("incr", "/id", json!(1))] {
+        for bad in [
+            op("replace", "/nope", json!(1)),
+            op("remove", "/nope", json!(1)),
+            op("set", "/id", json!("b")),
+            op("jump", "/x", json!(1)),
+            op("set", "x", json!(1)),
+            op("incr", "/id", json!(1)),
+        ] {
             assert!(apply(doc.clone(), &[bad]).is_err());
         }
     }

@@ -140,10 +140,7 @@ mod tests {
 
     #[test]
     fn saturates_instead_of_overflowing() {
-        assert_eq!(
-            expires_at(secs(MAX_TTL), N, i64::MAX - 1),
-            Some(i64::MAX)
-        );
+        assert_eq!(expires_at(secs(MAX_TTL), N, i64::MAX - 1), Some(i64::MAX));
     }
 
     #[rstest]
@@ -172,10 +169,18 @@ mod tests {
     fn invalid_values(#[case] value: Value) {
         let item = item_ttl(Some(&value)).unwrap_err();
         assert_eq!(item.status.as_u16(), 400);
-        assert!(item.message.starts_with("The input ttl '"), "{}", item.message);
+        assert!(
+            item.message.starts_with("The input ttl '"),
+            "{}",
+            item.message
+        );
         let container = container_default_ttl(Some(&value)).unwrap_err();
         assert_eq!(container.status.as_u16(), 400);
-        assert!(container.message.contains("defaultTtl"), "{}", container.message);
+        assert!(
+            container.message.contains("defaultTtl"),
+            "{}",
+            container.message
+        );
     }
 
     #[test]

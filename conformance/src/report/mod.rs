@@ -194,18 +194,16 @@ impl Report {
         areas
     }
 
-    /// The outcome table of the run: id, status and observed outcome per
-    /// case. No times, ids or charges: this is what snapshots hold.
+    /// The outcome table of the run: each case's id and status, then its
+    /// observed outcome one step a line. No times, ids or charges: this is
+    /// what snapshots hold, and a changed step shows as one changed line.
     pub fn outcome_table(&self) -> String {
-        let width = self.cases.iter().map(|c| c.id.len()).max().unwrap_or(0);
         let mut table = String::new();
         for case in &self.cases {
-            table.push_str(&format!(
-                "{:width$}  {:16}  {}\n",
-                case.id,
-                case.status.as_str(),
-                case.observed
-            ));
+            table.push_str(&format!("{} {}\n", case.id, case.status.as_str()));
+            for step in case.observed.split("; ") {
+                table.push_str(&format!("    {step}\n"));
+            }
         }
         table
     }

@@ -11,8 +11,15 @@ use crate::error::ApiResult;
 use crate::query::{PreparedQuery, QueryBody};
 
 pub async fn list(State(state): State<AppState>, Path(db): Path<String>) -> ApiResult<Response> {
-    let rid = state.store.database(&db)?["_rid"].as_str().unwrap_or("").to_string();
-    Ok(value_feed(&rid, "DocumentCollections", &state.store.containers(&db)?))
+    let rid = state.store.database(&db)?["_rid"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    Ok(value_feed(
+        &rid,
+        "DocumentCollections",
+        &state.store.containers(&db)?,
+    ))
 }
 
 pub async fn create_or_query(
@@ -23,7 +30,10 @@ pub async fn create_or_query(
 ) -> ApiResult<Response> {
     if headers.is_query() {
         let query = PreparedQuery::prepare(&body.typed::<QueryBody>("query")?)?;
-        let rid = state.store.database(&db)?["_rid"].as_str().unwrap_or("").to_string();
+        let rid = state.store.database(&db)?["_rid"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
         let results = query.run_values(state.store.containers(&db)?.into_iter());
         return Ok(value_feed(&rid, "DocumentCollections", &results));
     }
@@ -31,18 +41,26 @@ pub async fn create_or_query(
     Ok(resource(StatusCode::CREATED, &created, WRITE_CHARGE))
 }
 
-pub async fn read(State(state): State<AppState>, Path((db, coll)): Path<(String, String)>) -> ApiResult<Response> {
+pub async fn read(
+    State(state): State<AppState>,
+    Path((db, coll)): Path<(String, String)>,
+) -> ApiResult<Response> {
     let (container, live_items) = state.store.container(&db, &coll)?;
     let mut response = resource(StatusCode::OK, &container, READ_CHARGE);
     let headers = response.headers_mut();
     headers.insert(
         "x-ms-resource-quota",
-        HeaderValue::from_static("documentSize=10240;documentsSize=10485760;documentsCount=-1;collectionSize=10485760;"),
+        HeaderValue::from_static(
+            "documentSize=10240;documentsSize=10485760;documentsCount=-1;collectionSize=10485760;",
+        ),
     );
     if let Ok(usage) = HeaderValue::from_str(&format!("documentsCount={live_items};")) {
         headers.insert("x-ms-resource-usage", usage);
     }
-    headers.insert("x-ms-alt-content-path", HeaderValue::from_str(&format!("dbs/{db}")).unwrap_or(HeaderValue::from_static("")));
+    headers.insert(
+        "x-ms-alt-content-path",
+        HeaderValue::from_str(&format!("dbs/{db}")).unwrap_or(HeaderValue::from_static("")),
+    );
     Ok(response)
 }
 
@@ -52,11 +70,17 @@ pub async fn replace(
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<Response> {
-    let replaced = state.store.replace_container(&db, &coll, &body.object()?, headers.if_match())?;
+    let replaced =
+        state
+            .store
+            .replace_container(&db, &coll, &body.object()?, headers.if_match())?;
     Ok(resource(StatusCode::OK, &replaced, WRITE_CHARGE))
 }
 
-pub async fn delete(State(state): State<AppState>, Path((db, coll)): Path<(String, String)>) -> ApiResult<Response> {
+pub async fn delete(
+    State(state): State<AppState>,
+    Path((db, coll)): Path<(String, String)>,
+) -> ApiResult<Response> {
     state.store.delete_container(&db, &coll)?;
     Ok(no_content(WRITE_CHARGE))
 }

@@ -14,7 +14,11 @@ pub async fn list(State(state): State<AppState>) -> Response {
     value_feed("", "Databases", &state.store.databases())
 }
 
-pub async fn create_or_query(State(state): State<AppState>, headers: HeaderMap, body: Body) -> ApiResult<Response> {
+pub async fn create_or_query(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
     if headers.is_query() {
         let query = PreparedQuery::prepare(&body.typed::<QueryBody>("query")?)?;
         let results = query.run_values(state.store.databases().into_iter());
@@ -25,7 +29,11 @@ pub async fn create_or_query(State(state): State<AppState>, headers: HeaderMap, 
 }
 
 pub async fn read(State(state): State<AppState>, Path(db): Path<String>) -> ApiResult<Response> {
-    Ok(resource(StatusCode::OK, &state.store.database(&db)?, READ_CHARGE))
+    Ok(resource(
+        StatusCode::OK,
+        &state.store.database(&db)?,
+        READ_CHARGE,
+    ))
 }
 
 pub async fn delete(State(state): State<AppState>, Path(db): Path<String>) -> ApiResult<Response> {

@@ -31,7 +31,11 @@ pub async fn create_or_query(
         let query = PreparedQuery::prepare(&body.typed::<QueryBody>("query")?)?;
         return run_query(&state, &db, &coll, &headers, &query, QUERY_CHARGE);
     }
-    let mode = if headers.is_upsert() { WriteMode::Upsert } else { WriteMode::Create };
+    let mode = if headers.is_upsert() {
+        WriteMode::Upsert
+    } else {
+        WriteMode::Create
+    };
     let write = ItemWrite {
         mode,
         url_id: None,
@@ -65,7 +69,10 @@ fn run_query(
     charge: &'static str,
 ) -> ApiResult<Response> {
     let limit = PageLimit::from_header(headers.max_item_count())?;
-    let continuation = headers.continuation().map(Continuation::parse).transpose()?;
+    let continuation = headers
+        .continuation()
+        .map(Continuation::parse)
+        .transpose()?;
     let (rid, page) = state.store.with_container(db, coll, |c, now| {
         let scope = Store::partition_scope(c, headers.partition_key())?;
         let after = match &continuation {
@@ -75,14 +82,23 @@ fn run_query(
         let items = c
             .live_items(scope.as_deref(), after.as_ref(), now)
             .map(|(key, item)| (&*key.pk, &*key.id, &item.body));
-        Ok((c.rid.clone(), query.run_page(items, continuation.as_ref(), limit)))
+        Ok((
+            c.rid.clone(),
+            query.run_page(items, continuation.as_ref(), limit),
+        ))
     })?;
     let token = page.continuation.map(|c| c.to_token());
     Ok(feed(&rid, "Documents", &page.documents, token, charge))
 }
 
-pub async fn read(State(state): State<AppState>, Path((db, coll, id)): ItemPath, headers: HeaderMap) -> ApiResult<Response> {
-    let found = state.store.read_item(&db, &coll, headers.partition_key(), &id)?;
+pub async fn read(
+    State(state): State<AppState>,
+    Path((db, coll, id)): ItemPath,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let found = state
+        .store
+        .read_item(&db, &coll, headers.partition_key(), &id)?;
     if headers.text("if-none-match") == Some(&*found.etag) {
         return Ok(no_content_not_modified());
     }
@@ -129,19 +145,30 @@ pub async fn patch(
             })
         })
         .transpose()?;
-    let stored = state.store.edit_item(&db, &coll, headers.partition_key(), &id, headers.if_match(), |doc| {
-        if let Some(condition) = &condition {
-            let current = serde_json::Value::Object(doc.clone());
-            if condition.run_values(std::iter::once(current)).is_empty() {
-                return Err(ApiError::precondition_failed());
+    let stored = state.store.edit_item(
+        &db,
+        &coll,
+        headers.partition_key(),
+        &id,
+        headers.if_match(),
+        |doc| {
+            if let Some(condition) = &condition {
+                let current = serde_json::Value::Object(doc.clone());
+                if condition.run_values(std::iter::once(current)).is_empty() {
+                    return Err(ApiError::precondition_failed());
+                }
             }
-        }
-        patch::apply(doc, &request.operations)
-    })?;
+            patch::apply(doc, &request.operations)
+        },
+    )?;
     Ok(item(StatusCode::OK, &stored, WRITE_CHARGE))
 }
 
-pub async fn delete(State(state): State<AppState>, Path((db, coll, id)): ItemPath, headers: HeaderMap) -> ApiResult<Response> {
+pub async fn delete(
+    State(state): State<AppState>,
+    Path((db, coll, id)): ItemPath,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
     state
         .store
         .delete_item(&db, &coll, headers.partition_key(), &id, headers.if_match())?;

@@ -39,17 +39,31 @@ pub struct AppState {
 pub fn app(state: AppState) -> NormalizePath<Router> {
     let router = Router::new()
         .route("/", get(account::read))
-        .route("/dbs", get(databases::list).post(databases::create_or_query))
+        .route(
+            "/dbs",
+            get(databases::list).post(databases::create_or_query),
+        )
         .route("/dbs/{db}", get(databases::read).delete(databases::delete))
-        .route("/dbs/{db}/colls", get(containers::list).post(containers::create_or_query))
+        .route(
+            "/dbs/{db}/colls",
+            get(containers::list).post(containers::create_or_query),
+        )
         .route(
             "/dbs/{db}/colls/{coll}",
-            get(containers::read).put(containers::replace).delete(containers::delete),
+            get(containers::read)
+                .put(containers::replace)
+                .delete(containers::delete),
         )
-        .route("/dbs/{db}/colls/{coll}/docs", get(items::read_feed).post(items::create_or_query))
+        .route(
+            "/dbs/{db}/colls/{coll}/docs",
+            get(items::read_feed).post(items::create_or_query),
+        )
         .route(
             "/dbs/{db}/colls/{coll}/docs/{id}",
-            get(items::read).put(items::replace).patch(items::patch).delete(items::delete),
+            get(items::read)
+                .put(items::replace)
+                .patch(items::patch)
+                .delete(items::delete),
         )
         .route("/dbs/{db}/colls/{coll}/pkranges", get(pkranges::read))
         .route("/_emulator/clock", get(clock::read).post(clock::update))
@@ -79,7 +93,9 @@ async fn envelope(State(state): State<AppState>, request: Request, next: Next) -
         .headers()
         .get("x-ms-activity-id")
         .cloned()
-        .unwrap_or_else(|| HeaderValue::from_str(&uuid::Uuid::new_v4().to_string()).expect("uuid is ascii"));
+        .unwrap_or_else(|| {
+            HeaderValue::from_str(&uuid::Uuid::new_v4().to_string()).expect("uuid is ascii")
+        });
     let verified = {
         let headers = request.headers();
         let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
@@ -114,6 +130,9 @@ fn common_headers(headers: &mut HeaderMap, activity_id: HeaderValue, store: &Sto
         .entry("x-ms-request-charge")
         .or_insert(HeaderValue::from_static("1"));
     headers.insert("x-ms-schemaversion", HeaderValue::from_static("1.14"));
-    headers.insert("x-ms-serviceversion", HeaderValue::from_static("version=2.14.0.0"));
+    headers.insert(
+        "x-ms-serviceversion",
+        HeaderValue::from_static("version=2.14.0.0"),
+    );
     headers.insert("x-ms-gatewayversion", HeaderValue::from_static("2.0.0"));
 }

@@ -24,7 +24,9 @@ pub async fn read(
     let etag = format!("\"pkranges-{rid}\"");
     if headers.text("if-none-match") == Some(etag.as_str()) {
         let mut response = StatusCode::NOT_MODIFIED.into_response();
-        response.headers_mut().insert(header::ETAG, HeaderValue::from_str(&etag).expect("ascii"));
+        response
+            .headers_mut()
+            .insert(header::ETAG, HeaderValue::from_str(&etag).expect("ascii"));
         return Ok(response);
     }
     let range = json!({
@@ -41,7 +43,15 @@ pub async fn read(
         "_ts": ts,
         "_lsn": 1,
     });
-    let mut response = feed(&rid, "PartitionKeyRanges", &[Bytes::from(range.to_string())], None, READ_CHARGE);
-    response.headers_mut().insert(header::ETAG, HeaderValue::from_str(&etag).expect("ascii"));
+    let mut response = feed(
+        &rid,
+        "PartitionKeyRanges",
+        &[Bytes::from(range.to_string())],
+        None,
+        READ_CHARGE,
+    );
+    response
+        .headers_mut()
+        .insert(header::ETAG, HeaderValue::from_str(&etag).expect("ascii"));
     Ok(response)
 }

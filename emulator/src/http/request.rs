@@ -66,7 +66,8 @@ pub trait CosmosHeaders {
     fn text(&self, name: &str) -> Option<&str>;
 
     fn flag(&self, name: &str) -> bool {
-        self.text(name).is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+        self.text(name)
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
     }
 
     fn partition_key(&self) -> Option<&str> {

@@ -17,7 +17,10 @@ pub const QUERY_CHARGE: &str = "2.89";
 fn json_response(status: StatusCode, body: impl Into<Body>, charge: &'static str) -> Response {
     let mut response = (status, body.into()).into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     headers.insert("x-ms-request-charge", HeaderValue::from_static(charge));
     response
 }
@@ -25,7 +28,10 @@ fn json_response(status: StatusCode, body: impl Into<Body>, charge: &'static str
 /// A database or container: the JSON resource with its etag.
 pub fn resource(status: StatusCode, value: &Value, charge: &'static str) -> Response {
     let mut response = json_response(status, value.to_string(), charge);
-    if let Some(etag) = value["_etag"].as_str().and_then(|e| HeaderValue::from_str(e).ok()) {
+    if let Some(etag) = value["_etag"]
+        .as_str()
+        .and_then(|e| HeaderValue::from_str(e).ok())
+    {
         response.headers_mut().insert(header::ETAG, etag);
     }
     response
@@ -50,7 +56,13 @@ pub fn no_content(charge: &'static str) -> Response {
 
 /// A feed envelope `{"_rid": ..., "<kind>": [...], "_count": n}` built from
 /// documents already serialised, with `x-ms-item-count` and `x-ms-continuation`.
-pub fn feed(rid: &str, kind: &str, documents: &[Bytes], continuation: Option<String>, charge: &'static str) -> Response {
+pub fn feed(
+    rid: &str,
+    kind: &str,
+    documents: &[Bytes],
+    continuation: Option<String>,
+    charge: &'static str,
+) -> Response {
     let size: usize = documents.iter().map(|d| d.len() + 1).sum();
     let mut body = BytesMut::with_capacity(size + 64);
     body.put_slice(format!("{{\"_rid\":{},\"{kind}\":[", Value::from(rid)).as_bytes());

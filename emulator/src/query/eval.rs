@@ -11,10 +11,33 @@ use crate::error::{ApiError, ApiResult};
 
 /// Scalar functions this engine knows; aggregates are handled by the executor.
 pub const FUNCTIONS: [&str; 27] = [
-    "IS_DEFINED", "IS_NULL", "IS_NUMBER", "IS_STRING", "IS_BOOL", "IS_ARRAY", "IS_OBJECT",
-    "IS_PRIMITIVE", "LOWER", "UPPER", "LENGTH", "CONCAT", "CONTAINS", "STARTSWITH", "ENDSWITH",
-    "SUBSTRING", "ABS", "FLOOR", "CEILING", "ROUND", "ARRAY_CONTAINS", "ARRAY_LENGTH", "TOSTRING",
-    "UNDEFINED", "LTRIM", "RTRIM", "TRIM",
+    "IS_DEFINED",
+    "IS_NULL",
+    "IS_NUMBER",
+    "IS_STRING",
+    "IS_BOOL",
+    "IS_ARRAY",
+    "IS_OBJECT",
+    "IS_PRIMITIVE",
+    "LOWER",
+    "UPPER",
+    "LENGTH",
+    "CONCAT",
+    "CONTAINS",
+    "STARTSWITH",
+    "ENDSWITH",
+    "SUBSTRING",
+    "ABS",
+    "FLOOR",
+    "CEILING",
+    "ROUND",
+    "ARRAY_CONTAINS",
+    "ARRAY_LENGTH",
+    "TOSTRING",
+    "UNDEFINED",
+    "LTRIM",
+    "RTRIM",
+    "TRIM",
 ];
 
 /// Checks, once per query, that every function called exists.
@@ -83,14 +106,20 @@ pub fn eval(expr: &Expr, root: &Value) -> Option<Value> {
             }
         }
         Expr::Binary(BinaryOp::And, a, b) => {
-            match (eval(a, root).and_then(|v| v.as_bool()), eval(b, root).and_then(|v| v.as_bool())) {
+            match (
+                eval(a, root).and_then(|v| v.as_bool()),
+                eval(b, root).and_then(|v| v.as_bool()),
+            ) {
                 (Some(false), _) | (_, Some(false)) => Some(Value::Bool(false)),
                 (Some(true), Some(true)) => Some(Value::Bool(true)),
                 _ => None,
             }
         }
         Expr::Binary(BinaryOp::Or, a, b) => {
-            match (eval(a, root).and_then(|v| v.as_bool()), eval(b, root).and_then(|v| v.as_bool())) {
+            match (
+                eval(a, root).and_then(|v| v.as_bool()),
+                eval(b, root).and_then(|v| v.as_bool()),
+            ) {
                 (Some(true), _) | (_, Some(true)) => Some(Value::Bool(true)),
                 (Some(false), Some(false)) => Some(Value::Bool(false)),
                 _ => None,
@@ -106,9 +135,9 @@ pub fn eval(expr: &Expr, root: &Value) -> Option<Value> {
         }
         Expr::In(x, list, negated) => {
             let x = eval(x, root)?;
-            let found = list
-                .iter()
-                .any(|e| eval(e, root).is_some_and(|v| compare_same_type(&x, &v) == Some(Ordering::Equal)));
+            let found = list.iter().any(|e| {
+                eval(e, root).is_some_and(|v| compare_same_type(&x, &v) == Some(Ordering::Equal))
+            });
             Some(Value::Bool(found != *negated))
         }
         Expr::Conditional(cond, then, otherwise) => {
@@ -119,7 +148,9 @@ pub fn eval(expr: &Expr, root: &Value) -> Option<Value> {
             }
         }
         Expr::Call(name, args) => call(name, args, root),
-        Expr::Array(items) => Some(Value::Array(items.iter().filter_map(|e| eval(e, root)).collect())),
+        Expr::Array(items) => Some(Value::Array(
+            items.iter().filter_map(|e| eval(e, root)).collect(),
+        )),
         Expr::Object(fields) => Some(Value::Object(
             fields
                 .iter()
@@ -244,7 +275,9 @@ fn call(name: &str, args: &[Expr], root: &Value) -> Option<Value> {
             Value::Bool(array.as_array()?.iter().any(|item| {
                 if partial {
                     match (item, &needle) {
-                        (Value::Object(i), Value::Object(n)) => n.iter().all(|(k, v)| i.get(k) == Some(v)),
+                        (Value::Object(i), Value::Object(n)) => {
+                            n.iter().all(|(k, v)| i.get(k) == Some(v))
+                        }
                         _ => item == &needle,
                     }
                 } else {
@@ -278,11 +311,23 @@ mod tests {
         assert!(filter("c.n = 5", doc.clone()));
         assert!(filter("c.n = 5.0", doc.clone()));
         assert!(!filter("c.n = '5'", doc.clone()));
-        assert!(!filter("NOT (c.n = '5')", doc.clone()), "undefined stays undefined under NOT");
+        assert!(
+            !filter("NOT (c.n = '5')", doc.clone()),
+            "undefined stays undefined under NOT"
+        );
         assert!(filter("c.missing = 1 OR c.n > 4", doc.clone()));
-        assert!(filter("c.n BETWEEN 1 AND 5 AND c.id IN ('a', 'b')", doc.clone()));
-        assert!(filter("ARRAY_CONTAINS(c.tags, 'x') AND IS_DEFINED(c.o.k)", doc.clone()));
-        assert!(filter("STARTSWITH(c.id, 'A', true) AND NOT IS_DEFINED(c.nope)", doc.clone()));
+        assert!(filter(
+            "c.n BETWEEN 1 AND 5 AND c.id IN ('a', 'b')",
+            doc.clone()
+        ));
+        assert!(filter(
+            "ARRAY_CONTAINS(c.tags, 'x') AND IS_DEFINED(c.o.k)",
+            doc.clone()
+        ));
+        assert!(filter(
+            "STARTSWITH(c.id, 'A', true) AND NOT IS_DEFINED(c.nope)",
+            doc.clone()
+        ));
         assert!(filter("c['o']['k'] + 1 = 2 AND c.tags[0] = 'x'", doc));
     }
 }

@@ -119,10 +119,16 @@ impl PreparedQuery {
             .collect();
         let select = parser::parse(&body.query, &parameters)?;
         let aggregate = aggregate_shape(&select.projection, &body.query)?;
-        let mut expressions: Vec<&Expr> = select.filter.iter().chain(select.order_by.iter().map(|k| &k.expr)).collect();
+        let mut expressions: Vec<&Expr> = select
+            .filter
+            .iter()
+            .chain(select.order_by.iter().map(|k| &k.expr))
+            .collect();
         match (&aggregate, &select.projection) {
             (Some(AggregateShape::Value(_, e)), _) => expressions.push(e),
-            (Some(AggregateShape::Fields(fields)), _) => expressions.extend(fields.iter().map(|(_, _, e)| e)),
+            (Some(AggregateShape::Fields(fields)), _) => {
+                expressions.extend(fields.iter().map(|(_, _, e)| e))
+            }
             (None, Projection::Value(e)) => expressions.push(e),
             (None, Projection::Fields(fields)) => expressions.extend(fields.iter().map(|(e, _)| e)),
             (None, Projection::Star) => {}
@@ -137,16 +143,25 @@ impl PreparedQuery {
     /// page can resume after a key instead of re-running the whole query.
     pub fn streams_in_key_order(&self) -> bool {
         let s = &self.select;
-        self.aggregate.is_none() && s.order_by.is_empty() && !s.distinct && s.top.is_none() && s.offset.is_none()
+        self.aggregate.is_none()
+            && s.order_by.is_empty()
+            && !s.distinct
+            && s.top.is_none()
+            && s.offset.is_none()
     }
 
     /// Whether the query returns documents as stored, unfiltered (no parsing needed).
     fn is_plain_scan(&self) -> bool {
-        self.streams_in_key_order() && self.select.filter.is_none() && self.select.projection == Projection::Star
+        self.streams_in_key_order()
+            && self.select.filter.is_none()
+            && self.select.projection == Projection::Star
     }
 
     fn matches(&self, doc: &Value) -> bool {
-        self.select.filter.as_ref().is_none_or(|f| eval::is_true(f, doc))
+        self.select
+            .filter
+            .as_ref()
+            .is_none_or(|f| eval::is_true(f, doc))
     }
 
     fn project(&self, doc: Value) -> Option<Value> {
@@ -179,14 +194,21 @@ impl PreparedQuery {
                     .zip(a.iter().zip(b.iter()))
                     .map(|(k, (x, y))| {
                         let o = eval::sort_order(x, y);
-                        if k.descending { o.reverse() } else { o }
+                        if k.descending {
+                            o.reverse()
+                        } else {
+                            o
+                        }
                     })
                     .find(|o| o.is_ne())
                     .unwrap_or(std::cmp::Ordering::Equal)
             });
             matching = keyed.into_iter().map(|(_, d)| d).collect();
         }
-        let mut results: Vec<Value> = matching.into_iter().filter_map(|d| self.project(d)).collect();
+        let mut results: Vec<Value> = matching
+            .into_iter()
+            .filter_map(|d| self.project(d))
+            .collect();
         if self.select.distinct {
             let mut seen = Vec::new();
             results.retain(|v| {
@@ -198,7 +220,11 @@ impl PreparedQuery {
             });
         }
         let skip = self.select.offset.unwrap_or(0);
-        let take = self.select.limit.unwrap_or(usize::MAX).min(self.select.top.unwrap_or(usize::MAX));
+        let take = self
+            .select
+            .limit
+            .unwrap_or(usize::MAX)
+            .min(self.select.top.unwrap_or(usize::MAX));
         results.into_iter().skip(skip).take(take).collect()
     }
 
@@ -230,7 +256,8 @@ impl PreparedQuery {
             } else {
                 let doc = parse(body);
                 if self.matches(&doc) {
-                    self.project(doc).map(|v| Bytes::from(serde_json::to_vec(&v).expect("serialises")))
+                    self.project(doc)
+                        .map(|v| Bytes::from(serde_json::to_vec(&v).expect("serialises")))
                 } else {
                     None
                 }
@@ -278,13 +305,23 @@ fn page_of_values(results: Vec<Value>, offset: usize, limit: PageLimit) -> Page 
 
 fn aggregate_shape(projection: &Projection, text: &str) -> ApiResult<Option<AggregateShape>> {
     let as_aggregate = |e: &Expr| match e {
-        Expr::Call(name, args) => Aggregate::from_name(name).map(|a| (a, args.first().cloned().unwrap_or(Expr::Literal(Value::from(1))))),
+        Expr::Call(name, args) => Aggregate::from_name(name).map(|a| {
+            (
+                a,
+                args.first()
+                    .cloned()
+                    .unwrap_or(Expr::Literal(Value::from(1))),
+            )
+        }),
         _ => None,
     };
     Ok(match projection {
         Projection::Value(e) => as_aggregate(e).map(|(a, arg)| AggregateShape::Value(a, arg)),
         Projection::Fields(fields) => {
-            let aggregates: Vec<_> = fields.iter().filter_map(|(e, name)| as_aggregate(e).map(|(a, arg)| (name.clone(), a, arg))).collect();
+            let aggregates: Vec<_> = fields
+                .iter()
+                .filter_map(|(e, name)| as_aggregate(e).map(|(a, arg)| (name.clone(), a, arg)))
+                .collect();
             if aggregates.is_empty() {
                 None
             } else if aggregates.len() == fields.len() {
@@ -316,7 +353,11 @@ fn aggregate_one(aggregate: Aggregate, expr: &Expr, docs: &[Value]) -> Option<Va
     let values: Vec<Value> = docs.iter().filter_map(|d| eval::eval(expr, d)).collect();
     match aggregate {
         Aggregate::Count => Some(Value::from(values.len())),
-        Aggregate::Sum => values.iter().map(Value::as_f64).sum::<Option<f64>>().map(eval::number),
+        Aggregate::Sum => values
+            .iter()
+            .map(Value::as_f64)
+            .sum::<Option<f64>>()
+            .map(eval::number),
         Aggregate::Avg => {
             let sum = values.iter().map(Value::as_f64).sum::<Option<f64>>()?;
             (!values.is_empty()).then(|| eval::number(sum / values.len() as f64))
@@ -344,42 +385,120 @@ mod tests {
     use serde_json::json;
 
     fn run(q: &str, docs: &[Value]) -> Vec<Value> {
-        let body = QueryBody { query: q.into(), parameters: vec![Parameter { name: "@v".into(), value: json!(2) }] };
-        PreparedQuery::prepare(&body).unwrap().run_values(docs.iter().cloned())
+        let body = QueryBody {
+            query: q.into(),
+            parameters: vec![Parameter {
+                name: "@v".into(),
+                value: json!(2),
+            }],
+        };
+        PreparedQuery::prepare(&body)
+            .unwrap()
+            .run_values(docs.iter().cloned())
     }
 
     #[test]
     fn aggregates_order_and_projection() {
-        let docs = [json!({"id": "a", "n": 3}), json!({"id": "b", "n": 1}), json!({"id": "c", "n": 2}), json!({"id": "d"})];
+        let docs = [
+            json!({"id": "a", "n": 3}),
+            json!({"id": "b", "n": 1}),
+            json!({"id": "c", "n": 2}),
+            json!({"id": "d"}),
+        ];
         assert_eq!(run("SELECT VALUE COUNT(1) FROM c", &docs), vec![json!(4)]);
         assert_eq!(run("SELECT VALUE COUNT(1) FROM c", &[]), vec![json!(0)]);
         assert_eq!(run("SELECT VALUE COUNT(c.n) FROM c", &docs), vec![json!(3)]);
-        assert_eq!(run("SELECT COUNT(1) AS total, MAX(c.n) AS top FROM c", &docs), vec![json!({"total": 4, "top": 3})]);
+        assert_eq!(
+            run("SELECT COUNT(1) AS total, MAX(c.n) AS top FROM c", &docs),
+            vec![json!({"total": 4, "top": 3})]
+        );
         assert_eq!(run("SELECT VALUE MIN(c.n) FROM c", &docs), vec![json!(1)]);
-        assert_eq!(run("SELECT VALUE SUM(c.n) FROM c WHERE c.n >= @v", &docs), vec![json!(5)]);
-        assert_eq!(run("SELECT VALUE c.id FROM c WHERE IS_DEFINED(c.n) ORDER BY c.n DESC", &docs), vec![json!("a"), json!("c"), json!("b")]);
-        assert_eq!(run("SELECT TOP 2 c.id FROM c ORDER BY c.id", &docs), vec![json!({"id": "a"}), json!({"id": "b"})]);
-        assert_eq!(run("SELECT VALUE c.id FROM c ORDER BY c.id OFFSET 1 LIMIT 2", &docs), vec![json!("b"), json!("c")]);
-        assert_eq!(run("SELECT DISTINCT VALUE c.n > 1 FROM c WHERE IS_DEFINED(c.n)", &docs), vec![json!(true), json!(false)]);
+        assert_eq!(
+            run("SELECT VALUE SUM(c.n) FROM c WHERE c.n >= @v", &docs),
+            vec![json!(5)]
+        );
+        assert_eq!(
+            run(
+                "SELECT VALUE c.id FROM c WHERE IS_DEFINED(c.n) ORDER BY c.n DESC",
+                &docs
+            ),
+            vec![json!("a"), json!("c"), json!("b")]
+        );
+        assert_eq!(
+            run("SELECT TOP 2 c.id FROM c ORDER BY c.id", &docs),
+            vec![json!({"id": "a"}), json!({"id": "b"})]
+        );
+        assert_eq!(
+            run(
+                "SELECT VALUE c.id FROM c ORDER BY c.id OFFSET 1 LIMIT 2",
+                &docs
+            ),
+            vec![json!("b"), json!("c")]
+        );
+        assert_eq!(
+            run(
+                "SELECT DISTINCT VALUE c.n > 1 FROM c WHERE IS_DEFINED(c.n)",
+                &docs
+            ),
+            vec![json!(true), json!(false)]
+        );
     }
 
     #[test]
     fn unknown_functions_and_mixed_aggregates_are_refused() {
-        for q in ["SELECT * FROM c WHERE FOO(c.id)", "SELECT c.id, COUNT(1) FROM c"] {
-            let body = QueryBody { query: q.into(), parameters: vec![] };
-            assert_eq!(PreparedQuery::prepare(&body).unwrap_err().status.as_u16(), 400, "{q}");
+        for q in [
+            "SELECT * FROM c WHERE FOO(c.id)",
+            "SELECT c.id, COUNT(1) FROM c",
+        ] {
+            let body = QueryBody {
+                query: q.into(),
+                parameters: vec![],
+            };
+            assert_eq!(
+                PreparedQuery::prepare(&body).unwrap_err().status.as_u16(),
+                400,
+                "{q}"
+            );
         }
     }
 
     #[test]
     fn pages_resume_after_the_last_key() {
-        let bodies: Vec<(String, Bytes)> = (0..5).map(|i| (format!("{i}"), Bytes::from(json!({"id": format!("{i}")}).to_string()))).collect();
-        let q = PreparedQuery::prepare(&QueryBody { query: "SELECT * FROM c".into(), parameters: vec![] }).unwrap();
-        let limit = PageLimit { items: 2, bytes: usize::MAX };
-        let page = q.run_page(bodies.iter().map(|(id, b)| ("[]", id.as_str(), b)), None, limit);
+        let bodies: Vec<(String, Bytes)> = (0..5)
+            .map(|i| {
+                (
+                    format!("{i}"),
+                    Bytes::from(json!({"id": format!("{i}")}).to_string()),
+                )
+            })
+            .collect();
+        let q = PreparedQuery::prepare(&QueryBody {
+            query: "SELECT * FROM c".into(),
+            parameters: vec![],
+        })
+        .unwrap();
+        let limit = PageLimit {
+            items: 2,
+            bytes: usize::MAX,
+        };
+        let page = q.run_page(
+            bodies.iter().map(|(id, b)| ("[]", id.as_str(), b)),
+            None,
+            limit,
+        );
         assert_eq!(page.documents.len(), 2);
-        assert_eq!(page.continuation, Some(Continuation::After { pk: "[]".into(), id: "1".into() }));
-        let last = q.run_page(bodies[4..].iter().map(|(id, b)| ("[]", id.as_str(), b)), None, limit);
+        assert_eq!(
+            page.continuation,
+            Some(Continuation::After {
+                pk: "[]".into(),
+                id: "1".into()
+            })
+        );
+        let last = q.run_page(
+            bodies[4..].iter().map(|(id, b)| ("[]", id.as_str(), b)),
+            None,
+            limit,
+        );
         assert_eq!((last.documents.len(), last.continuation), (1, None));
     }
 }

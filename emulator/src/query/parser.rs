@@ -45,7 +45,11 @@ fn from_alias(text: &str, tokens: &[Token]) -> ApiResult<String> {
                     return Err(syntax_error(text, "FROM: expected a collection name"));
                 };
                 let alias = match (tokens.get(i + 2), tokens.get(i + 3)) {
-                    (Some(Token::Ident(kw)), Some(Token::Ident(alias))) if kw.eq_ignore_ascii_case("AS") => alias,
+                    (Some(Token::Ident(kw)), Some(Token::Ident(alias)))
+                        if kw.eq_ignore_ascii_case("AS") =>
+                    {
+                        alias
+                    }
                     (Some(Token::Ident(alias)), _) if !is_reserved(alias) => alias,
                     _ => source,
                 };
@@ -153,7 +157,11 @@ impl Parser<'_> {
     fn select(&mut self) -> ApiResult<Select> {
         self.expect_keyword("SELECT")?;
         let distinct = self.eat_keyword("DISTINCT");
-        let top = if self.eat_keyword("TOP") { Some(self.count()?) } else { None };
+        let top = if self.eat_keyword("TOP") {
+            Some(self.count()?)
+        } else {
+            None
+        };
         let projection = if self.eat_sym("*") {
             Projection::Star
         } else if self.eat_keyword("VALUE") {
@@ -191,7 +199,11 @@ impl Parser<'_> {
                 self.pos += 1;
             }
         }
-        let filter = if self.eat_keyword("WHERE") { Some(self.expr()?) } else { None };
+        let filter = if self.eat_keyword("WHERE") {
+            Some(self.expr()?)
+        } else {
+            None
+        };
         let mut order_by = Vec::new();
         if self.eat_keyword("ORDER") {
             self.expect_keyword("BY")?;
@@ -232,7 +244,11 @@ impl Parser<'_> {
             let then = self.expr()?;
             self.expect_sym(":")?;
             let otherwise = self.expr()?;
-            return Ok(Expr::Conditional(Box::new(condition), Box::new(then), Box::new(otherwise)));
+            return Ok(Expr::Conditional(
+                Box::new(condition),
+                Box::new(then),
+                Box::new(otherwise),
+            ));
         }
         Ok(condition)
     }
@@ -490,7 +506,9 @@ mod tests {
     #[test]
     fn parses_the_shapes_the_sdks_send() {
         assert_eq!(p("SELECT * FROM c").projection, Projection::Star);
-        assert!(matches!(p("SELECT VALUE COUNT(1) FROM c").projection, Projection::Value(Expr::Call(ref n, _)) if n == "COUNT"));
+        assert!(
+            matches!(p("SELECT VALUE COUNT(1) FROM c").projection, Projection::Value(Expr::Call(ref n, _)) if n == "COUNT")
+        );
         let s = p("SELECT * FROM root r WHERE r.id = @id");
         assert_eq!(
             s.filter,
@@ -510,7 +528,13 @@ mod tests {
     #[test]
     fn refuses_bad_queries_with_a_clear_message() {
         let none = HashMap::new();
-        for bad in ["SELECT", "SELECT * FROM c WHERE", "SELECT * FROM c WHERE x.id = 1", "SELECT * FROM c WHERE c.id = @missing", "SELECT * FROM c WHERE c.id = 'open"] {
+        for bad in [
+            "SELECT",
+            "SELECT * FROM c WHERE",
+            "SELECT * FROM c WHERE x.id = 1",
+            "SELECT * FROM c WHERE c.id = @missing",
+            "SELECT * FROM c WHERE c.id = 'open",
+        ] {
             let err = parse(bad, &none).unwrap_err();
             assert_eq!(err.status.as_u16(), 400, "{bad}");
         }

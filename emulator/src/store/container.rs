@@ -47,7 +47,17 @@ impl ContainerSettings {
         for owned in ["id", "partitionKey", "defaultTtl", "indexingPolicy"] {
             extra.remove(owned);
         }
-        for system in ["_rid", "_self", "_etag", "_ts", "_docs", "_sprocs", "_triggers", "_udfs", "_conflicts"] {
+        for system in [
+            "_rid",
+            "_self",
+            "_etag",
+            "_ts",
+            "_docs",
+            "_sprocs",
+            "_triggers",
+            "_udfs",
+            "_conflicts",
+        ] {
             extra.remove(system);
         }
         Ok(ContainerSettings {
@@ -82,7 +92,9 @@ fn indexing_policy(value: Option<&Value>) -> ApiResult<Value> {
     policy.insert("indexingMode".into(), Value::from(mode));
     policy.entry("automatic").or_insert(Value::Bool(!none));
     if !none {
-        policy.entry("includedPaths").or_insert_with(|| json!([{"path": "/*"}]));
+        policy
+            .entry("includedPaths")
+            .or_insert_with(|| json!([{"path": "/*"}]));
         policy
             .entry("excludedPaths")
             .or_insert_with(|| json!([{"path": "/\"_etag\"/?"}]));
@@ -105,7 +117,13 @@ pub struct Container {
 }
 
 impl Container {
-    pub fn new(id: String, database_number: u32, number: u32, settings: ContainerSettings, now: i64) -> Self {
+    pub fn new(
+        id: String,
+        database_number: u32,
+        number: u32,
+        settings: ContainerSettings,
+        now: i64,
+    ) -> Self {
         Container {
             id,
             rid: rid::container(database_number, number),
@@ -154,9 +172,15 @@ impl Container {
     pub fn to_json(&self, database_rid: &str) -> Value {
         let mut body = Map::new();
         body.insert("id".into(), Value::from(self.id.clone()));
-        body.insert("indexingPolicy".into(), self.settings.indexing_policy.clone());
+        body.insert(
+            "indexingPolicy".into(),
+            self.settings.indexing_policy.clone(),
+        );
         if !self.settings.partition_key.wire.is_null() {
-            body.insert("partitionKey".into(), self.settings.partition_key.wire.clone());
+            body.insert(
+                "partitionKey".into(),
+                self.settings.partition_key.wire.clone(),
+            );
         }
         if let Some(ttl) = self.settings.default_ttl {
             body.insert("defaultTtl".into(), Value::from(ttl.to_i64()));
@@ -176,7 +200,13 @@ impl Container {
             Value::from(format!("dbs/{database_rid}/colls/{}/", self.rid)),
         );
         body.insert("_etag".into(), Value::from(self.etag.clone()));
-        for (k, v) in [("_docs", "docs/"), ("_sprocs", "sprocs/"), ("_triggers", "triggers/"), ("_udfs", "udfs/"), ("_conflicts", "conflicts/")] {
+        for (k, v) in [
+            ("_docs", "docs/"),
+            ("_sprocs", "sprocs/"),
+            ("_triggers", "triggers/"),
+            ("_udfs", "udfs/"),
+            ("_conflicts", "conflicts/"),
+        ] {
             body.insert(k.into(), Value::from(v));
         }
         Value::Object(body)
@@ -222,7 +252,13 @@ impl Container {
 
     /// Stores `body` at `key` as the item's new version, written at `now`.
     /// The caller has validated the body and decided that the write may happen.
-    pub fn write(&mut self, key: ItemKey, mut body: Map<String, Value>, item_ttl: Option<Ttl>, now: i64) -> ApiResult<Item> {
+    pub fn write(
+        &mut self,
+        key: ItemKey,
+        mut body: Map<String, Value>,
+        item_ttl: Option<Ttl>,
+        now: i64,
+    ) -> ApiResult<Item> {
         let key = Arc::new(key);
         let rid = match self.items.get(&key) {
             Some(old) => old.rid.clone(),

@@ -59,14 +59,14 @@ pub fn validate_id(value: Option<&Value>) -> ApiResult<&str> {
                 "The input content is invalid: 'id' must be a string, got {other}."
             )))
         }
-        None => {
-            return Err(ApiError::bad_request(
-                "The input content is invalid because the required properties - 'id; ' - are missing.",
-            ))
-        }
+        None => return Err(ApiError::bad_request(
+            "The input content is invalid because the required properties - 'id; ' - are missing.",
+        )),
     };
     if id.is_empty() {
-        return Err(ApiError::bad_request("The input content is invalid: 'id' must not be empty."));
+        return Err(ApiError::bad_request(
+            "The input content is invalid: 'id' must not be empty.",
+        ));
     }
     if id.chars().count() > 255 {
         return Err(ApiError::bad_request(

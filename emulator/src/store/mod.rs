@@ -183,7 +183,11 @@ impl Store {
     }
 
     pub fn databases(&self) -> Vec<Value> {
-        self.read().databases.values().map(Database::to_json).collect()
+        self.read()
+            .databases
+            .values()
+            .map(Database::to_json)
+            .collect()
     }
 
     pub fn delete_database(&self, id: &str) -> ApiResult<()> {
@@ -283,7 +287,11 @@ impl Store {
 
     /// The key an item request addresses: the partition key header (required
     /// when the container is partitioned) and the id.
-    fn key_from_header(container: &Container, header: Option<&str>, id: &str) -> ApiResult<ItemKey> {
+    fn key_from_header(
+        container: &Container,
+        header: Option<&str>,
+        id: &str,
+    ) -> ApiResult<ItemKey> {
         let pk = match header {
             Some(h) => container.partition_key().key_from_header(h)?,
             None if container.partition_key().wire.is_null() => "[]".to_string(),
@@ -296,7 +304,13 @@ impl Store {
         Ok(ItemKey::new(&pk, id))
     }
 
-    pub fn read_item(&self, database: &str, container: &str, partition_key: Option<&str>, id: &str) -> ApiResult<Item> {
+    pub fn read_item(
+        &self,
+        database: &str,
+        container: &str,
+        partition_key: Option<&str>,
+        id: &str,
+    ) -> ApiResult<Item> {
         self.with_container(database, container, |c, now| {
             let key = Self::key_from_header(c, partition_key, id)?;
             c.get(&key, now).cloned().ok_or_else(ApiError::not_found)
@@ -304,7 +318,12 @@ impl Store {
     }
 
     /// Create, upsert or replace. Returns 201 for a new item, 200 otherwise.
-    pub fn write_item(&self, database: &str, container: &str, mut write: ItemWrite<'_>) -> ApiResult<(StatusCode, Item)> {
+    pub fn write_item(
+        &self,
+        database: &str,
+        container: &str,
+        mut write: ItemWrite<'_>,
+    ) -> ApiResult<(StatusCode, Item)> {
         strip_system_properties(&mut write.body);
         let id = validate_id(write.body.get("id"))?.to_string();
         if let Some(url_id) = write.url_id.filter(|u| *u != id) {
@@ -368,7 +387,9 @@ impl Store {
             return Err(ApiError::bad_request("A patch cannot change an item's id."));
         }
         if c.partition_key().key_of(&body) != *key.pk {
-            return Err(ApiError::bad_request("A patch cannot change an item's partition key value."));
+            return Err(ApiError::bad_request(
+                "A patch cannot change an item's partition key value.",
+            ));
         }
         let item_ttl = ttl::item_ttl(body.get("ttl"))?;
         let item = c.write(key, body, item_ttl, now)?;
@@ -399,7 +420,10 @@ impl Store {
     }
 
     /// The partition a feed or query request is scoped to, if any.
-    pub fn partition_scope(container: &Container, header: Option<&str>) -> ApiResult<Option<String>> {
+    pub fn partition_scope(
+        container: &Container,
+        header: Option<&str>,
+    ) -> ApiResult<Option<String>> {
         header
             .map(|h| container.partition_key().key_from_header(h))
             .transpose()
@@ -474,7 +498,9 @@ fn live_or_discard(c: &mut Container, key: &ItemKey, now: i64) -> Option<Box<str
 
 fn check_if_match(if_match: Option<&str>, etag: &str) -> ApiResult<()> {
     match if_match {
-        Some(expected) if expected != "*" && expected != etag => Err(ApiError::precondition_failed()),
+        Some(expected) if expected != "*" && expected != etag => {
+            Err(ApiError::precondition_failed())
+        }
         _ => Ok(()),
     }
 }
