@@ -396,6 +396,9 @@ impl CaseTarget<'_> {
                 self.collection_link.clone(),
             )
             .header("x-ms-documentdb-isquery", "True")
+            // Scoped to the case's partition by the key header; the flag is
+            // what SDKs send too, and some targets refuse queries without it.
+            .header("x-ms-documentdb-query-enablecrosspartition", "True")
             .header("x-ms-documentdb-partitionkey", partition_key_header())
             .body("application/query+json", &body);
             if let Some(token) = &continuation {
