@@ -271,6 +271,18 @@ mod tests {
         assert!(verify(&key, &request(&forged)).is_err());
     }
 
+    /// A signature computed independently (Python's hmac, as the Python SDK signs).
+    #[test]
+    fn known_answer() {
+        let key = MasterKey::from_base64(KEY).unwrap();
+        let p = payload("GET", "docs", "dbs/db1/colls/c1/docs/a", DATE, "");
+        assert_eq!(key.sign(&p), "i4KBYcCsPMEjSyQl2MVdQl53mWi0fPX5GTJtFTHcJag=");
+        assert_eq!(
+            authorization_header(&key, &p),
+            "type%3Dmaster%26ver%3D1%2E0%26sig%3Di4KBYcCsPMEjSyQl2MVdQl53mWi0fPX5GTJtFTHcJag%3D"
+        );
+    }
+
     #[test]
     fn missing_header_and_missing_date_are_refused() {
         let key = MasterKey::from_base64(KEY).unwrap();

@@ -43,6 +43,9 @@ pub struct Config {
     /// The base64 master key clients sign with.
     pub key: String,
     pub clock: ClockMode,
+    /// Whether expired items are physically deleted in the background. Off
+    /// only in tests that check that reads hide expired items by themselves.
+    pub background_purge: bool,
 }
 
 impl Default for Config {
@@ -52,6 +55,7 @@ impl Default for Config {
             port: 8081,
             key: WELL_KNOWN_KEY.into(),
             clock: ClockMode::System,
+            background_purge: true,
         }
     }
 }
@@ -72,6 +76,7 @@ pub struct Server {
     /// Bound without a runtime, so that binding works from any thread.
     listener: std::net::TcpListener,
     state: AppState,
+    background_purge: bool,
 }
 
 impl Server {
@@ -86,7 +91,11 @@ impl Server {
             key: Arc::new(key),
             scheme: "http",
         };
-        Ok(Server { listener, state })
+        Ok(Server {
+            listener,
+            state,
+            background_purge: config.background_purge,
+        })
     }
 
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
@@ -105,13 +114,17 @@ impl Server {
     /// Serves until `shutdown` completes, with the purge task beside.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
         let listener = TcpListener::from_std(self.listener)?;
-        let purge = tokio::spawn(purge::run(self.state.store.clone()));
+        let purge = self
+            .background_purge
+            .then(|| tokio::spawn(purge::run(self.state.store.clone())));
         let service =
             axum::ServiceExt::<axum::extract::Request>::into_make_service(app(self.state));
         let served = axum::serve(listener, service)
             .with_graceful_shutdown(shutdown)
             .await;
-        purge.abort();
+        if let Some(purge) = purge {
+            purge.abort();
+        }
         served
     }
 }

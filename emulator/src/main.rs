@@ -56,6 +56,7 @@ fn main() -> ExitCode {
         port: cli.port,
         key: cli.key,
         clock,
+        background_purge: true,
     };
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(r) => r,

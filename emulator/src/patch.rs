@@ -21,10 +21,16 @@ pub struct PatchBody {
 pub struct Operation {
     pub op: String,
     pub path: String,
-    #[serde(default)]
+    /// `Some(Value::Null)` for an explicit `"value": null`, `None` when absent.
+    #[serde(default, deserialize_with = "present")]
     pub value: Option<Value>,
     #[serde(default)]
     pub from: Option<String>,
+}
+
+/// Keeps an explicit JSON null as `Some(Null)` (serde would make it `None`).
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 impl PatchBody {

@@ -69,9 +69,11 @@ pub fn app(state: AppState) -> NormalizePath<Router> {
         .route("/_emulator/clock", get(clock::read).post(clock::update))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        // Bodies up to twice the item limit reach the handlers, which answer
-        // 413 with the Cosmos error body; larger ones are refused the same way.
-        .layer(DefaultBodyLimit::max(2 * MAX_ITEM_BYTES))
+        // Bodies up to 8x the item limit are read whole, so that the client
+        // gets the 413 Cosmos error body; refusing earlier would close the
+        // connection while the client is still sending, and it would see a
+        // reset instead of the answer. Larger bodies are refused at once.
+        .layer(DefaultBodyLimit::max(8 * MAX_ITEM_BYTES))
         .layer(middleware::from_fn_with_state(state.clone(), envelope))
         .with_state(state);
     NormalizePathLayer::trim_trailing_slash().layer(router)

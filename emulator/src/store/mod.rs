@@ -354,11 +354,9 @@ impl Store {
             }
             (_, None) => StatusCode::CREATED,
         };
-        let item = c.write(key, write.body, item_ttl, now)?;
-        let expires = ttl::expires_at(c.default_ttl(), item_ttl, now);
+        let (item, expires) = write_and_expiry(c, key, write.body, item_ttl, now)?;
         drop(catalog);
-        self.wrote();
-        self.schedule_purge(expires);
+        self.item_written(expires);
         Ok((status, item))
     }
 
@@ -392,11 +390,9 @@ impl Store {
             ));
         }
         let item_ttl = ttl::item_ttl(body.get("ttl"))?;
-        let item = c.write(key, body, item_ttl, now)?;
-        let expires = ttl::expires_at(c.default_ttl(), item_ttl, now);
+        let (item, expires) = write_and_expiry(c, key, body, item_ttl, now)?;
         drop(catalog);
-        self.wrote();
-        self.schedule_purge(expires);
+        self.item_written(expires);
         Ok(item)
     }
 
@@ -431,12 +427,13 @@ impl Store {
 
     // ---- expiry ----------------------------------------------------------
 
-    /// Tells the purge task about a new expiry instant if it is earlier than
-    /// the one it sleeps towards (mini-redis's rule).
-    fn schedule_purge(&self, expires_at: Option<i64>) {
+    /// After an item write (lock released): a new session LSN, and the purge
+    /// task told about the item's expiry instant if it is earlier than the
+    /// one it sleeps towards (mini-redis's rule).
+    fn item_written(&self, expires_at: Option<i64>) {
+        self.wrote();
         if let Some(at) = expires_at {
-            if at < self.next_purge_at.load(Ordering::Acquire) {
-                self.next_purge_at.store(at, Ordering::Release);
+            if self.next_purge_at.fetch_min(at, Ordering::AcqRel) > at {
                 self.purge_wakeup.notify_one();
             }
         }
@@ -484,6 +481,18 @@ impl Store {
     pub fn stored_item_count(&self, database: &str, container: &str) -> ApiResult<usize> {
         self.with_container(database, container, |c, _| Ok(c.stored_count()))
     }
+}
+
+/// Stores an item version; returns it with the instant it will expire.
+fn write_and_expiry(
+    c: &mut Container,
+    key: ItemKey,
+    body: Map<String, Value>,
+    item_ttl: Option<ttl::Ttl>,
+    now: i64,
+) -> ApiResult<(Item, Option<i64>)> {
+    let item = c.write(key, body, item_ttl, now)?;
+    Ok((item, ttl::expires_at(c.default_ttl(), item_ttl, now)))
 }
 
 /// The etag of the live item at `key`; an expired one is removed on the spot

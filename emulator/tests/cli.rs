@@ -1,0 +1,80 @@
+//! The binary: one `listening on` line on stdout, a working endpoint, a
+//! clean stop on SIGTERM and SIGINT.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Command, Stdio};
+
+fn start(args: &[&str]) -> (std::process::Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cosmos-emulator"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    (child, line)
+}
+
+fn stop_with(child: &mut std::process::Child, signal: &str) -> std::process::ExitStatus {
+    Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    child.wait().unwrap()
+}
+
+#[test]
+fn prints_one_line_serves_and_stops_on_sigterm() {
+    let (mut child, line) = start(&[
+        "--port",
+        "0",
+        "--clock",
+        "manual",
+        "--clock-start",
+        "1234567890",
+    ]);
+    let endpoint = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    assert!(endpoint.starts_with("http://127.0.0.1:"), "{endpoint}");
+    // Unauthenticated, but a Cosmos-shaped answer from a live server.
+    let reply = reqwest::blocking::get(format!("{endpoint}/_emulator/clock")).unwrap();
+    assert_eq!(reply.status().as_u16(), 401);
+    assert!(stop_with(&mut child, "-TERM").success());
+    let mut rest = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut rest)
+        .unwrap();
+    assert_eq!(rest, "", "stdout holds exactly one line");
+}
+
+#[test]
+fn stops_on_sigint() {
+    let (mut child, _) = start(&["--port", "0"]);
+    assert!(stop_with(&mut child, "-INT").success());
+}
+
+#[test]
+fn bad_arguments_fail_clearly() {
+    for args in [
+        &["--key", "not base64!"][..],
+        &["--clock", "sundial"],
+        &["--clock-start", "5"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_cosmos-emulator"))
+            .args(args)
+            .args(["--port", "0"])
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+}

@@ -1,0 +1,334 @@
+//! A signed HTTP client against an in-process emulator on a free port with
+//! the manual clock, for the integration tests.
+#![allow(dead_code)]
+
+use cosmos_emulator::auth::{authorization_header, payload, signed_resource, MasterKey};
+use cosmos_emulator::{ClockMode, Config, Emulator};
+use reqwest::blocking::Client;
+use reqwest::header::HeaderMap;
+use reqwest::Method;
+use serde_json::{json, Value};
+
+/// Where the manual clock starts in every test.
+pub const START: i64 = 1_700_000_000;
+pub const DB: &str = "db";
+pub const COLL: &str = "/dbs/db/colls/c";
+
+/// Whether the emulator deletes expired items in the background. With `Off`
+/// nothing is ever deleted by time, so a test sees the read paths alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purge {
+    Background,
+    Off,
+}
+
+pub struct Reply {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: Value,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    pub fn code(&self) -> &str {
+        self.body["code"].as_str().unwrap_or("")
+    }
+
+    pub fn message(&self) -> &str {
+        self.body["message"].as_str().unwrap_or("")
+    }
+
+    /// Asserts a Cosmos error: status, code, and a message that is not empty.
+    #[track_caller]
+    pub fn assert_error(&self, status: u16, code: &str) {
+        assert_eq!(self.status, status, "{}", self.body);
+        assert_eq!(self.code(), code, "{}", self.body);
+        assert!(
+            !self.message().is_empty(),
+            "an error needs a message: {}",
+            self.body
+        );
+        assert!(self.header("x-ms-activity-id").is_some());
+    }
+}
+
+pub struct TestClient {
+    pub emulator: Emulator,
+    http: Client,
+    key: MasterKey,
+}
+
+impl TestClient {
+    pub fn start() -> Self {
+        Self::start_with(ClockMode::Manual { start: Some(START) }, Purge::Background)
+    }
+
+    pub fn start_with(clock: ClockMode, purge: Purge) -> Self {
+        let emulator = Emulator::start(Config {
+            clock,
+            background_purge: purge == Purge::Background,
+            ..Config::for_tests()
+        })
+        .expect("emulator starts");
+        let key = MasterKey::from_base64(emulator.key()).unwrap();
+        TestClient {
+            emulator,
+            http: Client::new(),
+            key,
+        }
+    }
+
+    /// A client with a database `db` and a container `c` partitioned on `/pk`
+    /// with the given `defaultTtl` (None: property absent).
+    pub fn with_container(default_ttl: Option<Value>) -> Self {
+        Self::with_container_and(default_ttl, Purge::Background)
+    }
+
+    pub fn with_container_and(default_ttl: Option<Value>, purge: Purge) -> Self {
+        let client = Self::start_with(ClockMode::Manual { start: Some(START) }, purge);
+        assert_eq!(client.post("/dbs", &json!({"id": DB}), &[]).status, 201);
+        let reply = client.create_container("c", default_ttl);
+        assert_eq!(reply.status, 201, "{}", reply.body);
+        client
+    }
+
+    pub fn create_container(&self, id: &str, default_ttl: Option<Value>) -> Reply {
+        let mut body = json!({"id": id, "partitionKey": {"paths": ["/pk"], "kind": "Hash"}});
+        if let Some(ttl) = default_ttl {
+            body["defaultTtl"] = ttl;
+        }
+        self.post("/dbs/db/colls", &body, &[])
+    }
+
+    /// Sends a request signed as the SDKs sign it, with the given key.
+    pub fn send_signed_with(
+        &self,
+        key: &MasterKey,
+        method: Method,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<Vec<u8>>,
+    ) -> Reply {
+        let date = httpdate::fmt_http_date(std::time::SystemTime::now());
+        let resource = signed_resource(path);
+        let auth = authorization_header(
+            key,
+            &payload(
+                method.as_str(),
+                &resource.resource_type,
+                &resource.links[0],
+                &date,
+                "",
+            ),
+        );
+        let mut request = self
+            .http
+            .request(method, format!("{}{}", self.emulator.endpoint(), path))
+            .header("x-ms-date", &date)
+            .header("x-ms-version", "2020-07-15")
+            .header("authorization", auth);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        if let Some(body) = body {
+            request = request.body(body);
+        }
+        let response = request.send().expect("request reaches the emulator");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let bytes = response.bytes().unwrap();
+        let body = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+                panic!(
+                    "response is not JSON ({e}): {}",
+                    String::from_utf8_lossy(&bytes)
+                )
+            })
+        };
+        Reply {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    pub fn send(
+        &self,
+        method: Method,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&Value>,
+    ) -> Reply {
+        self.send_signed_with(
+            &self.key,
+            method,
+            path,
+            headers,
+            body.map(|b| b.to_string().into_bytes()),
+        )
+    }
+
+    pub fn get(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
+        self.send(Method::GET, path, headers, None)
+    }
+
+    pub fn post(&self, path: &str, body: &Value, headers: &[(&str, &str)]) -> Reply {
+        self.send(Method::POST, path, headers, Some(body))
+    }
+
+    pub fn put(&self, path: &str, body: &Value, headers: &[(&str, &str)]) -> Reply {
+        self.send(Method::PUT, path, headers, Some(body))
+    }
+
+    pub fn delete(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
+        self.send(Method::DELETE, path, headers, None)
+    }
+
+    // ---- items in the default container ----------------------------------
+
+    fn pk_header(item: &Value) -> String {
+        json!([item["pk"]]).to_string()
+    }
+
+    pub fn create_item(&self, item: &Value) -> Reply {
+        self.post(
+            &format!("{COLL}/docs"),
+            item,
+            &[("x-ms-documentdb-partitionkey", &Self::pk_header(item))],
+        )
+    }
+
+    pub fn upsert_item(&self, item: &Value) -> Reply {
+        self.post(
+            &format!("{COLL}/docs"),
+            item,
+            &[
+                ("x-ms-documentdb-partitionkey", &Self::pk_header(item)),
+                ("x-ms-documentdb-is-upsert", "True"),
+            ],
+        )
+    }
+
+    pub fn replace_item(&self, item: &Value) -> Reply {
+        let id = item["id"].as_str().unwrap();
+        self.put(
+            &format!("{COLL}/docs/{id}"),
+            item,
+            &[("x-ms-documentdb-partitionkey", &Self::pk_header(item))],
+        )
+    }
+
+    pub fn patch_item(&self, id: &str, pk: &str, operations: Value) -> Reply {
+        let header = json!([pk]).to_string();
+        self.send(
+            Method::PATCH,
+            &format!("{COLL}/docs/{id}"),
+            &[
+                ("x-ms-documentdb-partitionkey", &header),
+                ("content-type", "application/json-patch+json"),
+            ],
+            Some(&json!({ "operations": operations })),
+        )
+    }
+
+    pub fn read_item(&self, id: &str, pk: &str) -> Reply {
+        let header = json!([pk]).to_string();
+        self.get(
+            &format!("{COLL}/docs/{id}"),
+            &[("x-ms-documentdb-partitionkey", &header)],
+        )
+    }
+
+    pub fn delete_item(&self, id: &str, pk: &str) -> Reply {
+        let header = json!([pk]).to_string();
+        self.delete(
+            &format!("{COLL}/docs/{id}"),
+            &[("x-ms-documentdb-partitionkey", &header)],
+        )
+    }
+
+    /// Runs a query across partitions, following continuations; returns all results.
+    pub fn query(&self, query: &str, parameters: Value) -> Vec<Value> {
+        let mut results = Vec::new();
+        let mut continuation: Option<String> = None;
+        loop {
+            let mut headers = vec![
+                ("x-ms-documentdb-isquery", "True"),
+                ("content-type", "application/query+json"),
+                ("x-ms-documentdb-query-enablecrosspartition", "True"),
+            ];
+            if let Some(token) = &continuation {
+                headers.push(("x-ms-continuation", token));
+            }
+            let reply = self.post(
+                &format!("{COLL}/docs"),
+                &json!({"query": query, "parameters": parameters}),
+                &headers,
+            );
+            assert_eq!(reply.status, 200, "{}", reply.body);
+            results.extend(reply.body["Documents"].as_array().unwrap().iter().cloned());
+            match reply.header("x-ms-continuation") {
+                Some(token) => continuation = Some(token.to_string()),
+                None => return results,
+            }
+        }
+    }
+
+    pub fn count(&self) -> i64 {
+        self.query("SELECT VALUE COUNT(1) FROM c", json!([]))[0]
+            .as_i64()
+            .unwrap()
+    }
+
+    pub fn ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self
+            .query("SELECT * FROM c", json!([]))
+            .iter()
+            .map(|d| d["id"].as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    pub fn set_default_ttl(&self, default_ttl: Option<Value>) -> Reply {
+        let mut body = json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash"}});
+        if let Some(ttl) = default_ttl {
+            body["defaultTtl"] = ttl;
+        }
+        self.put(COLL, &body, &[])
+    }
+
+    // ---- the test clock --------------------------------------------------
+
+    pub fn now(&self) -> i64 {
+        self.get("/_emulator/clock", &[]).body["now"]
+            .as_i64()
+            .unwrap()
+    }
+
+    /// Moves the clock forward and returns the new time.
+    pub fn advance(&self, seconds: i64) -> i64 {
+        let reply = self.post("/_emulator/clock", &json!({"advance": seconds}), &[]);
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        reply.body["now"].as_i64().unwrap()
+    }
+
+    /// Moves the clock to `START + seconds`.
+    pub fn at(&self, seconds: i64) {
+        let reply = self.post("/_emulator/clock", &json!({"set": START + seconds}), &[]);
+        assert_eq!(reply.status, 200, "{}", reply.body);
+    }
+
+    pub fn is_visible(&self, id: &str, pk: &str) -> bool {
+        match self.read_item(id, pk).status {
+            200 => true,
+            404 => false,
+            other => panic!("unexpected status {other} reading {id}"),
+        }
+    }
+}
