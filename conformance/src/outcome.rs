@@ -73,7 +73,7 @@ pub fn expected_token(expect: &Expect, matching: Option<&Map<String, Value>>) ->
             None => status.to_string(),
         },
         Expect::Visible => match matching {
-            Some(m) => format!("visible {}", Value::Object(m.clone())),
+            Some(m) => format!("visible {}", canonical(&Value::Object(m.clone()))),
             None => "visible".to_string(),
         },
         Expect::Absent => "absent".to_string(),
@@ -157,9 +157,12 @@ pub fn observe_read(
         .filter_map(|key| body.get(key).map(|v| (key.clone(), v.clone())))
         .collect();
     if &seen == sent {
-        Observed::plain(format!("visible {}", Value::Object(written.clone())))
+        Observed::plain(format!(
+            "visible {}",
+            canonical(&Value::Object(written.clone()))
+        ))
     } else {
-        Observed::plain(format!("visible {}", Value::Object(seen)))
+        Observed::plain(format!("visible {}", canonical(&Value::Object(seen))))
     }
 }
 
@@ -169,10 +172,33 @@ pub fn observe_rows(rows: &[Value]) -> Observed {
         .iter()
         .map(|row| match row.get("id").and_then(Value::as_str) {
             Some(id) if row.is_object() => id.to_string(),
-            _ => row.to_string(),
+            _ => canonical(row),
         })
         .collect();
     Observed::plain(render_rows(&normalize_rows(rows)))
+}
+
+/// Compact JSON with object keys sorted, whatever order the map keeps
+/// (serde_json's `preserve_order` may be on in a workspace build).
+pub fn canonical(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by_key(|(key, _)| *key);
+            let fields: Vec<String> = entries
+                .into_iter()
+                .map(|(key, value)| format!("{}:{}", Value::String(key.clone()), canonical(value)))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        Value::Array(items) => {
+            format!(
+                "[{}]",
+                items.iter().map(canonical).collect::<Vec<_>>().join(",")
+            )
+        }
+        other => other.to_string(),
+    }
 }
 
 /// What became of a case, before expectations are applied.

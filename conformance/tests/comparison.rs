@@ -118,6 +118,19 @@ fn query_rows_ignore_order(#[case] rows: Value, #[case] token: &str) {
 }
 
 #[test]
+fn tokens_sort_object_keys_at_every_depth() {
+    let matching = map(json!({"v": 1, "inner": {"z": 1, "a": [{"y": 2, "b": 3}]}}));
+    assert_eq!(
+        expected_token(&Expect::Visible, Some(&matching)),
+        r#"visible {"inner":{"a":[{"b":3,"y":2}],"z":1},"v":1}"#
+    );
+    assert_eq!(
+        observe_rows(&[json!({"b": 1, "a": 2})]).token,
+        r#"[{"a":2,"b":1}]"#
+    );
+}
+
+#[test]
 fn expected_rows_render_like_observed_rows() {
     let expect = Expect::Rows(normalize_rows(vec!["b".into(), "a".into()]));
     assert_eq!(
