@@ -6,7 +6,7 @@ use crate::clock::{excerpt, TimeMode, Timeline, WallClock};
 use crate::fixtures::{Action, Case, Step};
 use crate::outcome::{
     expected_token, observe_error, observe_read, observe_rows, observe_write, CaseRun, Observed,
-    StepOutcome, NOT_RUN,
+    StepOutcome, NOT_RUN, NO_ANSWER,
 };
 use reqwest::Method;
 use serde_json::{json, Map, Value};
@@ -118,7 +118,7 @@ impl Session {
                 return run;
             }
             let observed = target.perform(step).await;
-            let stop = observed.token == crate::outcome::NO_ANSWER;
+            let stop = observed.token == NO_ANSWER;
             outcome.observed = observed.token;
             outcome.detail = observed.detail;
             if stop {
