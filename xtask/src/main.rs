@@ -1,1 +1,81 @@
-fn main() {}
+//! `cargo xtask <task>`: the project's automation, one module per task.
+
+mod conformance;
+mod expectations;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const HELP: &str = "\
+cargo xtask <task>
+
+tasks:
+  conformance [--endpoint URL] [cosmos-conformance options...]
+      With no --endpoint: build and start the emulator (test clock, free
+      port), run every case against it, print the table, write the reports
+      to target/conformance/ and stop it. With --endpoint: run against that.
+  expectations --from REPORT.json --name NAME [--implementation TEXT]
+      Write fixtures/expectations/NAME.toml from a report, keeping the
+      reasons already written.
+";
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let task = args.next();
+    let rest: Vec<String> = args.collect();
+    let result = match task.as_deref() {
+        Some("conformance") => conformance::run(&rest),
+        Some("expectations") => expectations::run(&rest),
+        Some("help" | "--help" | "-h") | None => {
+            print!("{HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Some(other) => Err(format!("unknown task {other:?}\n\n{HELP}")),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("xtask: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The workspace root.
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+/// Cargo's target directory, as cargo itself chooses it.
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|dir| {
+            if dir.is_absolute() {
+                dir
+            } else {
+                root().join(dir)
+            }
+        })
+        .unwrap_or_else(|| root().join("target"))
+}
+
+/// `$CARGO`, the cargo that runs xtask.
+fn cargo() -> std::process::Command {
+    std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// The value of `--name VALUE` or `--name=VALUE` in `args`.
+fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter().enumerate().find_map(|(i, arg)| {
+        if arg == name {
+            args.get(i + 1).map(String::as_str)
+        } else {
+            arg.strip_prefix(name)
+                .and_then(|rest| rest.strip_prefix('='))
+        }
+    })
+}

@@ -1,0 +1,279 @@
+//! Signed HTTP to a Cosmos DB endpoint: master-key authorization, the
+//! standard headers, and responses reduced to what the suite observes.
+//! This is the only module that talks to the target.
+
+use base64::Engine as _;
+use hmac::{Hmac, KeyInit, Mac};
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use reqwest::Method;
+use serde_json::Value;
+use sha2::Sha256;
+use std::fmt;
+use std::time::{Duration, SystemTime};
+
+/// The key of Microsoft's emulator, published in its documentation.
+pub const WELL_KNOWN_KEY: &str =
+    "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+
+const API_VERSION: &str = "2020-07-15";
+
+/// Characters escaped in the authorization header (everything but
+/// alphanumerics and the few marks the SDKs leave alone).
+const HEADER_ESCAPE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+/// Characters escaped in one path segment (ids).
+const SEGMENT_ESCAPE: &AsciiSet = HEADER_ESCAPE;
+
+/// Where to connect and how to sign.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Credentials {
+    pub endpoint: String,
+    pub key: String,
+}
+
+impl Credentials {
+    /// Parses an Azure connection string `AccountEndpoint=...;AccountKey=...;`.
+    pub fn from_connection_string(text: &str) -> Result<Credentials, String> {
+        let mut endpoint = None;
+        let mut key = None;
+        for part in text.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+            let (name, value) = part
+                .split_once('=')
+                .ok_or_else(|| format!("connection string part {part:?} is not NAME=VALUE"))?;
+            match name.to_ascii_lowercase().as_str() {
+                "accountendpoint" => endpoint = Some(value.to_string()),
+                // The key is base64 and may end in '=': keep everything after the first '='.
+                "accountkey" => key = Some(value.to_string()),
+                _ => {}
+            }
+        }
+        Ok(Credentials {
+            endpoint: endpoint.ok_or("connection string has no AccountEndpoint")?,
+            key: key.ok_or("connection string has no AccountKey")?,
+        })
+    }
+}
+
+/// The master-key authorization header value for one request.
+pub fn authorization(
+    key: &[u8],
+    verb: &str,
+    resource_type: &str,
+    resource_link: &str,
+    date: &str,
+) -> String {
+    let payload = format!(
+        "{}\n{}\n{}\n{}\n\n",
+        verb.to_lowercase(),
+        resource_type.to_lowercase(),
+        resource_link,
+        date.to_lowercase()
+    );
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
+    mac.update(payload.as_bytes());
+    let signature = base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes());
+    utf8_percent_encode(
+        &format!("type=master&ver=1.0&sig={signature}"),
+        HEADER_ESCAPE,
+    )
+    .to_string()
+}
+
+/// Escapes one path segment (a database, container or item id).
+pub fn segment(id: &str) -> String {
+    utf8_percent_encode(id, SEGMENT_ESCAPE).to_string()
+}
+
+/// What a request came back with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Response {
+    pub status: u16,
+    pub body: String,
+    pub continuation: Option<String>,
+}
+
+impl Response {
+    /// The body as JSON, or `None` when it is not JSON.
+    pub fn json(&self) -> Option<Value> {
+        serde_json::from_str(&self.body).ok()
+    }
+
+    /// The error's `code` and `message` when the body has Cosmos DB's error shape.
+    pub fn error(&self) -> Option<(String, String)> {
+        let body = self.json()?;
+        let code = body.get("code")?.as_str()?.to_string();
+        let message = body
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        Some((code, message))
+    }
+}
+
+/// A request that got no HTTP answer (refused, timed out, TLS, ...).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TransportError(pub String);
+
+impl fmt::Display for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for TransportError {}
+
+/// One request to send.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    pub method: Method,
+    /// The URL path without the leading slash, e.g. `dbs/x/colls/c/docs`.
+    pub path: String,
+    pub resource_type: &'a str,
+    pub resource_link: String,
+    pub headers: Vec<(&'static str, String)>,
+    pub body: Option<(&'static str, String)>,
+}
+
+impl<'a> Request<'a> {
+    pub fn new(
+        method: Method,
+        path: String,
+        resource_type: &'a str,
+        resource_link: String,
+    ) -> Self {
+        Request {
+            method,
+            path,
+            resource_type,
+            resource_link,
+            headers: Vec::new(),
+            body: None,
+        }
+    }
+
+    pub fn header(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.headers.push((name, value.into()));
+        self
+    }
+
+    pub fn json(mut self, body: &Value) -> Self {
+        self.body = Some(("application/json", body.to_string()));
+        self
+    }
+
+    pub fn body(mut self, content_type: &'static str, body: &Value) -> Self {
+        self.body = Some((content_type, body.to_string()));
+        self
+    }
+}
+
+/// A client for one endpoint and key.
+#[derive(Debug, Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    endpoint: String,
+    key: Vec<u8>,
+}
+
+impl Client {
+    /// `insecure` accepts any TLS certificate (self-signed emulators).
+    pub fn new(
+        credentials: &Credentials,
+        insecure: bool,
+        timeout: Duration,
+    ) -> Result<Client, String> {
+        let endpoint = credentials.endpoint.trim_end_matches('/').to_string();
+        let url = reqwest::Url::parse(&endpoint)
+            .map_err(|e| format!("endpoint {endpoint:?} is not a URL: {e}"))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(format!("endpoint {endpoint:?} is neither http nor https"));
+        }
+        let key = base64::engine::general_purpose::STANDARD
+            .decode(credentials.key.trim())
+            .map_err(|e| format!("the key is not base64: {e}"))?;
+        let http = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout)
+            .danger_accept_invalid_certs(insecure)
+            .build()
+            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        Ok(Client {
+            http,
+            endpoint,
+            key,
+        })
+    }
+
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    /// Sends a signed request and reads the whole answer.
+    pub async fn send(&self, request: Request<'_>) -> Result<Response, TransportError> {
+        let date = httpdate::fmt_http_date(SystemTime::now());
+        let auth = authorization(
+            &self.key,
+            request.method.as_str(),
+            request.resource_type,
+            &request.resource_link,
+            &date,
+        );
+        let url = format!("{}/{}", self.endpoint, request.path);
+        let mut builder = self
+            .http
+            .request(request.method.clone(), &url)
+            .header("authorization", auth)
+            .header("x-ms-date", &date)
+            .header("x-ms-version", API_VERSION)
+            .header("accept", "application/json");
+        for (name, value) in &request.headers {
+            builder = builder.header(*name, value);
+        }
+        if let Some((content_type, body)) = request.body {
+            builder = builder.header("content-type", content_type).body(body);
+        }
+        let what = format!("{} /{}", request.method, request.path);
+        let response = builder
+            .send()
+            .await
+            .map_err(|e| TransportError(format!("{what}: {}", describe(&e))))?;
+        let status = response.status().as_u16();
+        let continuation = response
+            .headers()
+            .get("x-ms-continuation")
+            .and_then(|v| v.to_str().ok())
+            .filter(|v| !v.is_empty())
+            .map(str::to_string);
+        let body = response
+            .text()
+            .await
+            .map_err(|e| TransportError(format!("{what}: reading the body: {}", describe(&e))))?;
+        Ok(Response {
+            status,
+            body,
+            continuation,
+        })
+    }
+}
+
+fn describe(error: &reqwest::Error) -> String {
+    use std::error::Error as _;
+    let mut text = if error.is_timeout() {
+        "timed out".to_string()
+    } else if error.is_connect() {
+        "cannot connect".to_string()
+    } else {
+        "request failed".to_string()
+    };
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}

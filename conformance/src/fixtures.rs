@@ -1,0 +1,549 @@
+//! The cases as data: the model of `fixtures/cases/*.toml` and its loader.
+//!
+//! A file holds one area (`schema-version`, `area`, `title`, `[[case]]`...).
+//! Bodies are JSON text inside TOML strings, because TOML has no null and the
+//! suite must tell a missing property from an explicit `null`. The loader
+//! checks everything a runner relies on, so a broken fixture is an error
+//! that names its file and case, never a silently skipped check.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The newest fixture schema this runner understands.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The seed files of `shared/seeds/` a case may cite.
+pub const SEEDS: [&str; 5] = ["000", "001", "002", "003", "004"];
+
+/// One conformance case, ready to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    pub id: String,
+    pub area: String,
+    pub title: String,
+    pub source: Source,
+    /// The body of the case's container, created before the first step
+    /// (`None`: the case creates it itself with `create-container`).
+    pub container: Option<Map<String, Value>>,
+    pub steps: Vec<Step>,
+    /// The fixture file this case comes from.
+    pub file: PathBuf,
+}
+
+/// What a case cites: rules, table cells or stories, and seed files.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    pub cites: Vec<String>,
+    pub seeds: Vec<String>,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}; seeds {}",
+            self.cites.join(", "),
+            self.seeds.join(", ")
+        )
+    }
+}
+
+/// One step: at case time `at` (seconds since the case started, in the
+/// fixtures' own seconds), do `action` and expect `expect`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub at: u64,
+    pub action: Action,
+    pub expect: Expect,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Create(Map<String, Value>),
+    Upsert(Map<String, Value>),
+    Replace(Map<String, Value>),
+    Patch {
+        id: String,
+        operations: Vec<Value>,
+    },
+    Delete(String),
+    Read {
+        id: String,
+        matching: Option<Map<String, Value>>,
+    },
+    Query {
+        sql: String,
+        parameters: Vec<Value>,
+    },
+    CreateContainer(Map<String, Value>),
+    ReplaceContainer(Map<String, Value>),
+    ReadContainer {
+        matching: Option<Map<String, Value>>,
+    },
+}
+
+impl Action {
+    /// The verb and subject used in outcome texts, e.g. `read a`.
+    pub fn label(&self) -> String {
+        let id_of = |body: &Map<String, Value>| {
+            body.get("id")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string()
+        };
+        match self {
+            Action::Create(body) => format!("create {}", id_of(body)),
+            Action::Upsert(body) => format!("upsert {}", id_of(body)),
+            Action::Replace(body) => format!("replace {}", id_of(body)),
+            Action::Patch { id, .. } => format!("patch {id}"),
+            Action::Delete(id) => format!("delete {id}"),
+            Action::Read { id, .. } => format!("read {id}"),
+            Action::Query { sql, .. } => format!("query `{sql}`"),
+            Action::CreateContainer(_) => "create-container c".to_string(),
+            Action::ReplaceContainer(_) => "replace-container c".to_string(),
+            Action::ReadContainer { .. } => "read-container c".to_string(),
+        }
+    }
+
+    /// Whether the step writes (and so may start an expiry countdown).
+    pub fn is_item_write(&self) -> bool {
+        matches!(
+            self,
+            Action::Create(_) | Action::Upsert(_) | Action::Replace(_) | Action::Patch { .. }
+        )
+    }
+
+    fn kind(&self) -> ExpectKind {
+        match self {
+            Action::Read { .. } | Action::ReadContainer { .. } => ExpectKind::Presence,
+            Action::Query { .. } => ExpectKind::Rows,
+            _ => ExpectKind::Status,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ExpectKind {
+    Status,
+    Presence,
+    Rows,
+}
+
+/// What a step expects to observe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expect {
+    /// A write's HTTP status, and for errors the body's `code`.
+    Status { status: u16, code: Option<String> },
+    /// A point read answers 200 with the item (and its `match` properties).
+    Visible,
+    /// A point read answers 404.
+    Absent,
+    /// A query's rows, order ignored: an object's `id`, else the value as JSON.
+    Rows(Vec<String>),
+}
+
+impl Expect {
+    fn parse(text: &str, kind: ExpectKind) -> Result<Expect, String> {
+        match kind {
+            ExpectKind::Presence => match text {
+                "visible" => Ok(Expect::Visible),
+                "absent" => Ok(Expect::Absent),
+                _ => Err(format!(
+                    "a read expects \"visible\" or \"absent\", not {text:?}"
+                )),
+            },
+            ExpectKind::Rows => {
+                let inner = text
+                    .strip_prefix('[')
+                    .and_then(|t| t.strip_suffix(']'))
+                    .ok_or_else(|| format!("a query expects rows like \"[a, b]\", not {text:?}"))?;
+                Ok(Expect::Rows(normalize_rows(
+                    inner
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|row| !row.is_empty())
+                        .map(str::to_string)
+                        .collect(),
+                )))
+            }
+            ExpectKind::Status => {
+                let (status, code) = match text.split_once(' ') {
+                    Some((status, code)) => (status, Some(code.trim().to_string())),
+                    None => (text, None),
+                };
+                let status: u16 = status
+                    .parse()
+                    .ok()
+                    .filter(|s| (100..600).contains(s))
+                    .ok_or_else(|| {
+                        format!("a write expects a status like \"201\" or \"400 BadRequest\", not {text:?}")
+                    })?;
+                if status >= 400 && code.is_none() {
+                    return Err(format!(
+                        "an error status names its code too, e.g. \"{status} BadRequest\", not {text:?}"
+                    ));
+                }
+                Ok(Expect::Status { status, code })
+            }
+        }
+    }
+}
+
+/// Sorted rows, so that comparison ignores order.
+pub fn normalize_rows(mut rows: Vec<String>) -> Vec<String> {
+    rows.sort();
+    rows
+}
+
+/// A fixture that cannot be used, with where and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FixtureError {
+    pub file: PathBuf,
+    pub case: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for FixtureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(case) = &self.case {
+            write!(f, ", case {case}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for FixtureError {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawFile {
+    schema_version: u32,
+    area: String,
+    title: String,
+    #[serde(default, rename = "case")]
+    cases: Vec<RawCase>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCase {
+    id: String,
+    title: String,
+    source: Source,
+    container: Option<String>,
+    steps: Vec<RawStep>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawStep {
+    at: Option<u64>,
+    create: Option<String>,
+    upsert: Option<String>,
+    replace: Option<String>,
+    patch: Option<String>,
+    operations: Option<String>,
+    delete: Option<String>,
+    read: Option<String>,
+    #[serde(rename = "match")]
+    matching: Option<String>,
+    query: Option<String>,
+    parameters: Option<String>,
+    create_container: Option<String>,
+    replace_container: Option<String>,
+    read_container: Option<String>,
+    expect: String,
+}
+
+/// Loads every `*.toml` of `dir` (sorted by file name), e.g. `fixtures/cases`.
+pub fn load_dir(dir: &Path) -> Result<Vec<Case>, FixtureError> {
+    let error = |message: String| FixtureError {
+        file: dir.to_path_buf(),
+        case: None,
+        message,
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| error(format!("cannot read the fixtures directory: {e}")))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(error("no *.toml fixture files".to_string()));
+    }
+    let mut cases = Vec::new();
+    let mut seen = BTreeSet::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).map_err(|e| FixtureError {
+            file: file.clone(),
+            case: None,
+            message: format!("cannot read: {e}"),
+        })?;
+        for case in parse_file(&file, &text)? {
+            if !seen.insert(case.id.clone()) {
+                return Err(FixtureError {
+                    file,
+                    case: Some(case.id),
+                    message: "the id is used by another case".to_string(),
+                });
+            }
+            cases.push(case);
+        }
+    }
+    Ok(cases)
+}
+
+/// Parses one fixture file's text; `file` is only used in messages.
+pub fn parse_file(file: &Path, text: &str) -> Result<Vec<Case>, FixtureError> {
+    let file_error = |message: String| FixtureError {
+        file: file.to_path_buf(),
+        case: None,
+        message,
+    };
+    // Read the version alone first, so that a newer schema is reported as
+    // such rather than as whatever field it added.
+    let version = toml::from_str::<toml::Table>(text)
+        .map_err(|e| file_error(format!("not valid TOML: {e}")))?
+        .get("schema-version")
+        .and_then(toml::Value::as_integer)
+        .ok_or_else(|| file_error("missing integer `schema-version`".to_string()))?;
+    if version > i64::from(SCHEMA_VERSION) || version < 1 {
+        return Err(file_error(format!(
+            "schema-version {version} is not understood by this runner (it reads 1 to {SCHEMA_VERSION}); update cosmos-conformance"
+        )));
+    }
+    let raw: RawFile =
+        toml::from_str(text).map_err(|e| file_error(format!("does not fit the schema: {e}")))?;
+    debug_assert!(raw.schema_version <= SCHEMA_VERSION);
+    if raw.area.trim().is_empty() || raw.title.trim().is_empty() {
+        return Err(file_error(
+            "`area` and `title` must not be empty".to_string(),
+        ));
+    }
+    if raw.cases.is_empty() {
+        return Err(file_error("no [[case]] in the file".to_string()));
+    }
+    raw.cases
+        .into_iter()
+        .map(|case| {
+            let id = case.id.clone();
+            build_case(case, &raw.area, file).map_err(|message| FixtureError {
+                file: file.to_path_buf(),
+                case: Some(id),
+                message,
+            })
+        })
+        .collect()
+}
+
+fn build_case(raw: RawCase, area: &str, file: &Path) -> Result<Case, String> {
+    if raw.id.is_empty()
+        || !raw
+            .id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    {
+        return Err("an id is made of letters, digits, '.', '_' and '-'".to_string());
+    }
+    check_source(&raw.source)?;
+    let container = raw
+        .container
+        .as_deref()
+        .map(|text| json_object(text, "container"))
+        .transpose()?;
+    if raw.steps.is_empty() {
+        return Err("a case needs at least one step".to_string());
+    }
+    let mut steps = Vec::with_capacity(raw.steps.len());
+    let mut now = 0;
+    for (index, raw_step) in raw.steps.into_iter().enumerate() {
+        let step = build_step(raw_step, now).map_err(|e| format!("step {}: {e}", index + 1))?;
+        now = step.at;
+        steps.push(step);
+    }
+    let creates_container = steps
+        .iter()
+        .any(|s| matches!(s.action, Action::CreateContainer(_)));
+    if container.is_some() == creates_container {
+        return Err(
+            "a case either has a `container` or creates it with `create-container`, not both or neither"
+                .to_string(),
+        );
+    }
+    Ok(Case {
+        id: raw.id,
+        area: area.to_string(),
+        title: raw.title,
+        source: raw.source,
+        container,
+        steps,
+        file: file.to_path_buf(),
+    })
+}
+
+fn check_source(source: &Source) -> Result<(), String> {
+    if source.cites.is_empty() {
+        return Err("`source.cites` must name at least one rule, cell or story".to_string());
+    }
+    for cite in &source.cites {
+        if !is_citation(cite) {
+            return Err(format!(
+                "`source.cites` has {cite:?}; cite a rule (R1-R12), an example cell (E1.1-E3.3), a matrix cell (M1.1-M3.3) or a story (L1-L11)"
+            ));
+        }
+    }
+    if source.seeds.is_empty() {
+        return Err("`source.seeds` must name at least one seed file".to_string());
+    }
+    for seed in &source.seeds {
+        if !SEEDS.contains(&seed.as_str()) {
+            return Err(format!(
+                "`source.seeds` has {seed:?}; the seeds are {SEEDS:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn is_citation(cite: &str) -> bool {
+    let number_in =
+        |text: &str, max: u32| text.parse::<u32>().is_ok_and(|n| (1..=max).contains(&n));
+    let cell = |text: &str| {
+        text.split_once('.')
+            .is_some_and(|(a, b)| number_in(a, 3) && number_in(b, 3))
+    };
+    match cite.split_at(1) {
+        ("R", rest) => number_in(rest, 12),
+        ("L", rest) => number_in(rest, 11),
+        ("E" | "M", rest) => cell(rest),
+        _ => false,
+    }
+}
+
+fn build_step(raw: RawStep, previous_at: u64) -> Result<Step, String> {
+    let at = raw.at.unwrap_or(previous_at);
+    if at < previous_at {
+        return Err(format!(
+            "`at = {at}` goes back in time (the previous step was at {previous_at})"
+        ));
+    }
+    let mut actions = Vec::new();
+    if let Some(body) = &raw.create {
+        actions.push(Action::Create(item_body(body)?));
+    }
+    if let Some(body) = &raw.upsert {
+        actions.push(Action::Upsert(item_body(body)?));
+    }
+    if let Some(body) = &raw.replace {
+        actions.push(Action::Replace(item_body(body)?));
+    }
+    if let Some(id) = &raw.patch {
+        let operations = match json(
+            raw.operations
+                .as_deref()
+                .ok_or("`patch` needs `operations`")?,
+            "operations",
+        )? {
+            Value::Array(ops) if !ops.is_empty() => ops,
+            _ => return Err("`operations` is a non-empty JSON array".to_string()),
+        };
+        actions.push(Action::Patch {
+            id: id.clone(),
+            operations,
+        });
+    }
+    if let Some(id) = &raw.delete {
+        actions.push(Action::Delete(id.clone()));
+    }
+    let matching = raw
+        .matching
+        .as_deref()
+        .map(|text| json_object(text, "match"))
+        .transpose()?;
+    if let Some(id) = &raw.read {
+        actions.push(Action::Read {
+            id: id.clone(),
+            matching: matching.clone(),
+        });
+    }
+    if let Some(sql) = &raw.query {
+        let parameters = match raw.parameters.as_deref() {
+            None => Vec::new(),
+            Some(text) => match json(text, "parameters")? {
+                Value::Array(params) => params,
+                _ => return Err("`parameters` is a JSON array".to_string()),
+            },
+        };
+        actions.push(Action::Query {
+            sql: sql.clone(),
+            parameters,
+        });
+    }
+    if let Some(body) = &raw.create_container {
+        actions.push(Action::CreateContainer(json_object(
+            body,
+            "create-container",
+        )?));
+    }
+    if let Some(body) = &raw.replace_container {
+        actions.push(Action::ReplaceContainer(json_object(
+            body,
+            "replace-container",
+        )?));
+    }
+    if let Some(name) = &raw.read_container {
+        if name != "c" {
+            return Err(format!(
+                "`read-container` names the case's container \"c\", not {name:?}"
+            ));
+        }
+        actions.push(Action::ReadContainer {
+            matching: matching.clone(),
+        });
+    }
+    let action = match actions.len() {
+        1 => actions.pop().expect("one action"),
+        0 => return Err("a step needs one action (create, upsert, replace, patch, delete, read, query, create-container, replace-container, read-container)".to_string()),
+        _ => return Err("a step has exactly one action".to_string()),
+    };
+    if raw.operations.is_some() && !matches!(action, Action::Patch { .. }) {
+        return Err("`operations` belongs to `patch`".to_string());
+    }
+    if raw.parameters.is_some() && !matches!(action, Action::Query { .. }) {
+        return Err("`parameters` belongs to `query`".to_string());
+    }
+    if raw.matching.is_some()
+        && !matches!(action, Action::Read { .. } | Action::ReadContainer { .. })
+    {
+        return Err("`match` belongs to `read` and `read-container`".to_string());
+    }
+    let expect = Expect::parse(&raw.expect, action.kind())?;
+    if matching.is_some() && expect != Expect::Visible {
+        return Err("`match` only makes sense with expect = \"visible\"".to_string());
+    }
+    Ok(Step { at, action, expect })
+}
+
+fn json(text: &str, what: &str) -> Result<Value, String> {
+    serde_json::from_str(text).map_err(|e| format!("`{what}` is not valid JSON ({e}): {text}"))
+}
+
+fn json_object(text: &str, what: &str) -> Result<Map<String, Value>, String> {
+    match json(text, what)? {
+        Value::Object(map) => Ok(map),
+        _ => Err(format!("`{what}` is a JSON object: {text}")),
+    }
+}
+
+fn item_body(text: &str) -> Result<Map<String, Value>, String> {
+    let body = json_object(text, "item")?;
+    match body.get("id") {
+        Some(Value::String(id)) if !id.is_empty() => Ok(body),
+        _ => Err(format!("an item body has a string \"id\": {text}")),
+    }
+}

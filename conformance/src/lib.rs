@@ -1,0 +1,111 @@
+//! A table-driven conformance suite for Azure Cosmos DB time to live.
+//!
+//! The cases are data (`fixtures/cases/*.toml`, see [`fixtures`]); the suite
+//! runs them against any endpoint over signed HTTP ([`client`]), lets time
+//! pass on the target's test clock or the wall clock ([`clock`]), compares
+//! outcome texts ([`outcome`]), applies an implementation's known failures
+//! ([`expectations`]) and writes reports ([`report`]). It never links the
+//! emulator: its expected outcomes come only from the fixtures.
+
+pub mod client;
+pub mod clock;
+pub mod expectations;
+pub mod fixtures;
+pub mod outcome;
+pub mod report;
+pub mod runner;
+
+use client::{Client, Credentials};
+use clock::ClockChoice;
+use expectations::Expectations;
+use fixtures::Case;
+use outcome::CaseRun;
+use report::{Report, Target};
+use runner::Session;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The fixtures of this source tree (`--fixtures` overrides it).
+pub fn default_fixtures_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"))
+}
+
+/// Everything a run needs besides the cases.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    pub credentials: Credentials,
+    pub insecure: bool,
+    pub clock: ClockChoice,
+    pub time_scale: f64,
+    pub request_timeout: Duration,
+    /// How many cases run side by side on the wall clock.
+    pub concurrency: usize,
+    /// A label (name or file) and the known failures.
+    pub expectations: Option<(String, Expectations)>,
+    pub filter: Option<String>,
+}
+
+/// The cases a `--filter` selects: comma-separated patterns, each matching
+/// a case whose id contains it or whose area is it.
+pub fn select(cases: Vec<Case>, filter: Option<&str>) -> Vec<Case> {
+    let Some(filter) = filter else { return cases };
+    let patterns: Vec<&str> = filter
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    cases
+        .into_iter()
+        .filter(|case| {
+            patterns
+                .iter()
+                .any(|p| case.id.contains(p) || case.area == *p)
+        })
+        .collect()
+}
+
+/// Runs `cases` against the configured target and builds the report.
+/// Only a configuration error (bad endpoint or key) is an `Err`; a target
+/// that cannot be reached or refuses the suite fails every case instead,
+/// so that the reports say so.
+pub async fn run(
+    config: &RunConfig,
+    cases: &[Case],
+    progress: impl FnMut(&CaseRun),
+) -> Result<Report, String> {
+    let client = Client::new(&config.credentials, config.insecure, config.request_timeout)?;
+    let mut target = Target {
+        endpoint: client.endpoint().to_string(),
+        clock: format!("{:?}", config.clock).to_lowercase(),
+        expectations: config.expectations.as_ref().map(|(label, _)| label.clone()),
+        filter: config.filter.clone(),
+    };
+    let expectations = config.expectations.as_ref().map(|(_, e)| e);
+    let session = match clock::detect(&client, config.clock, config.time_scale).await {
+        Ok(mode) => {
+            target.clock = mode.describe();
+            Session::open(client, mode).await
+        }
+        Err(error) => Err(error),
+    };
+    let runs = match session {
+        Ok(session) => {
+            let session = Arc::new(session);
+            let runs =
+                runner::run_all(Arc::clone(&session), cases, config.concurrency, progress).await;
+            if let Err(error) = session.close().await {
+                eprintln!(
+                    "warning: {error}; delete database {} by hand",
+                    session.database()
+                );
+            }
+            runs
+        }
+        Err(error) => cases
+            .iter()
+            .map(|case| runner::not_started(case, &error))
+            .collect(),
+    };
+    Ok(Report::new(target, cases, &runs, expectations))
+}

@@ -1,0 +1,273 @@
+//! Outcomes: the short, stable text of what a step expected and observed,
+//! and the verdict of a case. Both sides go through the same rendering, so
+//! comparing a step is comparing two tokens.
+//!
+//! Matching rules (written down once, see fixtures/README.md):
+//! - a write: the HTTP status, plus the error body's `code` for 4xx/5xx;
+//!   a successful write must answer a JSON object (delete: any body);
+//! - a read: 200 with a JSON object of the requested id is `visible`, 404
+//!   is `absent`; `match` compares only the listed properties (so system
+//!   properties and key order never matter), values by JSON equality;
+//! - a query: the rows of all pages, each an object's `id` or the value as
+//!   compact JSON, order ignored.
+
+use crate::client::{Response, TransportError};
+use crate::clock::excerpt;
+use crate::fixtures::{normalize_rows, Expect};
+use serde_json::{Map, Value};
+
+/// The token written for a step the runner did not get to.
+pub const NOT_RUN: &str = "not run";
+/// The token of a request that got no HTTP answer.
+pub const NO_ANSWER: &str = "no answer";
+
+/// One step's result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepOutcome {
+    pub at: u64,
+    pub label: String,
+    pub expected: String,
+    pub observed: String,
+    /// What a person needs to understand a mismatch (the server's message...).
+    pub detail: Option<String>,
+}
+
+impl StepOutcome {
+    pub fn matches(&self) -> bool {
+        self.expected == self.observed
+    }
+
+    fn line(&self, token: &str) -> String {
+        format!("@{} {}: {}", self.at, self.label, token)
+    }
+}
+
+/// An observation: the token and, when useful, details.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observed {
+    pub token: String,
+    pub detail: Option<String>,
+}
+
+impl Observed {
+    fn plain(token: impl Into<String>) -> Observed {
+        Observed {
+            token: token.into(),
+            detail: None,
+        }
+    }
+
+    pub fn no_answer(error: &TransportError) -> Observed {
+        Observed {
+            token: NO_ANSWER.to_string(),
+            detail: Some(error.to_string()),
+        }
+    }
+}
+
+/// The expected token of a step; `matching` is the fixture's `match`.
+pub fn expected_token(expect: &Expect, matching: Option<&Map<String, Value>>) -> String {
+    match expect {
+        Expect::Status { status, code } => match code {
+            Some(code) => format!("{status} {code}"),
+            None => status.to_string(),
+        },
+        Expect::Visible => match matching {
+            Some(m) => format!("visible {}", canonical(&Value::Object(m.clone()))),
+            None => "visible".to_string(),
+        },
+        Expect::Absent => "absent".to_string(),
+        Expect::Rows(rows) => render_rows(rows),
+    }
+}
+
+fn render_rows(rows: &[String]) -> String {
+    format!("[{}]", rows.join(", "))
+}
+
+/// The token of a write's answer; `json_body` says whether success carries a JSON object.
+pub fn observe_write(response: &Response, json_body: bool) -> Observed {
+    if !(200..300).contains(&response.status) {
+        return observe_error(response);
+    }
+    if json_body && !matches!(response.json(), Some(Value::Object(_))) {
+        return Observed {
+            token: format!("{} (body is not a JSON object)", response.status),
+            detail: Some(format!("body: {}", excerpt(&response.body))),
+        };
+    }
+    Observed::plain(response.status.to_string())
+}
+
+/// The token of an error answer: status and code, or why there is no code.
+pub fn observe_error(response: &Response) -> Observed {
+    match response.error() {
+        Some((code, message)) => Observed {
+            token: format!("{} {}", response.status, code),
+            detail: (!message.is_empty()).then(|| format!("message: {message}")),
+        },
+        None => Observed {
+            token: format!("{} (no error code)", response.status),
+            detail: Some(format!("body: {}", excerpt(&response.body))),
+        },
+    }
+}
+
+/// The token of a point read (item or container).
+///
+/// `id` is the id the answer must carry (`None`: not checked), `sent` the
+/// `match` as sent to the target (scaled on the wall clock) and `written`
+/// the fixture's own `match`, used for the text when they agree.
+pub fn observe_read(
+    response: &Response,
+    id: Option<&str>,
+    sent: Option<&Map<String, Value>>,
+    written: Option<&Map<String, Value>>,
+) -> Observed {
+    match response.status {
+        404 => return Observed::plain("absent"),
+        200 => {}
+        _ => return observe_error(response),
+    }
+    let body = match response.json() {
+        Some(Value::Object(body)) => body,
+        _ => {
+            return Observed {
+                token: "200 (body is not a JSON object)".to_string(),
+                detail: Some(format!("body: {}", excerpt(&response.body))),
+            }
+        }
+    };
+    if let Some(id) = id {
+        if body.get("id").and_then(Value::as_str) != Some(id) {
+            return Observed {
+                token: "200 (another item)".to_string(),
+                detail: Some(format!(
+                    "asked for id {id:?}, got {}",
+                    excerpt(&Value::Object(body).to_string())
+                )),
+            };
+        }
+    }
+    let (Some(sent), Some(written)) = (sent, written) else {
+        return Observed::plain("visible");
+    };
+    let seen: Map<String, Value> = sent
+        .keys()
+        .filter_map(|key| body.get(key).map(|v| (key.clone(), v.clone())))
+        .collect();
+    if &seen == sent {
+        Observed::plain(format!(
+            "visible {}",
+            canonical(&Value::Object(written.clone()))
+        ))
+    } else {
+        Observed::plain(format!("visible {}", canonical(&Value::Object(seen))))
+    }
+}
+
+/// The token of a query's rows (all pages gathered by the runner).
+pub fn observe_rows(rows: &[Value]) -> Observed {
+    let rows = rows
+        .iter()
+        .map(|row| match row.get("id").and_then(Value::as_str) {
+            Some(id) if row.is_object() => id.to_string(),
+            _ => canonical(row),
+        })
+        .collect();
+    Observed::plain(render_rows(&normalize_rows(rows)))
+}
+
+/// Compact JSON with object keys sorted, whatever order the map keeps
+/// (serde_json's `preserve_order` may be on in a workspace build).
+pub fn canonical(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by_key(|(key, _)| *key);
+            let fields: Vec<String> = entries
+                .into_iter()
+                .map(|(key, value)| format!("{}:{}", Value::String(key.clone()), canonical(value)))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        Value::Array(items) => {
+            format!(
+                "[{}]",
+                items.iter().map(canonical).collect::<Vec<_>>().join(",")
+            )
+        }
+        other => other.to_string(),
+    }
+}
+
+/// What became of a case, before expectations are applied.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    Passed,
+    Failed(String),
+    Skipped(String),
+}
+
+/// A case's run: its steps, or why they did not run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseRun {
+    pub id: String,
+    pub steps: Vec<StepOutcome>,
+    /// Set when the case could not be set up (container, clock, ...).
+    pub setup_error: Option<String>,
+    /// Set when the case was not run at all (wall clock too coarse).
+    pub skipped: Option<String>,
+}
+
+impl CaseRun {
+    /// The expected outcome text, e.g. `@0 read a: visible; @1000 read a: absent`.
+    pub fn expected_text(&self) -> String {
+        join(self.steps.iter().map(|s| s.line(&s.expected)))
+    }
+
+    /// The observed outcome text, in the same form.
+    pub fn observed_text(&self) -> String {
+        if let Some(reason) = &self.skipped {
+            return format!("skipped: {reason}");
+        }
+        let steps = join(self.steps.iter().map(|s| s.line(&s.observed)));
+        match &self.setup_error {
+            Some(error) => format!("setup failed: {error}"),
+            None => steps,
+        }
+    }
+
+    pub fn verdict(&self) -> Verdict {
+        if let Some(reason) = &self.skipped {
+            return Verdict::Skipped(reason.clone());
+        }
+        if let Some(error) = &self.setup_error {
+            return Verdict::Failed(format!("setup failed: {error}"));
+        }
+        let mismatches: Vec<String> = self
+            .steps
+            .iter()
+            .filter(|s| !s.matches())
+            .map(|s| {
+                let mut text = format!(
+                    "@{} {}: expected {}, observed {}",
+                    s.at, s.label, s.expected, s.observed
+                );
+                if let Some(detail) = &s.detail {
+                    text.push_str(&format!(" ({detail})"));
+                }
+                text
+            })
+            .collect();
+        if mismatches.is_empty() {
+            Verdict::Passed
+        } else {
+            Verdict::Failed(mismatches.join("\n"))
+        }
+    }
+}
+
+fn join(lines: impl Iterator<Item = String>) -> String {
+    lines.collect::<Vec<_>>().join("; ")
+}

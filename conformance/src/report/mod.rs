@@ -1,0 +1,226 @@
+//! The run's report: one model, written as a console table, `report.json`,
+//! JUnit XML `report.xml` and Markdown `report.md`.
+
+pub mod console;
+pub mod json;
+pub mod junit;
+pub mod markdown;
+
+use crate::expectations::{self, Expectations};
+use crate::fixtures::{Case, Source};
+use crate::outcome::{CaseRun, Verdict};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    Passed,
+    Failed,
+    ExpectedFailure,
+    UnexpectedPass,
+    Skipped,
+}
+
+impl Status {
+    pub const ALL: [Status; 5] = [
+        Status::Passed,
+        Status::Failed,
+        Status::ExpectedFailure,
+        Status::UnexpectedPass,
+        Status::Skipped,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::Failed => "failed",
+            Status::ExpectedFailure => "expected-failure",
+            Status::UnexpectedPass => "unexpected-pass",
+            Status::Skipped => "skipped",
+        }
+    }
+
+    /// Whether this status makes the run fail.
+    pub fn fails_run(self) -> bool {
+        matches!(self, Status::Failed | Status::UnexpectedPass)
+    }
+}
+
+/// What was tested, and how.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Target {
+    pub endpoint: String,
+    pub clock: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expectations: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct Summary {
+    pub total: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub expected_failure: usize,
+    pub unexpected_pass: usize,
+    pub skipped: usize,
+}
+
+impl Summary {
+    pub fn count(&self, status: Status) -> usize {
+        match status {
+            Status::Passed => self.passed,
+            Status::Failed => self.failed,
+            Status::ExpectedFailure => self.expected_failure,
+            Status::UnexpectedPass => self.unexpected_pass,
+            Status::Skipped => self.skipped,
+        }
+    }
+
+    fn add(&mut self, status: Status) {
+        self.total += 1;
+        *match status {
+            Status::Passed => &mut self.passed,
+            Status::Failed => &mut self.failed,
+            Status::ExpectedFailure => &mut self.expected_failure,
+            Status::UnexpectedPass => &mut self.unexpected_pass,
+            Status::Skipped => &mut self.skipped,
+        } += 1;
+    }
+
+    pub fn of<'a>(cases: impl IntoIterator<Item = &'a CaseReport>) -> Summary {
+        let mut summary = Summary::default();
+        for case in cases {
+            summary.add(case.status);
+        }
+        summary
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CaseReport {
+    pub id: String,
+    pub area: String,
+    pub title: String,
+    pub status: Status,
+    /// The fixture's outcome text.
+    pub expected: String,
+    /// The observed outcome text, in the same form.
+    pub observed: String,
+    pub source: Source,
+    /// The fixture file.
+    pub file: String,
+    /// Why it failed or was skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The expectations file's reason, for listed cases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub target: Target,
+    pub summary: Summary,
+    pub cases: Vec<CaseReport>,
+}
+
+impl Report {
+    /// Joins cases with their runs (same order) and applies expectations.
+    pub fn new(
+        target: Target,
+        cases: &[Case],
+        runs: &[CaseRun],
+        expectations: Option<&Expectations>,
+    ) -> Report {
+        assert_eq!(cases.len(), runs.len(), "one run per case");
+        let cases: Vec<CaseReport> = cases
+            .iter()
+            .zip(runs)
+            .map(|(case, run)| {
+                let verdict = run.verdict();
+                let reason = expectations.and_then(|e| e.reason(&case.id));
+                let status = expectations::status(&verdict, reason.is_some());
+                let message = match (&verdict, status) {
+                    (_, Status::UnexpectedPass) => Some(
+                        "passed, but the expectations list it as a known failure: remove it from the list"
+                            .to_string(),
+                    ),
+                    (Verdict::Failed(m) | Verdict::Skipped(m), _) => Some(m.clone()),
+                    (Verdict::Passed, _) => None,
+                };
+                CaseReport {
+                    id: case.id.clone(),
+                    area: case.area.clone(),
+                    title: case.title.clone(),
+                    status,
+                    expected: run.expected_text(),
+                    observed: run.observed_text(),
+                    source: case.source.clone(),
+                    file: case
+                        .file
+                        .file_name()
+                        .map(|f| f.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    message,
+                    reason: reason.map(str::to_string),
+                }
+            })
+            .collect();
+        Report {
+            target,
+            summary: Summary::of(&cases),
+            cases,
+        }
+    }
+
+    /// Whether the run fails: a case failed unexpectedly or passed unexpectedly.
+    pub fn failed(&self) -> bool {
+        self.cases.iter().any(|c| c.status.fails_run())
+    }
+
+    /// The areas in fixture order, each with its cases.
+    pub fn areas(&self) -> Vec<(&str, Vec<&CaseReport>)> {
+        let mut areas: Vec<(&str, Vec<&CaseReport>)> = Vec::new();
+        for case in &self.cases {
+            match areas.iter_mut().find(|(area, _)| *area == case.area) {
+                Some((_, cases)) => cases.push(case),
+                None => areas.push((&case.area, vec![case])),
+            }
+        }
+        areas
+    }
+
+    /// The outcome table of the run: each case's id and status, then its
+    /// observed outcome one step a line. No times, ids or charges: this is
+    /// what snapshots hold, and a changed step shows as one changed line.
+    pub fn outcome_table(&self) -> String {
+        let mut table = String::new();
+        for case in &self.cases {
+            table.push_str(&format!("{} {}\n", case.id, case.status.as_str()));
+            for step in case.observed.split("; ") {
+                table.push_str(&format!("    {step}\n"));
+            }
+        }
+        table
+    }
+
+    /// Writes `report.json`, `report.xml` and `report.md` into `dir`.
+    pub fn write(&self, dir: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        std::fs::write(dir.join("report.json"), json::render(self))?;
+        std::fs::write(dir.join("report.xml"), junit::render(self))?;
+        std::fs::write(dir.join("report.md"), markdown::render(self))?;
+        Ok(())
+    }
+
+    /// Reads a `report.json`.
+    pub fn load(file: &Path) -> Result<Report, String> {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+        serde_json::from_str(&text).map_err(|e| format!("{} is not a report: {e}", file.display()))
+    }
+}

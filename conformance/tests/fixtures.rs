@@ -1,0 +1,208 @@
+//! The fixture loader: the shipped cases are complete and well-formed, and
+//! a broken fixture is refused with a message naming what is wrong.
+
+mod common;
+
+use common::all_cases;
+use cosmos_conformance::fixtures::{parse_file, Action, Expect, SCHEMA_VERSION};
+use rstest::rstest;
+use serde_json::json;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+#[test]
+fn the_shipped_fixtures_hold_at_least_40_cases_with_unique_ids() {
+    let cases = all_cases();
+    assert!(cases.len() >= 40, "{} cases", cases.len());
+    let ids: BTreeSet<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids.len(), cases.len());
+}
+
+#[rstest]
+#[case::example_tables(&["E1.1", "E1.2", "E1.3", "E2.1", "E2.2", "E2.3", "E3.1", "E3.2", "E3.3"])]
+#[case::matrix(&["M1.1", "M1.2", "M1.3", "M2.1", "M2.2", "M2.3", "M3.1", "M3.2", "M3.3"])]
+#[case::matrix_explicit_null(&["M1.1-null", "M2.1-null", "M3.1-null"])]
+#[case::queries(&["R5.select", "R5.count", "R5.where"])]
+#[case::indexing(&["R10.1", "R10.2", "R10.3", "R10.4"])]
+fn the_documented_cells_are_all_there(#[case] ids: &[&str]) {
+    let cases = all_cases();
+    for id in ids {
+        assert!(cases.iter().any(|c| c.id == *id), "{id} is missing");
+    }
+}
+
+#[rstest]
+fn every_lifecycle_story_has_a_case(#[values(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)] story: u32) {
+    let story = format!("L{story}");
+    assert!(
+        all_cases().iter().any(|c| c.source.cites.contains(&story)),
+        "no case cites {story}"
+    );
+}
+
+#[rstest]
+fn every_invalid_value_is_refused_on_create_and_replace(
+    #[values("item-create", "item-replace", "container-create", "container-replace")] target: &str,
+    #[values("zero", "minus-two", "fraction", "string", "too-large", "null", "max")] value: &str,
+) {
+    let id = format!("L9.{target}.{value}");
+    let found = all_cases().into_iter().find(|c| c.id == id);
+    // An explicit null defaultTtl is valid (R2: TTL off), so only items refuse null.
+    if value == "null" && target.starts_with("container") {
+        assert!(found.is_none(), "{id} would contradict R2");
+        return;
+    }
+    let case = found.unwrap_or_else(|| panic!("{id} is missing"));
+    let refused = case.steps.iter().any(|s| {
+        s.expect
+            == Expect::Status {
+                status: 400,
+                code: Some("BadRequest".into()),
+            }
+    });
+    assert_eq!(refused, value != "max", "{id}");
+}
+
+#[test]
+fn missing_and_explicit_null_are_different_requests() {
+    let cases = all_cases();
+    let container = |id: &str| {
+        cases
+            .iter()
+            .find(|c| c.id == id)
+            .and_then(|c| c.container.clone())
+            .unwrap()
+    };
+    assert!(!container("M1.1").contains_key("defaultTtl"));
+    assert_eq!(container("M1.1-null")["defaultTtl"], json!(null));
+    // The item "ttl = null" rows of the example tables send no ttl (R3).
+    let e31 = cases.iter().find(|c| c.id == "E3.1").unwrap();
+    match &e31.steps[0].action {
+        Action::Create(body) => assert!(!body.contains_key("ttl")),
+        other => panic!("E3.1 starts with {other:?}"),
+    }
+}
+
+#[test]
+fn every_case_cites_a_rule_and_a_seed() {
+    for case in all_cases() {
+        assert!(!case.source.cites.is_empty(), "{}", case.id);
+        assert!(!case.source.seeds.is_empty(), "{}", case.id);
+    }
+}
+
+const GOOD: &str = r#"
+schema-version = 1
+area = "a"
+title = "t"
+
+[[case]]
+id = "X.1"
+title = "x"
+source = { cites = ["R4"], seeds = ["001"] }
+container = '{"defaultTtl": 10}'
+steps = [
+  { at = 0, create = '{"id": "a"}', expect = "201" },
+  { read = "a", expect = "visible" },
+  { at = 10, read = "a", expect = "absent" },
+  { at = 10, query = "SELECT * FROM c", expect = "[ b,a ]" },
+]
+"#;
+
+#[test]
+fn a_good_file_loads_with_times_carried_forward_and_rows_sorted() {
+    let cases = parse_file(Path::new("good.toml"), GOOD).unwrap();
+    assert_eq!(cases.len(), 1);
+    let steps = &cases[0].steps;
+    assert_eq!(
+        steps.iter().map(|s| s.at).collect::<Vec<_>>(),
+        [0, 0, 10, 10]
+    );
+    assert_eq!(steps[3].expect, Expect::Rows(vec!["a".into(), "b".into()]));
+    assert_eq!(cases[0].area, "a");
+}
+
+/// Replaces `from` by `to` in the good file; the result must be refused
+/// with a message containing `message`.
+#[rstest]
+#[case::newer_schema("schema-version = 1", &format!("schema-version = {}", SCHEMA_VERSION + 1), "is not understood by this runner")]
+#[case::no_schema("schema-version = 1", "", "missing integer `schema-version`")]
+#[case::unknown_key(r#"title = "x""#, "title = \"x\"\nsetup = 1", "unknown field `setup`")]
+#[case::unknown_step_key(
+    r#"{ read = "a", expect"#,
+    r#"{ read = "a", wait = 3, expect"#,
+    "unknown field `wait`"
+)]
+#[case::two_actions(
+    r#"{ read = "a", expect"#,
+    r#"{ read = "a", delete = "a", expect"#,
+    "exactly one action"
+)]
+#[case::no_action(r#"{ read = "a", expect"#, "{ expect", "a step needs one action")]
+#[case::read_expects_status(
+    r#"{ read = "a", expect = "visible" }"#,
+    r#"{ read = "a", expect = "200" }"#,
+    "a read expects \"visible\" or \"absent\""
+)]
+#[case::write_expects_presence(
+    r#"expect = "201""#,
+    r#"expect = "visible""#,
+    "a write expects a status"
+)]
+#[case::error_without_code(
+    r#"expect = "201""#,
+    r#"expect = "400""#,
+    "an error status names its code"
+)]
+#[case::rows_without_brackets(
+    r#"expect = "[ b,a ]""#,
+    r#"expect = "a, b""#,
+    "a query expects rows"
+)]
+#[case::back_in_time(
+    r#"{ read = "a", expect = "visible" }"#,
+    r#"{ at = 5, read = "a", expect = "visible" }, { at = 4, read = "a", expect = "visible" }"#,
+    "goes back in time"
+)]
+#[case::bad_citation(r#"cites = ["R4"]"#, r#"cites = ["R13"]"#, "cite a rule")]
+#[case::no_citation(r#"cites = ["R4"]"#, "cites = []", "must name at least one rule")]
+#[case::unknown_seed(r#"seeds = ["001"]"#, r#"seeds = ["009"]"#, "the seeds are")]
+#[case::bad_json(r#"'{"id": "a"}'"#, r#"'{"id": "a",}'"#, "is not valid JSON")]
+#[case::item_without_id(
+    r#"'{"id": "a"}'"#,
+    r#"'{"ttl": 5}'"#,
+    "an item body has a string \"id\""
+)]
+#[case::match_on_write(
+    r#"create = '{"id": "a"}', "#,
+    r#"create = '{"id": "a"}', match = '{}', "#,
+    "`match` belongs to `read`"
+)]
+#[case::no_container(
+    r#"container = '{"defaultTtl": 10}'"#,
+    "",
+    "either has a `container` or creates it"
+)]
+#[case::duplicate_container(
+    r#"{ at = 0, create = '{"id": "a"}', expect = "201" },"#,
+    r#"{ at = 0, create-container = '{}', expect = "201" },"#,
+    "not both or neither"
+)]
+#[case::bad_id(r#"id = "X.1""#, r#"id = "X 1""#, "an id is made of")]
+fn a_broken_file_is_refused_with_a_clear_message(
+    #[case] from: &str,
+    #[case] to: &str,
+    #[case] message: &str,
+) {
+    assert!(
+        GOOD.contains(from),
+        "the test's pattern {from:?} is in GOOD"
+    );
+    let error = parse_file(Path::new("broken.toml"), &GOOD.replacen(from, to, 1)).unwrap_err();
+    let text = error.to_string();
+    assert!(text.starts_with("broken.toml"), "{text}");
+    assert!(
+        text.contains(message),
+        "{text:?} should contain {message:?}"
+    );
+}

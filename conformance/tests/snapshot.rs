@@ -1,0 +1,42 @@
+//! The outcome table of a full run against the in-process emulator, as an
+//! insta snapshot: review changes with `cargo insta review`; with CI=true a
+//! changed table fails the test. The table holds no times, ids or charges.
+
+mod common;
+
+use common::{all_cases, config};
+use cosmos_conformance::default_fixtures_dir;
+use cosmos_conformance::expectations::Expectations;
+use cosmos_emulator::{ClockMode, Config, Emulator};
+use std::time::Duration;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn full_run_against_the_emulator() {
+    let emulator = Emulator::start(Config {
+        port: 0,
+        clock: ClockMode::Manual { start: None },
+        ..Config::default()
+    })
+    .expect("the emulator starts");
+    let known = Expectations::load(&Expectations::locate(
+        "cosmos-emulator",
+        &default_fixtures_dir(),
+    ))
+    .expect("the emulator's expectations load");
+    let mut config = config(emulator.endpoint());
+    config.expectations = Some(("cosmos-emulator".to_string(), known));
+    let cases = all_cases();
+    let report = common::run(&config, &cases, Duration::from_secs(60)).await;
+    assert!(
+        report.target.clock.starts_with("manual"),
+        "{}",
+        report.target.clock
+    );
+    insta::assert_snapshot!("outcomes", report.outcome_table());
+    assert!(
+        !report.failed(),
+        "{}",
+        cosmos_conformance::report::console::render(&report)
+    );
+    assert_eq!(report.summary.total, cases.len());
+}

@@ -1,0 +1,78 @@
+// Queries: cross-partition (ORDER BY, TOP, COUNT need the query plan) and single-partition, with parameters.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { forEachScheme, unique } from "./emulator.mjs";
+
+const ITEMS = [
+  { id: "a1", pk: "a", n: 3, kind: "x" },
+  { id: "a2", pk: "a", n: 1, kind: "y" },
+  { id: "b1", pk: "b", n: 5, kind: "x" },
+  { id: "b2", pk: "b", n: 2, kind: "x" },
+  { id: "c1", pk: "c", n: 4, kind: "y" },
+];
+
+forEachScheme("queries", (ctx) => {
+  let c;
+  const query = async (spec, options) => (await c.items.query(spec, options).fetchAll()).resources;
+
+  test("setup: a container with items in three partitions", async () => {
+    const db = await ctx.newDatabase();
+    ({ container: c } = await db.containers.create({ id: unique("coll"), partitionKey: { paths: ["/pk"] } }));
+    for (const item of ITEMS) await c.items.create(item);
+  });
+
+  test("cross-partition filter with parameters", async () => {
+    const got = await query({
+      query: "SELECT * FROM c WHERE c.kind = @kind AND c.n >= @min",
+      parameters: [{ name: "@kind", value: "x" }, { name: "@min", value: 3 }],
+    });
+    assert.deepEqual(got.map((i) => i.id).sort(), ["a1", "b1"]);
+  });
+
+  test("single-partition query with parameters", async () => {
+    const got = await query(
+      { query: "SELECT c.id, c.n FROM c WHERE c.n > @min", parameters: [{ name: "@min", value: 0 }] },
+      { partitionKey: "b" },
+    );
+    assert.deepEqual(got.map((i) => [i.id, i.n]).sort(), [["b1", 5], ["b2", 2]]);
+  });
+
+  test("cross-partition ORDER BY", async () => {
+    assert.deepEqual(await query("SELECT VALUE c.id FROM c ORDER BY c.n DESC"), ["b1", "c1", "a1", "b2", "a2"]);
+    const asc = await query("SELECT c.id, c.n FROM c ORDER BY c.n");
+    assert.deepEqual(asc.map((i) => i.id), ["a2", "b2", "a1", "c1", "b1"]);
+  });
+
+  test("cross-partition ORDER BY paged by the SDK", async () => {
+    const it = c.items.query("SELECT * FROM c ORDER BY c.n", { maxItemCount: 2 });
+    const ids = [];
+    while (it.hasMoreResults()) {
+      const { resources } = await it.fetchNext();
+      assert.ok(resources.length <= 2);
+      ids.push(...resources.map((i) => i.id));
+    }
+    assert.deepEqual(ids, ["a2", "b2", "a1", "c1", "b1"]);
+  });
+
+  test("cross-partition TOP", async () => {
+    assert.deepEqual(await query("SELECT TOP 2 VALUE c.id FROM c ORDER BY c.n DESC"), ["b1", "c1"]);
+    const top = await query("SELECT TOP 3 * FROM c");
+    assert.equal(top.length, 3);
+  });
+
+  test("cross-partition COUNT", async () => {
+    assert.deepEqual(await query("SELECT VALUE COUNT(1) FROM c"), [5]);
+    assert.deepEqual(
+      await query({ query: "SELECT VALUE COUNT(1) FROM c WHERE c.kind = @k", parameters: [{ name: "@k", value: "x" }] }),
+      [3],
+    );
+  });
+
+  test("single-partition COUNT", async () => {
+    assert.deepEqual(await query("SELECT VALUE COUNT(1) FROM c", { partitionKey: "a" }), [2]);
+  });
+
+  test("no match is empty", async () => {
+    assert.deepEqual(await query({ query: "SELECT * FROM c WHERE c.id = @id", parameters: [{ name: "@id", value: "zzz" }] }), []);
+  });
+});
