@@ -113,6 +113,7 @@ impl Server {
             certificate: certificates
                 .as_ref()
                 .map(|c| Arc::from(c.authority_pem.as_str())),
+            local_addr: listener.local_addr()?,
         };
         Ok(Server {
             listener,

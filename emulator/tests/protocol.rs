@@ -422,3 +422,31 @@ fn rid_based_item_paths() {
     )
     .assert_error(404, "NotFound");
 }
+
+/// HTTP/2 clients (the Rust SDK) send no `Host` header: the account document
+/// must still advertise the port they reached.
+#[test]
+fn account_document_over_http2_keeps_the_port() {
+    let c = TestClient::start();
+    let key = MasterKey::from_base64(c.emulator.key()).unwrap();
+    let date = httpdate::fmt_http_date(std::time::SystemTime::now());
+    let auth = cosmos_emulator::auth::authorization_header(
+        &key,
+        &cosmos_emulator::auth::payload("GET", "", "", &date, ""),
+    );
+    let reply = reqwest::blocking::Client::builder()
+        .http2_prior_knowledge()
+        .build()
+        .unwrap()
+        .get(format!("{}/", c.emulator.endpoint()))
+        .header("x-ms-date", &date)
+        .header("authorization", auth)
+        .send()
+        .unwrap();
+    assert_eq!(reply.version(), reqwest::Version::HTTP_2);
+    let body: Value = reply.json().unwrap();
+    assert_eq!(
+        body["writableLocations"][0]["databaseAccountEndpoint"],
+        json!(format!("{}/", c.emulator.endpoint()))
+    );
+}

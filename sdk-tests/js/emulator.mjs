@@ -19,6 +19,11 @@ const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const CLOCK_START = 1_700_000_000;
 const STARTUP_TIMEOUT_MS = 30_000;
 
+// These tests check that HTTPS works with verification on; refuse to run with it off.
+if (process.env.NODE_TLS_REJECT_UNAUTHORIZED === "0") {
+  throw new Error("NODE_TLS_REJECT_UNAUTHORIZED=0 disables certificate verification; unset it");
+}
+
 export function emulatorBinary() {
   return process.env.COSMOS_EMULATOR_BIN || join(REPO, "target", "debug", "cosmos-emulator");
 }

@@ -1,5 +1,5 @@
 // Queries: cross-partition (ORDER BY, TOP, COUNT need the query plan) and single-partition, with parameters.
-import { test } from "node:test";
+import { before, test } from "node:test";
 import assert from "node:assert/strict";
 import { forEachScheme, unique } from "./emulator.mjs";
 
@@ -15,7 +15,8 @@ forEachScheme("queries", (ctx) => {
   let c;
   const query = async (spec, options) => (await c.items.query(spec, options).fetchAll()).resources;
 
-  test("setup: a container with items in three partitions", async () => {
+  // Runs after forEachScheme's own before hook (hooks run in registration order).
+  before(async () => {
     const db = await ctx.newDatabase();
     ({ container: c } = await db.containers.create({ id: unique("coll"), partitionKey: { paths: ["/pk"] } }));
     for (const item of ITEMS) await c.items.create(item);
@@ -66,6 +67,15 @@ forEachScheme("queries", (ctx) => {
       await query({ query: "SELECT VALUE COUNT(1) FROM c WHERE c.kind = @k", parameters: [{ name: "@k", value: "x" }] }),
       [3],
     );
+  });
+
+  test("cross-partition SUM, MIN, MAX, AVG, DISTINCT and OFFSET/LIMIT", async () => {
+    assert.deepEqual(await query("SELECT VALUE SUM(c.n) FROM c"), [15]);
+    assert.deepEqual(await query("SELECT VALUE MIN(c.n) FROM c"), [1]);
+    assert.deepEqual(await query("SELECT VALUE MAX(c.n) FROM c"), [5]);
+    assert.deepEqual(await query("SELECT VALUE AVG(c.n) FROM c"), [3]);
+    assert.deepEqual((await query("SELECT DISTINCT VALUE c.kind FROM c")).sort(), ["x", "y"]);
+    assert.deepEqual(await query("SELECT VALUE c.id FROM c ORDER BY c.n OFFSET 1 LIMIT 2"), ["b2", "a1"]);
   });
 
   test("single-partition COUNT", async () => {

@@ -107,7 +107,18 @@ class Emulator:
         return ssl.create_default_context(cafile=str(self.cert_path))
 
     def client_kwargs(self) -> dict:
-        return {"connection_verify": str(self.cert_path)} if self.tls else {}
+        """CosmosClient keywords that make the SDK verify against the emulator's certificate.
+
+        azure-cosmos (4.17) turns verification OFF for the hosts localhost and
+        127.0.0.1 unless an ssl_config is given (_synchronized_request.py,
+        is_ssl_enabled); connection_verify alone is ignored there. With
+        ssl_config, connection_verify becomes its SSLCaCerts and is used.
+        """
+        if not self.tls:
+            return {}
+        from azure.cosmos import SSLConfiguration
+
+        return {"connection_verify": str(self.cert_path), "ssl_config": SSLConfiguration()}
 
     @property
     def clock(self) -> "Clock":

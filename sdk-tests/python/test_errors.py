@@ -29,13 +29,13 @@ def test_invalid_item_ttl_on_replace_upsert_patch_changes_nothing(container):
     container.create_item({"id": "ok", "pk": "p", "ttl": 50, "v": 1})
     with pytest.raises(CosmosHttpResponseError) as e:
         container.replace_item("ok", {"id": "ok", "pk": "p", "ttl": 0, "v": 2})
-    assert e.value.status_code == 400
+    assert e.value.status_code == 400 and "ttl" in e.value.message.lower()
     with pytest.raises(CosmosHttpResponseError) as e:
         container.upsert_item({"id": "ok", "pk": "p", "ttl": -5, "v": 3})
-    assert e.value.status_code == 400
+    assert e.value.status_code == 400 and "ttl" in e.value.message.lower()
     with pytest.raises(CosmosHttpResponseError) as e:
         container.patch_item("ok", partition_key="p", patch_operations=[{"op": "set", "path": "/ttl", "value": 0}])
-    assert e.value.status_code == 400
+    assert e.value.status_code == 400 and "ttl" in e.value.message.lower()
     read = container.read_item("ok", partition_key="p")
     assert read["ttl"] == 50 and read["v"] == 1
 
@@ -49,7 +49,7 @@ def test_invalid_container_default_ttl_is_400(database, default_ttl):
     name = unique("coll")
     with pytest.raises(CosmosHttpResponseError) as e:
         database.create_container(name, partition_key=PartitionKey(path="/pk"), default_ttl=default_ttl)
-    assert e.value.status_code == 400
+    assert e.value.status_code == 400 and "ttl" in e.value.message.lower()
     assert name not in [c["id"] for c in database.list_containers()]
 
 

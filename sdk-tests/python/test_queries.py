@@ -72,3 +72,16 @@ def test_no_match_is_empty(container):
     assert list(container.query_items(
         query="SELECT * FROM c WHERE c.id = @id", parameters=[{"name": "@id", "value": "zzz"}],
         enable_cross_partition_query=True)) == []
+
+
+def test_order_by_paged_and_top(container):
+    pages = container.query_items(
+        query="SELECT VALUE c.id FROM c ORDER BY c.n", enable_cross_partition_query=True, max_item_count=2).by_page()
+    ids = []
+    for page in pages:
+        items = list(page)
+        assert len(items) <= 2
+        ids += items
+    assert ids == ["a2", "b2", "a1", "c1", "b1"]
+    assert list(container.query_items(
+        query="SELECT TOP 2 VALUE c.id FROM c ORDER BY c.n DESC", enable_cross_partition_query=True)) == ["b1", "c1"]

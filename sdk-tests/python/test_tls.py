@@ -5,7 +5,7 @@ import urllib.request
 
 import pytest
 from azure.core.exceptions import ServiceRequestError
-from azure.cosmos import CosmosClient
+from azure.cosmos import CosmosClient, SSLConfiguration
 
 from emulator import KEY
 
@@ -28,11 +28,15 @@ def test_explorer_pem_is_the_certificate_written(https):
 
 def test_certificate_covers_localhost(https):
     port = https.endpoint.rstrip("/").rsplit(":", 1)[1]
-    client = CosmosClient(f"https://localhost:{port}/", KEY, connection_verify=str(https.cert_path))
+    client = CosmosClient(f"https://localhost:{port}/", KEY, **https.client_kwargs())
     assert isinstance(list(client.list_databases()), list)
 
 
 def test_untrusted_certificate_is_refused(https):
-    """Without the emulator's certificate the client refuses the server: verification is really on."""
-    with pytest.raises((ServiceRequestError, ssl.SSLError)):
-        CosmosClient(https.endpoint, KEY, connection_retry_policy=None, retry_total=0)
+    """Trusting only the system store, the client refuses the server: the same code path that the
+    other tests use with the emulator's certificate really verifies."""
+    system_store = SSLConfiguration()
+    system_store.SSLCaCerts = True
+    with pytest.raises((ServiceRequestError, ssl.SSLError)) as e:
+        CosmosClient(https.endpoint, KEY, ssl_config=system_store, retry_total=0)
+    assert "certificate verify failed" in str(e.value).lower()

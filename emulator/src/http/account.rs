@@ -2,18 +2,26 @@
 //! and port the client reached, since the Python SDK sends later requests there.
 
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::Response;
 use serde_json::json;
 
 use super::response::{resource, READ_CHARGE};
 use super::AppState;
 
-pub async fn read(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    let host = headers
-        .get("host")
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("127.0.0.1");
+pub async fn read(State(state): State<AppState>, uri: Uri, headers: HeaderMap) -> Response {
+    // HTTP/2 clients name the server in the URI's authority, HTTP/1.1 ones in
+    // `Host`; a client that sends neither gets the address the server bound.
+    let host = uri
+        .authority()
+        .map(|a| a.as_str().to_string())
+        .or_else(|| {
+            headers
+                .get("host")
+                .and_then(|h| h.to_str().ok())
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| state.local_addr.to_string());
     let endpoint = format!("{}://{host}/", state.scheme);
     let location = json!([{"name": "South Central US", "databaseAccountEndpoint": endpoint}]);
     let query_engine = json!({

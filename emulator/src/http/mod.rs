@@ -34,6 +34,8 @@ pub struct AppState {
     pub scheme: &'static str,
     /// The PEM certificate clients should trust, when serving HTTPS.
     pub certificate: Option<Arc<str>>,
+    /// The address the server listens on.
+    pub local_addr: std::net::SocketAddr,
 }
 
 /// The whole service: routes behind authentication, with trailing slashes

@@ -1,0 +1,244 @@
+//! The official Rust SDK, `azure_data_cosmos`, unchanged against the
+//! in-process emulator: CRUD, a query, and TTL through the test clock.
+//!
+//! The SDK sends Cosmos binary JSON by default, which only Microsoft's
+//! Windows emulator and the service speak; like Microsoft's Linux emulator,
+//! this one needs it turned off (the SDK's README, "Using the vNext emulator").
+
+use azure_core::http::StatusCode;
+use azure_data_cosmos::models::{ContainerProperties, TimeToLive};
+use azure_data_cosmos::options::BinaryEncodingOptions;
+use azure_data_cosmos::{
+    AccountReference, ContainerClient, CosmosClient, FeedScope, Query, RoutingStrategy,
+};
+use cosmos_emulator::{ClockMode, Config, Emulator};
+use futures::TryStreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+const START: i64 = 1_700_000_000;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Order {
+    id: String,
+    customer: String,
+    total: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ttl: Option<i64>,
+}
+
+fn order(id: &str, customer: &str, total: f64, ttl: Option<i64>) -> Order {
+    Order {
+        id: id.into(),
+        customer: customer.into(),
+        total,
+        ttl,
+    }
+}
+
+fn start_emulator() -> Emulator {
+    Emulator::start(Config {
+        clock: ClockMode::Manual { start: Some(START) },
+        ..Config::for_tests()
+    })
+    .unwrap()
+}
+
+async fn client(emulator: &Emulator, key: &str) -> azure_data_cosmos::Result<CosmosClient> {
+    let account = AccountReference::with_authentication_key(
+        format!("{}/", emulator.endpoint()).parse().unwrap(),
+        azure_core::credentials::Secret::from(key.to_string()),
+    );
+    CosmosClient::builder()
+        .with_binary_encoding_options(BinaryEncodingOptions::new().with_enabled(false))
+        .build(
+            account,
+            RoutingStrategy::ProximityTo("South Central US".into()),
+        )
+        .await
+}
+
+/// Moves the emulator's test clock through its HTTP control API, signed.
+async fn advance(emulator: &Emulator, seconds: i64) {
+    let key = cosmos_emulator::auth::MasterKey::from_base64(emulator.key()).unwrap();
+    let date = httpdate::fmt_http_date(std::time::SystemTime::now());
+    let auth = cosmos_emulator::auth::authorization_header(
+        &key,
+        &cosmos_emulator::auth::payload("POST", "", "", &date, ""),
+    );
+    let reply = reqwest::Client::new()
+        .post(format!("{}/_emulator/clock", emulator.endpoint()))
+        .header("x-ms-date", date)
+        .header("authorization", auth)
+        .json(&json!({"advance": seconds}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status().as_u16(), 200);
+}
+
+async fn container(client: &CosmosClient, default_ttl: TimeToLive) -> ContainerClient {
+    client
+        .create_database("shop", None)
+        .await
+        .expect("create database");
+    let db = client.database_client("shop");
+    let mut properties = ContainerProperties::new("orders", "/customer".into());
+    properties.default_ttl = default_ttl;
+    db.create_container(properties, None)
+        .await
+        .expect("create container");
+    db.container_client("orders", None)
+        .await
+        .expect("container client")
+}
+
+async fn query_ids(items: &ContainerClient, query: &str) -> Vec<String> {
+    let mut ids: Vec<String> = items
+        .query_items::<Order>(query, FeedScope::full_container(), None)
+        .await
+        .expect("query")
+        .try_collect::<Vec<_>>()
+        .await
+        .expect("query pages")
+        .into_iter()
+        .map(|o| o.id)
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crud_and_query() {
+    let emulator = start_emulator();
+    let client = client(&emulator, emulator.key()).await.expect("client");
+    let items = container(&client, TimeToLive::Forever).await;
+
+    let first = order("o-1", "contoso", 42.5, None);
+    items
+        .create_item("contoso", "o-1", &first, None)
+        .await
+        .expect("create");
+    items
+        .create_item(
+            "fabrikam",
+            "o-2",
+            &order("o-2", "fabrikam", 7.0, None),
+            None,
+        )
+        .await
+        .expect("create");
+    let read: Order = items
+        .read_item("contoso", "o-1", None)
+        .await
+        .expect("read")
+        .into_model()
+        .unwrap();
+    assert_eq!(read, first);
+
+    items
+        .replace_item("contoso", "o-1", &order("o-1", "contoso", 99.0, None), None)
+        .await
+        .expect("replace");
+    items
+        .upsert_item("contoso", "o-3", &order("o-3", "contoso", 1.0, None), None)
+        .await
+        .expect("upsert");
+    let read: Order = items
+        .read_item("contoso", "o-1", None)
+        .await
+        .unwrap()
+        .into_model()
+        .unwrap();
+    assert_eq!(read.total, 99.0);
+
+    assert_eq!(
+        query_ids(&items, "SELECT * FROM c").await,
+        vec!["o-1", "o-2", "o-3"]
+    );
+    let query = Query::from("SELECT * FROM c WHERE c.total > @min")
+        .with_parameter("@min", 5)
+        .unwrap();
+    let expensive: Vec<Order> = items
+        .query_items(query, FeedScope::full_container(), None)
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    let mut ids: Vec<_> = expensive.into_iter().map(|o| o.id).collect();
+    ids.sort();
+    assert_eq!(ids, vec!["o-1", "o-2"]);
+
+    items
+        .delete_item("contoso", "o-1", None)
+        .await
+        .expect("delete");
+    let gone = items.read_item("contoso", "o-1", None).await.unwrap_err();
+    assert_eq!(gone.status().status_code(), StatusCode::NotFound);
+    let duplicate = items
+        .create_item(
+            "fabrikam",
+            "o-2",
+            &order("o-2", "fabrikam", 7.0, None),
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(duplicate.status().status_code(), StatusCode::Conflict);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ttl_through_the_test_clock() {
+    let emulator = start_emulator();
+    let client = client(&emulator, emulator.key()).await.expect("client");
+    let items = container(&client, TimeToLive::Seconds(1000)).await;
+
+    items
+        .create_item("c", "inherits", &order("inherits", "c", 1.0, None), None)
+        .await
+        .unwrap();
+    items
+        .create_item("c", "pinned", &order("pinned", "c", 1.0, Some(-1)), None)
+        .await
+        .unwrap();
+    items
+        .create_item("c", "own", &order("own", "c", 1.0, Some(2000)), None)
+        .await
+        .unwrap();
+
+    advance(&emulator, 999).await;
+    assert_eq!(
+        query_ids(&items, "SELECT * FROM c").await,
+        vec!["inherits", "own", "pinned"]
+    );
+    advance(&emulator, 1).await;
+    let expired = items.read_item("c", "inherits", None).await.unwrap_err();
+    assert_eq!(expired.status().status_code(), StatusCode::NotFound);
+    assert_eq!(
+        query_ids(&items, "SELECT * FROM c").await,
+        vec!["own", "pinned"]
+    );
+    advance(&emulator, 1000).await;
+    assert_eq!(query_ids(&items, "SELECT * FROM c").await, vec!["pinned"]);
+
+    let invalid = items
+        .create_item("c", "bad", &order("bad", "c", 1.0, Some(0)), None)
+        .await
+        .unwrap_err();
+    assert_eq!(invalid.status().status_code(), StatusCode::BadRequest);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_key_is_refused() {
+    let emulator = start_emulator();
+    let error = match client(&emulator, "d3Jvbmcga2V5").await {
+        Err(error) => error,
+        Ok(client) => client.create_database("x", None).await.unwrap_err(),
+    };
+    assert_eq!(
+        error.status().status_code(),
+        StatusCode::Unauthorized,
+        "{error}"
+    );
+}
