@@ -9,15 +9,50 @@ use crate::error::{ApiError, ApiResult};
 /// The service's limit on operations per patch.
 pub const MAX_OPERATIONS: usize = 10;
 
+/// A patch request. The body is either `{"operations": [...], "condition"?: ...}`
+/// or, as the JavaScript SDK sends `item.patch([...])`, the list alone.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "PatchBodyWire")]
 pub struct PatchBody {
     pub operations: Vec<Operation>,
-    #[serde(default)]
     pub condition: Option<String>,
 }
 
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum PatchBodyWire {
+    List(Vec<Operation>),
+    Object(PatchObject),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PatchObject {
+    operations: Vec<Operation>,
+    #[serde(default)]
+    condition: Option<String>,
+}
+
+impl From<PatchBodyWire> for PatchBody {
+    fn from(wire: PatchBodyWire) -> Self {
+        match wire {
+            PatchBodyWire::List(operations) => PatchBody {
+                operations,
+                condition: None,
+            },
+            PatchBodyWire::Object(PatchObject {
+                operations,
+                condition,
+            }) => PatchBody {
+                operations,
+                condition,
+            },
+        }
+    }
+}
+
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Operation {
     pub op: String,
     pub path: String,
@@ -229,6 +264,27 @@ mod tests {
             Value::Object(out),
             json!({"id": "a", "n": 3, "tags": ["x", "y"], "ttl": 10})
         );
+    }
+
+    #[test]
+    fn both_body_shapes_are_read() {
+        let list: PatchBody =
+            serde_json::from_value(json!([{"op": "set", "path": "/v", "value": 2}])).unwrap();
+        assert_eq!((list.operations.len(), list.condition), (1, None));
+        let object: PatchBody = serde_json::from_value(json!({"operations": [{"op": "remove", "path": "/v"}], "condition": "from c where c.v = 1"})).unwrap();
+        assert_eq!(object.operations[0].op, "remove");
+        assert_eq!(object.condition.as_deref(), Some("from c where c.v = 1"));
+        for bad in [
+            json!({"ops": []}),
+            json!("set"),
+            json!([{"op": "set"}]),
+            json!([{"op": "set", "path": "/v", "valu": 1}]),
+        ] {
+            assert!(
+                serde_json::from_value::<PatchBody>(bad.clone()).is_err(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

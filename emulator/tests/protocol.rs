@@ -450,3 +450,19 @@ fn account_document_over_http2_keeps_the_port() {
         json!(format!("{}/", c.emulator.endpoint()))
     );
 }
+
+/// The JavaScript SDK's `item.patch([...])` sends the operations as a bare
+/// list, without a Content-Type.
+#[test]
+fn patch_with_a_bare_list_of_operations() {
+    let c = TestClient::with_container(None);
+    c.create_item(&json!({"id": "a", "pk": "p", "v": 1}));
+    let reply = c.send(
+        Method::PATCH,
+        &format!("{COLL}/docs/a"),
+        &[("x-ms-documentdb-partitionkey", "[\"p\"]")],
+        Some(&json!([{"op": "set", "path": "/v", "value": 2}])),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(reply.body["v"], json!(2));
+}

@@ -40,3 +40,19 @@ def database(client):
     db = client.create_database(unique("db"))
     yield db
     client.delete_database(db.id)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "https_only: run only against the HTTPS emulator")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked https_only exist only in their [https] variant."""
+    keep, drop = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        scheme = callspec.params.get("emulator") if callspec else None
+        (drop if item.get_closest_marker("https_only") and scheme != "https" else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep

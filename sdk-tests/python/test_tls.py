@@ -10,10 +10,12 @@ from azure.cosmos import CosmosClient, SSLConfiguration
 from emulator import KEY
 
 
+pytestmark = pytest.mark.https_only
+
+
 @pytest.fixture
 def https(emulator):
-    if not emulator.tls:
-        pytest.skip("HTTPS only")
+    assert emulator.tls
     return emulator
 
 

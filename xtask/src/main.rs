@@ -2,6 +2,7 @@
 
 mod conformance;
 mod expectations;
+mod test;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,6 +11,10 @@ const HELP: &str = "\
 cargo xtask <task>
 
 tasks:
+  test
+      Every test: cargo test --workspace, then the official Python and
+      JavaScript SDK suites (sdk-tests/) against the emulator built here.
+      Sets up a virtualenv (target/sdk-venv) and npm packages when missing.
   conformance [--endpoint URL] [cosmos-conformance options...]
       With no --endpoint: build and start the emulator (test clock, free
       port), run every case against it, print the table, write the reports
@@ -24,6 +29,7 @@ fn main() -> ExitCode {
     let task = args.next();
     let rest: Vec<String> = args.collect();
     let result = match task.as_deref() {
+        Some("test") => test::run(&rest),
         Some("conformance") => conformance::run(&rest),
         Some("expectations") => expectations::run(&rest),
         Some("help" | "--help" | "-h") | None => {

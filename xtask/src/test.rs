@@ -1,0 +1,98 @@
+//! `cargo xtask test`: every test of the project. The workspace's Rust
+//! tests (the emulator, the conformance suite, the Rust SDK), then the
+//! official Python and JavaScript SDK suites against the emulator binary
+//! built here. It sets up what the SDK suites need when it is missing: a
+//! virtualenv with `sdk-tests/python/requirements.txt` under the target
+//! directory, and `npm ci` in `sdk-tests/js`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use crate::{cargo, root, target_dir};
+
+pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    if let Some(unknown) = args.first() {
+        return Err(format!(
+            "`cargo xtask test` takes no arguments, got {unknown:?}"
+        ));
+    }
+    step(
+        "Rust tests: cargo test --workspace",
+        cargo().args(["test", "--workspace"]),
+    )?;
+    step(
+        "build the emulator for the SDK suites",
+        cargo().args(["build", "-p", "cosmos-emulator"]),
+    )?;
+    let binary = target_dir().join("debug").join("cosmos-emulator");
+
+    let python = python_env()?;
+    let mut pytest = Command::new(&python);
+    pytest
+        .args(["-m", "pytest", "-q"])
+        .current_dir(root().join("sdk-tests/python"))
+        .env("COSMOS_EMULATOR_BIN", &binary);
+    step("Python SDK (azure-cosmos): pytest", &mut pytest)?;
+
+    let js = root().join("sdk-tests/js");
+    if !js.join("node_modules/@azure/cosmos").exists() {
+        step(
+            "install the JavaScript SDK: npm ci",
+            npm().arg("ci").current_dir(&js),
+        )?;
+    }
+    step(
+        "JavaScript SDK (@azure/cosmos): node --test",
+        npm()
+            .arg("test")
+            .current_dir(&js)
+            .env("COSMOS_EMULATOR_BIN", &binary),
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs one step, echoing what it is; a failure names the step.
+fn step(what: &str, command: &mut Command) -> Result<(), String> {
+    eprintln!("\n== xtask test: {what}");
+    let status = command
+        .status()
+        .map_err(|e| format!("{what}: cannot run {:?}: {e}", command.get_program()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{what}: failed ({status})"))
+    }
+}
+
+fn npm() -> Command {
+    Command::new("npm")
+}
+
+/// The virtualenv's python, made and filled on first use; pip is run every
+/// time so that a changed requirements file takes effect (it is quick when
+/// nothing changed).
+fn python_env() -> Result<PathBuf, String> {
+    let venv = target_dir().join("sdk-venv");
+    let python = venv.join("bin").join("python");
+    if !python.exists() {
+        step(
+            "create the Python virtualenv",
+            Command::new("python3").args(["-m", "venv"]).arg(&venv),
+        )?;
+    }
+    let requirements: &Path = &root().join("sdk-tests/python/requirements.txt");
+    step(
+        "install the Python SDK: pip install -r sdk-tests/python/requirements.txt",
+        Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "-r",
+            ])
+            .arg(requirements),
+    )?;
+    Ok(python)
+}
