@@ -113,7 +113,7 @@ pub async fn read(
 ) -> ApiResult<Response> {
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
     let found = state.store.read_item(&db, &coll, pk.as_deref(), &id)?;
-    if headers.text("if-none-match") == Some(&*found.etag) {
+    if headers.text("if-none-match") == Some(found.etag.to_string().as_str()) {
         return Ok(not_modified());
     }
     Ok(item(StatusCode::OK, &found, READ_CHARGE))

@@ -40,7 +40,7 @@ pub fn resource(status: StatusCode, value: &Value, charge: &'static str) -> Resp
 /// An item, served as stored.
 pub fn item(status: StatusCode, item: &Item, charge: &'static str) -> Response {
     let mut response = json_response(status, item.body.clone(), charge);
-    if let Ok(etag) = HeaderValue::from_str(&item.etag) {
+    if let Ok(etag) = HeaderValue::from_str(&item.etag.to_string()) {
         response.headers_mut().insert(header::ETAG, etag);
     }
     response

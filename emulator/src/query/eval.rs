@@ -74,6 +74,47 @@ pub fn check_functions(expr: &Expr, aggregates_allowed: bool) -> ApiResult<()> {
     result
 }
 
+/// Whether evaluating `expr` reads the document (the FROM alias) at all.
+pub fn reads_document(expr: &Expr) -> bool {
+    let mut reads = false;
+    walk(expr, &mut |e| reads |= matches!(e, Expr::Root));
+    reads
+}
+
+/// Byte strings that a document's stored JSON must contain for `filter` to
+/// be true: for each `path = 'text'` in a conjunction, the text as serde_json
+/// writes it (the store writes documents with serde_json too). A necessary
+/// condition only: a document that passes is still evaluated.
+pub fn required_fragments(filter: &Expr) -> Vec<Vec<u8>> {
+    match filter {
+        Expr::Binary(BinaryOp::And, a, b) => {
+            let mut fragments = required_fragments(a);
+            fragments.extend(required_fragments(b));
+            fragments
+        }
+        Expr::Binary(BinaryOp::Eq, a, b) => match (a.as_ref(), b.as_ref()) {
+            (Expr::Literal(text @ Value::String(_)), path)
+            | (path, Expr::Literal(text @ Value::String(_)))
+                if is_document_path(path) =>
+            {
+                vec![serde_json::to_vec(text).expect("a string serialises")]
+            }
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+fn is_document_path(expr: &Expr) -> bool {
+    match expr {
+        Expr::Property(base, _) => matches!(base.as_ref(), Expr::Root) || is_document_path(base),
+        Expr::Index(base, index) => {
+            matches!(index.as_ref(), Expr::Literal(_)) && is_document_path(base)
+        }
+        _ => false,
+    }
+}
+
 pub fn contains_aggregate(expr: &Expr) -> bool {
     let mut found = false;
     walk(expr, &mut |e| {
@@ -421,5 +462,23 @@ mod tests {
             doc.clone()
         ));
         assert!(filter("c['o']['k'] + 1 = 2 AND c.tags[0] = 'x'", doc));
+    }
+
+    #[test]
+    fn fragments_are_necessary_conditions_only() {
+        let fragments = |q: &str| {
+            let s = parse(&format!("SELECT * FROM c WHERE {q}"), &HashMap::new()).unwrap();
+            required_fragments(&s.filter.unwrap())
+        };
+        assert_eq!(
+            fragments("c.a = 'x\"y' AND c.n > 1"),
+            vec![br#""x\"y""#.to_vec()]
+        );
+        assert_eq!(fragments("'v' = c.o.k"), vec![br#""v""#.to_vec()]);
+        // Nothing can be required from a disjunction, a number or a negation.
+        assert!(fragments("c.a = 'x' OR c.b = 'y'").is_empty());
+        assert!(fragments("c.n = 5").is_empty());
+        assert!(fragments("NOT (c.a = 'x')").is_empty());
+        assert!(fragments("UPPER(c.a) = 'X'").is_empty());
     }
 }

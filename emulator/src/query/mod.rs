@@ -41,6 +41,11 @@ pub struct PreparedQuery {
     pub select: Select,
     /// The projection computes aggregates: one row over all matching documents.
     aggregate: bool,
+    /// What a stored document's JSON must contain to possibly match the filter.
+    required: Vec<Vec<u8>>,
+    /// Whether any part of the query reads document contents (not so for
+    /// `SELECT VALUE COUNT(1) FROM c`, which only counts).
+    reads_documents: bool,
 }
 
 /// Where a page of results starts.
@@ -137,7 +142,21 @@ impl PreparedQuery {
             eval::check_functions(e, false)?;
         }
         let aggregate = aggregating > 0;
-        Ok(PreparedQuery { select, aggregate })
+        let required = select
+            .filter
+            .as_ref()
+            .map(eval::required_fragments)
+            .unwrap_or_default();
+        let reads_documents = select.filter.is_some()
+            || !select.order_by.is_empty()
+            || matches!(select.projection, Projection::Star)
+            || projected.iter().any(|e| eval::reads_document(e));
+        Ok(PreparedQuery {
+            select,
+            aggregate,
+            required,
+            reads_documents,
+        })
     }
 
     /// Whether results come in key order one document at a time, so that a
@@ -173,6 +192,13 @@ impl PreparedQuery {
             )),
             Projection::Star => None,
         }
+    }
+
+    /// Whether a stored document may match, judged from its bytes alone.
+    fn may_match(&self, body: &[u8]) -> bool {
+        self.required
+            .iter()
+            .all(|fragment| memchr::memmem::find(body, fragment).is_some())
     }
 
     fn matches(&self, doc: &Value) -> bool {
@@ -260,8 +286,12 @@ impl PreparedQuery {
                 Some(Continuation::Offset { offset }) => *offset,
                 _ => 0,
             };
-            let docs = items.map(|(_, _, body)| parse(body));
-            let results = self.run_values(docs);
+            let candidates = items.filter(|(_, _, body)| self.may_match(body));
+            let results = if self.reads_documents {
+                self.run_values(candidates.map(|(_, _, body)| parse(body)))
+            } else {
+                self.run_values(candidates.map(|_| Value::Null))
+            };
             return page_of_values(results, offset, limit);
         }
         let mut page = Page::default();
@@ -271,6 +301,8 @@ impl PreparedQuery {
         while let Some((pk, id, body)) = items.next() {
             let result = if plain {
                 Some(body.clone())
+            } else if !self.may_match(body) {
+                None
             } else {
                 let doc = parse(body);
                 if self.matches(&doc) {
@@ -384,6 +416,54 @@ mod tests {
             ),
             vec![json!(true), json!(false)]
         );
+    }
+
+    /// The byte prefilter never changes a result, only skips parsing.
+    #[test]
+    fn prefilter_and_count_give_the_same_results() {
+        let bodies: Vec<Bytes> = [
+            json!({"id": "a", "s": "x\"y", "t": "é"}),
+            json!({"id": "b", "s": "xy", "n": 5.0}),
+            json!({"id": "c", "note": "the s is x\"y"}),
+        ]
+        .iter()
+        .map(|d| Bytes::from(serde_json::to_vec(d).unwrap()))
+        .collect();
+        let page = |q: &str| {
+            let query = PreparedQuery::prepare(&QueryBody {
+                query: q.into(),
+                parameters: vec![],
+            })
+            .unwrap();
+            let limit = PageLimit {
+                items: 100,
+                bytes: usize::MAX,
+            };
+            let docs = query
+                .run_page(bodies.iter().map(|b| ("[]", "id", b)), None, limit)
+                .documents;
+            docs.iter()
+                .map(|d| serde_json::from_slice::<Value>(d).unwrap())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            page("SELECT VALUE c.id FROM c WHERE c.s = 'x\"y'"),
+            vec![json!("a")]
+        );
+        assert_eq!(
+            page("SELECT VALUE c.id FROM c WHERE c.t = 'é'"),
+            vec![json!("a")]
+        );
+        assert_eq!(
+            page("SELECT VALUE c.id FROM c WHERE c.n = 5"),
+            vec![json!("b")]
+        );
+        assert_eq!(page("SELECT VALUE COUNT(1) FROM c"), vec![json!(3)]);
+        assert_eq!(
+            page("SELECT VALUE COUNT(1) FROM c WHERE c.s = 'xy'"),
+            vec![json!(1)]
+        );
+        assert_eq!(page("SELECT VALUE COUNT(c.s) FROM c"), vec![json!(2)]);
     }
 
     #[test]

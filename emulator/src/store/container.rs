@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use super::expiry::ExpiryIndex;
-use super::item::{new_etag, Item, ItemKey, MAX_ITEM_BYTES};
+use super::item::{new_etag, Etag, Item, ItemKey, MAX_ITEM_BYTES};
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::PartitionKeyDefinition;
 use crate::rid;
@@ -263,37 +263,40 @@ impl Container {
         now: i64,
     ) -> ApiResult<Item> {
         let key = Arc::new(key);
-        let rid = match self.items.get(&key) {
-            Some(old) => old.rid.clone(),
+        let number = match self.items.get(&key) {
+            Some(old) => old.number,
             None => {
                 self.next_item += 1;
                 self.by_number.insert(self.next_item, key.clone());
-                rid::item(self.database_number, self.number, self.next_item).into_boxed_str()
+                self.next_item
             }
         };
-        let etag = new_etag();
+        let etag = Etag::new();
+        let rid = rid::item(self.database_number, self.number, number);
         let database_rid = rid::database(self.database_number);
-        body.insert("_rid".into(), Value::from(&*rid));
         body.insert(
             "_self".into(),
             Value::from(format!("dbs/{database_rid}/colls/{}/docs/{rid}/", self.rid)),
         );
-        body.insert("_etag".into(), Value::from(etag.clone()));
+        body.insert("_rid".into(), Value::from(rid));
+        body.insert("_etag".into(), Value::from(etag.to_string()));
         body.insert("_attachments".into(), Value::from("attachments/"));
         body.insert("_ts".into(), Value::from(now));
-        let bytes = serde_json::to_vec(&body).expect("a JSON map serialises");
+        let mut bytes = serde_json::to_vec(&body).expect("a JSON map serialises");
         if bytes.len() > MAX_ITEM_BYTES {
             return Err(ApiError::too_large(format!(
                 "Request size is too large: the item is {} bytes; an item may be at most {MAX_ITEM_BYTES} bytes (2 MB).",
                 bytes.len()
             )));
         }
+        // The serialiser's buffer grows by doubling: keep only what is used.
+        bytes.shrink_to_fit();
         let item = Item {
             body: bytes.into(),
             ts: now,
             ttl: item_ttl,
-            etag: etag.into_boxed_str(),
-            rid,
+            etag,
+            number,
         };
         if let Some(old) = self.items.insert(key.clone(), item.clone()) {
             self.expiry.remove(&key, old.ttl, old.ts);
@@ -311,9 +314,7 @@ impl Container {
     }
 
     fn forget_number(&mut self, item: &Item) {
-        if let Some((_, _, number)) = rid::parse_item(&item.rid) {
-            self.by_number.remove(&number);
-        }
+        self.by_number.remove(&item.number);
     }
 
     /// Physically deletes up to `limit` items that are due at `now`.

@@ -30,6 +30,7 @@ impl ItemKey {
     }
 }
 
+/// Kept compact: an item costs its JSON plus a few dozen bytes.
 #[derive(Debug, Clone)]
 pub struct Item {
     /// The item as served: the client's properties followed by the system ones.
@@ -38,10 +39,31 @@ pub struct Item {
     pub ts: i64,
     /// The item's own `ttl`, validated (R3, R9).
     pub ttl: Option<Ttl>,
-    /// The quoted etag, e.g. `"0000-..."`.
-    pub etag: Box<str>,
-    /// The item's RID.
-    pub rid: Box<str>,
+    pub etag: Etag,
+    /// The item's number in its container: the last part of its RID.
+    pub number: u64,
+}
+
+/// A version stamp, written as the service does: a quoted UUID.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Etag(uuid::Uuid);
+
+impl Etag {
+    pub fn new() -> Self {
+        Etag(uuid::Uuid::new_v4())
+    }
+}
+
+impl Default for Etag {
+    fn default() -> Self {
+        Etag::new()
+    }
+}
+
+impl std::fmt::Display for Etag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "\"{}\"", self.0.hyphenated())
+    }
 }
 
 impl Item {
@@ -88,7 +110,7 @@ pub fn strip_system_properties(body: &mut Map<String, Value>) {
     }
 }
 
-/// Fresh etag in the service's quoted shape.
+/// A fresh etag as text, for databases and containers.
 pub fn new_etag() -> String {
-    format!("\"{}\"", uuid::Uuid::new_v4())
+    Etag::new().to_string()
 }

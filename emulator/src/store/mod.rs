@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
 pub use container::{Container, ContainerSettings};
-pub use item::{strip_system_properties, validate_id, Item, ItemKey, MAX_ITEM_BYTES};
+pub use item::{strip_system_properties, validate_id, Etag, Item, ItemKey, MAX_ITEM_BYTES};
 
 use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};
@@ -349,7 +349,7 @@ impl Store {
             (WriteMode::Create, Some(_)) => return Err(ApiError::conflict()),
             (WriteMode::Replace, None) => return Err(ApiError::not_found()),
             (_, Some(etag)) => {
-                check_if_match(write.if_match, &etag)?;
+                check_if_match(write.if_match, etag)?;
                 StatusCode::OK
             }
             (_, None) => StatusCode::CREATED,
@@ -376,7 +376,7 @@ impl Store {
         let c = catalog.database_mut(database)?.container_mut(container)?;
         let key = Self::key_from_header(c, partition_key, id)?;
         let etag = live_or_discard(c, &key, now).ok_or_else(ApiError::not_found)?;
-        check_if_match(if_match, &etag)?;
+        check_if_match(if_match, etag)?;
         let mut body = c.get(&key, now).expect("live").parse();
         strip_system_properties(&mut body);
         let mut body = edit(body)?;
@@ -409,7 +409,7 @@ impl Store {
         let c = catalog.database_mut(database)?.container_mut(container)?;
         let key = Self::key_from_header(c, partition_key, id)?;
         let etag = live_or_discard(c, &key, now).ok_or_else(ApiError::not_found)?;
-        check_if_match(if_match, &etag)?;
+        check_if_match(if_match, etag)?;
         c.remove(&key);
         self.wrote();
         Ok(())
@@ -519,17 +519,18 @@ fn write_and_expiry(
 
 /// The etag of the live item at `key`; an expired one is removed on the spot
 /// so that its id can be reused (L10).
-fn live_or_discard(c: &mut Container, key: &ItemKey, now: i64) -> Option<Box<str>> {
+fn live_or_discard(c: &mut Container, key: &ItemKey, now: i64) -> Option<Etag> {
     if let Some(item) = c.get(key, now) {
-        return Some(item.etag.clone());
+        return Some(item.etag);
     }
     c.remove(key);
     None
 }
 
-fn check_if_match(if_match: Option<&str>, etag: &str) -> ApiResult<()> {
+/// `If-Match`: absent or `*` always matches; otherwise the current etag must.
+fn check_if_match(if_match: Option<&str>, etag: impl std::fmt::Display) -> ApiResult<()> {
     match if_match {
-        Some(expected) if expected != "*" && expected != etag => {
+        Some(expected) if expected != "*" && expected != etag.to_string() => {
             Err(ApiError::precondition_failed())
         }
         _ => Ok(()),
