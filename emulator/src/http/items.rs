@@ -12,7 +12,7 @@ use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::patch::{self, PatchBody};
 use crate::query::{Continuation, PageLimit, PreparedQuery, QueryBody};
-use crate::store::{ItemKey, ItemWrite, Store, WriteMode};
+use crate::store::{ItemAddress, ItemKey, ItemWrite, Store, WriteMode};
 
 type ItemPath = Path<(String, String, String)>;
 
@@ -161,18 +161,22 @@ pub async fn patch(
         })
         .transpose()?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
-    let stored =
-        state
-            .store
-            .edit_item(&db, &coll, pk.as_deref(), &id, headers.if_match(), |doc| {
-                if let Some(condition) = &condition {
-                    let current = serde_json::Value::Object(doc.clone());
-                    if condition.run_values(std::iter::once(current)).is_empty() {
-                        return Err(ApiError::precondition_failed());
-                    }
-                }
-                patch::apply(doc, &request.operations)
-            })?;
+    let target = ItemAddress {
+        database: &db,
+        container: &coll,
+        partition_key: pk.as_deref(),
+        id: &id,
+        if_match: headers.if_match(),
+    };
+    let stored = state.store.edit_item(target, |doc| {
+        if let Some(condition) = &condition {
+            let current = serde_json::Value::Object(doc.clone());
+            if condition.run_values(std::iter::once(current)).is_empty() {
+                return Err(ApiError::precondition_failed());
+            }
+        }
+        patch::apply(doc, &request.operations)
+    })?;
     Ok(item(StatusCode::OK, &stored, WRITE_CHARGE))
 }
 
@@ -182,8 +186,12 @@ pub async fn delete(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
-    state
-        .store
-        .delete_item(&db, &coll, pk.as_deref(), &id, headers.if_match())?;
+    state.store.delete_item(ItemAddress {
+        database: &db,
+        container: &coll,
+        partition_key: pk.as_deref(),
+        id: &id,
+        if_match: headers.if_match(),
+    })?;
     Ok(no_content(WRITE_CHARGE))
 }

@@ -104,6 +104,16 @@ pub enum WriteMode {
     Replace,
 }
 
+/// Which item a point request addresses, and its precondition.
+#[derive(Debug, Clone, Copy)]
+pub struct ItemAddress<'a> {
+    pub database: &'a str,
+    pub container: &'a str,
+    pub partition_key: Option<&'a str>,
+    pub id: &'a str,
+    pub if_match: Option<&'a str>,
+}
+
 /// An item write, validated up to what needs the container.
 pub struct ItemWrite<'a> {
     pub mode: WriteMode,
@@ -360,57 +370,57 @@ impl Store {
         Ok((status, item))
     }
 
+    /// Runs `f` on the live item that a request addresses, under the write
+    /// lock, once `If-Match` holds; an absent or expired item is a 404 (R5).
+    fn with_live_item<T>(
+        &self,
+        address: ItemAddress<'_>,
+        f: impl FnOnce(&mut Container, ItemKey, i64) -> ApiResult<T>,
+    ) -> ApiResult<T> {
+        let now = self.clock.now();
+        let mut catalog = self.write();
+        let c = catalog
+            .database_mut(address.database)?
+            .container_mut(address.container)?;
+        let key = Self::key_from_header(c, address.partition_key, address.id)?;
+        let etag = live_or_discard(c, &key, now).ok_or_else(ApiError::not_found)?;
+        check_if_match(address.if_match, etag)?;
+        f(c, key, now)
+    }
+
     /// Applies `edit` to the live item's body, then stores the result as a
     /// write (used by patch). `edit` returns the new body.
     pub fn edit_item(
         &self,
-        database: &str,
-        container: &str,
-        partition_key: Option<&str>,
-        id: &str,
-        if_match: Option<&str>,
+        address: ItemAddress<'_>,
         edit: impl FnOnce(Map<String, Value>) -> ApiResult<Map<String, Value>>,
     ) -> ApiResult<Item> {
-        let now = self.clock.now();
-        let mut catalog = self.write();
-        let c = catalog.database_mut(database)?.container_mut(container)?;
-        let key = Self::key_from_header(c, partition_key, id)?;
-        let etag = live_or_discard(c, &key, now).ok_or_else(ApiError::not_found)?;
-        check_if_match(if_match, etag)?;
-        let mut body = c.get(&key, now).expect("live").parse();
-        strip_system_properties(&mut body);
-        let mut body = edit(body)?;
-        strip_system_properties(&mut body);
-        if validate_id(body.get("id"))? != id {
-            return Err(ApiError::bad_request("A patch cannot change an item's id."));
-        }
-        if c.partition_key().key_of(&body) != *key.pk {
-            return Err(ApiError::bad_request(
-                "A patch cannot change an item's partition key value.",
-            ));
-        }
-        let item_ttl = ttl::item_ttl(body.get("ttl"))?;
-        let (item, expires) = write_and_expiry(c, key, body, item_ttl, now)?;
-        drop(catalog);
+        let id = address.id;
+        let (item, expires) = self.with_live_item(address, |c, key, now| {
+            let mut body = c.get(&key, now).expect("live").parse();
+            strip_system_properties(&mut body);
+            let mut body = edit(body)?;
+            strip_system_properties(&mut body);
+            if validate_id(body.get("id"))? != id {
+                return Err(ApiError::bad_request("A patch cannot change an item's id."));
+            }
+            if c.partition_key().key_of(&body) != *key.pk {
+                return Err(ApiError::bad_request(
+                    "A patch cannot change an item's partition key value.",
+                ));
+            }
+            let item_ttl = ttl::item_ttl(body.get("ttl"))?;
+            write_and_expiry(c, key, body, item_ttl, now)
+        })?;
         self.item_written(expires);
         Ok(item)
     }
 
-    pub fn delete_item(
-        &self,
-        database: &str,
-        container: &str,
-        partition_key: Option<&str>,
-        id: &str,
-        if_match: Option<&str>,
-    ) -> ApiResult<()> {
-        let now = self.clock.now();
-        let mut catalog = self.write();
-        let c = catalog.database_mut(database)?.container_mut(container)?;
-        let key = Self::key_from_header(c, partition_key, id)?;
-        let etag = live_or_discard(c, &key, now).ok_or_else(ApiError::not_found)?;
-        check_if_match(if_match, etag)?;
-        c.remove(&key);
+    pub fn delete_item(&self, address: ItemAddress<'_>) -> ApiResult<()> {
+        self.with_live_item(address, |c, key, _| {
+            c.remove(&key);
+            Ok(())
+        })?;
         self.wrote();
         Ok(())
     }
