@@ -160,7 +160,7 @@ impl Container {
                 "The partition key of a container cannot be changed: send the container's current partitionKey definition.",
             ));
         }
-        self.purge_due(now, usize::MAX);
+        self.purge_due(now, usize::MAX, &mut Vec::new());
         let partition_key = self.settings.partition_key.clone();
         self.settings = ContainerSettings {
             partition_key,
@@ -317,12 +317,15 @@ impl Container {
         self.by_number.remove(&item.number);
     }
 
-    /// Physically deletes up to `limit` items that are due at `now`.
-    pub fn purge_due(&mut self, now: i64, limit: usize) -> usize {
+    /// Takes out of storage up to `limit` items that are due at `now`, and
+    /// appends them to `purged`, so that the caller can free their memory
+    /// after releasing the lock.
+    pub fn purge_due(&mut self, now: i64, limit: usize, purged: &mut Vec<Item>) -> usize {
         let due = self.expiry.pop_due(self.settings.default_ttl, now, limit);
         for key in &due {
             if let Some(item) = self.items.remove(key) {
                 self.forget_number(&item);
+                purged.push(item);
             }
         }
         due.len()

@@ -481,20 +481,24 @@ impl Store {
     }
 
     /// Physically deletes up to `limit` due items, across containers, in one
-    /// hold of the lock. Returns how many, and when fewer than `limit`, the
-    /// next instant at which anything expires.
+    /// hold of the lock; their memory is freed after the lock is released.
+    /// Returns how many, and when fewer than `limit`, the next instant at
+    /// which anything expires.
     pub fn purge_batch(&self, limit: usize) -> (usize, Option<i64>) {
         let now = self.clock.now();
+        let mut purged = Vec::with_capacity(limit.min(4096));
         let mut catalog = self.write();
-        let mut purged = 0;
+        let mut count = 0;
         for c in catalog
             .databases
             .values_mut()
             .flat_map(|db| db.containers.values_mut())
         {
-            purged += c.purge_due(now, limit - purged);
-            if purged == limit {
-                return (purged, Some(now));
+            count += c.purge_due(now, limit - count, &mut purged);
+            if count == limit {
+                drop(catalog);
+                drop(purged);
+                return (count, Some(now));
             }
         }
         let next = catalog
@@ -505,7 +509,9 @@ impl Store {
             .min();
         self.next_purge_at
             .store(next.unwrap_or(i64::MAX), Ordering::Release);
-        (purged, next)
+        drop(catalog);
+        drop(purged);
+        (count, next)
     }
 
     /// Items physically held by a container, expired or not: lets tests see
