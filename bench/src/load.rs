@@ -77,6 +77,9 @@ impl Samples {
     }
 }
 
+/// How long stopping waits for a request in flight.
+pub const STOP_LIMIT: Duration = Duration::from_secs(10);
+
 /// Workers running until stopped.
 pub struct Load {
     origin: Instant,
@@ -119,14 +122,21 @@ impl Load {
         at.saturating_duration_since(self.origin).as_micros() as u64
     }
 
-    /// Stops the workers (each finishes its request in flight).
+    /// Stops the workers (each finishes its request in flight; one still
+    /// waiting after [`STOP_LIMIT`] is abandoned and counted as an error).
     pub async fn stop(self) -> Samples {
         self.stop.store(true, Ordering::Relaxed);
         let mut all = Samples::default();
-        for worker in self.workers {
-            match worker.await {
-                Ok(samples) => all.absorb(samples),
-                Err(e) => all.error(format!("a worker failed: {e}")),
+        for mut worker in self.workers {
+            match tokio::time::timeout(STOP_LIMIT, &mut worker).await {
+                Ok(Ok(samples)) => all.absorb(samples),
+                Ok(Err(e)) => all.error(format!("a worker failed: {e}")),
+                Err(_) => {
+                    worker.abort();
+                    all.error(format!(
+                        "a request was still unanswered {STOP_LIMIT:?} after the load stopped"
+                    ));
+                }
             }
         }
         all

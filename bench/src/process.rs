@@ -3,6 +3,7 @@
 //! the bench's own CPU time, from getrusage.
 
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
@@ -29,6 +30,16 @@ impl ServerProcess {
     /// has it) and waits for `listening on URL`.
     pub fn spawn(mut command: Command) -> Result<ServerProcess, String> {
         let program = command.get_program().to_string_lossy().into_owned();
+        // A server must not outlive the bench, however the bench ends.
+        // SAFETY: prctl is async-signal-safe; nothing else runs in the hook.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
         let spawned_at = Instant::now();
         let mut child = command
             .stdout(Stdio::piped())

@@ -1,5 +1,6 @@
 //! `cargo xtask <task>`: the project's automation, one module per task.
 
+mod bench;
 mod conformance;
 mod expectations;
 
@@ -10,6 +11,13 @@ const HELP: &str = "\
 cargo xtask <task>
 
 tasks:
+  bench [cosmos-bench options...]
+      Build the release binaries, install @vercel/cosmosdb-server with npm
+      into target/bench/node when node is present, and measure startup,
+      memory, point reads and writes, queries, the TTL purge and the
+      conformance run against the emulator, the peer and a bare server;
+      print the tables and write target/bench/results.{json,md}. A few
+      minutes. See bench/README.md.
   conformance [--endpoint URL] [cosmos-conformance options...]
       With no --endpoint: build and start the emulator (test clock, free
       port), run every case against it, print the table, write the reports
@@ -24,6 +32,7 @@ fn main() -> ExitCode {
     let task = args.next();
     let rest: Vec<String> = args.collect();
     let result = match task.as_deref() {
+        Some("bench") => bench::run(&rest),
         Some("conformance") => conformance::run(&rest),
         Some("expectations") => expectations::run(&rest),
         Some("help" | "--help" | "-h") | None => {

@@ -13,6 +13,11 @@ use crate::measure::dataset::DATABASE;
 use crate::measure::expect_success;
 use crate::stats::Latency;
 
+/// The longest one run may take; the measurement stops at the first run
+/// that takes longer (the target may stay busy with it: measure queries
+/// last).
+pub const RUN_LIMIT: Duration = Duration::from_secs(10);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum QueryKind {
     /// `SELECT * FROM c WHERE c.seq = @v`: one item.
@@ -77,7 +82,11 @@ pub async fn measure(
     while latencies.len() < max_runs && (latencies.len() < min_runs || started.elapsed() < budget) {
         let seq = rng.usize(..items);
         let run_started = Instant::now();
-        match run_to_last_page(&mut connection, signer, container, kind, seq).await {
+        let run = run_to_last_page(&mut connection, signer, container, kind, seq);
+        match tokio::time::timeout(RUN_LIMIT, run)
+            .await
+            .unwrap_or_else(|_| Err(format!("a run took longer than {RUN_LIMIT:?}; stopped")))
+        {
             Ok((values, pages)) => {
                 latencies.push(run_started.elapsed().as_micros() as u32);
                 result.pages = pages;
