@@ -1,5 +1,6 @@
 //! `cargo xtask <task>`: the project's automation, one module per task.
 
+mod bench;
 mod conformance;
 mod expectations;
 mod test;
@@ -15,6 +16,13 @@ tasks:
       Every test: cargo test --workspace, then the official Python and
       JavaScript SDK suites (sdk-tests/) against the emulator built here.
       Sets up a virtualenv (target/sdk-venv) and npm packages when missing.
+  bench [cosmos-bench options...]
+      Build the release binaries, install @vercel/cosmosdb-server with npm
+      into target/bench/node when node is present, and measure startup,
+      memory, point reads and writes, queries, the TTL purge and the
+      conformance run against the emulator, the peer and a bare server;
+      print the tables and write target/bench/results.{json,md}. A few
+      minutes. See bench/README.md.
   conformance [--endpoint URL] [cosmos-conformance options...]
       With no --endpoint: build and start the emulator (test clock, free
       port), run every case against it, print the table, write the reports
@@ -30,6 +38,7 @@ fn main() -> ExitCode {
     let rest: Vec<String> = args.collect();
     let result = match task.as_deref() {
         Some("test") => test::run(&rest),
+        Some("bench") => bench::run(&rest),
         Some("conformance") => conformance::run(&rest),
         Some("expectations") => expectations::run(&rest),
         Some("help" | "--help" | "-h") | None => {

@@ -1,0 +1,168 @@
+//! `cosmos-bench`: runs every measurement and writes `results.json` and
+//! `results.md` to the output directory. `cargo xtask bench` builds the
+//! release binaries and calls it; see bench/README.md.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use cosmos_bench::load::Window;
+use cosmos_bench::measure::purge::PurgeSettings;
+use cosmos_bench::run::{self, Parts, Paths, Settings};
+
+#[derive(Debug, Parser)]
+#[command(about = "Benchmarks the emulator beside a peer emulator and the bare HTTP stack")]
+struct Cli {
+    /// Directory holding cosmos-emulator, emulator-probe, bare-server and
+    /// cosmos-conformance (release builds).
+    #[arg(long)]
+    bin_dir: PathBuf,
+    /// Where @vercel/cosmosdb-server is installed (node_modules inside).
+    #[arg(long)]
+    peer_dir: Option<PathBuf>,
+    /// Talk to the peer over plain HTTP instead of its default HTTPS.
+    #[arg(long)]
+    peer_http: bool,
+    /// The conformance fixtures (cases/ and expectations/).
+    #[arg(long)]
+    fixtures: PathBuf,
+    /// Where results.json, results.md and logs/ go.
+    #[arg(long)]
+    out_dir: PathBuf,
+    /// Recorded in the results, e.g. the git revision.
+    #[arg(long)]
+    label: Option<String>,
+    /// Parts to run, comma-separated: emulator,bare,peer,purge,conformance.
+    #[arg(long, default_value = "emulator,bare,peer,purge,conformance")]
+    only: String,
+    /// Seconds of each point-load window.
+    #[arg(long, default_value_t = 3.0)]
+    seconds: f64,
+    /// Seconds of load before each window.
+    #[arg(long, default_value_t = 0.5)]
+    warmup: f64,
+    /// Concurrencies of the point loads.
+    #[arg(long, value_delimiter = ',', default_value = "1,16,64")]
+    concurrency: Vec<usize>,
+    /// Item counts for memory and queries (point loads use the largest).
+    #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
+    sizes: Vec<usize>,
+    /// Bytes of JSON per item.
+    #[arg(long, default_value_t = 1024)]
+    item_bytes: usize,
+    #[arg(long, default_value_t = 15)]
+    startup_runs: usize,
+    /// Expiring items in the purge measurement.
+    #[arg(long, default_value_t = 1_000_000)]
+    purge_items: usize,
+    /// Concurrent readers while the purge runs.
+    #[arg(long, default_value_t = 1)]
+    purge_readers: usize,
+    #[arg(long, default_value_t = 3)]
+    conformance_runs: usize,
+    /// Worker threads of the load generator's runtime.
+    #[arg(long, default_value_t = 2)]
+    client_threads: usize,
+    /// The master key to sign with.
+    #[arg(long, default_value = cosmos_emulator::WELL_KNOWN_KEY, hide_default_value = true)]
+    key: String,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let parts = match parse_parts(&cli.only) {
+        Ok(parts) => parts,
+        Err(e) => {
+            eprintln!("cosmos-bench: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let settings = Settings {
+        window: Window {
+            warmup: Duration::from_secs_f64(cli.warmup),
+            measure: Duration::from_secs_f64(cli.seconds),
+        },
+        startup_runs: cli.startup_runs,
+        item_bytes: cli.item_bytes,
+        sizes: cli.sizes.clone(),
+        concurrencies: cli.concurrency.clone(),
+        fill_concurrency: 32,
+        query_budget: Duration::from_secs(2),
+        query_runs: (3, 200),
+        purge: PurgeSettings {
+            items: cli.purge_items,
+            kept: 1_000,
+            item_bytes: cli.item_bytes,
+            readers: cli.purge_readers,
+            fill_concurrency: 32,
+            limit: Duration::from_secs(60),
+        },
+        conformance_runs: cli.conformance_runs,
+        client_threads: cli.client_threads,
+        peer_tls: !cli.peer_http,
+    };
+    let paths = Paths {
+        bin_dir: cli.bin_dir.clone(),
+        peer_dir: cli.peer_dir.clone(),
+        fixtures: cli.fixtures.clone(),
+        out_dir: cli.out_dir.clone(),
+    };
+    if let Err(e) = std::fs::create_dir_all(&paths.out_dir) {
+        eprintln!("cosmos-bench: {}: {e}", paths.out_dir.display());
+        return ExitCode::FAILURE;
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cli.client_threads.max(1))
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("cosmos-bench: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let results = runtime.block_on(run::run(&paths, &settings, parts, &cli.key, cli.label));
+    let markdown = results.to_markdown();
+    let json = serde_json::to_string_pretty(&results).expect("results serialise");
+    for (name, text) in [("results.json", &json), ("results.md", &markdown)] {
+        let path = paths.out_dir.join(name);
+        if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("cosmos-bench: {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+    }
+    println!("{markdown}");
+    eprintln!(
+        "[bench] wrote {} and {}",
+        paths.out_dir.join("results.json").display(),
+        paths.out_dir.join("results.md").display()
+    );
+    ExitCode::SUCCESS
+}
+
+fn parse_parts(list: &str) -> Result<Parts, String> {
+    let mut parts = Parts {
+        emulator: false,
+        bare: false,
+        peer: false,
+        purge: false,
+        conformance: false,
+    };
+    for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part {
+            "emulator" => parts.emulator = true,
+            "bare" => parts.bare = true,
+            "peer" => parts.peer = true,
+            "purge" => parts.purge = true,
+            "conformance" => parts.conformance = true,
+            other => {
+                return Err(format!(
+                    "--only: unknown part {other:?} (emulator, bare, peer, purge, conformance)"
+                ))
+            }
+        }
+    }
+    Ok(parts)
+}

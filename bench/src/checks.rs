@@ -1,0 +1,230 @@
+//! The targets of issue 5, each checked against the measurements (pass,
+//! miss, or not measured), and the throughput ratios they rest on.
+
+use serde::Serialize;
+
+use crate::load::Throughput;
+use crate::measure::conformance::Conformance;
+use crate::measure::purge::Purge;
+use crate::report::{mib, ms, TargetResults};
+
+pub const READY_MS: f64 = 50.0;
+pub const IDLE_RSS_BYTES: u64 = 20 * 1024 * 1024;
+pub const BYTES_PER_ITEM: f64 = 2048.0;
+pub const OF_BARE: f64 = 0.70;
+pub const OVER_PEER: f64 = 5.0;
+pub const PURGE_SECONDS: f64 = 2.0;
+pub const PURGE_READ_P99_US: u32 = 5_000;
+pub const CONFORMANCE_SECONDS: f64 = 3.0;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    pub target: String,
+    pub measured: String,
+    /// `None`: not measured.
+    pub pass: Option<bool>,
+}
+
+/// The emulator's throughput over another target's, at one concurrency.
+#[derive(Debug, Clone, Serialize)]
+pub struct Ratio {
+    pub operation: &'static str,
+    pub concurrency: usize,
+    pub versus: String,
+    pub emulator_per_second: f64,
+    pub other_per_second: f64,
+    pub ratio: f64,
+}
+
+/// Ratios at every concurrency both measured.
+pub fn ratios(
+    operation: &'static str,
+    emulator: &[Throughput],
+    versus: &str,
+    other: &[Throughput],
+) -> Vec<Ratio> {
+    emulator
+        .iter()
+        .filter_map(|e| {
+            let o = other.iter().find(|o| o.concurrency == e.concurrency)?;
+            (o.per_second > 0.0).then(|| Ratio {
+                operation,
+                concurrency: e.concurrency,
+                versus: versus.to_string(),
+                emulator_per_second: e.per_second,
+                other_per_second: o.per_second,
+                ratio: e.per_second / o.per_second,
+            })
+        })
+        .collect()
+}
+
+/// Peak read throughput (the best of all concurrencies) of the emulator
+/// over that of `versus`, from the per-concurrency ratios.
+fn peak_read_ratio(ratios: &[Ratio], versus: &str) -> Option<(f64, String)> {
+    let reads = || {
+        ratios
+            .iter()
+            .filter(move |r| r.operation == "reads" && r.versus == versus)
+    };
+    let emulator =
+        reads().max_by(|a, b| a.emulator_per_second.total_cmp(&b.emulator_per_second))?;
+    let other = reads().max_by(|a, b| a.other_per_second.total_cmp(&b.other_per_second))?;
+    let ratio = emulator.emulator_per_second / other.other_per_second;
+    let per_concurrency: Vec<String> = reads()
+        .map(|r| format!("{:.2} at {}", r.ratio, r.concurrency))
+        .collect();
+    Some((
+        ratio,
+        format!(
+            "{ratio:.2}× (peaks {} at concurrency {} vs {} at {}; per concurrency: {})",
+            crate::report::count(emulator.emulator_per_second),
+            emulator.concurrency,
+            crate::report::count(other.other_per_second),
+            other.concurrency,
+            per_concurrency.join(", ")
+        ),
+    ))
+}
+
+fn check(target: String, measured: Option<(String, bool)>) -> Check {
+    match measured {
+        Some((measured, pass)) => Check {
+            target,
+            measured,
+            pass: Some(pass),
+        },
+        None => Check {
+            target,
+            measured: "–".into(),
+            pass: None,
+        },
+    }
+}
+
+pub fn evaluate(
+    emulator: Option<&TargetResults>,
+    ratios: &[Ratio],
+    purge: Option<&Purge>,
+    conformance: Option<&Conformance>,
+) -> Vec<Check> {
+    let startup = emulator.and_then(|e| e.startup.as_ref());
+    let idle = emulator.and_then(|e| e.idle_rss_bytes);
+    let largest = emulator.and_then(|e| e.memory.iter().max_by_key(|m| m.items));
+    vec![
+        check(
+            format!("ready in under {READY_MS:.0} ms"),
+            startup.map(|s| {
+                (
+                    format!("{:.1} ms (median of {})", s.median_ready_ms, s.runs),
+                    s.median_ready_ms < READY_MS,
+                )
+            }),
+        ),
+        check(
+            format!("idle RSS under {}", mib(IDLE_RSS_BYTES)),
+            idle.map(|b| (mib(b), b < IDLE_RSS_BYTES)),
+        ),
+        check(
+            format!("under {BYTES_PER_ITEM:.0} B of memory per stored 1 KB item"),
+            largest.map(|m| {
+                (
+                    format!("{:.0} B per item at {} items", m.bytes_per_item, m.items),
+                    m.bytes_per_item < BYTES_PER_ITEM,
+                )
+            }),
+        ),
+        check(
+            format!(
+                "point reads at least {:.0}% of the bare stack's throughput (peak vs peak)",
+                OF_BARE * 100.0
+            ),
+            peak_read_ratio(ratios, "bare").map(|(ratio, text)| (text, ratio >= OF_BARE)),
+        ),
+        check(
+            format!("point reads at least {OVER_PEER:.0}× the peer's throughput (peak vs peak)"),
+            peak_read_ratio(ratios, "peer").map(|(ratio, text)| (text, ratio >= OVER_PEER)),
+        ),
+        check(
+            format!("expired items purged in under {PURGE_SECONDS:.0} s"),
+            purge.map(|p| {
+                (
+                    format!("{:.3} s for {} items", p.purge_seconds, p.settings.items),
+                    p.purge_seconds < PURGE_SECONDS,
+                )
+            }),
+        ),
+        check(
+            format!(
+                "read p99 under {} while the purge runs",
+                ms(PURGE_READ_P99_US)
+            ),
+            purge.and_then(|p| p.reads_during.as_ref()).map(|l| {
+                (
+                    format!("{} over {} reads", ms(l.p99_us), l.count),
+                    l.p99_us < PURGE_READ_P99_US,
+                )
+            }),
+        ),
+        check(
+            format!("conformance run in under {CONFORMANCE_SECONDS:.0} s"),
+            conformance.map(|c| {
+                (
+                    format!(
+                        "{:.2} s (median){}",
+                        c.median_seconds,
+                        if c.passed { "" } else { ", with failures" }
+                    ),
+                    c.median_seconds < CONFORMANCE_SECONDS && c.passed,
+                )
+            }),
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(concurrency: usize, per_second: f64) -> Throughput {
+        Throughput {
+            concurrency,
+            requests: 0,
+            seconds: 1.0,
+            per_second,
+            latency: None,
+            errors: 0,
+            first_error: None,
+            client_cpu_us_per_request: 0.0,
+            server_cpu_us_per_request: None,
+        }
+    }
+
+    #[test]
+    fn ratios_pair_equal_concurrencies_and_peaks_decide() {
+        let emulator = [at(1, 10.0), at(16, 60.0), at(64, 55.0)];
+        let bare = [at(1, 20.0), at(16, 80.0), at(64, 100.0), at(128, 1.0)];
+        let r = ratios("reads", &emulator, "bare", &bare);
+        assert_eq!(
+            r.iter()
+                .map(|r| (r.concurrency, r.ratio))
+                .collect::<Vec<_>>(),
+            vec![(1, 0.5), (16, 0.75), (64, 0.55)]
+        );
+        let checks = evaluate(None, &r, None, None);
+        let bare_check = checks.iter().find(|c| c.target.contains("bare")).unwrap();
+        assert_eq!(bare_check.pass, Some(false));
+        // 60 at 16 over 100 at 64.
+        assert!(
+            bare_check
+                .measured
+                .starts_with("0.60× (peaks 60 at concurrency 16 vs 100 at 64"),
+            "{}",
+            bare_check.measured
+        );
+        assert!(checks
+            .iter()
+            .filter(|c| !c.target.contains("bare"))
+            .all(|c| c.pass.is_none()));
+    }
+}

@@ -1,0 +1,211 @@
+//! One keep-alive HTTP/1.1 connection to a target: plain TCP, or TLS that
+//! accepts any certificate (only for the peer emulator's self-signed one).
+
+use std::io;
+use std::sync::{Arc, OnceLock};
+
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::client::conn::http1::{self, SendRequest};
+use hyper::{Request, StatusCode};
+use hyper_util::rt::TokioIo;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::CryptoProvider;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{DigitallySignedStruct, SignatureScheme};
+use tokio::net::TcpStream;
+
+use crate::cosmos::Body;
+
+/// Where a target listens: `http://HOST:PORT` or `https://HOST:PORT`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    pub tls: bool,
+    pub host: String,
+    pub port: u16,
+}
+
+impl Endpoint {
+    pub fn parse(url: &str) -> Result<Endpoint, String> {
+        let (tls, rest) = if let Some(rest) = url.strip_prefix("http://") {
+            (false, rest)
+        } else if let Some(rest) = url.strip_prefix("https://") {
+            (true, rest)
+        } else {
+            return Err(format!("{url:?} is not an http:// or https:// URL"));
+        };
+        let authority = rest.trim_end_matches('/');
+        let (host, port) = authority
+            .rsplit_once(':')
+            .ok_or_else(|| format!("{url:?} has no port"))?;
+        let port = port
+            .parse()
+            .map_err(|_| format!("{url:?} has no valid port"))?;
+        Ok(Endpoint {
+            tls,
+            host: host.to_string(),
+            port,
+        })
+    }
+
+    /// `HOST:PORT`, for the `host` header.
+    pub fn authority(&self) -> String {
+        format!("{}:{}", self.host, self.port)
+    }
+
+    pub fn url(&self) -> String {
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{}", self.authority())
+    }
+}
+
+/// A response, its body read whole.
+#[derive(Debug)]
+pub struct Response {
+    pub status: StatusCode,
+    pub headers: hyper::HeaderMap,
+    pub body: Bytes,
+}
+
+/// One connection; requests go one at a time.
+pub struct Connection {
+    sender: SendRequest<Body>,
+}
+
+impl Connection {
+    pub async fn open(endpoint: &Endpoint) -> io::Result<Connection> {
+        let tcp = TcpStream::connect((endpoint.host.as_str(), endpoint.port)).await?;
+        tcp.set_nodelay(true)?;
+        let sender = if endpoint.tls {
+            let name = ServerName::try_from(endpoint.host.clone()).map_err(io::Error::other)?;
+            let stream = tokio_rustls::TlsConnector::from(insecure_tls())
+                .connect(name, tcp)
+                .await?;
+            handshake(TokioIo::new(stream)).await?
+        } else {
+            handshake(TokioIo::new(tcp)).await?
+        };
+        Ok(Connection { sender })
+    }
+
+    /// Sends a request and reads the whole response.
+    pub async fn send(&mut self, request: Request<Body>) -> Result<Response, hyper::Error> {
+        self.sender.ready().await?;
+        let response = self.sender.send_request(request).await?;
+        let (parts, body) = response.into_parts();
+        let body = body.collect().await?.to_bytes();
+        Ok(Response {
+            status: parts.status,
+            headers: parts.headers,
+            body,
+        })
+    }
+}
+
+async fn handshake<T>(io: TokioIo<T>) -> io::Result<SendRequest<Body>>
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let (sender, connection) = http1::handshake(io).await.map_err(io::Error::other)?;
+    tokio::spawn(async move {
+        // Ends when the sender is dropped or the server closes; either is fine.
+        let _ = connection.await;
+    });
+    Ok(sender)
+}
+
+/// A TLS client configuration that trusts any certificate.
+fn insecure_tls() -> Arc<rustls::ClientConfig> {
+    static CONFIG: OnceLock<Arc<rustls::ClientConfig>> = OnceLock::new();
+    CONFIG
+        .get_or_init(|| {
+            let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+            let config = rustls::ClientConfig::builder_with_provider(provider.clone())
+                .with_safe_default_protocol_versions()
+                .expect("the provider supports the default protocol versions")
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
+                .with_no_client_auth();
+            Arc::new(config)
+        })
+        .clone()
+}
+
+/// Accepts any server certificate; handshake signatures are still checked.
+#[derive(Debug)]
+struct AnyCertificate(Arc<CryptoProvider>);
+
+impl ServerCertVerifier for AnyCertificate {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rstest::rstest;
+
+    #[rstest]
+    #[case("http://127.0.0.1:8081", false, "127.0.0.1", 8081)]
+    #[case("https://localhost:443/", true, "localhost", 443)]
+    fn endpoints(#[case] url: &str, #[case] tls: bool, #[case] host: &str, #[case] port: u16) {
+        let endpoint = Endpoint::parse(url).unwrap();
+        assert_eq!(
+            endpoint,
+            Endpoint {
+                tls,
+                host: host.into(),
+                port
+            }
+        );
+        assert_eq!(endpoint.url(), url.trim_end_matches('/'));
+    }
+
+    #[rstest]
+    #[case("ftp://x:1")]
+    #[case("http://x")]
+    #[case("http://x:port")]
+    fn bad_endpoints(#[case] url: &str) {
+        assert!(Endpoint::parse(url).is_err());
+    }
+}

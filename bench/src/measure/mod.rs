@@ -1,0 +1,35 @@
+//! The measurements, one module each. Each takes a running target (or
+//! starts its own) and returns a serialisable result.
+
+pub mod conformance;
+pub mod dataset;
+pub mod point;
+pub mod purge;
+pub mod query;
+pub mod startup;
+
+use crate::connection::{Connection, Endpoint, Response};
+use crate::cosmos::Body;
+use hyper::Request;
+
+/// Sends one request on a fresh connection and wants a 2xx answer.
+pub async fn send_once(endpoint: &Endpoint, request: Request<Body>) -> Result<Response, String> {
+    let mut connection = Connection::open(endpoint)
+        .await
+        .map_err(|e| format!("cannot connect to {}: {e}", endpoint.url()))?;
+    expect_success(connection.send(request).await)
+}
+
+/// A response that is a 2xx, or a message naming what came instead.
+pub fn expect_success(result: Result<Response, hyper::Error>) -> Result<Response, String> {
+    let response = result.map_err(|e| format!("request failed: {e}"))?;
+    if response.status.is_success() {
+        Ok(response)
+    } else {
+        Err(format!(
+            "answered {}: {:.300}",
+            response.status,
+            String::from_utf8_lossy(&response.body)
+        ))
+    }
+}

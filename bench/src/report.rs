@@ -1,0 +1,473 @@
+//! The results of a run: the model written to `results.json`, and the
+//! Markdown tables written to `results.md` and printed.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::checks::{Check, Ratio};
+use crate::load::Throughput;
+use crate::measure::conformance::Conformance;
+use crate::measure::dataset::Memory;
+use crate::measure::purge::Purge;
+use crate::measure::query::QueryLatency;
+use crate::measure::startup::Startup;
+use crate::run::Settings;
+use crate::stats::Latency;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Results {
+    /// Seconds since the epoch when the run ended.
+    pub finished_unix: u64,
+    /// What was measured, e.g. the git revision.
+    pub label: Option<String>,
+    pub machine: Machine,
+    pub settings: Settings,
+    pub targets: Vec<TargetResults>,
+    pub purge: Option<Purge>,
+    pub conformance: Option<Conformance>,
+    pub ratios: Vec<Ratio>,
+    pub checks: Vec<Check>,
+    /// Skips and failures, in words.
+    pub notes: Vec<String>,
+}
+
+/// Everything measured on one target.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TargetResults {
+    pub name: String,
+    pub description: String,
+    pub startup: Option<Startup>,
+    pub idle_rss_bytes: Option<u64>,
+    pub empty_container_rss_bytes: Option<u64>,
+    pub memory: Vec<Memory>,
+    /// Size of a point read's answer body.
+    pub point_read_body_bytes: Option<usize>,
+    pub reads: Vec<Throughput>,
+    pub writes: Vec<Throughput>,
+    pub queries: Vec<QueryLatency>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Machine {
+    pub cpus: usize,
+    pub cpu_model: String,
+    pub kernel: String,
+    pub memory_bytes: u64,
+    /// /proc/loadavg at the start and the end: the machine is shared.
+    pub load_average_start: String,
+    pub load_average_end: String,
+}
+
+impl Machine {
+    pub fn probe() -> Machine {
+        let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+        let cpuinfo = read("/proc/cpuinfo");
+        let meminfo = read("/proc/meminfo");
+        Machine {
+            cpus: std::thread::available_parallelism().map_or(0, |n| n.get()),
+            cpu_model: cpuinfo
+                .lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+                .unwrap_or_default(),
+            kernel: read("/proc/sys/kernel/osrelease").trim().to_string(),
+            memory_bytes: meminfo
+                .lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+                .map_or(0, |kb| kb * 1024),
+            load_average_start: load_average(),
+            load_average_end: String::new(),
+        }
+    }
+}
+
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+/// `12.3 MiB`
+pub fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
+/// Microseconds as milliseconds: `0.42 ms`, `12.3 ms`, `1234 ms`.
+pub fn ms(us: u32) -> String {
+    let ms = f64::from(us) / 1000.0;
+    if ms < 10.0 {
+        format!("{ms:.2} ms")
+    } else if ms < 100.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.0} ms")
+    }
+}
+
+/// A rate with thousands separators: `12,345`.
+pub fn count(value: f64) -> String {
+    let digits = format!("{:.0}", value.max(0.0));
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn latency_cells(latency: &Option<Latency>) -> (String, String) {
+    match latency {
+        Some(l) => (ms(l.p50_us), ms(l.p99_us)),
+        None => ("–".into(), "–".into()),
+    }
+}
+
+fn or_dash<T>(value: Option<T>, show: impl Fn(T) -> String) -> String {
+    value.map_or_else(|| "–".to_string(), show)
+}
+
+impl Results {
+    pub fn to_markdown(&self) -> String {
+        let mut md = String::new();
+        let m = &self.machine;
+        let s = &self.settings;
+        let _ = writeln!(md, "# cosmos-bench results\n");
+        if let Some(label) = &self.label {
+            let _ = writeln!(md, "Revision: `{label}`  ");
+        }
+        let _ = writeln!(
+            md,
+            "Machine: {} CPUs ({}), {} RAM, Linux {}; load average {} at the start, {} at the end.  ",
+            m.cpus,
+            m.cpu_model,
+            mib(m.memory_bytes),
+            m.kernel,
+            m.load_average_start,
+            m.load_average_end
+        );
+        let _ = writeln!(
+            md,
+            "Load: {}-byte items; {} s warm-up + {} s window per point measurement; \
+             one keep-alive HTTP/1.1 connection per concurrent worker; client runtime {} threads, unpinned.\n",
+            s.item_bytes,
+            s.window.warmup.as_secs_f64(),
+            s.window.measure.as_secs_f64(),
+            s.client_threads
+        );
+        for t in &self.targets {
+            let _ = writeln!(md, "- **{}**: {}", t.name, t.description);
+        }
+        md.push('\n');
+
+        md.push_str("## Targets\n\n| target | measured | |\n|---|---|---|\n");
+        for c in &self.checks {
+            let verdict = match c.pass {
+                Some(true) => "pass",
+                Some(false) => "**miss**",
+                None => "not measured",
+            };
+            let _ = writeln!(md, "| {} | {} | {} |", c.target, c.measured, verdict);
+        }
+
+        md.push_str("\n## Startup and memory\n\n");
+        self.startup_and_memory(&mut md);
+
+        for (title, pick) in [
+            (
+                "Point reads (random item, `GET .../docs/{id}`)",
+                (|t: &TargetResults| &t.reads) as fn(&TargetResults) -> &Vec<Throughput>,
+            ),
+            (
+                "Point writes (upsert of a random existing item)",
+                |t: &TargetResults| &t.writes,
+            ),
+        ] {
+            let _ = writeln!(md, "\n## {title}\n");
+            md.push_str(
+                "| target | concurrency | req/s | p50 | p99 | p99.9 | server CPU µs/req | client CPU µs/req | errors |\n\
+                 |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+            );
+            for t in &self.targets {
+                for r in pick(t) {
+                    let (p50, p99) = latency_cells(&r.latency);
+                    let _ = writeln!(
+                        md,
+                        "| {} | {} | {} | {} | {} | {} | {} | {:.1} | {} |",
+                        t.name,
+                        r.concurrency,
+                        count(r.per_second),
+                        p50,
+                        p99,
+                        or_dash(r.latency.as_ref(), |l| ms(l.p999_us)),
+                        or_dash(r.server_cpu_us_per_request, |v| format!("{v:.1}")),
+                        r.client_cpu_us_per_request,
+                        r.errors
+                    );
+                }
+            }
+        }
+
+        md.push_str("\n## Ratios\n\n| operation | concurrency | emulator / | req/s | ratio |\n|---|---:|---|---:|---:|\n");
+        for r in &self.ratios {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} vs {} | {:.2} |",
+                r.operation,
+                r.concurrency,
+                r.versus,
+                count(r.emulator_per_second),
+                count(r.other_per_second),
+                r.ratio
+            );
+        }
+
+        md.push_str("\n## Queries (concurrency 1, every page)\n\n| target | items | query | runs | pages | p50 | p99 | note |\n|---|---:|---|---:|---:|---:|---:|---|\n");
+        for t in &self.targets {
+            for q in &t.queries {
+                let (p50, p99) = latency_cells(&q.latency);
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | `{}` | {} | {} | {} | {} | {} |",
+                    t.name,
+                    count(q.items as f64),
+                    q.query,
+                    q.runs,
+                    q.pages,
+                    p50,
+                    p99,
+                    q.error.as_deref().unwrap_or("")
+                );
+            }
+        }
+
+        md.push_str("\n## TTL purge (emulator)\n\n");
+        match &self.purge {
+            Some(p) => purge_table(&mut md, p),
+            None => md.push_str("Not measured (see the notes).\n"),
+        }
+
+        md.push_str("\n## Conformance suite against a running emulator\n\n");
+        match &self.conformance {
+            Some(c) => {
+                let _ = writeln!(
+                    md,
+                    "`cosmos-conformance` (release), spawn to exit, emulator already up: median {:.2} s of {} runs ({}); every run {}.",
+                    c.median_seconds,
+                    c.seconds.len(),
+                    c.seconds
+                        .iter()
+                        .map(|s| format!("{s:.2} s"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    if c.passed { "exited 0" } else { "did NOT exit 0" }
+                );
+            }
+            None => md.push_str("Not measured (see the notes).\n"),
+        }
+
+        md.push_str("\n## The load generator's own cost\n\n");
+        self.harness(&mut md);
+
+        if !self.notes.is_empty() {
+            md.push_str("\n## Notes\n\n");
+            for note in &self.notes {
+                let _ = writeln!(md, "- {note}");
+            }
+        }
+        md
+    }
+
+    fn startup_and_memory(&self, md: &mut String) {
+        let names: Vec<&str> = self.targets.iter().map(|t| t.name.as_str()).collect();
+        let _ = writeln!(md, "| | {} |", names.join(" | "));
+        let _ = writeln!(md, "|---|{}", "---:|".repeat(names.len()));
+        let row = |md: &mut String, label: &str, cell: &dyn Fn(&TargetResults) -> String| {
+            let cells: Vec<String> = self.targets.iter().map(cell).collect();
+            let _ = writeln!(md, "| {label} | {} |", cells.join(" | "));
+        };
+        let runs = self
+            .targets
+            .iter()
+            .find_map(|t| t.startup.as_ref().map(|s| s.runs))
+            .unwrap_or(0);
+        row(
+            md,
+            &format!("ready: spawn → first 2xx (median of {runs})"),
+            &|t| {
+                or_dash(t.startup.as_ref(), |s| {
+                    format!("{:.1} ms", s.median_ready_ms)
+                })
+            },
+        );
+        row(md, "spawn → `listening on` line (median)", &|t| {
+            or_dash(t.startup.as_ref(), |s| {
+                format!("{:.1} ms", s.median_line_ms)
+            })
+        });
+        row(md, "idle RSS", &|t| or_dash(t.idle_rss_bytes, mib));
+        row(md, "RSS with an empty container", &|t| {
+            or_dash(t.empty_container_rss_bytes, mib)
+        });
+        let sizes: Vec<usize> = self
+            .targets
+            .iter()
+            .flat_map(|t| t.memory.iter().map(|m| m.items))
+            .fold(Vec::new(), |mut v, s| {
+                if !v.contains(&s) {
+                    v.push(s);
+                }
+                v
+            });
+        for size in sizes {
+            row(
+                md,
+                &format!(
+                    "RSS with {} items (per item above empty)",
+                    count(size as f64)
+                ),
+                &|t| {
+                    or_dash(t.memory.iter().find(|m| m.items == size), |m| {
+                        format!("{} ({:.0} B)", mib(m.rss_bytes), m.bytes_per_item)
+                    })
+                },
+            );
+            row(
+                md,
+                &format!("loading them: creates/s (up to {})", count(size as f64)),
+                &|t| {
+                    or_dash(t.memory.iter().find(|m| m.items == size), |m| {
+                        count(m.load.per_second)
+                    })
+                },
+            );
+        }
+        row(md, "point-read answer body", &|t| {
+            or_dash(t.point_read_body_bytes, |b| format!("{b} B"))
+        });
+    }
+
+    fn harness(&self, md: &mut String) {
+        let bare = self.targets.iter().find(|t| t.name == "bare");
+        match bare.and_then(|b| {
+            b.reads
+                .iter()
+                .max_by(|x, y| x.per_second.total_cmp(&y.per_second))
+        }) {
+            Some(best) => {
+                let _ = writeln!(
+                    md,
+                    "Against the bare server the client reached {} req/s (concurrency {}), spending {:.1} µs of CPU per request \
+                     (the server {}). On {} CPUs shared by client and server, client CPU per request is what every \
+                     throughput figure above pays besides the server's own; the `client CPU µs/req` column gives it per measurement.",
+                    count(best.per_second),
+                    best.concurrency,
+                    best.client_cpu_us_per_request,
+                    or_dash(best.server_cpu_us_per_request, |v| format!("{v:.1} µs")),
+                    self.machine.cpus
+                );
+            }
+            None => md.push_str("The bare server was not measured.\n"),
+        }
+    }
+}
+
+fn purge_table(md: &mut String, p: &Purge) {
+    let s = &p.settings;
+    let _ = writeln!(
+        md,
+        "{} items of {} B with `ttl: 60` and {} with `ttl: -1` in one container (`defaultTtl: -1`), loaded at {} creates/s \
+         (concurrency {}); {} reader(s) read the lasting items throughout; the test clock moves 61 s; the purge is \
+         complete when `emulator-probe` reports only the lasting items stored.\n",
+        count(s.items as f64),
+        s.item_bytes,
+        count(s.kept as f64),
+        count(p.fill.per_second),
+        s.fill_concurrency,
+        s.readers
+    );
+    md.push_str("| | |\n|---|---:|\n");
+    let _ = writeln!(
+        md,
+        "| purge time (clock advance → all expired items gone) | {:.3} s |",
+        p.purge_seconds
+    );
+    let _ = writeln!(md, "| RSS, empty container | {} |", mib(p.rss_empty_bytes));
+    let _ = writeln!(
+        md,
+        "| RSS, full | {} ({:.0} B per item) |",
+        mib(p.rss_full_bytes),
+        (p.rss_full_bytes.saturating_sub(p.rss_empty_bytes)) as f64
+            / (s.items + s.kept).max(1) as f64
+    );
+    let _ = writeln!(
+        md,
+        "| RSS when the purge completed | {} |",
+        mib(p.rss_purged_bytes)
+    );
+    let _ = writeln!(
+        md,
+        "| RSS one second later | {} |",
+        mib(p.rss_settled_bytes)
+    );
+    for (label, latency) in [
+        ("reads in the second before", &p.reads_before),
+        ("reads during the purge", &p.reads_during),
+        ("reads in the half second after", &p.reads_after),
+    ] {
+        let _ = writeln!(
+            md,
+            "| {label}: count, p50, p99, max | {} |",
+            or_dash(latency.as_ref(), |l| format!(
+                "{}, {}, {}, {}",
+                l.count,
+                ms(l.p50_us),
+                ms(l.p99_us),
+                ms(l.max_us)
+            ))
+        );
+    }
+    let _ = writeln!(md, "| read errors | {} |", p.read_errors);
+    let progress: Vec<String> = p
+        .progress
+        .iter()
+        .map(|(t, left)| format!("{:.2} s: {}", t, count(*left as f64)))
+        .collect();
+    let _ = writeln!(
+        md,
+        "\nProgress (expired items still stored): {}.",
+        progress.join("; ")
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rstest::rstest;
+
+    #[rstest]
+    #[case(0.0, "0")]
+    #[case(999.4, "999")]
+    #[case(1000.0, "1,000")]
+    #[case(1234567.0, "1,234,567")]
+    fn counts(#[case] value: f64, #[case] expected: &str) {
+        assert_eq!(count(value), expected);
+    }
+
+    #[rstest]
+    #[case(420, "0.42 ms")]
+    #[case(12_345, "12.3 ms")]
+    #[case(1_234_567, "1235 ms")]
+    fn milliseconds(#[case] us: u32, #[case] expected: &str) {
+        assert_eq!(ms(us), expected);
+    }
+
+    #[test]
+    fn mebibytes() {
+        assert_eq!(mib(20 * 1024 * 1024), "20.0 MiB");
+    }
+}
