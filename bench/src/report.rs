@@ -432,9 +432,14 @@ fn purge_table(md: &mut String, p: &Purge) {
         );
     }
     let _ = writeln!(md, "| read errors | {} |", p.read_errors);
+    // About ten points: every n-th sample and the last.
+    let step = p.progress.len().div_ceil(10).max(1);
     let progress: Vec<String> = p
         .progress
         .iter()
+        .enumerate()
+        .filter(|(i, _)| i % step == 0 || *i + 1 == p.progress.len())
+        .map(|(_, point)| point)
         .map(|(t, left)| format!("{:.2} s: {}", t, count(*left as f64)))
         .collect();
     let _ = writeln!(
