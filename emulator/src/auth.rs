@@ -15,9 +15,10 @@ use crate::rid;
 
 type HmacSha256 = Hmac<Sha256>;
 
-/// The decoded account key.
+/// The account key, as an HMAC whose key schedule is computed once: each
+/// request clones it instead of hashing the key again.
 #[derive(Clone)]
-pub struct MasterKey(Vec<u8>);
+pub struct MasterKey(HmacSha256);
 
 impl MasterKey {
     pub fn from_base64(key: &str) -> Result<Self, String> {
@@ -27,19 +28,20 @@ impl MasterKey {
         if bytes.is_empty() {
             return Err("the key is empty".into());
         }
-        Ok(MasterKey(bytes))
+        let mac = HmacSha256::new_from_slice(&bytes).expect("HMAC accepts any key length");
+        Ok(MasterKey(mac))
     }
 
     /// The signature of one payload, base64-encoded.
     pub fn sign(&self, payload: &str) -> String {
-        let mut mac = HmacSha256::new_from_slice(&self.0).expect("HMAC accepts any key length");
+        let mut mac = self.0.clone();
         mac.update(payload.as_bytes());
         BASE64.encode(mac.finalize().into_bytes())
     }
 
     /// Whether `signature` (base64) signs `payload`, compared in constant time.
     fn verifies(&self, payload: &str, signature: &[u8]) -> bool {
-        let mut mac = HmacSha256::new_from_slice(&self.0).expect("HMAC accepts any key length");
+        let mut mac = self.0.clone();
         mac.update(payload.as_bytes());
         mac.verify_slice(signature).is_ok()
     }

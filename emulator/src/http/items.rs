@@ -25,6 +25,11 @@ fn address(
     id: String,
     headers: &HeaderMap,
 ) -> ApiResult<(Option<String>, String)> {
+    // Only a path whose database segment looks like a RID can be RID-based;
+    // name-based paths (nearly all) skip the lookup.
+    if !crate::rid::looks_like_database_rid(db) {
+        return Ok((headers.partition_key().map(str::to_owned), id));
+    }
     Ok(match state.store.item_by_rid(db, coll, &id)? {
         Some((pk, name)) => (Some(pk), name),
         None => (headers.partition_key().map(str::to_owned), id),
@@ -96,7 +101,7 @@ fn run_query(
         };
         let items = c
             .live_items(scope.as_deref(), after.as_ref(), now)
-            .map(|(key, item)| (&*key.pk, &*key.id, &item.body));
+            .map(|(key, item)| (key.pk(), key.id(), &item.body));
         Ok((
             c.rid.clone(),
             query.run_page(items, continuation.as_ref(), limit),

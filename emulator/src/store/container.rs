@@ -3,9 +3,8 @@
 //! Every lookup here takes `now` and treats an expired item as absent (R5),
 //! whether or not the background purge has removed it yet.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::ops::Bound;
-use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
@@ -111,10 +110,13 @@ pub struct Container {
     pub ts: i64,
     pub etag: String,
     pub settings: ContainerSettings,
-    items: BTreeMap<Arc<ItemKey>, Item>,
+    /// The items, for point operations.
+    items: HashMap<ItemKey, Item>,
+    /// Their keys in order, for feeds and queries that page by key.
+    order: BTreeSet<ItemKey>,
     expiry: ExpiryIndex,
     /// Item number (the last part of an item's RID) to key, for RID-based paths.
-    by_number: HashMap<u64, Arc<ItemKey>>,
+    by_number: HashMap<u64, ItemKey>,
     next_item: u64,
 }
 
@@ -134,7 +136,8 @@ impl Container {
             ts: now,
             etag: new_etag(),
             settings,
-            items: BTreeMap::new(),
+            items: HashMap::new(),
+            order: BTreeSet::new(),
             expiry: ExpiryIndex::default(),
             by_number: HashMap::new(),
             next_item: 1,
@@ -231,15 +234,16 @@ impl Container {
         partition: Option<&'a str>,
         after: Option<&ItemKey>,
         now: i64,
-    ) -> impl Iterator<Item = (&'a Arc<ItemKey>, &'a Item)> + 'a {
+    ) -> impl Iterator<Item = (&'a ItemKey, &'a Item)> + 'a {
         let lower = match (after, partition) {
             (Some(after), _) => Bound::Excluded(after.clone()),
-            (None, Some(pk)) => Bound::Included(ItemKey::new(pk, "")),
+            (None, Some(pk)) => Bound::Included(ItemKey::partition_start(pk)),
             (None, None) => Bound::Unbounded,
         };
-        self.items
-            .range::<ItemKey, _>((lower, Bound::Unbounded))
-            .take_while(move |(key, _)| partition.is_none_or(|pk| &*key.pk == pk))
+        self.order
+            .range((lower, Bound::Unbounded))
+            .take_while(move |key| partition.is_none_or(|pk| key.pk() == pk))
+            .map(|key| (key, &self.items[key]))
             .filter(move |(_, item)| self.is_live(item, now))
     }
 
@@ -262,12 +266,10 @@ impl Container {
         item_ttl: Option<Ttl>,
         now: i64,
     ) -> ApiResult<Item> {
-        let key = Arc::new(key);
         let number = match self.items.get(&key) {
             Some(old) => old.number,
             None => {
                 self.next_item += 1;
-                self.by_number.insert(self.next_item, key.clone());
                 self.next_item
             }
         };
@@ -298,23 +300,24 @@ impl Container {
             etag,
             number,
         };
-        if let Some(old) = self.items.insert(key.clone(), item.clone()) {
-            self.expiry.remove(&key, old.ttl, old.ts);
+        match self.items.insert(key.clone(), item.clone()) {
+            Some(old) => self.expiry.remove(&key, old.ttl, old.ts),
+            None => {
+                self.order.insert(key.clone());
+                self.by_number.insert(number, key.clone());
+            }
         }
         self.expiry.insert(&key, item.ttl, item.ts);
         Ok(item)
     }
 
-    /// Removes an item from storage and from the expiry index.
+    /// Removes an item from storage and from every index.
     pub fn remove(&mut self, key: &ItemKey) -> Option<Item> {
-        let (key, item) = self.items.remove_entry(key)?;
-        self.expiry.remove(&key, item.ttl, item.ts);
-        self.forget_number(&item);
-        Some(item)
-    }
-
-    fn forget_number(&mut self, item: &Item) {
+        let item = self.items.remove(key)?;
+        self.expiry.remove(key, item.ttl, item.ts);
+        self.order.remove(key);
         self.by_number.remove(&item.number);
+        Some(item)
     }
 
     /// Takes out of storage up to `limit` items that are due at `now`, and
@@ -324,7 +327,8 @@ impl Container {
         let due = self.expiry.pop_due(self.settings.default_ttl, now, limit);
         for key in &due {
             if let Some(item) = self.items.remove(key) {
-                self.forget_number(&item);
+                self.order.remove(key);
+                self.by_number.remove(&item.number);
                 purged.push(item);
             }
         }
@@ -337,7 +341,7 @@ impl Container {
         if (db, container) != (self.database_number, self.number) {
             return None;
         }
-        self.by_number.get(&number).map(|k| &**k)
+        self.by_number.get(&number)
     }
 
     /// The next instant at which an item expires under the current settings.

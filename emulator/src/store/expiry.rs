@@ -11,19 +11,18 @@
 //! entries stay so that re-enabling TTL applies them again (L6).
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
 use super::item::ItemKey;
 use crate::ttl::Ttl;
 
 #[derive(Debug, Default)]
 pub struct ExpiryIndex {
-    own: BTreeSet<(i64, Arc<ItemKey>)>,
-    inheriting: BTreeSet<(i64, Arc<ItemKey>)>,
+    own: BTreeSet<(i64, ItemKey)>,
+    inheriting: BTreeSet<(i64, ItemKey)>,
 }
 
 impl ExpiryIndex {
-    pub fn insert(&mut self, key: &Arc<ItemKey>, item_ttl: Option<Ttl>, ts: i64) {
+    pub fn insert(&mut self, key: &ItemKey, item_ttl: Option<Ttl>, ts: i64) {
         match item_ttl {
             None => self.inheriting.insert((ts, key.clone())),
             Some(Ttl::Seconds(n)) => self.own.insert((ts.saturating_add(n), key.clone())),
@@ -31,7 +30,7 @@ impl ExpiryIndex {
         };
     }
 
-    pub fn remove(&mut self, key: &Arc<ItemKey>, item_ttl: Option<Ttl>, ts: i64) {
+    pub fn remove(&mut self, key: &ItemKey, item_ttl: Option<Ttl>, ts: i64) {
         match item_ttl {
             None => self.inheriting.remove(&(ts, key.clone())),
             Some(Ttl::Seconds(n)) => self.own.remove(&(ts.saturating_add(n), key.clone())),
@@ -51,7 +50,7 @@ impl ExpiryIndex {
 
     /// Takes out of the index up to `limit` items that are due at `now` under
     /// `default` and returns their keys: O(k log n) for k items.
-    pub fn pop_due(&mut self, default: Option<Ttl>, now: i64, limit: usize) -> Vec<Arc<ItemKey>> {
+    pub fn pop_due(&mut self, default: Option<Ttl>, now: i64, limit: usize) -> Vec<ItemKey> {
         let Some(default) = default else {
             return Vec::new();
         };
@@ -92,8 +91,8 @@ impl ExpiryIndex {
 mod tests {
     use super::*;
 
-    fn key(id: &str) -> Arc<ItemKey> {
-        Arc::new(ItemKey::new("[\"p\"]", id))
+    fn key(id: &str) -> ItemKey {
+        ItemKey::new("[\"p\"]", id)
     }
 
     #[test]

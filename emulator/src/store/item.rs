@@ -1,6 +1,8 @@
 //! One stored item: its serialised JSON (system properties included, served
 //! as is on reads) and the few fields the store needs without parsing it.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use serde_json::{Map, Value};
 
@@ -13,20 +15,41 @@ pub const MAX_ITEM_BYTES: usize = 2 * 1024 * 1024;
 /// System properties the server owns; whatever a client sends for them is replaced.
 pub const SYSTEM_PROPERTIES: [&str; 5] = ["_rid", "_self", "_etag", "_attachments", "_ts"];
 
-/// An item's address within its container: (partition key, id). Ordered so
-/// that a partition's items are contiguous and feeds page by key.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ItemKey {
-    pub pk: Box<str>,
-    pub id: Box<str>,
-}
+/// An item's address within its container: (partition key, id), held as
+/// one shared string `pk NUL id`. Cheap to clone into the indexes, one
+/// pointer to follow per comparison, and ordered by partition then id:
+/// canonical partition key JSON never holds a raw NUL, and no JSON array's
+/// text is a proper prefix of another's.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ItemKey(Arc<str>);
 
 impl ItemKey {
     pub fn new(pk: &str, id: &str) -> Self {
-        ItemKey {
-            pk: pk.into(),
-            id: id.into(),
-        }
+        ItemKey(format!("{pk}\0{id}").into())
+    }
+
+    /// The smallest key of a partition, where a scan of it starts.
+    pub fn partition_start(pk: &str) -> Self {
+        Self::new(pk, "")
+    }
+
+    fn split(&self) -> (&str, &str) {
+        self.0.split_once('\0').expect("built by ItemKey::new")
+    }
+
+    /// The canonical partition key, e.g. `["a"]`.
+    pub fn pk(&self) -> &str {
+        self.split().0
+    }
+
+    pub fn id(&self) -> &str {
+        self.split().1
+    }
+}
+
+impl std::fmt::Debug for ItemKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.pk(), self.id())
     }
 }
 

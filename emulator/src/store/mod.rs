@@ -404,7 +404,7 @@ impl Store {
             if validate_id(body.get("id"))? != id {
                 return Err(ApiError::bad_request("A patch cannot change an item's id."));
             }
-            if c.partition_key().key_of(&body) != *key.pk {
+            if c.partition_key().key_of(&body) != key.pk() {
                 return Err(ApiError::bad_request(
                     "A patch cannot change an item's partition key value.",
                 ));
@@ -444,7 +444,7 @@ impl Store {
             ApiError::not_found()
                 .with_message(format!("Resource Not Found: no item has the RID '{item}'."))
         })?;
-        Ok(Some((key.pk.to_string(), key.id.to_string())))
+        Ok(Some((key.pk().to_string(), key.id().to_string())))
     }
 
     /// The partition a feed or query request is scoped to, if any.
