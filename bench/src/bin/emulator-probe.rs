@@ -31,7 +31,13 @@ struct Cli {
     clock: String,
 }
 
+/// The same allocator as the `cosmos-emulator` binary, so that the probe
+/// measures what the binary does.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
+    cosmos_emulator::configure_allocator();
     let cli = Cli::parse();
     let clock = match cli.clock.as_str() {
         "manual" => ClockMode::Manual { start: None },

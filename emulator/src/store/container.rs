@@ -6,6 +6,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Bound;
 
+use bytes::Bytes;
 use serde_json::{json, Map, Value};
 
 use super::expiry::ExpiryIndex;
@@ -284,17 +285,18 @@ impl Container {
         body.insert("_etag".into(), Value::from(etag.to_string()));
         body.insert("_attachments".into(), Value::from("attachments/"));
         body.insert("_ts".into(), Value::from(now));
-        let mut bytes = serde_json::to_vec(&body).expect("a JSON map serialises");
+        let bytes = serde_json::to_vec(&body).expect("a JSON map serialises");
         if bytes.len() > MAX_ITEM_BYTES {
             return Err(ApiError::too_large(format!(
                 "Request size is too large: the item is {} bytes; an item may be at most {MAX_ITEM_BYTES} bytes (2 MB).",
                 bytes.len()
             )));
         }
-        // The serialiser's buffer grows by doubling: keep only what is used.
-        bytes.shrink_to_fit();
+        // The serialiser's buffer grows by doubling, and allocators may keep
+        // a block whole when it shrinks: store an exact-size copy.
+        let body = Bytes::copy_from_slice(&bytes);
         let item = Item {
-            body: bytes.into(),
+            body,
             ts: now,
             ttl: item_ttl,
             etag,
@@ -333,6 +335,15 @@ impl Container {
             }
         }
         due.len()
+    }
+
+    /// Gives back hash table memory after a purge emptied most of a container
+    /// (tables keep their largest size otherwise).
+    pub fn shrink_after_purge(&mut self) {
+        if self.items.capacity() > 4 * self.items.len() + 1024 {
+            self.items.shrink_to_fit();
+            self.by_number.shrink_to_fit();
+        }
     }
 
     /// The key of the item with this RID, if it is one of this container's.

@@ -501,6 +501,14 @@ impl Store {
                 return (count, Some(now));
             }
         }
+        // This pass is done: give back what the purge left oversized.
+        for c in catalog
+            .databases
+            .values_mut()
+            .flat_map(|db| db.containers.values_mut())
+        {
+            c.shrink_after_purge();
+        }
         let next = catalog
             .databases
             .values()
