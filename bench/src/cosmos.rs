@@ -178,6 +178,13 @@ impl Signer {
     }
 }
 
+impl Signer {
+    /// `GET /_emulator/stats`: stored and live items per container.
+    pub fn stats(&self) -> Request<Body> {
+        self.signed(Method::GET, "/_emulator/stats", "", "", &[], Bytes::new())
+    }
+}
+
 /// A query body with one parameter `@v`.
 pub fn query_body(query: &str, value: serde_json::Value) -> Bytes {
     serde_json::json!({

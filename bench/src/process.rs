@@ -2,9 +2,9 @@
 //! line, read its resident memory and CPU time from /proc, stop it. And
 //! the bench's own CPU time, from getrusage.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
@@ -20,14 +20,13 @@ pub struct ServerProcess {
     pub spawned_to_line: Duration,
     /// When `spawn` was called.
     pub spawned_at: Instant,
-    stdin: Option<ChildStdin>,
-    /// Its later stdout lines (answers of `emulator-probe`).
+    /// Its stdout lines, read on a thread so that waiting can time out.
     lines: Receiver<String>,
 }
 
 impl ServerProcess {
-    /// Spawns `command` (stdout piped, stdin piped, stderr as the command
-    /// has it) and waits for `listening on URL`.
+    /// Spawns `command` (stdout piped, no stdin, stderr as the command has
+    /// it) and waits for `listening on URL`.
     pub fn spawn(mut command: Command) -> Result<ServerProcess, String> {
         let program = command.get_program().to_string_lossy().into_owned();
         // A server must not outlive the bench, however the bench ends.
@@ -43,7 +42,7 @@ impl ServerProcess {
         let spawned_at = Instant::now();
         let mut child = command
             .stdout(Stdio::piped())
-            .stdin(Stdio::piped())
+            .stdin(Stdio::null())
             .spawn()
             .map_err(|e| format!("cannot start {program}: {e}"))?;
         let stdout = child.stdout.take().expect("stdout is piped");
@@ -56,13 +55,11 @@ impl ServerProcess {
                 }
             }
         });
-        let stdin = child.stdin.take();
         let mut process = ServerProcess {
             child,
             url: String::new(),
             spawned_to_line: Duration::ZERO,
             spawned_at,
-            stdin,
             lines,
         };
         let line = process.lines.recv_timeout(STARTUP_LIMIT).map_err(|_| {
@@ -97,18 +94,6 @@ impl ServerProcess {
         // SAFETY: sysconf has no preconditions.
         let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
         Ok(Duration::from_nanos(ticks * 1_000_000_000 / per_second))
-    }
-
-    /// Writes one line to the server's stdin and waits for one line back
-    /// (the question-and-answer protocol of `emulator-probe`).
-    pub fn ask(&mut self, question: &str) -> Result<String, String> {
-        let stdin = self.stdin.as_mut().ok_or("stdin is closed")?;
-        writeln!(stdin, "{question}")
-            .and_then(|()| stdin.flush())
-            .map_err(|e| format!("writing to the server: {e}"))?;
-        self.lines
-            .recv_timeout(Duration::from_secs(10))
-            .map_err(|_| format!("no answer to {question:?}"))
     }
 }
 

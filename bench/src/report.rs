@@ -382,7 +382,7 @@ fn purge_table(md: &mut String, p: &Purge) {
         md,
         "{} items of {} B with `ttl: 60` and {} with `ttl: -1` in one container (`defaultTtl: -1`), loaded at {} creates/s \
          (concurrency {}); {} reader(s) read the lasting items throughout; the test clock moves 61 s; the purge is \
-         complete when `emulator-probe` reports only the lasting items stored.\n",
+         complete when `GET /_emulator/stats` shows only the lasting items stored.\n",
         count(s.items as f64),
         s.item_bytes,
         count(s.kept as f64),

@@ -42,7 +42,7 @@ pub struct Settings {
 /// Where things are.
 #[derive(Debug, Clone)]
 pub struct Paths {
-    /// Holds cosmos-emulator, emulator-probe, bare-server, cosmos-conformance.
+    /// Holds cosmos-emulator, bare-server, cosmos-conformance.
     pub bin_dir: PathBuf,
     /// Where the peer is installed; `None`: skip it.
     pub peer_dir: Option<PathBuf>,
@@ -104,8 +104,8 @@ pub async fn run(
             "emulator: TTL purge of {} items",
             count(settings.purge.items as f64)
         ));
-        let probe = targets::emulator_probe(&bin("emulator-probe"), &logs);
-        match purge::measure(&probe, key, settings.purge.clone()).await {
+        let emulator = targets::emulator(&bin("cosmos-emulator"), &logs);
+        match purge::measure(&emulator, key, settings.purge.clone()).await {
             Ok(p) => {
                 progress(format_args!(
                     "  purged in {:.3} s; read p99 during {}; RSS {} → {} → {}",

@@ -69,19 +69,6 @@ pub fn emulator(binary: &Path, logs: &Path) -> Target {
     }
 }
 
-/// `emulator-probe`: the emulator library served as the binary serves
-/// it, with a stdin probe of the physically stored item count.
-pub fn emulator_probe(binary: &Path, logs: &Path) -> Target {
-    Target {
-        kind: Kind::Emulator,
-        name: "emulator-probe",
-        description: "emulator-probe (the emulator library as the binary runs it, plus a stored-item probe on stdin)".into(),
-        program: binary.to_path_buf(),
-        args: ["--port", "0", "--clock", "manual"].map(String::from).to_vec(),
-        log: logs.join("emulator-probe.log"),
-    }
-}
-
 /// The bare server answering `body_bytes` bytes to every request.
 pub fn bare(binary: &Path, body_bytes: usize, logs: &Path) -> Target {
     Target {

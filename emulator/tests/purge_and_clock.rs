@@ -130,3 +130,29 @@ fn clock_api_is_absent_with_the_system_clock() {
     c.post("/_emulator/clock", &json!({"advance": 1}), &[])
         .assert_error(404, "NotFound");
 }
+
+/// `GET /_emulator/stats` shows the items stored: the purge at work.
+#[rstest::rstest]
+#[case::purge_off(Purge::Off, 3)]
+#[case::purge_on(Purge::Background, 0)]
+fn stats_show_the_items_stored(#[case] purge: Purge, #[case] stored_after: u64) {
+    let c = TestClient::with_container_and(Some(json!(10)), purge);
+    for i in 0..3 {
+        c.create_item(&json!({"id": format!("a{i}"), "pk": "p"}));
+    }
+    c.create_item(&json!({"id": "kept", "pk": "p", "ttl": -1}));
+    let stats = |c: &TestClient| c.get("/_emulator/stats", &[]).body["containers"][0].clone();
+    assert_eq!(
+        stats(&c),
+        json!({"database": DB, "container": "c", "storedItems": 4})
+    );
+    c.advance(10);
+    if purge == Purge::Background {
+        wait_for_stored(&c, 1, Duration::from_secs(10));
+    }
+    assert_eq!(
+        stats(&c),
+        json!({"database": DB, "container": "c", "storedItems": stored_after + 1})
+    );
+    assert_eq!(c.count(), 1, "expired items are gone from view either way");
+}

@@ -1,5 +1,5 @@
 //! `cargo xtask bench`: builds the release binaries (the emulator, the
-//! conformance suite, the bench with its bare-server and emulator-probe),
+//! conformance suite, the bench with its bare-server),
 //! installs the peer emulator with npm into target/bench/node when node is
 //! present, and runs cosmos-bench; results go to target/bench/.
 

@@ -14,7 +14,7 @@ use cosmos_bench::run::{self, Parts, Paths, Settings};
 #[derive(Debug, Parser)]
 #[command(about = "Benchmarks the emulator beside a peer emulator and the bare HTTP stack")]
 struct Cli {
-    /// Directory holding cosmos-emulator, emulator-probe, bare-server and
+    /// Directory holding cosmos-emulator, bare-server and
     /// cosmos-conformance (release builds).
     #[arg(long)]
     bin_dir: PathBuf,

@@ -4,19 +4,20 @@
 //! gone is measured, with the read latency before, during and after, and
 //! the resident memory before, full and after.
 //!
-//! Physical deletion is invisible over the API (expired items are absent
-//! at once, R5), so it is observed through `emulator-probe`'s stored-item
-//! count (`Store::stored_item_count`), polled every millisecond.
+//! Physical deletion is invisible through the Cosmos API (expired items are
+//! absent at once, R5), so it is observed through the emulator's own
+//! `GET /_emulator/stats` (items stored, expired or not), polled every
+//! millisecond.
 
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::connection::Endpoint;
+use crate::connection::{Connection, Endpoint};
 use crate::cosmos::Signer;
 use crate::load::{Counted, Load};
 use crate::measure::dataset::{self, DATABASE};
-use crate::measure::{point, send_once};
+use crate::measure::{expect_success, point, send_once};
 use crate::process::ServerProcess;
 use crate::stats::Latency;
 use crate::targets::Target;
@@ -64,7 +65,7 @@ pub struct Purge {
 }
 
 pub async fn measure(target: &Target, key: &str, settings: PurgeSettings) -> Result<Purge, String> {
-    let mut process = ServerProcess::spawn(target.command())?;
+    let process = ServerProcess::spawn(target.command())?;
     let endpoint = Endpoint::parse(&process.url)?;
     let signer = Signer::new(key, &endpoint.authority())?;
     dataset::create_container(&endpoint, &signer, CONTAINER, true).await?;
@@ -91,7 +92,11 @@ pub async fn measure(target: &Target, key: &str, settings: PurgeSettings) -> Res
         settings.fill_concurrency,
     )
     .await?;
-    let loaded = stored(&mut process)?;
+    // One keep-alive connection for the stats polls, as a client would keep.
+    let mut stats = Connection::open(&endpoint)
+        .await
+        .map_err(|e| format!("cannot connect to {}: {e}", endpoint.url()))?;
+    let loaded = stored(&mut stats, &signer).await?;
     if loaded != kept + settings.items {
         return Err(format!(
             "{loaded} items stored after loading {}",
@@ -114,7 +119,7 @@ pub async fn measure(target: &Target, key: &str, settings: PurgeSettings) -> Res
     let mut progress = Vec::new();
     let mut last_recorded = advanced;
     let done = loop {
-        let remaining = stored(&mut process)? - kept;
+        let remaining = stored(&mut stats, &signer).await? - kept;
         let now = Instant::now();
         if remaining == 0 || now.duration_since(last_recorded) >= Duration::from_millis(100) {
             progress.push(((now - advanced).as_secs_f64(), remaining));
@@ -130,7 +135,7 @@ pub async fn measure(target: &Target, key: &str, settings: PurgeSettings) -> Res
                 settings.limit
             ));
         }
-        std::thread::sleep(Duration::from_millis(1));
+        tokio::time::sleep(Duration::from_millis(1)).await;
     };
     let rss_purged_bytes = process.rss()?;
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -160,10 +165,19 @@ pub async fn measure(target: &Target, key: &str, settings: PurgeSettings) -> Res
     })
 }
 
-fn stored(process: &mut ServerProcess) -> Result<usize, String> {
-    let answer = process.ask(&format!("stored {DATABASE} {CONTAINER}"))?;
-    answer
-        .trim()
-        .parse()
-        .map_err(|_| format!("emulator-probe answered {answer:?}"))
+/// Items physically stored in the purge container, from `GET /_emulator/stats`.
+async fn stored(connection: &mut Connection, signer: &Signer) -> Result<usize, String> {
+    let response = expect_success(connection.send(signer.stats()).await)?;
+    let stats: serde_json::Value = serde_json::from_slice(&response.body)
+        .map_err(|e| format!("/_emulator/stats is not JSON: {e}"))?;
+    stats["containers"]
+        .as_array()
+        .and_then(|containers| {
+            containers
+                .iter()
+                .find(|c| c["database"] == DATABASE && c["container"] == CONTAINER)
+        })
+        .and_then(|c| c["storedItems"].as_u64())
+        .map(|n| n as usize)
+        .ok_or_else(|| format!("/_emulator/stats has no {DATABASE}/{CONTAINER}: {stats}"))
 }

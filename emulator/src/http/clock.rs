@@ -1,6 +1,8 @@
-//! The test clock's control API (README, "Test clock protocol"):
+//! The emulator's own control API (README, "Test clock protocol"):
 //! `GET /_emulator/clock` → `{"now": s}`; `POST` `{"advance": s}` or
-//! `{"set": s}` → `{"now": s}`. 404 unless started with `--clock manual`.
+//! `{"set": s}` → `{"now": s}`, 404 unless started with `--clock manual`;
+//! and `GET /_emulator/stats`, the items stored per container (expired or
+//! not yet purged included), with either clock.
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
@@ -27,6 +29,10 @@ fn manual_only(state: &AppState) -> ApiResult<()> {
             "The test clock is off: start the emulator with --clock manual to move time through /_emulator/clock.",
         ))
     }
+}
+
+pub async fn stats(State(state): State<AppState>) -> Response {
+    Json(json!({"containers": state.store.stats()})).into_response()
 }
 
 pub async fn read(State(state): State<AppState>) -> ApiResult<Response> {

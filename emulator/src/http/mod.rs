@@ -71,6 +71,7 @@ pub fn app(state: AppState) -> NormalizePath<Router> {
         )
         .route("/dbs/{db}/colls/{coll}/pkranges", get(pkranges::read))
         .route("/_emulator/clock", get(clock::read).post(clock::update))
+        .route("/_emulator/stats", get(clock::stats))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         // Bodies up to 8x the item limit are read whole, so that the client
