@@ -2,8 +2,8 @@
 //! middleware, and the handlers per resource (PROTOCOL.md).
 
 mod account;
-mod clock;
 mod containers;
+mod control;
 mod databases;
 mod items;
 mod pkranges;
@@ -70,8 +70,11 @@ pub fn app(state: AppState) -> NormalizePath<Router> {
                 .delete(items::delete),
         )
         .route("/dbs/{db}/colls/{coll}/pkranges", get(pkranges::read))
-        .route("/_emulator/clock", get(clock::read).post(clock::update))
-        .route("/_emulator/stats", get(clock::stats))
+        .route(
+            "/_emulator/clock",
+            get(control::read_clock).post(control::update_clock),
+        )
+        .route("/_emulator/stats", get(control::stats))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         // Bodies up to 8x the item limit are read whole, so that the client

@@ -35,12 +35,12 @@ pub async fn stats(State(state): State<AppState>) -> Response {
     Json(json!({"containers": state.store.stats()})).into_response()
 }
 
-pub async fn read(State(state): State<AppState>) -> ApiResult<Response> {
+pub async fn read_clock(State(state): State<AppState>) -> ApiResult<Response> {
     manual_only(&state)?;
     Ok(Json(json!({"now": state.store.clock.now()})).into_response())
 }
 
-pub async fn update(State(state): State<AppState>, body: Body) -> ApiResult<Response> {
+pub async fn update_clock(State(state): State<AppState>, body: Body) -> ApiResult<Response> {
     manual_only(&state)?;
     let change: ClockChange = body.typed("clock")?;
     let now = match (change.advance, change.set) {
