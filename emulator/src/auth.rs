@@ -10,7 +10,12 @@ use hmac::{Hmac, KeyInit, Mac};
 use percent_encoding::percent_decode_str;
 use sha2::Sha256;
 
+use std::time::{Duration, SystemTime};
+
+use axum::http::StatusCode;
+
 use crate::error::ApiError;
+use crate::limits::MAX_CLOCK_SKEW_SECONDS;
 use crate::rid;
 
 type HmacSha256 = Hmac<Sha256>;
@@ -125,9 +130,51 @@ pub struct SignedRequest<'a> {
     pub date: Option<&'a str>,
 }
 
-/// Checks a request's master-key signature; the error says what the server
-/// signed, so that a client author can find a signing bug.
-pub fn verify(key: &MasterKey, request: &SignedRequest<'_>) -> Result<(), ApiError> {
+/// Checks a request's master-key signature, then that it was signed within
+/// [`MAX_CLOCK_SKEW_SECONDS`] of `now`, the server's wall clock (never the
+/// test clock: clients sign with their own wall time). A wrong signature
+/// says what the server signed, so that a client author can find a signing
+/// bug; a stale or future date says both times, as the service does.
+pub fn verify(key: &MasterKey, request: &SignedRequest<'_>, now: SystemTime) -> Result<(), ApiError> {
+    verify_signature(key, request)?;
+    let signed = match request.x_ms_date.filter(|d| !d.is_empty()) {
+        Some(x_ms_date) => x_ms_date,
+        None => request.date.unwrap_or(""),
+    };
+    check_date(signed, now)
+}
+
+/// The service's answers: 401 for a date it cannot read, 403 for a token
+/// used outside its 15-minute window.
+fn check_date(signed: &str, now: SystemTime) -> Result<(), ApiError> {
+    let at = httpdate::parse_http_date(signed.trim()).map_err(|_| {
+        ApiError::unauthorized(format!(
+            "The input date header is invalid format. Please pass in RFC 1123 style date format \
+             (e.g. 'Tue, 01 Nov 2022 10:00:00 GMT'); got x-ms-date '{signed}'."
+        ))
+    })?;
+    let skew = Duration::from_secs(MAX_CLOCK_SKEW_SECONDS.unsigned_abs());
+    let too_old = now.duration_since(at).is_ok_and(|d| d > skew);
+    let too_new = at.duration_since(now).is_ok_and(|d| d > skew);
+    if too_old || too_new {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "The authorization token is not valid at the current time. Please create another token \
+                 and retry (token start time: {}, token expiry time: {}, current server time: {}). \
+                 Requests must be signed within {} minutes of the server's wall clock; check the \
+                 client machine's clock.",
+                httpdate::fmt_http_date(at),
+                httpdate::fmt_http_date(at + skew),
+                httpdate::fmt_http_date(now),
+                MAX_CLOCK_SKEW_SECONDS / 60
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn verify_signature(key: &MasterKey, request: &SignedRequest<'_>) -> Result<(), ApiError> {
     let Some(header) = request.authorization else {
         return Err(ApiError::unauthorized(
             "Required Header authorization is missing. Ensure a valid Authorization token is passed.",
@@ -205,6 +252,11 @@ mod tests {
     const KEY: &str = crate::WELL_KNOWN_KEY;
     const DATE: &str = "Tue, 01 Nov 2022 10:00:00 GMT";
 
+    /// The instant `DATE` names: the server's wall clock in these tests.
+    fn signed_at() -> SystemTime {
+        httpdate::parse_http_date(DATE).unwrap()
+    }
+
     #[rstest]
     #[case("/", "", "")]
     #[case("/dbs", "dbs", "")]
@@ -254,9 +306,9 @@ mod tests {
                 date: None,
             }
         }
-        assert!(verify(&key, &request(&good)).is_ok());
+        assert!(verify(&key, &request(&good), signed_at()).is_ok());
         let wrong_link = signed("GET", "docs", "dbs/db1/colls/c1/docs/b");
-        let err = verify(&key, &request(&wrong_link)).unwrap_err();
+        let err = verify(&key, &request(&wrong_link), signed_at()).unwrap_err();
         assert_eq!(err.status.as_u16(), 401);
         assert!(
             err.message.contains(
@@ -270,7 +322,7 @@ mod tests {
             &other_key,
             &payload("GET", "docs", "dbs/db1/colls/c1/docs/a", DATE, ""),
         );
-        assert!(verify(&key, &request(&forged)).is_err());
+        assert!(verify(&key, &request(&forged), signed_at()).is_err());
     }
 
     /// A signature computed independently (Python's hmac, as the Python SDK signs).
@@ -295,7 +347,7 @@ mod tests {
             x_ms_date: Some(DATE),
             date: None,
         };
-        assert!(verify(&key, &no_auth)
+        assert!(verify(&key, &no_auth, signed_at())
             .unwrap_err()
             .message
             .contains("authorization"));
@@ -307,9 +359,88 @@ mod tests {
             x_ms_date: None,
             date: None,
         };
-        assert!(verify(&key, &no_date)
+        assert!(verify(&key, &no_date, signed_at())
             .unwrap_err()
             .message
             .contains("x-ms-date"));
+    }
+
+    fn signed_on(date: &str) -> (String, String) {
+        let key = MasterKey::from_base64(KEY).unwrap();
+        let auth = authorization_header(&key, &payload("GET", "dbs", "", date, ""));
+        (auth, date.to_string())
+    }
+
+    fn check(date: &str, now: SystemTime) -> Result<(), ApiError> {
+        let key = MasterKey::from_base64(KEY).unwrap();
+        let (auth, date) = signed_on(date);
+        let request = SignedRequest {
+            verb: "GET",
+            path: "/dbs",
+            authorization: Some(&auth),
+            x_ms_date: Some(&date),
+            date: None,
+        };
+        verify(&key, &request, now)
+    }
+
+    /// The service's window: 15 minutes either way of the server's wall
+    /// clock, the boundary itself included; outside it, 403 with both times.
+    #[rstest]
+    #[case(0, true)]
+    #[case(15 * 60, true)]
+    #[case(-15 * 60, true)]
+    #[case(15 * 60 + 1, false)]
+    #[case(-15 * 60 - 1, false)]
+    #[case(365 * 24 * 3600, false)]
+    #[case(-30 * 60, false)]
+    fn dates_more_than_15_minutes_off_are_refused(#[case] server_ahead: i64, #[case] accepted: bool) {
+        let now = if server_ahead >= 0 {
+            signed_at() + Duration::from_secs(server_ahead as u64)
+        } else {
+            signed_at() - Duration::from_secs(server_ahead.unsigned_abs())
+        };
+        match check(DATE, now) {
+            Ok(()) => assert!(accepted, "{server_ahead} s accepted"),
+            Err(e) => {
+                assert!(!accepted, "{server_ahead} s refused: {e}");
+                assert_eq!(e.status.as_u16(), 403);
+                assert_eq!(e.code(), "Forbidden");
+                assert!(
+                    e.message.contains("token start time: Tue, 01 Nov 2022 10:00:00 GMT")
+                        && e.message.contains("token expiry time: Tue, 01 Nov 2022 10:15:00 GMT"),
+                    "{}",
+                    e.message
+                );
+            }
+        }
+    }
+
+    #[rstest]
+    #[case("yesterday")]
+    #[case("Tue, 32 Nov 2022 10:00:00 GMT")]
+    #[case("2022-11-01T10:00:00Z")]
+    fn unreadable_dates_are_401(#[case] date: &str) {
+        let e = check(date, signed_at()).unwrap_err();
+        assert_eq!(e.status.as_u16(), 401, "{e}");
+        assert!(e.message.contains("RFC 1123"), "{}", e.message);
+    }
+
+    /// A wrong signature is reported as such even with a stale date: the
+    /// date is judged only on an authentic token.
+    #[test]
+    fn a_wrong_signature_is_401_whatever_the_date() {
+        let key = MasterKey::from_base64("c2VjcmV0").unwrap();
+        let auth = authorization_header(&key, &payload("GET", "dbs", "", DATE, ""));
+        let request = SignedRequest {
+            verb: "GET",
+            path: "/dbs",
+            authorization: Some(&auth),
+            x_ms_date: Some(DATE),
+            date: None,
+        };
+        let well_known = MasterKey::from_base64(KEY).unwrap();
+        let e = verify(&well_known, &request, signed_at() + Duration::from_secs(86400)).unwrap_err();
+        assert_eq!(e.status.as_u16(), 401);
     }
 }

@@ -12,6 +12,7 @@ pub mod auth;
 pub mod clock;
 pub mod error;
 mod http;
+pub mod limits;
 mod partition_key;
 mod patch;
 mod purge;

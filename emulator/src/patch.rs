@@ -6,8 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
 
-/// The service's limit on operations per patch.
-pub const MAX_OPERATIONS: usize = 10;
+use crate::limits::MAX_PATCH_OPERATIONS as MAX_OPERATIONS;
 
 /// A patch request. The body is either `{"operations": [...], "condition"?: ...}`
 /// or, as the JavaScript SDK sends `item.patch([...])`, the list alone.

@@ -23,8 +23,16 @@ const PAUSE: Duration = Duration::from_micros(50);
 pub async fn run(store: Arc<Store>) {
     loop {
         let worker = store.clone();
-        let Ok(next) = tokio::task::spawn_blocking(move || purge_due(&worker)).await else {
-            return; // the runtime is shutting down
+        let next = match tokio::task::spawn_blocking(move || purge_due(&worker)).await {
+            Ok(next) => next,
+            Err(e) if e.is_panic() => {
+                // A bug, not a reason to stop deleting expired items for good:
+                // log it and try again shortly (reads hide expired items meanwhile).
+                tracing::error!(error = %e, "the background purge panicked; retrying in a second");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+            Err(_) => return, // the runtime is shutting down
         };
         match next.and_then(|at| store.clock.wall_time_until(at)) {
             // `_ts` is whole seconds: wake just after the due second begins.

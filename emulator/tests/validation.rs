@@ -193,13 +193,20 @@ fn id_types_and_lengths() {
         .assert_error(400, "BadRequest");
     c.create_item(&json!({"pk": "p"}))
         .assert_error(400, "BadRequest");
-    c.create_item(&json!({"id": "x".repeat(256), "pk": "p"}))
+    // Item ids: at most 1,023 bytes of UTF-8 (the service's per-item limit).
+    c.create_item(&json!({"id": "x".repeat(1024), "pk": "p"}))
+        .assert_error(400, "BadRequest");
+    c.create_item(&json!({"id": "é".repeat(512), "pk": "p"}))
         .assert_error(400, "BadRequest");
     assert_eq!(
-        c.create_item(&json!({"id": "x".repeat(255), "pk": "p"}))
+        c.create_item(&json!({"id": "x".repeat(1023), "pk": "p"}))
             .status,
         201
     );
+    // Database and container names: at most 255 characters.
+    c.post("/dbs", &json!({"id": "d".repeat(256)}), &[])
+        .assert_error(400, "BadRequest");
+    assert_eq!(c.post("/dbs", &json!({"id": "d".repeat(255)}), &[]).status, 201);
     assert_eq!(
         c.create_item(&json!({"id": "spaces and ünïcode", "pk": "p"}))
             .status,

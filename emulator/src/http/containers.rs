@@ -1,16 +1,16 @@
 //! `/dbs/{db}/colls` and `/dbs/{db}/colls/{coll}`.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 
-use super::request::{Body, CosmosHeaders};
+use super::request::{Body, CosmosHeaders, PathParams};
 use super::response::{no_content, resource, value_feed, READ_CHARGE, WRITE_CHARGE};
 use super::AppState;
 use crate::error::ApiResult;
 use crate::query::{PreparedQuery, QueryBody};
 
-pub async fn list(State(state): State<AppState>, Path(db): Path<String>) -> ApiResult<Response> {
+pub async fn list(State(state): State<AppState>, PathParams(db): PathParams<String>) -> ApiResult<Response> {
     let rid = state.store.database(&db)?["_rid"]
         .as_str()
         .unwrap_or("")
@@ -24,7 +24,7 @@ pub async fn list(State(state): State<AppState>, Path(db): Path<String>) -> ApiR
 
 pub async fn create_or_query(
     State(state): State<AppState>,
-    Path(db): Path<String>,
+    PathParams(db): PathParams<String>,
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<Response> {
@@ -43,7 +43,7 @@ pub async fn create_or_query(
 
 pub async fn read(
     State(state): State<AppState>,
-    Path((db, coll)): Path<(String, String)>,
+    PathParams((db, coll)): PathParams<(String, String)>,
 ) -> ApiResult<Response> {
     let (container, live_items) = state.store.container(&db, &coll)?;
     let mut response = resource(StatusCode::OK, &container, READ_CHARGE);
@@ -66,7 +66,7 @@ pub async fn read(
 
 pub async fn replace(
     State(state): State<AppState>,
-    Path((db, coll)): Path<(String, String)>,
+    PathParams((db, coll)): PathParams<(String, String)>,
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<Response> {
@@ -79,7 +79,7 @@ pub async fn replace(
 
 pub async fn delete(
     State(state): State<AppState>,
-    Path((db, coll)): Path<(String, String)>,
+    PathParams((db, coll)): PathParams<(String, String)>,
 ) -> ApiResult<Response> {
     state.store.delete_container(&db, &coll)?;
     Ok(no_content(WRITE_CHARGE))

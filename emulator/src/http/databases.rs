@@ -1,10 +1,10 @@
 //! `/dbs` and `/dbs/{db}`.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
-use super::request::{Body, CosmosHeaders};
+use super::request::{Body, CosmosHeaders, PathParams};
 use super::response::{no_content, resource, value_feed, READ_CHARGE, WRITE_CHARGE};
 use super::AppState;
 use crate::error::ApiResult;
@@ -28,7 +28,7 @@ pub async fn create_or_query(
     Ok(resource(StatusCode::CREATED, &created, WRITE_CHARGE))
 }
 
-pub async fn read(State(state): State<AppState>, Path(db): Path<String>) -> ApiResult<Response> {
+pub async fn read(State(state): State<AppState>, PathParams(db): PathParams<String>) -> ApiResult<Response> {
     Ok(resource(
         StatusCode::OK,
         &state.store.database(&db)?,
@@ -36,7 +36,7 @@ pub async fn read(State(state): State<AppState>, Path(db): Path<String>) -> ApiR
     ))
 }
 
-pub async fn delete(State(state): State<AppState>, Path(db): Path<String>) -> ApiResult<Response> {
+pub async fn delete(State(state): State<AppState>, PathParams(db): PathParams<String>) -> ApiResult<Response> {
     state.store.delete_database(&db)?;
     Ok(no_content(WRITE_CHARGE))
 }

@@ -4,11 +4,11 @@
 
 use std::sync::LazyLock;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
-use super::request::{Body, CosmosHeaders};
+use super::request::{Body, CosmosHeaders, PathParams};
 use super::response::{feed, item, no_content, resource, QUERY_CHARGE, READ_CHARGE, WRITE_CHARGE};
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
@@ -16,7 +16,7 @@ use crate::patch::{self, PatchBody};
 use crate::query::{Continuation, PageLimit, PreparedQuery, QueryBody};
 use crate::store::{ItemAddress, ItemKey, ItemWrite, Store, WriteMode};
 
-type ItemPath = Path<(String, String, String)>;
+type ItemPath = PathParams<(String, String, String)>;
 
 /// The (partition key header, id) an item path addresses: as given for
 /// name-based paths, looked up for RID-based ones.
@@ -40,7 +40,7 @@ fn address(
 
 pub async fn create_or_query(
     State(state): State<AppState>,
-    Path((db, coll)): Path<(String, String)>,
+    PathParams((db, coll)): PathParams<(String, String)>,
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<Response> {
@@ -72,7 +72,7 @@ pub async fn create_or_query(
 /// `GET .../docs`: every live item, paged, as `SELECT * FROM c` would give.
 pub async fn read_feed(
     State(state): State<AppState>,
-    Path((db, coll)): Path<(String, String)>,
+    PathParams((db, coll)): PathParams<(String, String)>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     // Prepared once: SDKs read feeds (and poll them) often.
@@ -119,7 +119,7 @@ fn run_query(
 
 pub async fn read(
     State(state): State<AppState>,
-    Path((db, coll, id)): ItemPath,
+    PathParams((db, coll, id)): ItemPath,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
@@ -137,7 +137,7 @@ fn not_modified() -> Response {
 
 pub async fn replace(
     State(state): State<AppState>,
-    Path((db, coll, id)): ItemPath,
+    PathParams((db, coll, id)): ItemPath,
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<Response> {
@@ -155,7 +155,7 @@ pub async fn replace(
 
 pub async fn patch(
     State(state): State<AppState>,
-    Path((db, coll, id)): ItemPath,
+    PathParams((db, coll, id)): ItemPath,
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<Response> {
@@ -193,7 +193,7 @@ pub async fn patch(
 
 pub async fn delete(
     State(state): State<AppState>,
-    Path((db, coll, id)): ItemPath,
+    PathParams((db, coll, id)): ItemPath,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;

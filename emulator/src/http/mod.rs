@@ -19,6 +19,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use tower::Layer;
+use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::normalize_path::{NormalizePath, NormalizePathLayer};
 
 use crate::auth::{self, MasterKey};
@@ -41,7 +42,12 @@ pub struct AppState {
 /// The whole service: routes behind authentication, with trailing slashes
 /// trimmed first (the Python SDK sends `/dbs/db/colls/c/docs/`).
 pub fn app(state: AppState) -> NormalizePath<Router> {
-    let router = Router::new()
+    with_layers(routes(), state)
+}
+
+/// The resources, each path with the methods it serves.
+fn routes() -> Router<AppState> {
+    Router::new()
         .route("/", get(account::read))
         .route(
             "/dbs",
@@ -75,18 +81,64 @@ pub fn app(state: AppState) -> NormalizePath<Router> {
             get(control::read_clock).post(control::update_clock),
         )
         .route("/_emulator/stats", get(control::stats))
+}
+
+/// What every request passes through: authentication and the common
+/// headers (`envelope`), the body limit, Cosmos-shaped 404 and 405, and a
+/// panic, should one slip through, answered as a 500 instead of a dropped
+/// connection. The certificate route is public, outside authentication.
+fn with_layers(routes: Router<AppState>, state: AppState) -> NormalizePath<Router> {
+    let authenticated = routes
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        // Inside the envelope, so that the 500 gets the request's activity id.
+        .layer(CatchPanicLayer::custom(panicked))
         // Bodies up to 8x the item limit are read whole, so that the client
         // gets the 413 Cosmos error body; refusing earlier would close the
         // connection while the client is still sending, and it would see a
         // reset instead of the answer. Larger bodies are refused at once.
         .layer(DefaultBodyLimit::max(8 * MAX_ITEM_BYTES))
-        .layer(middleware::from_fn_with_state(state.clone(), envelope))
+        .layer(middleware::from_fn_with_state(state.clone(), envelope));
+    let router = Router::new()
         // Public, like Microsoft's emulator: the certificate is no secret.
-        .route("/_explorer/emulator.pem", get(certificate))
+        .route(
+            "/_explorer/emulator.pem",
+            get(certificate).fallback(method_not_allowed),
+        )
+        .merge(authenticated)
+        // The last resort, for a panic in the envelope itself.
+        .layer(CatchPanicLayer::custom(panicked))
         .with_state(state);
     NormalizePathLayer::trim_trailing_slash().layer(router)
+}
+
+/// Marks the response to a request whose handler panicked; the envelope
+/// logs it and writes the Cosmos body with the request's activity id.
+#[derive(Clone)]
+struct Panicked(Arc<str>);
+
+fn panicked(cause: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let cause: Arc<str> = if let Some(s) = cause.downcast_ref::<&str>() {
+        (*s).into()
+    } else if let Some(s) = cause.downcast_ref::<String>() {
+        s.as_str().into()
+    } else {
+        "a panic without a message".into()
+    };
+    let mut response = internal_error(None).into_response();
+    response.extensions_mut().insert(Panicked(cause));
+    response
+}
+
+fn internal_error(activity_id: Option<&str>) -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+        format!(
+            "The emulator failed while serving this request, which may not have been applied. This \
+             is a bug in the emulator: please report it with the request and its ActivityId{}.",
+            activity_id.map(|id| format!(" {id}")).unwrap_or_default()
+        ),
+    )
 }
 
 /// The certificate to trust, PEM; 404 when serving plain HTTP.
@@ -134,8 +186,10 @@ async fn envelope(State(state): State<AppState>, request: Request, next: Next) -
                 x_ms_date: header("x-ms-date"),
                 date: header("date"),
             },
+            std::time::SystemTime::now(),
         )
     };
+    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
     let mut response = match verified {
         Ok(()) => next.run(request).await,
         Err(error) => {
@@ -143,6 +197,11 @@ async fn envelope(State(state): State<AppState>, request: Request, next: Next) -
             error.into_response()
         }
     };
+    if let Some(Panicked(cause)) = response.extensions().get::<Panicked>().cloned() {
+        let id = activity_id.to_str().unwrap_or("");
+        tracing::error!(activity_id = id, %method, path, %cause, "a request handler panicked");
+        response = internal_error(Some(id)).into_response();
+    }
     common_headers(response.headers_mut(), activity_id, &state.store);
     response
 }
@@ -161,4 +220,78 @@ fn common_headers(headers: &mut HeaderMap, activity_id: HeaderValue, store: &Sto
         HeaderValue::from_static("version=2.14.0.0"),
     );
     headers.insert("x-ms-gatewayversion", HeaderValue::from_static("2.0.0"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::{Clock, ClockMode};
+
+    /// A handler that panics (a test-only route, never a real bug) gets a
+    /// Cosmos 500 with the request's activity id, the connection stays
+    /// usable, and the server goes on serving.
+    #[tokio::test]
+    async fn a_panicking_handler_answers_500_and_the_server_lives_on() {
+        let key = MasterKey::from_base64(crate::WELL_KNOWN_KEY).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let state = AppState {
+            store: Arc::new(Store::new(Clock::new(ClockMode::Manual { start: None }))),
+            key: Arc::new(key.clone()),
+            scheme: "http",
+            certificate: None,
+            local_addr: addr,
+        };
+        let routes = routes().route(
+            "/_test/panic",
+            get(|| async {
+                if true {
+                    panic!("deliberately, for the test");
+                }
+            }),
+        );
+        let service = axum::ServiceExt::<Request>::into_make_service(with_layers(routes, state));
+        tokio::spawn(async move { axum::serve(listener, service).await });
+
+        // One connection for every request: a panic must not close it.
+        let client = reqwest::Client::builder()
+            .pool_max_idle_per_host(1)
+            .build()
+            .unwrap();
+        let send = |path: &'static str| {
+            let date = httpdate::fmt_http_date(std::time::SystemTime::now());
+            let resource = auth::signed_resource(path);
+            let payload = auth::payload(
+                "GET",
+                &resource.resource_type,
+                &resource.links[0],
+                &date,
+                "",
+            );
+            client
+                .get(format!("http://{addr}{path}"))
+                .header("authorization", auth::authorization_header(&key, &payload))
+                .header("x-ms-date", date)
+                .header("x-ms-activity-id", "3f1e6a52-0000-4000-8000-00000000beef")
+                .send()
+        };
+        for _ in 0..3 {
+            let response = send("/_test/panic").await.expect("an answer, not a reset");
+            assert_eq!(response.status(), 500);
+            assert_eq!(
+                response.headers()["x-ms-activity-id"],
+                "3f1e6a52-0000-4000-8000-00000000beef"
+            );
+            assert_eq!(response.headers()["content-type"], "application/json");
+            let body: serde_json::Value = response.json().await.unwrap();
+            assert_eq!(body["code"], "InternalServerError");
+            let message = body["message"].as_str().unwrap();
+            assert!(
+                message.contains("3f1e6a52-0000-4000-8000-00000000beef"),
+                "{message}"
+            );
+        }
+        let account = send("/").await.unwrap();
+        assert_eq!(account.status(), 200, "the server still serves");
+    }
 }

@@ -1,20 +1,20 @@
 //! `GET .../pkranges`: one range covering all keys, served as the incremental
 //! feed the SDKs poll until they get a literal 304 (PROTOCOL.md, "the trap").
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use serde_json::json;
 
-use super::request::CosmosHeaders;
+use super::request::{CosmosHeaders, PathParams};
 use super::response::{feed, READ_CHARGE};
 use super::AppState;
 use crate::error::ApiResult;
 
 pub async fn read(
     State(state): State<AppState>,
-    Path((db, coll)): Path<(String, String)>,
+    PathParams((db, coll)): PathParams<(String, String)>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let (container, _) = state.store.container(&db, &coll)?;

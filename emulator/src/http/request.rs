@@ -1,12 +1,14 @@
 //! Reading requests: the body extractor and the Cosmos request headers.
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, Request};
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::http::request::Parts;
 use axum::http::HeaderMap;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
+use crate::limits::MAX_NESTING_DEPTH;
 
 /// The raw request body; a body over the limit is a Cosmos 413, not axum's text.
 pub struct Body(pub Bytes);
@@ -37,17 +39,28 @@ impl Body {
                 "The request body must be a JSON object, got {}.",
                 kind(&other)
             ))),
-            Err(e) => Err(ApiError::bad_request(format!(
-                "The request body is not valid JSON: {e}."
-            ))),
+            Err(e) => Err(json_error("request", &e)),
         }
     }
 
     /// The body as a typed request (query, patch), or a 400 naming the problem.
     pub fn typed<T: DeserializeOwned>(&self, what: &str) -> ApiResult<T> {
-        serde_json::from_slice(&self.0)
-            .map_err(|e| ApiError::bad_request(format!("The {what} body is invalid: {e}.")))
+        serde_json::from_slice(&self.0).map_err(|e| json_error(what, &e))
     }
+}
+
+/// A body the JSON parser refused: nesting past the service's limit is said
+/// in the limit's words, anything else with the parser's own.
+fn json_error(what: &str, error: &serde_json::Error) -> ApiError {
+    // serde_json stops at 128 levels, the service's limit, and names no
+    // error kind for it but this text.
+    if error.to_string().starts_with("recursion limit exceeded") {
+        return ApiError::bad_request(format!(
+            "The {what} body nests objects and arrays more than {MAX_NESTING_DEPTH} levels deep; \
+             the service allows at most {MAX_NESTING_DEPTH} ({error})."
+        ));
+    }
+    ApiError::bad_request(format!("The {what} body is invalid: {error}."))
 }
 
 fn kind(value: &Value) -> &'static str {
@@ -101,5 +114,24 @@ pub trait CosmosHeaders {
 impl CosmosHeaders for HeaderMap {
     fn text(&self, name: &str) -> Option<&str> {
         self.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+/// Path parameters, percent-decoded; a segment that is not valid UTF-8 once
+/// decoded is a Cosmos 400, not axum's plain-text rejection.
+pub struct PathParams<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for PathParams<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match Path::<T>::from_request_parts(parts, state).await {
+            Ok(Path(value)) => Ok(PathParams(value)),
+            Err(rejection) => Err(ApiError::bad_request(format!(
+                "The request path '{}' is invalid: {}. Percent-encode names as UTF-8.",
+                parts.uri.path(),
+                rejection.body_text()
+            ))),
+        }
     }
 }

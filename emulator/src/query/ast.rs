@@ -12,7 +12,13 @@ pub enum Expr {
     /// `base[index]`
     Index(Box<Expr>, Box<Expr>),
     Unary(UnaryOp, Box<Expr>),
+    /// A comparison, `a = b`, `a < b`, ...
     Binary(BinaryOp, Box<Expr>, Box<Expr>),
+    /// A left-associative run of operators of one precedence level,
+    /// `a + b - c` or `a AND b AND c`: the first operand, then each operator
+    /// with its right operand. Held flat, so that a long run costs no
+    /// recursion to evaluate, walk or drop.
+    Chain(Box<Expr>, Vec<(BinaryOp, Expr)>),
     /// `x BETWEEN low AND high`
     Between(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `x IN (a, b, ...)`; `negated` for `NOT IN`.
@@ -102,6 +108,28 @@ pub struct Select {
     pub limit: Option<usize>,
 }
 
+impl BinaryOp {
+    pub fn to_sql(self) -> &'static str {
+        match self {
+            BinaryOp::And => "AND",
+            BinaryOp::Or => "OR",
+            BinaryOp::Eq => "=",
+            BinaryOp::Ne => "!=",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Mod => "%",
+            BinaryOp::Concat => "||",
+            BinaryOp::Coalesce => "??",
+        }
+    }
+}
+
 impl Expr {
     /// The expression as query text that this parser reads back to the same
     /// tree (used to write the rewritten queries of query plans).
@@ -126,25 +154,14 @@ impl Expr {
             Expr::Unary(UnaryOp::Not, e) => format!("(NOT {})", sql(e)),
             Expr::Unary(UnaryOp::Neg, e) => format!("(-{})", sql(e)),
             Expr::Unary(UnaryOp::Plus, e) => format!("(+{})", sql(e)),
-            Expr::Binary(op, a, b) => {
-                let op = match op {
-                    BinaryOp::And => "AND",
-                    BinaryOp::Or => "OR",
-                    BinaryOp::Eq => "=",
-                    BinaryOp::Ne => "!=",
-                    BinaryOp::Lt => "<",
-                    BinaryOp::Le => "<=",
-                    BinaryOp::Gt => ">",
-                    BinaryOp::Ge => ">=",
-                    BinaryOp::Add => "+",
-                    BinaryOp::Sub => "-",
-                    BinaryOp::Mul => "*",
-                    BinaryOp::Div => "/",
-                    BinaryOp::Mod => "%",
-                    BinaryOp::Concat => "||",
-                    BinaryOp::Coalesce => "??",
-                };
-                format!("({} {op} {})", sql(a), sql(b))
+            Expr::Binary(op, a, b) => format!("({} {} {})", sql(a), op.to_sql(), sql(b)),
+            Expr::Chain(first, rest) => {
+                let mut text = format!("({}", sql(first));
+                for (op, e) in rest {
+                    text.push_str(&format!(" {} {}", op.to_sql(), sql(e)));
+                }
+                text.push(')');
+                text
             }
             Expr::Between(x, low, high) => {
                 format!("({} BETWEEN {} AND {})", sql(x), sql(low), sql(high))

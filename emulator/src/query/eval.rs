@@ -87,9 +87,11 @@ pub fn reads_document(expr: &Expr) -> bool {
 /// condition only: a document that passes is still evaluated.
 pub fn required_fragments(filter: &Expr) -> Vec<Vec<u8>> {
     match filter {
-        Expr::Binary(BinaryOp::And, a, b) => {
-            let mut fragments = required_fragments(a);
-            fragments.extend(required_fragments(b));
+        Expr::Chain(first, rest) if rest.iter().all(|(op, _)| *op == BinaryOp::And) => {
+            let mut fragments = required_fragments(first);
+            for (_, e) in rest {
+                fragments.extend(required_fragments(e));
+            }
             fragments
         }
         Expr::Binary(BinaryOp::Eq, a, b) => match (a.as_ref(), b.as_ref()) {
@@ -149,6 +151,10 @@ pub fn substitute_aggregates(expr: &Expr, docs: &[Value]) -> Expr {
         Expr::Index(a, b) => Expr::Index(boxed(a), boxed(b)),
         Expr::Unary(op, a) => Expr::Unary(*op, boxed(a)),
         Expr::Binary(op, a, b) => Expr::Binary(*op, boxed(a), boxed(b)),
+        Expr::Chain(first, rest) => Expr::Chain(
+            boxed(first),
+            rest.iter().map(|(op, e)| (*op, sub(e))).collect(),
+        ),
         Expr::Between(a, b, c) => Expr::Between(boxed(a), boxed(b), boxed(c)),
         Expr::In(a, list, negated) => Expr::In(boxed(a), list.iter().map(sub).collect(), *negated),
         Expr::Conditional(a, b, c) => Expr::Conditional(boxed(a), boxed(b), boxed(c)),
@@ -207,6 +213,10 @@ fn walk(expr: &Expr, f: &mut impl FnMut(&Expr)) {
             walk(a, f);
             list.iter().for_each(|e| walk(e, f));
         }
+        Expr::Chain(first, rest) => {
+            walk(first, f);
+            rest.iter().for_each(|(_, e)| walk(e, f));
+        }
         Expr::Call(_, args) | Expr::Array(args) => args.iter().for_each(|e| walk(e, f)),
         Expr::Object(fields) => fields.iter().for_each(|(_, e)| walk(e, f)),
     }
@@ -237,28 +247,10 @@ pub fn eval(expr: &Expr, root: &Value) -> Option<Value> {
                 UnaryOp::Plus => v.is_number().then_some(v),
             }
         }
-        Expr::Binary(BinaryOp::And, a, b) => {
-            match (
-                eval(a, root).and_then(|v| v.as_bool()),
-                eval(b, root).and_then(|v| v.as_bool()),
-            ) {
-                (Some(false), _) | (_, Some(false)) => Some(Value::Bool(false)),
-                (Some(true), Some(true)) => Some(Value::Bool(true)),
-                _ => None,
-            }
-        }
-        Expr::Binary(BinaryOp::Or, a, b) => {
-            match (
-                eval(a, root).and_then(|v| v.as_bool()),
-                eval(b, root).and_then(|v| v.as_bool()),
-            ) {
-                (Some(true), _) | (_, Some(true)) => Some(Value::Bool(true)),
-                (Some(false), Some(false)) => Some(Value::Bool(false)),
-                _ => None,
-            }
-        }
-        Expr::Binary(BinaryOp::Coalesce, a, b) => eval(a, root).or_else(|| eval(b, root)),
-        Expr::Binary(op, a, b) => binary(*op, &eval(a, root)?, &eval(b, root)?),
+        Expr::Binary(op, a, b) => compare(*op, &eval(a, root)?, &eval(b, root)?),
+        Expr::Chain(first, rest) => rest
+            .iter()
+            .fold(eval(first, root), |left, (op, e)| apply(*op, left, e, root)),
         Expr::Between(x, low, high) => {
             let x = eval(x, root)?;
             let above = compare_same_type(&x, &eval(low, root)?)? != Ordering::Less;
@@ -297,23 +289,57 @@ pub fn is_true(expr: &Expr, root: &Value) -> bool {
     matches!(eval(expr, root), Some(Value::Bool(true)))
 }
 
-fn binary(op: BinaryOp, a: &Value, b: &Value) -> Option<Value> {
-    let ordering = || compare_same_type(a, b);
-    Some(match op {
-        BinaryOp::Eq => Value::Bool(ordering()? == Ordering::Equal),
-        BinaryOp::Ne => Value::Bool(ordering()? != Ordering::Equal),
-        BinaryOp::Lt => Value::Bool(ordering()? == Ordering::Less),
-        BinaryOp::Le => Value::Bool(ordering()? != Ordering::Greater),
-        BinaryOp::Gt => Value::Bool(ordering()? == Ordering::Greater),
-        BinaryOp::Ge => Value::Bool(ordering()? != Ordering::Less),
-        BinaryOp::Add => number(a.as_f64()? + b.as_f64()?),
-        BinaryOp::Sub => number(a.as_f64()? - b.as_f64()?),
-        BinaryOp::Mul => number(a.as_f64()? * b.as_f64()?),
-        BinaryOp::Div => number(a.as_f64()? / b.as_f64()?),
-        BinaryOp::Mod => number(a.as_f64()? % b.as_f64()?),
-        BinaryOp::Concat => Value::String(format!("{}{}", a.as_str()?, b.as_str()?)),
-        BinaryOp::And | BinaryOp::Or | BinaryOp::Coalesce => unreachable!("handled lazily in eval"),
-    })
+/// A comparison; undefined across types.
+fn compare(op: BinaryOp, a: &Value, b: &Value) -> Option<Value> {
+    let ordering = compare_same_type(a, b)?;
+    Some(Value::Bool(match op {
+        BinaryOp::Eq => ordering == Ordering::Equal,
+        BinaryOp::Ne => ordering != Ordering::Equal,
+        BinaryOp::Lt => ordering == Ordering::Less,
+        BinaryOp::Le => ordering != Ordering::Greater,
+        BinaryOp::Gt => ordering == Ordering::Greater,
+        BinaryOp::Ge => ordering != Ordering::Less,
+        _ => return None,
+    }))
+}
+
+/// One step of a chain: `left op right`, with the dialect's three-valued
+/// AND and OR (false, resp. true, wins over undefined) and a lazy `??`.
+/// Arithmetic is on doubles, as in JavaScript; results that are not finite
+/// are undefined (JSON has no NaN or infinity).
+fn apply(op: BinaryOp, left: Option<Value>, right: &Expr, root: &Value) -> Option<Value> {
+    let boolean = |v: Option<Value>| v.and_then(|v| v.as_bool());
+    match op {
+        BinaryOp::And => match (boolean(left), boolean(eval(right, root))) {
+            (Some(false), _) | (_, Some(false)) => Some(Value::Bool(false)),
+            (Some(true), Some(true)) => Some(Value::Bool(true)),
+            _ => None,
+        },
+        BinaryOp::Or => match (boolean(left), boolean(eval(right, root))) {
+            (Some(true), _) | (_, Some(true)) => Some(Value::Bool(true)),
+            (Some(false), Some(false)) => Some(Value::Bool(false)),
+            _ => None,
+        },
+        BinaryOp::Coalesce => left.or_else(|| eval(right, root)),
+        BinaryOp::Concat => {
+            let left = left?;
+            let right = eval(right, root)?;
+            Some(Value::String(format!("{}{}", left.as_str()?, right.as_str()?)))
+        }
+        _ => {
+            let a = left?.as_f64()?;
+            let b = eval(right, root)?.as_f64()?;
+            let n = match op {
+                BinaryOp::Add => a + b,
+                BinaryOp::Sub => a - b,
+                BinaryOp::Mul => a * b,
+                BinaryOp::Div => a / b,
+                BinaryOp::Mod => a % b,
+                _ => return None,
+            };
+            n.is_finite().then(|| number(n))
+        }
+    }
 }
 
 /// Order of two values of the same type; `None` (undefined) across types.
@@ -391,9 +417,10 @@ fn call(name: &str, args: &[Expr], root: &Value) -> Option<Value> {
         }
         "SUBSTRING" => {
             let s: Vec<char> = string(0)?.chars().collect();
+            // Float-to-integer casts saturate; the sum must too (1e300 is a length).
             let start = (arg(1)?.as_f64()?.max(0.0) as usize).min(s.len());
             let len = arg(2)?.as_f64()?.max(0.0) as usize;
-            Value::String(s[start..(start + len).min(s.len())].iter().collect())
+            Value::String(s[start..start.saturating_add(len).min(s.len())].iter().collect())
         }
         "ABS" => number(arg(0)?.as_f64()?.abs()),
         "FLOOR" => number(arg(0)?.as_f64()?.floor()),

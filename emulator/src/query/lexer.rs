@@ -103,6 +103,18 @@ pub fn tokenize(text: &str) -> ApiResult<Vec<Token>> {
 
 pub fn syntax_error(query: &str, what: &str) -> ApiError {
     ApiError::bad_request(format!(
-        "Syntax error in the query near {what}. Query: {query}"
+        "Syntax error in the query near {}. Query: {}",
+        truncated(what),
+        truncated(query)
     ))
+}
+
+/// Text quoted in an error message: whole when short, else its first 200
+/// characters, so that a refusal of a 512 KB query is not 512 KB long.
+pub fn truncated(text: &str) -> std::borrow::Cow<'_, str> {
+    const SHOWN: usize = 200;
+    match text.char_indices().nth(SHOWN) {
+        None => text.into(),
+        Some((end, _)) => format!("{}... ({} bytes in all)", &text[..end], text.len()).into(),
+    }
 }

@@ -128,7 +128,7 @@ impl PreparedQuery {
         if aggregating > 0 && aggregating < projected.len() {
             return Err(ApiError::bad_request(format!(
                 "Aggregates cannot be mixed with other SELECT expressions without GROUP BY, which this emulator does not support yet. Query: {}",
-                body.query
+                lexer::truncated(&body.query)
             )));
         }
         for e in &projected {

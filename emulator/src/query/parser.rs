@@ -7,8 +7,9 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::ast::{BinaryOp, Expr, Projection, Select, SortKey, UnaryOp};
-use super::lexer::{syntax_error, tokenize, Token};
+use super::lexer::{syntax_error, tokenize, truncated, Token};
 use crate::error::{ApiError, ApiResult};
+use crate::limits::{MAX_QUERY_NESTING, MAX_QUERY_TEXT_BYTES, MAX_SUBSTITUTED_BYTES};
 
 const RESERVED: [&str; 22] = [
     "SELECT", "FROM", "WHERE", "ORDER", "BY", "AND", "OR", "NOT", "IN", "BETWEEN", "AS", "TOP",
@@ -16,6 +17,14 @@ const RESERVED: [&str; 22] = [
 ];
 
 pub fn parse(text: &str, parameters: &HashMap<String, Value>) -> ApiResult<Select> {
+    if text.len() > MAX_QUERY_TEXT_BYTES {
+        return Err(ApiError::bad_request(format!(
+            "The query text is {} bytes long; the limit is {MAX_QUERY_TEXT_BYTES} bytes (512 KB). \
+             Pass large values as parameters. Query: {}",
+            text.len(),
+            truncated(text)
+        )));
+    }
     let tokens = tokenize(text)?;
     let alias = from_alias(text, &tokens)?;
     let mut parser = Parser {
@@ -24,6 +33,8 @@ pub fn parse(text: &str, parameters: &HashMap<String, Value>) -> ApiResult<Selec
         pos: 0,
         alias,
         parameters,
+        depth: 0,
+        substituted: 0,
     };
     let select = parser.select()?;
     if parser.pos < parser.tokens.len() {
@@ -57,7 +68,8 @@ fn from_alias(text: &str, tokens: &[Token]) -> ApiResult<String> {
                     || tokens.iter().any(|t| matches!(t, Token::Ident(w) if w.eq_ignore_ascii_case("JOIN") || w.eq_ignore_ascii_case("GROUP")))
                 {
                     return Err(ApiError::bad_request(format!(
-                        "This emulator does not support JOIN or GROUP BY yet. Query: {text}"
+                        "This emulator does not support JOIN or GROUP BY yet. Query: {}",
+                        truncated(text)
                     )));
                 }
                 return Ok(alias.clone());
@@ -79,6 +91,12 @@ struct Parser<'a> {
     pos: usize,
     alias: String,
     parameters: &'a HashMap<String, Value>,
+    /// How deeply the expression being parsed nests (see [`Parser::nested`]).
+    depth: usize,
+    /// Bytes of parameter values copied into the tree so far, each
+    /// reference counted: bounded, so that a short query cannot copy a large
+    /// parameter thousands of times.
+    substituted: usize,
 }
 
 impl Parser<'_> {
@@ -146,7 +164,7 @@ impl Parser<'_> {
                     Some(n) => Ok(n as usize),
                     None => Err(ApiError::bad_request(format!(
                         "The parameter {p} must be a non-negative integer here. Query: {}",
-                        self.text
+                        truncated(self.text)
                     ))),
                 }
             }
@@ -239,48 +257,95 @@ impl Parser<'_> {
         })
     }
 
-    fn expr(&mut self) -> ApiResult<Expr> {
-        let condition = self.coalesce()?;
-        if self.eat_sym("?") {
-            let then = self.expr()?;
-            self.expect_sym(":")?;
-            let otherwise = self.expr()?;
-            return Ok(Expr::Conditional(
-                Box::new(condition),
-                Box::new(then),
-                Box::new(otherwise),
-            ));
+    /// Runs `parse` one nesting level deeper, refusing a query that nests
+    /// more than [`MAX_QUERY_NESTING`] levels: the bound on the recursion of
+    /// this parser and of everything that walks the tree it builds.
+    fn nested<T>(&mut self, parse: impl FnOnce(&mut Self) -> ApiResult<T>) -> ApiResult<T> {
+        self.deeper(1)?;
+        let result = parse(self);
+        self.depth -= 1;
+        result
+    }
+
+    fn deeper(&mut self, levels: usize) -> ApiResult<()> {
+        self.depth += levels;
+        if self.depth > MAX_QUERY_NESTING {
+            return Err(ApiError::bad_request(format!(
+                "The query nests expressions more than {MAX_QUERY_NESTING} levels deep (parentheses, \
+                 function arguments, array and object literals, NOT, signs and property steps count); \
+                 flatten it. Query: {}",
+                truncated(self.text)
+            )));
         }
-        Ok(condition)
+        Ok(())
+    }
+
+    fn substitute(&mut self, name: &str, value: &Value) -> ApiResult<()> {
+        let size = serde_json::to_vec(value).map_or(0, |v| v.len());
+        self.substituted = self.substituted.saturating_add(size);
+        if self.substituted > MAX_SUBSTITUTED_BYTES {
+            return Err(ApiError::bad_request(format!(
+                "The query's parameter references copy more than {MAX_SUBSTITUTED_BYTES} bytes of \
+                 parameter values (each reference counts, {name} is {size} bytes): reference large \
+                 parameters fewer times. Query: {}",
+                truncated(self.text)
+            )));
+        }
+        Ok(())
+    }
+
+    fn expr(&mut self) -> ApiResult<Expr> {
+        self.nested(|p| {
+            let condition = p.coalesce()?;
+            if p.eat_sym("?") {
+                let then = p.expr()?;
+                p.expect_sym(":")?;
+                let otherwise = p.expr()?;
+                return Ok(Expr::Conditional(
+                    Box::new(condition),
+                    Box::new(then),
+                    Box::new(otherwise),
+                ));
+            }
+            Ok(condition)
+        })
+    }
+
+    /// A left-associative run `operand (op operand)*` of the operators
+    /// `next_op` recognises, held flat (see [`Expr::Chain`]).
+    fn chain(
+        &mut self,
+        operand: fn(&mut Self) -> ApiResult<Expr>,
+        next_op: fn(&mut Self) -> Option<BinaryOp>,
+    ) -> ApiResult<Expr> {
+        let first = operand(self)?;
+        let mut rest = Vec::new();
+        while let Some(op) = next_op(self) {
+            rest.push((op, operand(self)?));
+        }
+        Ok(if rest.is_empty() {
+            first
+        } else {
+            Expr::Chain(Box::new(first), rest)
+        })
     }
 
     fn coalesce(&mut self) -> ApiResult<Expr> {
-        let mut left = self.or()?;
-        while self.eat_sym("??") {
-            left = Expr::Binary(BinaryOp::Coalesce, Box::new(left), Box::new(self.or()?));
-        }
-        Ok(left)
+        self.chain(Self::or, |p| p.eat_sym("??").then_some(BinaryOp::Coalesce))
     }
 
     fn or(&mut self) -> ApiResult<Expr> {
-        let mut left = self.and()?;
-        while self.eat_keyword("OR") {
-            left = Expr::Binary(BinaryOp::Or, Box::new(left), Box::new(self.and()?));
-        }
-        Ok(left)
+        self.chain(Self::and, |p| p.eat_keyword("OR").then_some(BinaryOp::Or))
     }
 
     fn and(&mut self) -> ApiResult<Expr> {
-        let mut left = self.not()?;
-        while self.eat_keyword("AND") {
-            left = Expr::Binary(BinaryOp::And, Box::new(left), Box::new(self.not()?));
-        }
-        Ok(left)
+        self.chain(Self::not, |p| p.eat_keyword("AND").then_some(BinaryOp::And))
     }
 
     fn not(&mut self) -> ApiResult<Expr> {
         if self.eat_keyword("NOT") {
-            return Ok(Expr::Unary(UnaryOp::Not, Box::new(self.not()?)));
+            let operand = self.nested(Self::not)?;
+            return Ok(Expr::Unary(UnaryOp::Not, Box::new(operand)));
         }
         self.comparison()
     }
@@ -324,75 +389,84 @@ impl Parser<'_> {
     }
 
     fn concat(&mut self) -> ApiResult<Expr> {
-        let mut left = self.additive()?;
-        while self.eat_sym("||") {
-            left = Expr::Binary(BinaryOp::Concat, Box::new(left), Box::new(self.additive()?));
-        }
-        Ok(left)
+        self.chain(Self::additive, |p| {
+            p.eat_sym("||").then_some(BinaryOp::Concat)
+        })
     }
 
     fn additive(&mut self) -> ApiResult<Expr> {
-        let mut left = self.multiplicative()?;
-        loop {
-            let op = if self.eat_sym("+") {
-                BinaryOp::Add
-            } else if self.eat_sym("-") {
-                BinaryOp::Sub
+        self.chain(Self::multiplicative, |p| {
+            if p.eat_sym("+") {
+                Some(BinaryOp::Add)
+            } else if p.eat_sym("-") {
+                Some(BinaryOp::Sub)
             } else {
-                return Ok(left);
-            };
-            left = Expr::Binary(op, Box::new(left), Box::new(self.multiplicative()?));
-        }
+                None
+            }
+        })
     }
 
     fn multiplicative(&mut self) -> ApiResult<Expr> {
-        let mut left = self.unary()?;
-        loop {
-            let op = if self.eat_sym("*") {
-                BinaryOp::Mul
-            } else if self.eat_sym("/") {
-                BinaryOp::Div
-            } else if self.eat_sym("%") {
-                BinaryOp::Mod
+        self.chain(Self::unary, |p| {
+            if p.eat_sym("*") {
+                Some(BinaryOp::Mul)
+            } else if p.eat_sym("/") {
+                Some(BinaryOp::Div)
+            } else if p.eat_sym("%") {
+                Some(BinaryOp::Mod)
             } else {
-                return Ok(left);
-            };
-            left = Expr::Binary(op, Box::new(left), Box::new(self.unary()?));
-        }
+                None
+            }
+        })
     }
 
     fn unary(&mut self) -> ApiResult<Expr> {
-        if self.eat_sym("-") {
-            return Ok(Expr::Unary(UnaryOp::Neg, Box::new(self.unary()?)));
-        }
-        if self.eat_sym("+") {
-            return Ok(Expr::Unary(UnaryOp::Plus, Box::new(self.unary()?)));
-        }
-        self.postfix()
+        let op = if self.eat_sym("-") {
+            UnaryOp::Neg
+        } else if self.eat_sym("+") {
+            UnaryOp::Plus
+        } else {
+            return self.postfix();
+        };
+        let operand = self.nested(Self::unary)?;
+        Ok(Expr::Unary(op, Box::new(operand)))
     }
 
+    /// A primary followed by property and index steps; each step nests the
+    /// tree one level deeper, so each counts toward the nesting limit.
     fn postfix(&mut self) -> ApiResult<Expr> {
         let mut expr = self.primary()?;
-        loop {
-            if self.eat_sym(".") {
+        let mut steps = 0;
+        let result = loop {
+            let step = if self.eat_sym(".") {
                 match self.peek().cloned() {
                     Some(Token::Ident(name)) => {
                         self.pos += 1;
-                        expr = Expr::Property(Box::new(expr), name);
+                        Ok(Expr::Property(Box::new(expr), name))
                     }
-                    _ => return Err(self.error_here()),
+                    _ => Err(self.error_here()),
                 }
             } else if self.eat_sym("[") {
-                let index = self.expr()?;
-                self.expect_sym("]")?;
-                expr = match index {
-                    Expr::Literal(Value::String(name)) => Expr::Property(Box::new(expr), name),
-                    other => Expr::Index(Box::new(expr), Box::new(other)),
-                };
+                self.expr().and_then(|index| {
+                    self.expect_sym("]")?;
+                    Ok(match index {
+                        Expr::Literal(Value::String(name)) => Expr::Property(Box::new(expr), name),
+                        other => Expr::Index(Box::new(expr), Box::new(other)),
+                    })
+                })
             } else {
-                return Ok(expr);
+                break Ok(expr);
+            };
+            match step.and_then(|e| self.deeper(1).map(|()| e)) {
+                Ok(e) => {
+                    steps += 1;
+                    expr = e;
+                }
+                Err(e) => break Err(e),
             }
-        }
+        };
+        self.depth -= steps;
+        result
     }
 
     fn primary(&mut self) -> ApiResult<Expr> {
@@ -404,10 +478,13 @@ impl Parser<'_> {
             Token::Number(n) => Ok(Expr::Literal(number(n))),
             Token::Str(s) => Ok(Expr::Literal(Value::String(s))),
             Token::Param(p) => match self.parameters.get(&p) {
-                Some(v) => Ok(Expr::Literal(v.clone())),
+                Some(v) => {
+                    self.substitute(&p, v)?;
+                    Ok(Expr::Literal(v.clone()))
+                }
                 None => Err(ApiError::bad_request(format!(
                     "The query parameter {p} is not defined: add it to 'parameters'. Query: {}",
-                    self.text
+                    truncated(self.text)
                 ))),
             },
             Token::Sym("(") => {
@@ -476,7 +553,7 @@ impl Parser<'_> {
                     _ => Err(ApiError::bad_request(format!(
                         "Identifier '{word}' could not be resolved: properties are read through the FROM alias, e.g. {}.{word}. Query: {}",
                         if self.alias.is_empty() { "c" } else { &self.alias },
-                        self.text
+                        truncated(self.text)
                     ))),
                 }
             }

@@ -157,7 +157,7 @@ impl PreparedQuery {
                 if s.distinct { "DISTINCT " } else { "" },
                 projection_sql(s, alias),
                 from_where(None),
-                offset + limit
+                offset.saturating_add(limit)
             );
         }
         let has_order_by = !s.order_by.is_empty();

@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 use crate::error::{ApiError, ApiResult};
 use crate::ttl::Ttl;
 
-/// The service's limit on an item's size.
-pub const MAX_ITEM_BYTES: usize = 2 * 1024 * 1024;
+pub use crate::limits::MAX_ITEM_BYTES;
+use crate::limits::{MAX_ID_BYTES, MAX_NESTING_DEPTH, MAX_RESOURCE_NAME_CHARS};
 
 /// System properties the server owns; whatever a client sends for them is replaced.
 pub const SYSTEM_PROPERTIES: [&str; 5] = ["_rid", "_self", "_etag", "_attachments", "_ts"];
@@ -95,6 +95,48 @@ impl Item {
     }
 }
 
+/// Checks that objects and arrays nest at most [`MAX_NESTING_DEPTH`] levels
+/// (the item itself is the first), without recursion, so that any tree can
+/// be checked. Bodies parsed from a request already hold this (the JSON
+/// parser stops at the same depth); a patch can deepen an item, so its
+/// result is checked before it is stored.
+pub fn check_nesting(body: &Map<String, Value>) -> ApiResult<()> {
+    let mut pending: Vec<(&Value, usize)> = body.values().map(|v| (v, 2)).collect();
+    while let Some((value, depth)) = pending.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match value {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(fields) => Box::new(fields.values()),
+            _ => continue,
+        };
+        if depth > MAX_NESTING_DEPTH {
+            return Err(too_deep());
+        }
+        pending.extend(children.map(|child| (child, depth + 1)));
+    }
+    Ok(())
+}
+
+/// The refusal of an item that nests deeper than the service allows.
+pub fn too_deep() -> ApiError {
+    ApiError::bad_request(format!(
+        "The item nests objects and arrays more than {MAX_NESTING_DEPTH} levels deep (the item itself \
+         is the first level); the service allows at most {MAX_NESTING_DEPTH}. Flatten the document."
+    ))
+}
+
+/// Checks a database or container name: as an item id, and at most
+/// [`MAX_RESOURCE_NAME_CHARS`] characters.
+pub fn validate_name(value: Option<&Value>) -> ApiResult<&str> {
+    let name = validate_id(value)?;
+    if name.chars().count() > MAX_RESOURCE_NAME_CHARS {
+        return Err(ApiError::bad_request(format!(
+            "The input content is invalid: 'id' is longer than {MAX_RESOURCE_NAME_CHARS} characters; \
+             database and container names may have at most {MAX_RESOURCE_NAME_CHARS}."
+        )));
+    }
+    Ok(name)
+}
+
 /// Checks an item's `id` (PROTOCOL.md, issue 2 point 7).
 pub fn validate_id(value: Option<&Value>) -> ApiResult<&str> {
     let id = match value {
@@ -113,10 +155,11 @@ pub fn validate_id(value: Option<&Value>) -> ApiResult<&str> {
             "The input content is invalid: 'id' must not be empty.",
         ));
     }
-    if id.chars().count() > 255 {
-        return Err(ApiError::bad_request(
-            "The input content is invalid: 'id' is longer than 255 characters.",
-        ));
+    if id.len() > MAX_ID_BYTES {
+        return Err(ApiError::bad_request(format!(
+            "The input content is invalid: 'id' is {} bytes long (UTF-8); the limit is {MAX_ID_BYTES} bytes.",
+            id.len()
+        )));
     }
     if let Some(c) = id.chars().find(|c| matches!(c, '/' | '\\' | '?' | '#')) {
         return Err(ApiError::bad_request(format!(

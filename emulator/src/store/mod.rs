@@ -16,7 +16,10 @@ use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
 pub use container::{Container, ContainerSettings};
-pub use item::{strip_system_properties, validate_id, Etag, Item, ItemKey, MAX_ITEM_BYTES};
+pub use item::{
+    check_nesting, strip_system_properties, too_deep, validate_id, validate_name, Etag, Item, ItemKey,
+    MAX_ITEM_BYTES,
+};
 
 use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};
@@ -174,7 +177,7 @@ impl Store {
     // ---- databases -------------------------------------------------------
 
     pub fn create_database(&self, body: &Map<String, Value>) -> ApiResult<Value> {
-        let id = validate_id(body.get("id"))?.to_string();
+        let id = validate_name(body.get("id"))?.to_string();
         let now = self.clock.now();
         let mut catalog = self.write();
         if catalog.databases.contains_key(&id) {
@@ -220,7 +223,7 @@ impl Store {
     // ---- containers ------------------------------------------------------
 
     pub fn create_container(&self, database: &str, body: &Map<String, Value>) -> ApiResult<Value> {
-        let id = validate_id(body.get("id"))?.to_string();
+        let id = validate_name(body.get("id"))?.to_string();
         let settings = ContainerSettings::parse(body)?;
         let now = self.clock.now();
         let mut catalog = self.write();
@@ -258,7 +261,7 @@ impl Store {
         body: &Map<String, Value>,
         if_match: Option<&str>,
     ) -> ApiResult<Value> {
-        let body_id = validate_id(body.get("id"))?;
+        let body_id = validate_name(body.get("id"))?;
         let settings = ContainerSettings::parse(body)?;
         let now = self.clock.now();
         let mut catalog = self.write();
@@ -410,6 +413,7 @@ impl Store {
             strip_system_properties(&mut body);
             let mut body = edit(body)?;
             strip_system_properties(&mut body);
+            check_nesting(&body)?;
             if validate_id(body.get("id"))? != id {
                 return Err(ApiError::bad_request("A patch cannot change an item's id."));
             }
