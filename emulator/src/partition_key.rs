@@ -8,6 +8,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
+use crate::limits::{MAX_NESTING_DEPTH, MAX_PARTITION_KEY_BYTES};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct PartitionKeyDefinition {
@@ -43,10 +44,18 @@ impl PartitionKeyDefinition {
         let parsed = paths
             .iter()
             .map(|p| {
-                p.as_str()
+                let path = p
+                    .as_str()
                     .filter(|s| s.starts_with('/') && s.len() > 1)
                     .map(split_path)
-                    .ok_or_else(|| invalid("each path must be a string starting with '/'"))
+                    .ok_or_else(|| invalid("each path must be a string starting with '/'"))?;
+                if path.len() >= MAX_NESTING_DEPTH {
+                    return Err(invalid(&format!(
+                        "a path may name at most {} nested properties, as items nest at most {MAX_NESTING_DEPTH} levels",
+                        MAX_NESTING_DEPTH - 1
+                    )));
+                }
+                Ok(path)
             })
             .collect::<ApiResult<Vec<_>>>()?;
         let mut wire = object.clone();
@@ -74,6 +83,19 @@ impl PartitionKeyDefinition {
             })
             .collect();
         Value::Array(values).to_string()
+    }
+
+    /// Refuses a key whose values take more than [`MAX_PARTITION_KEY_BYTES`]
+    /// (their JSON text, outside the enclosing array).
+    pub fn check_size(key: &str) -> ApiResult<()> {
+        let size = key.len().saturating_sub(2);
+        if size > MAX_PARTITION_KEY_BYTES + 2 {
+            return Err(ApiError::bad_request(format!(
+                "The partition key value is {size} bytes long; the service allows at most \
+                 {MAX_PARTITION_KEY_BYTES} bytes. Use a shorter value, e.g. a hash of it."
+            )));
+        }
+        Ok(())
     }
 
     /// Parses the partition key header into the canonical key.

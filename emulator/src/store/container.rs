@@ -10,6 +10,7 @@ use bytes::Bytes;
 use serde_json::{json, Map, Value};
 
 use super::expiry::ExpiryIndex;
+use super::indexing;
 use super::item::{new_etag, Etag, Item, ItemKey, MAX_ITEM_BYTES};
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::PartitionKeyDefinition;
@@ -26,18 +27,13 @@ pub struct ContainerSettings {
     pub extra: Map<String, Value>,
 }
 
-const INDEXING_MODES: [&str; 3] = ["consistent", "lazy", "none"];
-
 impl ContainerSettings {
     /// Reads and validates a container body (R2, R9, R10).
     pub fn parse(body: &Map<String, Value>) -> ApiResult<Self> {
         let partition_key = PartitionKeyDefinition::parse(body.get("partitionKey"))?;
         let default_ttl = ttl::container_default_ttl(body.get("defaultTtl"))?;
-        let indexing_policy = indexing_policy(body.get("indexingPolicy"))?;
-        let mode_is_none = indexing_policy["indexingMode"]
-            .as_str()
-            .is_some_and(|m| m.eq_ignore_ascii_case("none"));
-        if mode_is_none && default_ttl.is_some() {
+        let indexing_policy = indexing::parse(body.get("indexingPolicy"))?;
+        if indexing::is_mode_none(&indexing_policy) && default_ttl.is_some() {
             return Err(ApiError::bad_request(
                 "The container cannot have a defaultTtl while its indexing policy has indexingMode 'none': \
                  time to live needs indexing mode 'consistent' or 'lazy' (R10). Remove defaultTtl or change the indexing mode.",
@@ -67,39 +63,6 @@ impl ContainerSettings {
             extra,
         })
     }
-}
-
-fn indexing_policy(value: Option<&Value>) -> ApiResult<Value> {
-    let mut policy = match value {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(o)) => o.clone(),
-        Some(other) => {
-            return Err(ApiError::bad_request(format!(
-                "The indexingPolicy must be an object, got {other}."
-            )))
-        }
-    };
-    let mode = match policy.get("indexingMode") {
-        None => "consistent".to_string(),
-        Some(Value::String(m)) if INDEXING_MODES.iter().any(|k| k.eq_ignore_ascii_case(m)) => m.to_lowercase(),
-        Some(other) => {
-            return Err(ApiError::bad_request(format!(
-                "The indexingPolicy's indexingMode {other} is invalid: use 'consistent', 'lazy' or 'none'."
-            )))
-        }
-    };
-    let none = mode == "none";
-    policy.insert("indexingMode".into(), Value::from(mode));
-    policy.entry("automatic").or_insert(Value::Bool(!none));
-    if !none {
-        policy
-            .entry("includedPaths")
-            .or_insert_with(|| json!([{"path": "/*"}]));
-        policy
-            .entry("excludedPaths")
-            .or_insert_with(|| json!([{"path": "/\"_etag\"/?"}]));
-    }
-    Ok(Value::Object(policy))
 }
 
 #[derive(Debug)]

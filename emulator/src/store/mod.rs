@@ -5,6 +5,7 @@
 
 mod container;
 mod expiry;
+mod indexing;
 mod item;
 
 use std::collections::BTreeMap;
@@ -22,6 +23,7 @@ pub use item::{
 };
 
 use crate::clock::Clock;
+use crate::partition_key::PartitionKeyDefinition;
 use crate::error::{ApiError, ApiResult};
 use crate::rid;
 use crate::ttl;
@@ -358,6 +360,7 @@ impl Store {
         let mut catalog = self.write();
         let c = catalog.database_mut(database)?.container_mut(container)?;
         let pk = c.partition_key().key_of(&write.body);
+        PartitionKeyDefinition::check_size(&pk)?;
         if let Some(header) = write.partition_key_header {
             if c.partition_key().key_from_header(header)? != pk {
                 return Err(ApiError::bad_request(
