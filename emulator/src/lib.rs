@@ -12,6 +12,7 @@ pub mod auth;
 pub mod clock;
 pub mod error;
 mod http;
+mod json;
 pub mod limits;
 mod partition_key;
 mod patch;
@@ -206,6 +207,7 @@ impl Emulator {
         let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("cosmos-emulator".into())
+            .stack_size(limits::THREAD_STACK_BYTES)
             .spawn(move || {
                 let runtime = tokio::runtime::Builder::new_current_thread()
                     .enable_all()

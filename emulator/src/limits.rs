@@ -52,3 +52,10 @@ pub const MAX_CLOCK_SKEW_SECONDS: i64 = 15 * 60;
 /// The emulator's own bound on parameter values copied into a query, each
 /// reference counted (16 MB, the largest body it reads).
 pub const MAX_SUBSTITUTED_BYTES: usize = 16 * 1024 * 1024;
+
+/// The stack of every thread that serves requests. The nesting limits above
+/// bound all recursion; this leaves a wide margin over what the deepest
+/// accepted query and document need, even in unoptimised builds (about
+/// 1 MB there; tokio's default is 2 MB). It is address space, not memory:
+/// pages are committed only when used.
+pub const THREAD_STACK_BYTES: usize = 8 * 1024 * 1024;

@@ -73,7 +73,11 @@ fn main() -> ExitCode {
         tls: cli.tls,
         cert_out: cli.cert_out,
     };
-    let runtime = match tokio::runtime::Runtime::new() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(cosmos_emulator::limits::THREAD_STACK_BYTES)
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: cannot start the runtime: {e}");

@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
+use crate::json::{self, JsonError};
 use crate::limits::MAX_NESTING_DEPTH;
 
 /// The raw request body; a body over the limit is a Cosmos 413, not axum's text.
@@ -33,34 +34,32 @@ impl<S: Send + Sync> FromRequest<S> for Body {
 impl Body {
     /// The body as a JSON object, or a 400 that says what is wrong.
     pub fn object(&self) -> ApiResult<Map<String, Value>> {
-        match serde_json::from_slice::<Value>(&self.0) {
+        match json::parse_bounded::<Value>(&self.0) {
             Ok(Value::Object(o)) => Ok(o),
             Ok(other) => Err(ApiError::bad_request(format!(
                 "The request body must be a JSON object, got {}.",
                 kind(&other)
             ))),
-            Err(e) => Err(json_error("request", &e)),
+            Err(e) => Err(json_error("request", e)),
         }
     }
 
     /// The body as a typed request (query, patch), or a 400 naming the problem.
     pub fn typed<T: DeserializeOwned>(&self, what: &str) -> ApiResult<T> {
-        serde_json::from_slice(&self.0).map_err(|e| json_error(what, &e))
+        json::parse_bounded(&self.0).map_err(|e| json_error(what, e))
     }
 }
 
 /// A body the JSON parser refused: nesting past the service's limit is said
 /// in the limit's words, anything else with the parser's own.
-fn json_error(what: &str, error: &serde_json::Error) -> ApiError {
-    // serde_json stops at 128 levels, the service's limit, and names no
-    // error kind for it but this text.
-    if error.to_string().starts_with("recursion limit exceeded") {
-        return ApiError::bad_request(format!(
-            "The {what} body nests objects and arrays more than {MAX_NESTING_DEPTH} levels deep; \
-             the service allows at most {MAX_NESTING_DEPTH} ({error})."
-        ));
+fn json_error(what: &str, error: JsonError) -> ApiError {
+    match error {
+        JsonError::TooDeep(depth) => ApiError::bad_request(format!(
+            "The {what} body nests objects and arrays {depth} levels deep; the service allows at \
+             most {MAX_NESTING_DEPTH} levels (the document itself is the first). Flatten it."
+        )),
+        JsonError::Invalid(e) => ApiError::bad_request(format!("The {what} body is invalid: {e}.")),
     }
-    ApiError::bad_request(format!("The {what} body is invalid: {error}."))
 }
 
 fn kind(value: &Value) -> &'static str {

@@ -108,7 +108,53 @@ pub struct Select {
     pub limit: Option<usize>,
 }
 
+/// Precedence levels of the binary operators, loosest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Coalesce,
+    Or,
+    And,
+    Comparison,
+    Concat,
+    Additive,
+    Multiplicative,
+    /// Above every operator: an operand alone.
+    Operand,
+}
+
+impl Level {
+    /// The level right operands are parsed at (left-associative operators).
+    pub fn next(self) -> Level {
+        match self {
+            Level::Coalesce => Level::Or,
+            Level::Or => Level::And,
+            Level::And => Level::Comparison,
+            Level::Comparison => Level::Concat,
+            Level::Concat => Level::Additive,
+            Level::Additive => Level::Multiplicative,
+            Level::Multiplicative | Level::Operand => Level::Operand,
+        }
+    }
+}
+
 impl BinaryOp {
+    pub fn level(self) -> Level {
+        match self {
+            BinaryOp::Coalesce => Level::Coalesce,
+            BinaryOp::Or => Level::Or,
+            BinaryOp::And => Level::And,
+            BinaryOp::Eq
+            | BinaryOp::Ne
+            | BinaryOp::Lt
+            | BinaryOp::Le
+            | BinaryOp::Gt
+            | BinaryOp::Ge => Level::Comparison,
+            BinaryOp::Concat => Level::Concat,
+            BinaryOp::Add | BinaryOp::Sub => Level::Additive,
+            BinaryOp::Mul | BinaryOp::Div | BinaryOp::Mod => Level::Multiplicative,
+        }
+    }
+
     pub fn to_sql(self) -> &'static str {
         match self {
             BinaryOp::And => "AND",

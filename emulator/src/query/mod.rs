@@ -331,7 +331,7 @@ impl PreparedQuery {
 }
 
 fn parse(body: &Bytes) -> Value {
-    serde_json::from_slice(body).expect("stored items are valid JSON")
+    crate::json::parse_unguarded(body).expect("stored items are JSON within the nesting limit")
 }
 
 fn page_of_values(results: Vec<Value>, offset: usize, limit: PageLimit) -> Page {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::ast::{BinaryOp, Expr, Projection, Select, SortKey, UnaryOp};
+use super::ast::{BinaryOp, Expr, Level, Projection, Select, SortKey, UnaryOp};
 use super::lexer::{syntax_error, tokenize, truncated, Token};
 use crate::error::{ApiError, ApiResult};
 use crate::limits::{MAX_QUERY_NESTING, MAX_QUERY_TEXT_BYTES, MAX_SUBSTITUTED_BYTES};
@@ -296,7 +296,7 @@ impl Parser<'_> {
 
     fn expr(&mut self) -> ApiResult<Expr> {
         self.nested(|p| {
-            let condition = p.coalesce()?;
+            let condition = p.binary(Level::Coalesce)?;
             if p.eat_sym("?") {
                 let then = p.expr()?;
                 p.expect_sym(":")?;
@@ -311,113 +311,95 @@ impl Parser<'_> {
         })
     }
 
-    /// A left-associative run `operand (op operand)*` of the operators
-    /// `next_op` recognises, held flat (see [`Expr::Chain`]).
-    fn chain(
-        &mut self,
-        operand: fn(&mut Self) -> ApiResult<Expr>,
-        next_op: fn(&mut Self) -> Option<BinaryOp>,
-    ) -> ApiResult<Expr> {
-        let first = operand(self)?;
-        let mut rest = Vec::new();
-        while let Some(op) = next_op(self) {
-            rest.push((op, operand(self)?));
-        }
-        Ok(if rest.is_empty() {
-            first
+    /// Binary operators by precedence climbing: operators of at least
+    /// `min` precedence, each right operand parsed one level up. Left runs of
+    /// one level are held flat in an [`Expr::Chain`] (`(a + b) + c` is the
+    /// same left fold as `a + b + c`), so a long run costs no recursion.
+    /// NOT binds looser than comparisons and stands only where a comparison may.
+    fn binary(&mut self, min: Level) -> ApiResult<Expr> {
+        let mut left = if min <= Level::Comparison && self.eat_keyword("NOT") {
+            let operand = self.nested(|p| p.binary(Level::Comparison))?;
+            Expr::Unary(UnaryOp::Not, Box::new(operand))
         } else {
-            Expr::Chain(Box::new(first), rest)
-        })
-    }
-
-    fn coalesce(&mut self) -> ApiResult<Expr> {
-        self.chain(Self::or, |p| p.eat_sym("??").then_some(BinaryOp::Coalesce))
-    }
-
-    fn or(&mut self) -> ApiResult<Expr> {
-        self.chain(Self::and, |p| p.eat_keyword("OR").then_some(BinaryOp::Or))
-    }
-
-    fn and(&mut self) -> ApiResult<Expr> {
-        self.chain(Self::not, |p| p.eat_keyword("AND").then_some(BinaryOp::And))
-    }
-
-    fn not(&mut self) -> ApiResult<Expr> {
-        if self.eat_keyword("NOT") {
-            let operand = self.nested(Self::not)?;
-            return Ok(Expr::Unary(UnaryOp::Not, Box::new(operand)));
-        }
-        self.comparison()
-    }
-
-    fn comparison(&mut self) -> ApiResult<Expr> {
-        let left = self.concat()?;
-        let op = match self.peek() {
-            Some(Token::Sym("=")) => BinaryOp::Eq,
-            Some(Token::Sym("!=")) | Some(Token::Sym("<>")) => BinaryOp::Ne,
-            Some(Token::Sym("<")) => BinaryOp::Lt,
-            Some(Token::Sym("<=")) => BinaryOp::Le,
-            Some(Token::Sym(">")) => BinaryOp::Gt,
-            Some(Token::Sym(">=")) => BinaryOp::Ge,
-            _ => {
-                let negated = self.is_keyword("NOT")
-                    && matches!(self.tokens.get(self.pos + 1), Some(Token::Ident(w)) if w.eq_ignore_ascii_case("IN"));
-                if negated {
-                    self.pos += 1;
-                }
-                if self.eat_keyword("IN") {
-                    self.expect_sym("(")?;
-                    let mut list = vec![self.expr()?];
-                    while self.eat_sym(",") {
-                        list.push(self.expr()?);
-                    }
-                    self.expect_sym(")")?;
-                    return Ok(Expr::In(Box::new(left), list, negated));
-                }
-                if self.eat_keyword("BETWEEN") {
-                    let low = self.concat()?;
-                    self.expect_keyword("AND")?;
-                    let high = self.concat()?;
-                    return Ok(Expr::Between(Box::new(left), Box::new(low), Box::new(high)));
-                }
-                return Ok(left);
-            }
+            self.unary()?
         };
+        let mut compared = false;
+        while let Some((op, level)) = self.peek_operator() {
+            if level < min || (level == Level::Comparison && compared) {
+                break;
+            }
+            if level == Level::Comparison {
+                compared = true;
+                left = self.comparison(left, op)?;
+                continue;
+            }
+            self.pos += 1;
+            let right = self.binary(level.next())?;
+            left = match left {
+                Expr::Chain(first, mut rest) if rest[0].0.level() == level => {
+                    rest.push((op, right));
+                    Expr::Chain(first, rest)
+                }
+                other => Expr::Chain(Box::new(other), vec![(op, right)]),
+            };
+        }
+        Ok(left)
+    }
+
+    /// The binary operator at the current token, without taking it. `IN`,
+    /// `NOT IN` and `BETWEEN` are comparisons (taken by [`Self::comparison`]).
+    fn peek_operator(&self) -> Option<(BinaryOp, Level)> {
+        let op = match self.peek()? {
+            Token::Sym("??") => BinaryOp::Coalesce,
+            Token::Sym("||") => BinaryOp::Concat,
+            Token::Sym("+") => BinaryOp::Add,
+            Token::Sym("-") => BinaryOp::Sub,
+            Token::Sym("*") => BinaryOp::Mul,
+            Token::Sym("/") => BinaryOp::Div,
+            Token::Sym("%") => BinaryOp::Mod,
+            Token::Sym("=") => BinaryOp::Eq,
+            Token::Sym("!=") | Token::Sym("<>") => BinaryOp::Ne,
+            Token::Sym("<") => BinaryOp::Lt,
+            Token::Sym("<=") => BinaryOp::Le,
+            Token::Sym(">") => BinaryOp::Gt,
+            Token::Sym(">=") => BinaryOp::Ge,
+            Token::Ident(w) if w.eq_ignore_ascii_case("OR") => BinaryOp::Or,
+            Token::Ident(w) if w.eq_ignore_ascii_case("AND") => BinaryOp::And,
+            Token::Ident(w)
+                if w.eq_ignore_ascii_case("IN")
+                    || w.eq_ignore_ascii_case("BETWEEN")
+                    || (w.eq_ignore_ascii_case("NOT")
+                        && matches!(self.tokens.get(self.pos + 1), Some(Token::Ident(n)) if n.eq_ignore_ascii_case("IN"))) =>
+            {
+                BinaryOp::Eq // stands for the comparison level; `comparison` reads the keyword
+            }
+            _ => return None,
+        };
+        Some((op, op.level()))
+    }
+
+    /// `left op right`, `left [NOT] IN (...)` or `left BETWEEN low AND high`,
+    /// at the current token; the operands are concatenations.
+    fn comparison(&mut self, left: Expr, op: BinaryOp) -> ApiResult<Expr> {
+        let negated = self.eat_keyword("NOT");
+        if self.eat_keyword("IN") {
+            self.expect_sym("(")?;
+            let mut list = vec![self.expr()?];
+            while self.eat_sym(",") {
+                list.push(self.expr()?);
+            }
+            self.expect_sym(")")?;
+            return Ok(Expr::In(Box::new(left), list, negated));
+        }
+        if self.eat_keyword("BETWEEN") {
+            let low = self.binary(Level::Concat)?;
+            self.expect_keyword("AND")?;
+            let high = self.binary(Level::Concat)?;
+            return Ok(Expr::Between(Box::new(left), Box::new(low), Box::new(high)));
+        }
         self.pos += 1;
-        let right = self.concat()?;
+        let right = self.binary(Level::Concat)?;
         Ok(Expr::Binary(op, Box::new(left), Box::new(right)))
-    }
-
-    fn concat(&mut self) -> ApiResult<Expr> {
-        self.chain(Self::additive, |p| {
-            p.eat_sym("||").then_some(BinaryOp::Concat)
-        })
-    }
-
-    fn additive(&mut self) -> ApiResult<Expr> {
-        self.chain(Self::multiplicative, |p| {
-            if p.eat_sym("+") {
-                Some(BinaryOp::Add)
-            } else if p.eat_sym("-") {
-                Some(BinaryOp::Sub)
-            } else {
-                None
-            }
-        })
-    }
-
-    fn multiplicative(&mut self) -> ApiResult<Expr> {
-        self.chain(Self::unary, |p| {
-            if p.eat_sym("*") {
-                Some(BinaryOp::Mul)
-            } else if p.eat_sym("/") {
-                Some(BinaryOp::Div)
-            } else if p.eat_sym("%") {
-                Some(BinaryOp::Mod)
-            } else {
-                None
-            }
-        })
     }
 
     fn unary(&mut self) -> ApiResult<Expr> {
@@ -615,6 +597,44 @@ mod tests {
         ] {
             let err = parse(bad, &none).unwrap_err();
             assert_eq!(err.status.as_u16(), 400, "{bad}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod precedence {
+    use super::*;
+    use crate::query::eval::eval;
+
+    fn value(q: &str) -> Option<Value> {
+        let s = parse(&format!("SELECT VALUE {q}"), &HashMap::new()).unwrap();
+        match s.projection {
+            Projection::Value(e) => eval(&e, &Value::Null),
+            _ => unreachable!(),
+        }
+    }
+
+    /// Left associativity, precedence and the flat runs give the usual results.
+    #[test]
+    fn operators_associate_and_bind_as_in_the_dialect() {
+        assert_eq!(value("8 / 4 / 2"), Some(Value::from(1)));
+        assert_eq!(value("10 - 4 - 3"), Some(Value::from(3)));
+        assert_eq!(value("(10 - 4) - 3"), Some(Value::from(3)));
+        assert_eq!(value("10 - (4 - 3)"), Some(Value::from(9)));
+        assert_eq!(value("2 + 3 * 4 - 1"), Some(Value::from(13)));
+        assert_eq!(value("17 % 5 * 2"), Some(Value::from(4)));
+        assert_eq!(value("1 + 2 = 3 AND NOT 2 > 3"), Some(Value::Bool(true)));
+        assert_eq!(value("NOT 1 = 2 OR false"), Some(Value::Bool(true)));
+        assert_eq!(value("false AND true OR true"), Some(Value::Bool(true)));
+        assert_eq!(value("'a' || 'b' = 'ab'"), Some(Value::Bool(true)));
+        assert_eq!(value("2 BETWEEN 1 AND 3 AND 5 IN (4, 5)"), Some(Value::Bool(true)));
+        assert_eq!(value("5 NOT IN (4, 5)"), Some(Value::Bool(false)));
+        assert_eq!(value("undefined ?? 1 + 1"), Some(Value::from(2)));
+        assert_eq!(value("true ? 1 : 2"), Some(Value::from(1)));
+        assert_eq!(value("- 2 * 3"), Some(Value::from(-6)));
+        assert_eq!(value("1 / 0"), None, "not finite: undefined");
+        for bad in ["1 = 1 = 1", "1 + NOT true", "NOT", "1 +", "1 BETWEEN 2"] {
+            assert!(parse(&format!("SELECT VALUE {bad}"), &HashMap::new()).is_err(), "{bad}");
         }
     }
 }

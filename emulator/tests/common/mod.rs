@@ -159,7 +159,10 @@ impl TestClient {
         let body = if bytes.is_empty() {
             Value::Null
         } else {
-            serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+            // Items may nest 128 levels, one more than serde_json's default guard.
+            let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
+            deserializer.disable_recursion_limit();
+            serde::Deserialize::deserialize(&mut deserializer).unwrap_or_else(|e| {
                 panic!(
                     "response is not JSON ({e}): {}",
                     String::from_utf8_lossy(&bytes)
