@@ -135,7 +135,11 @@ pub struct SignedRequest<'a> {
 /// test clock: clients sign with their own wall time). A wrong signature
 /// says what the server signed, so that a client author can find a signing
 /// bug; a stale or future date says both times, as the service does.
-pub fn verify(key: &MasterKey, request: &SignedRequest<'_>, now: SystemTime) -> Result<(), ApiError> {
+pub fn verify(
+    key: &MasterKey,
+    request: &SignedRequest<'_>,
+    now: SystemTime,
+) -> Result<(), ApiError> {
     verify_signature(key, request)?;
     let signed = match request.x_ms_date.filter(|d| !d.is_empty()) {
         Some(x_ms_date) => x_ms_date,
@@ -394,7 +398,10 @@ mod tests {
     #[case(-15 * 60 - 1, false)]
     #[case(365 * 24 * 3600, false)]
     #[case(-30 * 60, false)]
-    fn dates_more_than_15_minutes_off_are_refused(#[case] server_ahead: i64, #[case] accepted: bool) {
+    fn dates_more_than_15_minutes_off_are_refused(
+        #[case] server_ahead: i64,
+        #[case] accepted: bool,
+    ) {
         let now = if server_ahead >= 0 {
             signed_at() + Duration::from_secs(server_ahead as u64)
         } else {
@@ -407,8 +414,10 @@ mod tests {
                 assert_eq!(e.status.as_u16(), 403);
                 assert_eq!(e.code(), "Forbidden");
                 assert!(
-                    e.message.contains("token start time: Tue, 01 Nov 2022 10:00:00 GMT")
-                        && e.message.contains("token expiry time: Tue, 01 Nov 2022 10:15:00 GMT"),
+                    e.message
+                        .contains("token start time: Tue, 01 Nov 2022 10:00:00 GMT")
+                        && e.message
+                            .contains("token expiry time: Tue, 01 Nov 2022 10:15:00 GMT"),
                     "{}",
                     e.message
                 );
@@ -440,7 +449,12 @@ mod tests {
             date: None,
         };
         let well_known = MasterKey::from_base64(KEY).unwrap();
-        let e = verify(&well_known, &request, signed_at() + Duration::from_secs(86400)).unwrap_err();
+        let e = verify(
+            &well_known,
+            &request,
+            signed_at() + Duration::from_secs(86400),
+        )
+        .unwrap_err();
         assert_eq!(e.status.as_u16(), 401);
     }
 }

@@ -84,7 +84,10 @@ mod tests {
 
     #[test]
     fn the_limit_is_exact_and_strings_do_not_count() {
-        assert_eq!(nesting_depth(br#"{"a": "[[[{{{", "b": [1, {"c": "\"]"}]}"#), 3);
+        assert_eq!(
+            nesting_depth(br#"{"a": "[[[{{{", "b": [1, {"c": "\"]"}]}"#),
+            3
+        );
         assert!(parse_bounded::<Value>(nested(MAX_NESTING_DEPTH).as_bytes()).is_ok());
         assert!(matches!(
             parse_bounded::<Value>(nested(MAX_NESTING_DEPTH + 1).as_bytes()),

@@ -55,7 +55,7 @@ pub const MAX_SUBSTITUTED_BYTES: usize = 16 * 1024 * 1024;
 
 /// The stack of every thread that serves requests. The nesting limits above
 /// bound all recursion; this leaves a wide margin over what the deepest
-/// accepted query and document need, even in unoptimised builds (about
-/// 1 MB there; tokio's default is 2 MB). It is address space, not memory:
+/// accepted query and document need, even in unoptimised builds (just
+/// under 2 MB there, measured; tokio's default is 2 MB). It is address space, not memory:
 /// pages are committed only when used.
 pub const THREAD_STACK_BYTES: usize = 8 * 1024 * 1024;

@@ -84,7 +84,11 @@ fn nesting_at_the_limit_is_served() {
         c.query(&format!("SELECT VALUE {mixed} FROM c"), json!([])),
         vec![json!(3)]
     );
-    let parens = format!("SELECT VALUE {}c.n{} FROM c", repeat("(", 120), repeat(")", 120));
+    let parens = format!(
+        "SELECT VALUE {}c.n{} FROM c",
+        repeat("(", 120),
+        repeat(")", 120)
+    );
     assert_eq!(c.query(&parens, json!([])), vec![json!(-3)]);
 }
 
@@ -134,7 +138,11 @@ fn huge_substring_lengths_saturate() {
 fn a_deeply_nested_patch_condition_is_refused() {
     let c = TestClient::with_container(None);
     c.create_item(&json!({"id": "a", "pk": "p"}));
-    let condition = format!("from c where {}true{}", repeat("(", 3000), repeat(")", 3000));
+    let condition = format!(
+        "from c where {}true{}",
+        repeat("(", 3000),
+        repeat(")", 3000)
+    );
     let reply = c.send(
         Method::PATCH,
         &format!("{COLL}/docs/a"),
@@ -183,11 +191,18 @@ fn a_patch_cannot_nest_an_item_past_the_limit() {
         json!([{"op": "add", "path": deep_path, "value": nested_array(100)}]),
     );
     reply.assert_error(400, "BadRequest");
-    assert!(reply.message().contains("128 levels"), "{}", reply.message());
+    assert!(
+        reply.message().contains("128 levels"),
+        "{}",
+        reply.message()
+    );
     // Nothing changed, and the item still reads back, queries and patches.
     assert_eq!(c.read_item("deep", "p").status, 200);
     assert!(!c.read_item("deep", "p").body.to_string().contains("extra"));
-    assert_eq!(c.query("SELECT VALUE c.id FROM c", json!([])), vec![json!("deep")]);
+    assert_eq!(
+        c.query("SELECT VALUE c.id FROM c", json!([])),
+        vec![json!("deep")]
+    );
     let ok = c.patch_item(
         "deep",
         "p",
@@ -203,10 +218,16 @@ fn a_patch_cannot_nest_an_item_past_the_limit() {
 fn items_nest_at_most_128_levels() {
     let c = TestClient::with_container(None);
     assert_eq!(c.create_item(&nested_item("max", 128)).status, 201);
-    assert_eq!(c.read_item("max", "p").body["d"]["d"]["d"].is_object(), true);
+    assert_eq!(
+        c.read_item("max", "p").body["d"]["d"]["d"].is_object(),
+        true
+    );
     assert_eq!(c.query("SELECT * FROM c", json!([])).len(), 1);
     assert_eq!(
-        c.query("SELECT VALUE c.id FROM c WHERE IS_DEFINED(c.d.d)", json!([])),
+        c.query(
+            "SELECT VALUE c.id FROM c WHERE IS_DEFINED(c.d.d)",
+            json!([])
+        ),
         vec![json!("max")]
     );
     for reply in [
@@ -232,7 +253,8 @@ fn items_nest_at_most_128_levels() {
 fn wrong_indexing_policies_are_refused_and_nothing_is_stored(#[case] policy: Value) {
     let c = TestClient::with_container(None);
     let body = json!({"id": "x", "partitionKey": {"paths": ["/pk"]}, "indexingPolicy": policy});
-    c.post("/dbs/db/colls", &body, &[]).assert_error(400, "BadRequest");
+    c.post("/dbs/db/colls", &body, &[])
+        .assert_error(400, "BadRequest");
     c.get("/dbs/db/colls/x", &[]).assert_error(404, "NotFound");
     let replace = json!({"id": "c", "partitionKey": {"paths": ["/pk"]}, "indexingPolicy": policy});
     c.put(COLL, &replace, &[]).assert_error(400, "BadRequest");
@@ -257,7 +279,11 @@ fn invalid_percent_encoding_is_a_cosmos_400(#[case] segment: &str) {
     ] {
         let reply = c.get(&path, &[("x-ms-documentdb-partitionkey", "[\"p\"]")]);
         reply.assert_error(400, "BadRequest");
-        assert_eq!(reply.header("content-type"), Some("application/json"), "{path}");
+        assert_eq!(
+            reply.header("content-type"),
+            Some("application/json"),
+            "{path}"
+        );
     }
     still_serving(&c);
 }
@@ -333,8 +359,12 @@ fn signed_dates_are_checked_against_the_wall_clock(
     // The manual clock is far from the wall clock: it plays no part here.
     c.advance(10 * 365 * 24 * 3600);
     let date = match offset {
-        Some(s) if s >= 0 => httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(s as u64)),
-        Some(s) => httpdate::fmt_http_date(SystemTime::now() - Duration::from_secs(s.unsigned_abs())),
+        Some(s) if s >= 0 => {
+            httpdate::fmt_http_date(SystemTime::now() + Duration::from_secs(s as u64))
+        }
+        Some(s) => {
+            httpdate::fmt_http_date(SystemTime::now() - Duration::from_secs(s.unsigned_abs()))
+        }
         None => "the day before yesterday".to_string(),
     };
     let key = cosmos_emulator::auth::MasterKey::from_base64(c.emulator.key()).unwrap();
@@ -354,4 +384,18 @@ fn signed_dates_are_checked_against_the_wall_clock(
         assert_eq!(body["code"], code, "{body}");
         assert!(body["message"].as_str().unwrap().len() > 20, "{body}");
     }
+}
+
+/// Found by the fuzz tests: a partition key header carrying raw UTF-8 (as
+/// JSON may) was read as no header at all.
+#[test]
+fn partition_key_headers_may_carry_utf8() {
+    let c = TestClient::with_container(None);
+    assert_eq!(
+        c.create_item(&json!({"id": "a", "pk": "é\u{10ffff}"}))
+            .status,
+        201
+    );
+    let read = c.read_item("a", "é\u{10ffff}");
+    assert_eq!(read.status, 200, "{}", read.body);
 }

@@ -206,7 +206,10 @@ fn id_types_and_lengths() {
     // Database and container names: at most 255 characters.
     c.post("/dbs", &json!({"id": "d".repeat(256)}), &[])
         .assert_error(400, "BadRequest");
-    assert_eq!(c.post("/dbs", &json!({"id": "d".repeat(255)}), &[]).status, 201);
+    assert_eq!(
+        c.post("/dbs", &json!({"id": "d".repeat(255)}), &[]).status,
+        201
+    );
     assert_eq!(
         c.create_item(&json!({"id": "spaces and ünïcode", "pk": "p"}))
             .status,

@@ -3,6 +3,7 @@
 mod bench;
 mod conformance;
 mod expectations;
+mod fuzz;
 mod test;
 
 use std::path::PathBuf;
@@ -27,6 +28,10 @@ tasks:
       With no --endpoint: build and start the emulator (test clock, free
       port), run every case against it, print the table, write the reports
       to target/conformance/ and stop it. With --endpoint: run against that.
+  fuzz [--cases N] [--seed S]
+      The emulator's property-based fuzz tests (emulator/tests/fuzz.rs),
+      optimised, with N cases a property (default 20000, about ten
+      minutes) from seed S (default: a fresh one, printed first).
   expectations --from REPORT.json --name NAME [--implementation TEXT]
       Write fixtures/expectations/NAME.toml from a report, keeping the
       reasons already written.
@@ -41,6 +46,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&rest),
         Some("conformance") => conformance::run(&rest),
         Some("expectations") => expectations::run(&rest),
+        Some("fuzz") => fuzz::run(&rest),
         Some("help" | "--help" | "-h") | None => {
             print!("{HELP}");
             return ExitCode::SUCCESS;

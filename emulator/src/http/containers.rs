@@ -10,7 +10,10 @@ use super::AppState;
 use crate::error::ApiResult;
 use crate::query::{PreparedQuery, QueryBody};
 
-pub async fn list(State(state): State<AppState>, PathParams(db): PathParams<String>) -> ApiResult<Response> {
+pub async fn list(
+    State(state): State<AppState>,
+    PathParams(db): PathParams<String>,
+) -> ApiResult<Response> {
     let rid = state.store.database(&db)?["_rid"]
         .as_str()
         .unwrap_or("")

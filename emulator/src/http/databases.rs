@@ -28,7 +28,10 @@ pub async fn create_or_query(
     Ok(resource(StatusCode::CREATED, &created, WRITE_CHARGE))
 }
 
-pub async fn read(State(state): State<AppState>, PathParams(db): PathParams<String>) -> ApiResult<Response> {
+pub async fn read(
+    State(state): State<AppState>,
+    PathParams(db): PathParams<String>,
+) -> ApiResult<Response> {
     Ok(resource(
         StatusCode::OK,
         &state.store.database(&db)?,
@@ -36,7 +39,10 @@ pub async fn read(State(state): State<AppState>, PathParams(db): PathParams<Stri
     ))
 }
 
-pub async fn delete(State(state): State<AppState>, PathParams(db): PathParams<String>) -> ApiResult<Response> {
+pub async fn delete(
+    State(state): State<AppState>,
+    PathParams(db): PathParams<String>,
+) -> ApiResult<Response> {
     state.store.delete_database(&db)?;
     Ok(no_content(WRITE_CHARGE))
 }

@@ -111,8 +111,11 @@ pub trait CosmosHeaders {
 }
 
 impl CosmosHeaders for HeaderMap {
+    /// The header as text: UTF-8 is accepted beyond the visible ASCII that
+    /// `to_str` allows, since a partition key header carries its JSON raw.
     fn text(&self, name: &str) -> Option<&str> {
-        self.get(name).and_then(|v| v.to_str().ok())
+        self.get(name)
+            .and_then(|v| std::str::from_utf8(v.as_bytes()).ok())
     }
 }
 

@@ -324,7 +324,11 @@ fn apply(op: BinaryOp, left: Option<Value>, right: &Expr, root: &Value) -> Optio
         BinaryOp::Concat => {
             let left = left?;
             let right = eval(right, root)?;
-            Some(Value::String(format!("{}{}", left.as_str()?, right.as_str()?)))
+            Some(Value::String(format!(
+                "{}{}",
+                left.as_str()?,
+                right.as_str()?
+            )))
         }
         _ => {
             let a = left?.as_f64()?;
@@ -420,7 +424,11 @@ fn call(name: &str, args: &[Expr], root: &Value) -> Option<Value> {
             // Float-to-integer casts saturate; the sum must too (1e300 is a length).
             let start = (arg(1)?.as_f64()?.max(0.0) as usize).min(s.len());
             let len = arg(2)?.as_f64()?.max(0.0) as usize;
-            Value::String(s[start..start.saturating_add(len).min(s.len())].iter().collect())
+            Value::String(
+                s[start..start.saturating_add(len).min(s.len())]
+                    .iter()
+                    .collect(),
+            )
         }
         "ABS" => number(arg(0)?.as_f64()?.abs()),
         "FLOOR" => number(arg(0)?.as_f64()?.floor()),

@@ -627,14 +627,20 @@ mod precedence {
         assert_eq!(value("NOT 1 = 2 OR false"), Some(Value::Bool(true)));
         assert_eq!(value("false AND true OR true"), Some(Value::Bool(true)));
         assert_eq!(value("'a' || 'b' = 'ab'"), Some(Value::Bool(true)));
-        assert_eq!(value("2 BETWEEN 1 AND 3 AND 5 IN (4, 5)"), Some(Value::Bool(true)));
+        assert_eq!(
+            value("2 BETWEEN 1 AND 3 AND 5 IN (4, 5)"),
+            Some(Value::Bool(true))
+        );
         assert_eq!(value("5 NOT IN (4, 5)"), Some(Value::Bool(false)));
         assert_eq!(value("undefined ?? 1 + 1"), Some(Value::from(2)));
         assert_eq!(value("true ? 1 : 2"), Some(Value::from(1)));
         assert_eq!(value("- 2 * 3"), Some(Value::from(-6)));
         assert_eq!(value("1 / 0"), None, "not finite: undefined");
         for bad in ["1 = 1 = 1", "1 + NOT true", "NOT", "1 +", "1 BETWEEN 2"] {
-            assert!(parse(&format!("SELECT VALUE {bad}"), &HashMap::new()).is_err(), "{bad}");
+            assert!(
+                parse(&format!("SELECT VALUE {bad}"), &HashMap::new()).is_err(),
+                "{bad}"
+            );
         }
     }
 }

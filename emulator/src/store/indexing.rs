@@ -106,11 +106,9 @@ fn paths(policy: &Map<String, Value>, field: &str) -> ApiResult<Option<Vec<Value
     let list = match policy.get(field) {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::Array(list)) => list,
-        Some(other) => {
-            return Err(invalid(format!(
-                "'{field}' must be an array of objects such as {{\"path\": \"/name/?\"}}, got {other}"
-            )))
-        }
+        Some(other) => return Err(invalid(format!(
+            "'{field}' must be an array of objects such as {{\"path\": \"/name/?\"}}, got {other}"
+        ))),
     };
     if list.len() > MAX_INDEXING_PATHS {
         return Err(invalid(format!(
@@ -284,7 +282,9 @@ fn check_path(path: &str, terminal: bool) -> ApiResult<()> {
             Some(_) => {
                 let start = i;
                 while i < bytes.len() && !matches!(bytes[i], b'/') {
-                    if matches!(bytes[i], b'"' | b'*' | b'?' | b'[' | b']') || bytes[i].is_ascii_whitespace() {
+                    if matches!(bytes[i], b'"' | b'*' | b'?' | b'[' | b']')
+                        || bytes[i].is_ascii_whitespace()
+                    {
                         return Err(refuse(i));
                     }
                     i += 1;
@@ -332,7 +332,8 @@ mod tests {
     #[case("/a/[/?", false)]
     #[case("", false)]
     fn included_path_syntax(#[case] path: &str, #[case] valid: bool) {
-        let result = policy(json!({"includedPaths": [{"path": path}], "excludedPaths": [{"path": "/*"}]}));
+        let result =
+            policy(json!({"includedPaths": [{"path": path}], "excludedPaths": [{"path": "/*"}]}));
         assert_eq!(result.is_ok(), valid, "{path}: {result:?}");
         if let Err(e) = result {
             assert!(e.message.contains("could not be accepted"), "{}", e.message);

@@ -91,7 +91,8 @@ impl std::fmt::Display for Etag {
 
 impl Item {
     pub fn parse(&self) -> Map<String, Value> {
-        crate::json::parse_unguarded(&self.body).expect("stored items are JSON objects within the nesting limit")
+        crate::json::parse_unguarded(&self.body)
+            .expect("stored items are JSON objects within the nesting limit")
     }
 }
 

@@ -18,13 +18,13 @@ use tokio::sync::Notify;
 
 pub use container::{Container, ContainerSettings};
 pub use item::{
-    check_nesting, strip_system_properties, too_deep, validate_id, validate_name, Etag, Item, ItemKey,
-    MAX_ITEM_BYTES,
+    check_nesting, strip_system_properties, too_deep, validate_id, validate_name, Etag, Item,
+    ItemKey, MAX_ITEM_BYTES,
 };
 
 use crate::clock::Clock;
-use crate::partition_key::PartitionKeyDefinition;
 use crate::error::{ApiError, ApiResult};
+use crate::partition_key::PartitionKeyDefinition;
 use crate::rid;
 use crate::ttl;
 
