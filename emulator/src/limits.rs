@@ -59,3 +59,7 @@ pub const MAX_SUBSTITUTED_BYTES: usize = 16 * 1024 * 1024;
 /// under 2 MB there, measured; tokio's default is 2 MB). It is address space, not memory:
 /// pages are committed only when used.
 pub const THREAD_STACK_BYTES: usize = 8 * 1024 * 1024;
+
+/// The emulator's own bound on the bytes evaluating a query for one item
+/// may copy (see `query/budget.rs`): 32 copies of the largest item.
+pub const MAX_EVALUATION_BYTES: usize = 64 * 1024 * 1024;

@@ -399,3 +399,41 @@ fn partition_key_headers_may_carry_utf8() {
     let read = c.read_item("a", "é\u{10ffff}");
     assert_eq!(read.status, 200, "{}", read.body);
 }
+
+/// A short query that copies a large item thousands of times would exhaust
+/// memory and kill the process; it is refused instead.
+#[rstest]
+#[case::array(format!("SELECT VALUE [{}] FROM c", vec!["c"; 200].join(", ")))]
+#[case::object(format!("SELECT VALUE {{{}}} FROM c", (0..200).map(|i| format!("a{i}: c.s")).collect::<Vec<_>>().join(", ")))]
+#[case::projection(format!("SELECT {} FROM c", (0..200).map(|i| format!("c.s AS a{i}")).collect::<Vec<_>>().join(", ")))]
+#[case::concatenation(format!("SELECT VALUE c.s{} FROM c", " || c.s".repeat(200)))]
+#[case::concat_function(format!("SELECT VALUE CONCAT({}) FROM c", vec!["c.s"; 200].join(", ")))]
+#[case::in_a_filter(format!("SELECT * FROM c WHERE ARRAY_LENGTH([{}]) > 0", vec!["c"; 200].join(", ")))]
+fn queries_that_copy_an_item_hundreds_of_times_are_refused(#[case] query: String) {
+    let c = TestClient::with_container(None);
+    c.create_item(&json!({"id": "big", "pk": "p", "s": "x".repeat(1024 * 1024)}));
+    let reply = query_reply(&c, &query, json!([]));
+    reply.assert_error(400, "BadRequest");
+    assert!(reply.message().contains("64 MB"), "{}", reply.message());
+    // The same shapes over a small item are fine.
+    c.delete_item("big", "p");
+    c.create_item(&json!({"id": "small", "pk": "p", "s": "x"}));
+    assert_eq!(query_reply(&c, &query, json!([])).status, 200);
+}
+
+#[test]
+fn a_large_parameter_referenced_many_times_is_refused() {
+    let c = TestClient::with_container(None);
+    let query = format!("SELECT VALUE [{}] FROM c", vec!["@p"; 100].join(", "));
+    let reply = query_reply(
+        &c,
+        &query,
+        json!([{"name": "@p", "value": "x".repeat(1024 * 1024)}]),
+    );
+    reply.assert_error(400, "BadRequest");
+    assert!(
+        reply.message().contains("16777216 bytes"),
+        "{}",
+        reply.message()
+    );
+}

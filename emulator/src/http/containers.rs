@@ -37,7 +37,7 @@ pub async fn create_or_query(
             .as_str()
             .unwrap_or("")
             .to_string();
-        let results = query.run_values(state.store.containers(&db)?.into_iter());
+        let results = query.run_values(state.store.containers(&db)?.into_iter())?;
         return Ok(value_feed(&rid, "DocumentCollections", &results));
     }
     let created = state.store.create_container(&db, &body.object()?)?;

@@ -21,7 +21,7 @@ pub async fn create_or_query(
 ) -> ApiResult<Response> {
     if headers.is_query() {
         let query = PreparedQuery::prepare(&body.typed::<QueryBody>("query")?)?;
-        let results = query.run_values(state.store.databases().into_iter());
+        let results = query.run_values(state.store.databases().into_iter())?;
         return Ok(value_feed("", "Databases", &results));
     }
     let created = state.store.create_database(&body.object()?)?;

@@ -110,7 +110,7 @@ fn run_query(
             .map(|(key, item)| (key.pk(), key.id(), &item.body));
         Ok((
             c.rid.clone(),
-            query.run_page(items, continuation.as_ref(), limit),
+            query.run_page(items, continuation.as_ref(), limit)?,
         ))
     })?;
     let token = page.continuation.map(|c| c.to_token());
@@ -182,7 +182,7 @@ pub async fn patch(
     let stored = state.store.edit_item(target, |doc| {
         if let Some(condition) = &condition {
             let current = serde_json::Value::Object(doc.clone());
-            if condition.run_values(std::iter::once(current)).is_empty() {
+            if condition.run_values(std::iter::once(current))?.is_empty() {
                 return Err(ApiError::precondition_failed());
             }
         }

@@ -7,6 +7,7 @@ use std::cmp::Ordering;
 use serde_json::{Map, Value};
 
 use super::ast::{Aggregate, BinaryOp, Expr, UnaryOp};
+use super::budget;
 use crate::error::{ApiError, ApiResult};
 
 /// Scalar functions this engine knows; aggregates are handled by the executor.
@@ -166,7 +167,13 @@ pub fn substitute_aggregates(expr: &Expr, docs: &[Value]) -> Expr {
 }
 
 fn aggregate_value(aggregate: Aggregate, expr: &Expr, docs: &[Value]) -> Option<Value> {
-    let values: Vec<Value> = docs.iter().filter_map(|d| eval(expr, d)).collect();
+    let values: Vec<Value> = docs
+        .iter()
+        .filter_map(|d| {
+            budget::next_row();
+            eval(expr, d)
+        })
+        .collect();
     match aggregate {
         Aggregate::Count => Some(Value::from(values.len())),
         Aggregate::Sum => values
@@ -224,18 +231,18 @@ fn walk(expr: &Expr, f: &mut impl FnMut(&Expr)) {
 
 pub fn eval(expr: &Expr, root: &Value) -> Option<Value> {
     match expr {
-        Expr::Literal(v) => Some(v.clone()),
-        Expr::Root => Some(root.clone()),
+        Expr::Literal(v) => copied(v),
+        Expr::Root => copied(root),
         Expr::Property(base, name) => match base.as_ref() {
             // Fast path for `c.name`: no clone of the whole document.
-            Expr::Root => root.get(name).cloned(),
-            _ => eval(base, root)?.get(name).cloned(),
+            Expr::Root => copied(root.get(name)?),
+            _ => eval(base, root)?.get_mut(name).map(Value::take),
         },
         Expr::Index(base, index) => {
-            let base = eval(base, root)?;
+            let mut base = eval(base, root)?;
             match eval(index, root)? {
-                Value::Number(n) => base.get(n.as_u64()? as usize).cloned(),
-                Value::String(s) => base.get(&s).cloned(),
+                Value::Number(n) => base.get_mut(n.as_u64()? as usize).map(Value::take),
+                Value::String(s) => base.get_mut(&s).map(Value::take),
                 _ => None,
             }
         }
@@ -284,6 +291,11 @@ pub fn eval(expr: &Expr, root: &Value) -> Option<Value> {
     }
 }
 
+/// A copy of `value`, charged to the row's budget (undefined past it).
+fn copied(value: &Value) -> Option<Value> {
+    budget::charge(value).then(|| value.clone())
+}
+
 /// Whether a WHERE clause keeps the document.
 pub fn is_true(expr: &Expr, root: &Value) -> bool {
     matches!(eval(expr, root), Some(Value::Bool(true)))
@@ -322,13 +334,15 @@ fn apply(op: BinaryOp, left: Option<Value>, right: &Expr, root: &Value) -> Optio
         },
         BinaryOp::Coalesce => left.or_else(|| eval(right, root)),
         BinaryOp::Concat => {
-            let left = left?;
-            let right = eval(right, root)?;
-            Some(Value::String(format!(
-                "{}{}",
-                left.as_str()?,
-                right.as_str()?
-            )))
+            // Appends to the left string, so a run `a || b || c` copies linearly.
+            let (Value::String(mut text), Some(Value::String(tail))) = (left?, eval(right, root))
+            else {
+                return None;
+            };
+            budget::charge_bytes(tail.len()).then(|| {
+                text.push_str(&tail);
+                Value::String(text)
+            })
         }
         _ => {
             let a = left?.as_f64()?;
@@ -405,7 +419,10 @@ fn call(name: &str, args: &[Expr], root: &Value) -> Option<Value> {
         "RTRIM" => Value::String(string(0)?.trim_end().to_owned()),
         "TRIM" => Value::String(string(0)?.trim().to_owned()),
         "LENGTH" => Value::from(string(0)?.chars().count()),
-        "CONCAT" => Value::String((0..args.len()).map(string).collect::<Option<String>>()?),
+        "CONCAT" => {
+            let joined = (0..args.len()).map(string).collect::<Option<String>>()?;
+            budget::charge_bytes(joined.len()).then_some(Value::String(joined))?
+        }
         "CONTAINS" | "STARTSWITH" | "ENDSWITH" => {
             let ignore_case = arg(2).and_then(|v| v.as_bool()).unwrap_or(false);
             let (mut s, mut part) = (string(0)?, string(1)?);
@@ -454,7 +471,10 @@ fn call(name: &str, args: &[Expr], root: &Value) -> Option<Value> {
         }
         "TOSTRING" => match arg(0)? {
             Value::String(s) => Value::String(s),
-            other => Value::String(other.to_string()),
+            other => {
+                let text = other.to_string();
+                budget::charge_bytes(text.len()).then_some(Value::String(text))?
+            }
         },
         // UNDEFINED(), and names refused when the query was prepared.
         _ => return None,

@@ -5,6 +5,7 @@
 //! container's live items, one page at a time.
 
 mod ast;
+pub mod budget;
 mod eval;
 mod lexer;
 mod parser;
@@ -202,6 +203,7 @@ impl PreparedQuery {
     }
 
     fn matches(&self, doc: &Value) -> bool {
+        budget::next_row();
         self.select
             .filter
             .as_ref()
@@ -209,6 +211,7 @@ impl PreparedQuery {
     }
 
     fn project(&self, doc: Value) -> Option<Value> {
+        budget::next_row();
         match &self.select.projection {
             Projection::Star => Some(doc),
             Projection::Value(e) => eval::eval(e, &doc),
@@ -221,8 +224,13 @@ impl PreparedQuery {
         }
     }
 
-    /// Runs the query over documents (already parsed), returning every result.
-    pub fn run_values(&self, docs: impl Iterator<Item = Value>) -> Vec<Value> {
+    /// Runs the query over documents (already parsed), returning every
+    /// result; refused if evaluating one row copies too much (see `budget`).
+    pub fn run_values(&self, docs: impl Iterator<Item = Value>) -> ApiResult<Vec<Value>> {
+        budget::scope(|| self.values(docs))
+    }
+
+    fn values(&self, docs: impl Iterator<Item = Value>) -> Vec<Value> {
         let mut matching: Vec<Value> = docs.filter(|d| self.matches(d)).collect();
         if self.aggregate {
             return self.aggregate_row(&matching).into_iter().collect();
@@ -231,7 +239,10 @@ impl PreparedQuery {
             let keys = &self.select.order_by;
             let mut keyed: Vec<(Vec<Option<Value>>, Value)> = matching
                 .into_iter()
-                .map(|d| (keys.iter().map(|k| eval::eval(&k.expr, &d)).collect(), d))
+                .map(|d| {
+                    budget::next_row();
+                    (keys.iter().map(|k| eval::eval(&k.expr, &d)).collect(), d)
+                })
                 .collect();
             keyed.sort_by(|(a, _), (b, _)| {
                 keys.iter()
@@ -280,6 +291,15 @@ impl PreparedQuery {
         items: impl Iterator<Item = (&'a str, &'a str, &'a Bytes)>,
         continuation: Option<&Continuation>,
         limit: PageLimit,
+    ) -> ApiResult<Page> {
+        budget::scope(|| self.page(items, continuation, limit))
+    }
+
+    fn page<'a>(
+        &self,
+        items: impl Iterator<Item = (&'a str, &'a str, &'a Bytes)>,
+        continuation: Option<&Continuation>,
+        limit: PageLimit,
     ) -> Page {
         if !self.streams_in_key_order() {
             let offset = match continuation {
@@ -288,10 +308,13 @@ impl PreparedQuery {
             };
             let candidates = items.filter(|(_, _, body)| self.may_match(body));
             let results = if self.reads_documents {
-                self.run_values(candidates.map(|(_, _, body)| parse(body)))
+                self.values(candidates.map(|(_, _, body)| parse(body)))
             } else {
-                self.run_values(candidates.map(|_| Value::Null))
+                self.values(candidates.map(|_| Value::Null))
             };
+            if budget::exceeded() {
+                return Page::default();
+            }
             return page_of_values(results, offset, limit);
         }
         let mut page = Page::default();
@@ -306,8 +329,12 @@ impl PreparedQuery {
             } else {
                 let doc = parse(body);
                 if self.matches(&doc) {
-                    self.project(doc)
-                        .map(|v| Bytes::from(serde_json::to_vec(&v).expect("serialises")))
+                    match self.project(doc) {
+                        // Refused by the caller's scope: serialise nothing more.
+                        _ if budget::exceeded() => return page,
+                        projected => projected
+                            .map(|v| Bytes::from(serde_json::to_vec(&v).expect("serialises"))),
+                    }
                 } else {
                     None
                 }
@@ -369,6 +396,7 @@ mod tests {
         PreparedQuery::prepare(&body)
             .unwrap()
             .run_values(docs.iter().cloned())
+            .unwrap()
     }
 
     #[test]
@@ -441,6 +469,7 @@ mod tests {
             };
             let docs = query
                 .run_page(bodies.iter().map(|b| ("[]", "id", b)), None, limit)
+                .unwrap()
                 .documents;
             docs.iter()
                 .map(|d| serde_json::from_slice::<Value>(d).unwrap())
@@ -503,11 +532,13 @@ mod tests {
             items: 2,
             bytes: usize::MAX,
         };
-        let page = q.run_page(
-            bodies.iter().map(|(id, b)| ("[]", id.as_str(), b)),
-            None,
-            limit,
-        );
+        let page = q
+            .run_page(
+                bodies.iter().map(|(id, b)| ("[]", id.as_str(), b)),
+                None,
+                limit,
+            )
+            .unwrap();
         assert_eq!(page.documents.len(), 2);
         assert_eq!(
             page.continuation,
@@ -516,11 +547,13 @@ mod tests {
                 id: "1".into()
             })
         );
-        let last = q.run_page(
-            bodies[4..].iter().map(|(id, b)| ("[]", id.as_str(), b)),
-            None,
-            limit,
-        );
+        let last = q
+            .run_page(
+                bodies[4..].iter().map(|(id, b)| ("[]", id.as_str(), b)),
+                None,
+                limit,
+            )
+            .unwrap();
         assert_eq!((last.documents.len(), last.continuation), (1, None));
     }
 }

@@ -236,7 +236,7 @@ mod tests {
             .as_str()
             .unwrap()
             .replace(super::ORDER_BY_FILTER, "true");
-        prepare(&text).run_values(docs.iter().cloned())
+        prepare(&text).run_values(docs.iter().cloned()).unwrap()
     }
 
     fn docs() -> Vec<Value> {

@@ -106,9 +106,11 @@ fn paths(policy: &Map<String, Value>, field: &str) -> ApiResult<Option<Vec<Value
     let list = match policy.get(field) {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::Array(list)) => list,
-        Some(other) => return Err(invalid(format!(
+        Some(other) => {
+            return Err(invalid(format!(
             "'{field}' must be an array of objects such as {{\"path\": \"/name/?\"}}, got {other}"
-        ))),
+        )))
+        }
     };
     if list.len() > MAX_INDEXING_PATHS {
         return Err(invalid(format!(

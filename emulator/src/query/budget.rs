@@ -1,0 +1,107 @@
+//! A bound on the bytes one evaluation copies, so that a short query cannot
+//! exhaust memory: `[c, c, c, ...]` or `c.big || c.big || ...` over a 2 MB
+//! item would otherwise copy the item thousands of times for one row.
+//!
+//! Every value an expression copies out of the item, a parameter or a
+//! concatenation is charged; each row (a filter, a projection, a sort key,
+//! an aggregate) starts with [`MAX_EVALUATION_BYTES`]. Past it, evaluation
+//! yields undefined and the query as a whole is refused by [`scope`]. The
+//! budget lives in a thread-local because evaluation is synchronous: a
+//! query runs on one thread from start to end of a page.
+
+use std::cell::Cell;
+
+use serde_json::Value;
+
+use crate::error::{ApiError, ApiResult};
+use crate::limits::MAX_EVALUATION_BYTES;
+
+thread_local! {
+    static REMAINING: Cell<usize> = const { Cell::new(MAX_EVALUATION_BYTES) };
+    static EXCEEDED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs a query (or part of one); a refusal if any row went over budget.
+pub fn scope<T>(run: impl FnOnce() -> T) -> ApiResult<T> {
+    EXCEEDED.set(false);
+    next_row();
+    let result = run();
+    if EXCEEDED.replace(false) {
+        return Err(ApiError::bad_request(format!(
+            "Evaluating the query for one item copies more than {} MB of values (an item or a \
+             parameter repeated many times in an array, an object, a projection or a \
+             concatenation); the emulator refuses it rather than run out of memory. Select the \
+             value once.",
+            MAX_EVALUATION_BYTES / (1024 * 1024)
+        )));
+    }
+    Ok(result)
+}
+
+/// Whether a row of the current scope went over budget (the scope will fail).
+pub fn exceeded() -> bool {
+    EXCEEDED.get()
+}
+
+/// A fresh budget for the next row.
+pub fn next_row() {
+    REMAINING.set(MAX_EVALUATION_BYTES);
+}
+
+/// Charges the copy of `value`; false once the row's budget is spent.
+pub fn charge(value: &Value) -> bool {
+    charge_bytes(weight(value))
+}
+
+pub fn charge_bytes(bytes: usize) -> bool {
+    let remaining = REMAINING.get();
+    if bytes > remaining {
+        REMAINING.set(0);
+        EXCEEDED.set(true);
+        return false;
+    }
+    REMAINING.set(remaining - bytes);
+    true
+}
+
+/// About what a copy of `value` allocates; scalars cost nothing to count.
+fn weight(value: &Value) -> usize {
+    const NODE: usize = 16;
+    let mut total = 0;
+    let mut pending = vec![value];
+    while let Some(v) = pending.pop() {
+        total += NODE;
+        match v {
+            Value::String(s) => total += s.len(),
+            Value::Array(items) => pending.extend(items),
+            Value::Object(fields) => {
+                for (k, v) in fields {
+                    total += k.len();
+                    pending.push(v);
+                }
+            }
+            _ => {}
+        }
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_row_over_budget_fails_the_scope_and_the_next_scope_starts_afresh() {
+        let big = json!("x".repeat(1024 * 1024));
+        let spent = scope(|| (0..100).all(|_| charge(&big)));
+        assert!(spent.is_err(), "100 MB over a 64 MB budget");
+        let fine = scope(|| {
+            (0..100).all(|_| {
+                next_row();
+                charge(&big)
+            })
+        });
+        assert_eq!(fine.unwrap(), true, "1 MB a row is within budget");
+    }
+}
