@@ -232,6 +232,7 @@ mod tests {
                     x_ms_date: date.as_deref(),
                     date: None,
                 },
+                std::time::SystemTime::now(),
             );
             assert!(verified.is_ok(), "{} {}", request.method(), request.uri());
         }

@@ -218,10 +218,7 @@ fn a_patch_cannot_nest_an_item_past_the_limit() {
 fn items_nest_at_most_128_levels() {
     let c = TestClient::with_container(None);
     assert_eq!(c.create_item(&nested_item("max", 128)).status, 201);
-    assert_eq!(
-        c.read_item("max", "p").body["d"]["d"]["d"].is_object(),
-        true
-    );
+    assert!(c.read_item("max", "p").body["d"]["d"]["d"].is_object());
     assert_eq!(c.query("SELECT * FROM c", json!([])).len(), 1);
     assert_eq!(
         c.query(

@@ -102,6 +102,6 @@ mod tests {
                 charge(&big)
             })
         });
-        assert_eq!(fine.unwrap(), true, "1 MB a row is within budget");
+        assert!(fine.unwrap(), "1 MB a row is within budget");
     }
 }
