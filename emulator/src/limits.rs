@@ -11,6 +11,11 @@
 /// An item's JSON may be at most 2 MB (per-item limits).
 pub const MAX_ITEM_BYTES: usize = 2 * 1024 * 1024;
 
+/// A request's body is at most 2 MB as sent (per-request limits), escapes
+/// included: an item whose JSON the client escapes may exceed it although
+/// its stored form does not.
+pub const MAX_REQUEST_BYTES: usize = 2 * 1024 * 1024;
+
 /// Objects and arrays nest at most 128 levels deep, the item itself counting
 /// as the first level (per-item limits: "maximum level of nesting for
 /// embedded objects / arrays"). serde_json parses exactly this depth, so a

@@ -434,3 +434,30 @@ fn a_large_parameter_referenced_many_times_is_refused() {
         reply.message()
     );
 }
+
+/// The service measures the request as sent: an item whose JSON the client
+/// escapes (`\u00e9` for `é`, as the Python SDK does) is refused when the
+/// payload passes 2 MB, though it would be stored in less; so is any other
+/// request body, a query among them.
+#[test]
+fn request_payloads_over_2_mb_are_413() {
+    let c = TestClient::with_container(None);
+    let escaped = format!(
+        r#"{{"id": "e", "pk": "p", "s": "{}"}}"#,
+        "\\u00e9".repeat(400_000)
+    );
+    assert!(escaped.len() > 2 * 1024 * 1024);
+    let key = cosmos_emulator::auth::MasterKey::from_base64(c.emulator.key()).unwrap();
+    let reply = c.send_signed_with(
+        &key,
+        Method::POST,
+        &format!("{COLL}/docs"),
+        &[("x-ms-documentdb-partitionkey", "[\"p\"]")],
+        Some(escaped.into_bytes()),
+    );
+    reply.assert_error(413, "RequestEntityTooLarge");
+    let query = format!("SELECT * FROM c WHERE c.s = '{}'", "x".repeat(100));
+    let big_parameters = json!([{"name": "@p", "value": "x".repeat(2 * 1024 * 1024)}]);
+    query_reply(&c, &query, big_parameters).assert_error(413, "RequestEntityTooLarge");
+    assert!(c.ids().is_empty());
+}

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
 use crate::json::{self, JsonError};
-use crate::limits::MAX_NESTING_DEPTH;
+use crate::limits::{MAX_NESTING_DEPTH, MAX_REQUEST_BYTES};
 
 /// The raw request body; a body over the limit is a Cosmos 413, not axum's text.
 pub struct Body(pub Bytes);
@@ -18,17 +18,27 @@ impl<S: Send + Sync> FromRequest<S> for Body {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
-        Bytes::from_request(request, state).await.map(Body).map_err(|rejection| {
+        let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
             if rejection.status().as_u16() == 413 {
-                ApiError::too_large(format!(
-                    "Request size is too large: the body exceeds the limit; an item may be at most {} bytes (2 MB).",
-                    crate::store::MAX_ITEM_BYTES
-                ))
+                too_large(None)
             } else {
                 ApiError::bad_request(format!("The request body could not be read: {rejection}"))
             }
-        })
+        })?;
+        // The service measures the request's payload, as sent (escapes included).
+        if bytes.len() > MAX_REQUEST_BYTES {
+            return Err(too_large(Some(bytes.len())));
+        }
+        Ok(Body(bytes))
     }
+}
+
+fn too_large(size: Option<usize>) -> ApiError {
+    ApiError::too_large(format!(
+        "Request size is too large: the body is {} bytes; a request, and an item, may be at most \
+         {MAX_REQUEST_BYTES} bytes (2 MB).",
+        size.map_or_else(|| "over 16 MB".to_string(), |n| n.to_string())
+    ))
 }
 
 impl Body {
