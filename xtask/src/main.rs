@@ -30,7 +30,7 @@ tasks:
       to target/conformance/ and stop it. With --endpoint: run against that.
   fuzz [--cases N] [--seed S]
       The emulator's property-based fuzz tests (emulator/tests/fuzz.rs),
-      optimised, with N cases a property (default 20000, about ten
+      optimised, with N cases a property (default 10000, about six
       minutes) from seed S (default: a fresh one, printed first).
   expectations --from REPORT.json --name NAME [--implementation TEXT]
       Write fixtures/expectations/NAME.toml from a report, keeping the
