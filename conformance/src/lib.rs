@@ -12,8 +12,11 @@ pub mod clock;
 pub mod expectations;
 pub mod fixtures;
 pub mod outcome;
+pub mod preflight;
 pub mod report;
 pub mod runner;
+pub mod snapshot;
+pub mod source;
 
 use client::{Client, Credentials};
 use clock::ClockChoice;
@@ -65,10 +68,18 @@ pub fn select(cases: Vec<Case>, filter: Option<&str>) -> Vec<Case> {
         .collect()
 }
 
+/// The check before any case: the endpoint answers (over TLS when https)
+/// and accepts the key. An `Err` means the run cannot start.
+pub async fn preflight(config: &RunConfig) -> Result<preflight::Account, String> {
+    let client = Client::new(&config.credentials, config.insecure, config.request_timeout)?;
+    preflight::check(&client).await.map_err(|e| e.to_string())
+}
+
 /// Runs `cases` against the configured target and builds the report.
 /// Only a configuration error (bad endpoint or key) is an `Err`; a target
 /// that cannot be reached or refuses the suite fails every case instead,
-/// so that the reports say so.
+/// so that the reports say so. The binary calls [`preflight`] first, so
+/// that such a target stops the run before any case.
 pub async fn run(
     config: &RunConfig,
     cases: &[Case],
