@@ -287,12 +287,19 @@ fn transport_error(what: &str, error: &reqwest::Error, https: bool) -> Transport
         }
         source = cause.source();
     }
-    // tokio-rustls reports a failed handshake as an io::Error of kind
-    // InvalidData wrapping the rustls error (bad certificate, not TLS).
-    let tls = https
-        && (io_kinds.contains(&std::io::ErrorKind::InvalidData)
-            || text.contains("certificate")
-            || text.to_ascii_lowercase().contains("tls"));
+    // A connection error over https after the TCP connection was made (no
+    // refusal, no unreachable network, no DNS failure) is the TLS handshake:
+    // an untrusted certificate, or a server that does not speak TLS.
+    use std::io::ErrorKind::{
+        AddrNotAvailable, ConnectionRefused, HostUnreachable, NetworkUnreachable,
+    };
+    let no_connection = io_kinds.iter().any(|k| {
+        matches!(
+            k,
+            ConnectionRefused | HostUnreachable | NetworkUnreachable | AddrNotAvailable
+        )
+    }) || text.contains("dns error");
+    let tls = https && error.is_connect() && !no_connection;
     let kind = if error.is_timeout() {
         TransportKind::Timeout
     } else if tls {
