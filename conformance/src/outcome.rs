@@ -12,8 +12,8 @@
 //!   compact JSON, order ignored.
 //!
 //! A step's verdict is its TTL part ([`ttl_part`]): for a write, the status
-//! class (any 2xx is `accepted`, an error is its status number); for a read
-//! or a query, the whole token. The rest of a write's token (the exact
+//! class (any 2xx is `accepted`, an error is its status number; an upsert's
+//! 201 `created` and 200 `replaced`); for a read or a query, the whole token. The rest of a write's token (the exact
 //! success status, the error `code`, the body's shape) is protocol: a
 //! difference there is a protocol note beside the verdict, never the verdict.
 
@@ -46,7 +46,8 @@ impl StepOutcome {
 
     /// Whether the TTL parts agree: this decides the step.
     pub fn ttl_matches(&self) -> bool {
-        ttl_part(&self.expected, &self.expected) == ttl_part(&self.expected, &self.observed)
+        ttl_part(&self.label, &self.expected, &self.expected)
+            == ttl_part(&self.label, &self.expected, &self.observed)
     }
 
     /// `@1000 read a: expected absent, observed visible`, without details.
@@ -108,10 +109,12 @@ pub fn expected_token(expect: &Expect, matching: Option<&Map<String, Value>>) ->
     }
 }
 
-/// The part of a step's token that TTL decides, given the step's expected
-/// token: for a write (the expected token is a status), `accepted` for any
-/// 2xx and the status number for an error; anything else whole.
-pub fn ttl_part(expected: &str, token: &str) -> String {
+/// The part of a step's token that TTL decides, given the step's label and
+/// expected token: for a write (the expected token is a status), `accepted`
+/// for any 2xx and the status number for an error; anything else whole.
+/// An upsert's success says whether the item was there: 201 is `created`
+/// and 200 `replaced` (an upsert of an expired id must create it anew).
+pub fn ttl_part(label: &str, expected: &str, token: &str) -> String {
     let status = |text: &str| {
         let digits = text.split(' ').next().unwrap_or("");
         (digits.len() == 3)
@@ -122,6 +125,8 @@ pub fn ttl_part(expected: &str, token: &str) -> String {
         return token.to_string();
     }
     match status(token) {
+        Some(201) if label.starts_with("upsert ") => "created".to_string(),
+        Some(200) if label.starts_with("upsert ") => "replaced".to_string(),
         Some(code) if (200..300).contains(&code) => "accepted".to_string(),
         Some(code) => code.to_string(),
         None => token.to_string(),

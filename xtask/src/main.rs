@@ -3,6 +3,7 @@
 mod bench;
 mod conformance;
 mod expectations;
+mod scorecard;
 mod test;
 
 use std::path::PathBuf;
@@ -27,6 +28,12 @@ tasks:
       With no --endpoint: build and start the emulator (test clock, free
       port), run every case against it, print the table, write the reports
       to target/conformance/ and stop it. With --endpoint: run against that.
+  scorecard
+      Run the suite against this emulator (test clock, and system clock on
+      the wall clock) and against @vercel/cosmosdb-server and
+      @zeit/cosmosdb-server from npm (HTTP and HTTPS; installed into
+      target/scorecard/), regenerate their fixtures/expectations/ lists and
+      write docs/scorecard.{md,html}. About two minutes; needs node and npm.
   expectations --from REPORT.json --name NAME [--implementation TEXT]
       Write fixtures/expectations/NAME.toml from a report, keeping the
       reasons already written.
@@ -41,6 +48,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&rest),
         Some("conformance") => conformance::run(&rest),
         Some("expectations") => expectations::run(&rest),
+        Some("scorecard") => scorecard::run(&rest),
         Some("help" | "--help" | "-h") | None => {
             print!("{HELP}");
             return ExitCode::SUCCESS;

@@ -1,0 +1,582 @@
+//! `cargo xtask scorecard`: the suite against every implementation that
+//! installs here from a package registry, as their maintainers would run
+//! it: this emulator (test clock, and system clock on the wall clock),
+//! @vercel/cosmosdb-server and @zeit/cosmosdb-server from npm (HTTP and
+//! HTTPS). Writes docs/scorecard.{md,html} and regenerates each peer's
+//! fixtures/expectations/ list from its runs.
+
+use crate::{cargo, root, target_dir};
+use cosmos_conformance::expectations::Expectations;
+use cosmos_conformance::report::{Report, Status};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const STARTUP: Duration = Duration::from_secs(20);
+
+/// A peer from npm, pinned.
+struct Peer {
+    /// The expectations name, e.g. `vercel-cosmosdb-server`.
+    name: &'static str,
+    package: &'static str,
+    version: &'static str,
+}
+
+const PEERS: [Peer; 2] = [
+    Peer {
+        name: "vercel-cosmosdb-server",
+        package: "@vercel/cosmosdb-server",
+        version: "1.0.1",
+    },
+    Peer {
+        name: "zeit-cosmosdb-server",
+        package: "@zeit/cosmosdb-server",
+        version: "0.13.4",
+    },
+];
+
+/// One run of the suite: what was run, how, and what came of it.
+struct Run {
+    implementation: String,
+    transport: &'static str,
+    /// The suite's options besides --endpoint and --report-dir.
+    options: Vec<String>,
+    /// How the target was started.
+    started_with: String,
+    report: Report,
+    exit: i32,
+    seconds: f64,
+}
+
+pub fn run(_args: &[String]) -> Result<ExitCode, String> {
+    let started = Instant::now();
+    let status = cargo()
+        .args([
+            "build",
+            "--quiet",
+            "--bins",
+            "-p",
+            "cosmos-conformance",
+            "-p",
+            "cosmos-emulator",
+        ])
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err("the build failed".to_string());
+    }
+    let bin = target_dir().join("debug");
+    let out = target_dir().join("scorecard");
+    std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    let node = on_path("node").ok_or("node is not on PATH: the peers need Node.js")?;
+
+    // The emulator and each peer run on their own thread: the wall-clock
+    // runs spend their time waiting, not computing.
+    let emulator_version = format!(
+        "cosmos-emulator {} ({})",
+        env!("CARGO_PKG_VERSION"),
+        revision().unwrap_or_else(|| "unknown revision".into())
+    );
+    let emulator_bin = bin.join("cosmos-emulator");
+    let suite = bin.join("cosmos-conformance");
+    let threads: Vec<std::thread::JoinHandle<Result<Vec<Run>, String>>> = {
+        let mut threads = Vec::new();
+        let (suite_e, out_e) = (suite.clone(), out.clone());
+        threads.push(std::thread::spawn(move || {
+            let mut runs = Vec::new();
+            for (clock, run_clock) in [("manual", "auto"), ("system", "wall")] {
+                let args = ["--host", "127.0.0.1", "--port", "0", "--clock", clock];
+                let server = Server::start(
+                    &emulator_bin,
+                    &args,
+                    &out_e.join(format!("emulator-{clock}.log")),
+                )?;
+                let options = vec![
+                    "--clock".to_string(),
+                    run_clock.to_string(),
+                    "--expectations".to_string(),
+                    "cosmos-emulator".to_string(),
+                ];
+                runs.push(suite_run(
+                    &suite_e,
+                    &server.endpoint,
+                    options,
+                    &out_e.join(format!("emulator-{clock}")),
+                    emulator_version.clone(),
+                    "HTTP",
+                    format!("cosmos-emulator --port 0 --clock {clock}"),
+                )?);
+            }
+            Ok(runs)
+        }));
+        for peer in PEERS {
+            let (suite, out, node) = (suite.clone(), out.clone(), node.clone());
+            threads.push(std::thread::spawn(move || {
+                peer_runs(&peer, &suite, &out, &node)
+            }));
+        }
+        threads
+    };
+    let mut runs = Vec::new();
+    for thread in threads {
+        runs.extend(thread.join().map_err(|_| "a scorecard thread panicked")??);
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let date = command_output("date", &["-u", "+%Y-%m-%d %H:%M UTC"]).unwrap_or_default();
+    let docs = root().join("docs");
+    std::fs::create_dir_all(&docs).map_err(|e| e.to_string())?;
+    std::fs::write(docs.join("scorecard.md"), markdown(&runs, &date, elapsed))
+        .map_err(|e| e.to_string())?;
+    std::fs::write(docs.join("scorecard.html"), html(&runs, &date, elapsed))
+        .map_err(|e| e.to_string())?;
+    print!("{}", table(&runs));
+    println!(
+        "wrote docs/scorecard.md and docs/scorecard.html; reports in {} ({elapsed:.0} s)",
+        out.display()
+    );
+    let emulator_conforms = runs
+        .iter()
+        .filter(|r| r.implementation.starts_with("cosmos-emulator"))
+        .all(|r| r.exit == 0);
+    Ok(if emulator_conforms {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("xtask scorecard: the emulator does not conform (see above)");
+        ExitCode::from(1)
+    })
+}
+
+/// A peer over HTTP then HTTPS: the list is regenerated from the HTTP run,
+/// and the HTTPS run is gated on it (its exit status shows whether the
+/// list holds), then regenerated again from both.
+fn peer_runs(peer: &Peer, suite: &Path, out: &Path, node: &Path) -> Result<Vec<Run>, String> {
+    let prefix = out.join(peer.name);
+    install(peer, &prefix)?;
+    let cli = prefix
+        .join("node_modules")
+        .join(peer.package)
+        .join("lib/cli.js");
+    let list = root()
+        .join("fixtures/expectations")
+        .join(format!("{}.toml", peer.name));
+    let implementation = format!("{} {} (npm)", peer.package, peer.version);
+    let mut runs = Vec::new();
+    for (transport, tls) in [("HTTP", false), ("HTTPS", true)] {
+        let mut args = vec![
+            cli.display().to_string(),
+            "--host".into(),
+            "127.0.0.1".into(),
+            "-p".into(),
+            "0".into(),
+        ];
+        if !tls {
+            args.push("--no-ssl".into());
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let log = out.join(format!("{}-{}.log", peer.name, transport.to_lowercase()));
+        let server = Server::start(node, &args, &log)?;
+        // A peer without a list yet runs without one; its list is made below.
+        let mut options = Vec::new();
+        if list.exists() {
+            options.extend(["--expectations".to_string(), peer.name.to_string()]);
+        }
+        if tls {
+            options.push("--insecure".into());
+        }
+        let cli_flags = if tls { "" } else { " --no-ssl" };
+        let run = suite_run(
+            suite,
+            &server.endpoint,
+            options,
+            &out.join(format!("{}-{}", peer.name, transport.to_lowercase())),
+            implementation.clone(),
+            transport,
+            format!("npx cosmosdb-server --host 127.0.0.1 -p PORT{cli_flags}"),
+        )?;
+        drop(server);
+        regenerate(&list, &run, &implementation)?;
+        runs.push(run);
+    }
+    Ok(runs)
+}
+
+/// Rewrites a peer's list from a run, keeping the reasons written before.
+fn regenerate(list: &Path, run: &Run, implementation: &str) -> Result<(), String> {
+    let previous = if list.exists() {
+        Some(Expectations::load(list)?)
+    } else {
+        None
+    };
+    let generated = format!(
+        "cargo xtask scorecard, from a run over {} on the {} clock",
+        run.transport,
+        run.report.target.clock.split(' ').next().unwrap_or("")
+    );
+    let expectations =
+        Expectations::from_report(&run.report, previous.as_ref(), implementation, &generated);
+    std::fs::write(list, expectations.to_toml()).map_err(|e| format!("{}: {e}", list.display()))
+}
+
+/// `npm install PACKAGE@VERSION --prefix DIR`, unless it is there.
+fn install(peer: &Peer, prefix: &Path) -> Result<(), String> {
+    let installed = prefix
+        .join("node_modules")
+        .join(peer.package)
+        .join("package.json");
+    if std::fs::read_to_string(&installed)
+        .is_ok_and(|text| text.contains(&format!("\"version\": \"{}\"", peer.version)))
+    {
+        return Ok(());
+    }
+    let npm = on_path("npm").ok_or("npm is not on PATH")?;
+    std::fs::create_dir_all(prefix).map_err(|e| e.to_string())?;
+    let spec = format!("{}@{}", peer.package, peer.version);
+    eprintln!("xtask scorecard: npm install {spec}");
+    let status = Command::new(npm)
+        .args(["install", "--no-audit", "--no-fund", "--prefix"])
+        .arg(prefix)
+        .arg(&spec)
+        .status()
+        .map_err(|e| format!("cannot run npm: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("npm install {spec} failed"))
+    }
+}
+
+fn suite_run(
+    suite: &Path,
+    endpoint: &str,
+    options: Vec<String>,
+    report_dir: &Path,
+    implementation: String,
+    transport: &'static str,
+    started_with: String,
+) -> Result<Run, String> {
+    let started = Instant::now();
+    let output = Command::new(suite)
+        .arg("--endpoint")
+        .arg(endpoint)
+        .args(&options)
+        .arg("--fixtures")
+        .arg(root().join("fixtures"))
+        .arg("--report-dir")
+        .arg(report_dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run cosmos-conformance: {e}"))?;
+    let exit = output.status.code().unwrap_or(-1);
+    std::fs::write(report_dir.join("console.txt"), &output.stdout).ok();
+    if exit == 2 {
+        return Err(format!(
+            "{implementation} over {transport}: the run could not start: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let report = Report::load(&report_dir.join("report.json"))?;
+    eprintln!(
+        "xtask scorecard: {implementation} over {transport}: exit {exit} in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(Run {
+        implementation,
+        transport,
+        options,
+        started_with,
+        report,
+        exit,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// A server process, stopped when dropped. Its endpoint comes from its
+/// first line on stdout, which names the address it listens on.
+struct Server {
+    child: Child,
+    endpoint: String,
+}
+
+impl Server {
+    fn start(program: &Path, args: &[&str], log: &Path) -> Result<Server, String> {
+        let log_file = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(log_file)
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (line_tx, line_rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            let mut line = String::new();
+            let _ = line_tx.send(reader.read_line(&mut line).map(|_| line));
+            let _ = std::io::copy(&mut reader.by_ref(), &mut std::io::sink());
+        });
+        let mut server = Server {
+            child,
+            endpoint: String::new(),
+        };
+        let line = match line_rx.recv_timeout(STARTUP) {
+            Ok(Ok(line)) => line,
+            _ => {
+                return Err(format!(
+                    "{} did not say where it listens",
+                    program.display()
+                ))
+            }
+        };
+        server.endpoint =
+            endpoint_of(&line).ok_or_else(|| format!("cannot find an address in {line:?}"))?;
+        Ok(server)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `listening on http://127.0.0.1:PORT` (the emulator) or `Ready to accept
+/// HTTPS connections at 127.0.0.1:PORT` (the peers).
+fn endpoint_of(line: &str) -> Option<String> {
+    let line = line.trim();
+    if let Some(url) = line.strip_prefix("listening on ") {
+        return Some(url.to_string());
+    }
+    let scheme = if line.contains("HTTPS") {
+        "https"
+    } else {
+        "http"
+    };
+    let address = line.rsplit(' ').next()?;
+    Some(format!("{scheme}://{address}"))
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|path| path.is_file())
+}
+
+fn command_output(program: &str, args: &[&str]) -> Option<String> {
+    Command::new(program)
+        .args(args)
+        .current_dir(root())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+fn revision() -> Option<String> {
+    command_output("git", &["rev-parse", "--short", "HEAD"])
+}
+
+/// The figures of one run, per area or in total.
+struct Figures {
+    cases: usize,
+    ttl_passed: usize,
+    protocol: usize,
+    skipped: usize,
+}
+
+fn figures<'a>(
+    cases: impl IntoIterator<Item = &'a cosmos_conformance::report::CaseReport>,
+) -> Figures {
+    let mut f = Figures {
+        cases: 0,
+        ttl_passed: 0,
+        protocol: 0,
+        skipped: 0,
+    };
+    for case in cases {
+        f.cases += 1;
+        f.ttl_passed += usize::from(case.ttl_passed());
+        f.protocol += usize::from(!case.protocol.is_empty());
+        f.skipped += usize::from(case.status == Status::Skipped);
+    }
+    f
+}
+
+fn areas(runs: &[Run]) -> Vec<String> {
+    runs.first()
+        .map(|r| {
+            r.report
+                .areas()
+                .iter()
+                .map(|(a, _)| a.to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn clock(run: &Run) -> String {
+    run.report.target.clock.clone()
+}
+
+/// The short table printed at the end.
+fn table(runs: &[Run]) -> String {
+    let mut out = String::from(
+        "\nimplementation / transport / clock: TTL passed, protocol notes, skipped, exit\n",
+    );
+    for run in runs {
+        let f = figures(&run.report.cases);
+        out.push_str(&format!(
+            "{} / {} / {}: {}/{}, {}, {}, exit {} ({:.0} s)\n",
+            run.implementation,
+            run.transport,
+            clock(run).split(' ').next().unwrap_or(""),
+            f.ttl_passed,
+            f.cases,
+            f.protocol,
+            f.skipped,
+            run.exit,
+            run.seconds
+        ));
+    }
+    out
+}
+
+fn cell(f: &Figures) -> String {
+    let mut text = format!("{}/{}", f.ttl_passed, f.cases - f.skipped);
+    if f.skipped > 0 {
+        text.push_str(&format!(" ({} skipped)", f.skipped));
+    }
+    text
+}
+
+fn markdown(runs: &[Run], date: &str, elapsed: f64) -> String {
+    let areas = areas(runs);
+    let mut md = String::from("# Conformance scorecard\n\n");
+    md.push_str(&format!(
+        "Generated by `cargo xtask scorecard` on {date} ({elapsed:.0} s for every run). \
+         Each cell: cases whose **TTL verdict** passed / cases run (skipped cases are \
+         not observable on the wall clock at this time scale). **Protocol notes**: cases \
+         with a protocol deviation beside their TTL verdict (a success status other than \
+         the service's, an error without `code`, ...); they never decide a verdict (see \
+         `conformance/README.md`, matching rules). **Gate**: the exit status of the run \
+         with the implementation's expectations list (0: conforms as listed).\n\n"
+    ));
+    md.push_str("| implementation | transport | clock |");
+    for area in &areas {
+        md.push_str(&format!(" {area} |"));
+    }
+    md.push_str(" TTL total | protocol notes | gate |\n|---|---|---|");
+    md.push_str(&"---:|".repeat(areas.len() + 3));
+    md.push('\n');
+    for run in runs {
+        md.push_str(&format!(
+            "| {} | {} | {} |",
+            run.implementation,
+            run.transport,
+            clock(run)
+        ));
+        for (_, cases) in run.report.areas() {
+            md.push_str(&format!(" {} |", cell(&figures(cases))));
+        }
+        let f = figures(&run.report.cases);
+        md.push_str(&format!(
+            " **{}** | {} | exit {} |\n",
+            cell(&f),
+            f.protocol,
+            run.exit
+        ));
+    }
+    md.push_str("\n## Commands\n\n");
+    for run in runs {
+        md.push_str(&format!(
+            "- {} over {}: `{}`, then `cosmos-conformance --endpoint URL {}`\n",
+            run.implementation,
+            run.transport,
+            run.started_with,
+            run.options.join(" ")
+        ));
+    }
+    md.push_str("\n## Protocol notes\n\n");
+    for run in runs {
+        let noted: Vec<_> = run
+            .report
+            .cases
+            .iter()
+            .filter(|c| !c.protocol.is_empty())
+            .collect();
+        if noted.is_empty() {
+            continue;
+        }
+        md.push_str(&format!(
+            "### {} over {}\n\n",
+            run.implementation, run.transport
+        ));
+        for case in noted {
+            md.push_str(&format!(
+                "- {} ({}): {}\n",
+                case.id,
+                case.status.as_str(),
+                case.protocol.join("; ").replace('|', "\\|")
+            ));
+        }
+        md.push('\n');
+    }
+    md
+}
+
+fn html(runs: &[Run], date: &str, elapsed: f64) -> String {
+    let areas = areas(runs);
+    let escape = |t: &str| {
+        t.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    let mut h = String::from("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Conformance scorecard</title><style>\
+        body{font:14px/1.4 system-ui,sans-serif;margin:1.5em} table{border-collapse:collapse}\
+        th,td{border:1px solid #888;padding:.3em .6em;text-align:right} th{background:#eee}\
+        td.name{text-align:left} td.full{background:#c8e6c9} td.part{background:#ffe082} td.none{background:#ef9a9a}\
+        </style></head><body><h1>Conformance scorecard</h1>\n");
+    h.push_str(&format!(
+        "<p>Generated by <code>cargo xtask scorecard</code> on {} ({elapsed:.0} s). Cells: cases whose TTL verdict passed / cases run. Protocol notes never decide a verdict.</p>\n<table><tr><th>implementation</th><th>transport</th><th>clock</th>",
+        escape(date)
+    ));
+    for area in &areas {
+        h.push_str(&format!("<th>{}</th>", escape(area)));
+    }
+    h.push_str("<th>TTL total</th><th>protocol notes</th><th>gate</th></tr>\n");
+    for run in runs {
+        h.push_str(&format!(
+            "<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td class=\"name\">{}</td>",
+            escape(&run.implementation),
+            run.transport,
+            escape(&clock(run))
+        ));
+        let mut cells: Vec<Figures> = run
+            .report
+            .areas()
+            .into_iter()
+            .map(|(_, c)| figures(c))
+            .collect();
+        cells.push(figures(&run.report.cases));
+        for f in &cells {
+            let run_cases = f.cases - f.skipped;
+            let class = if f.ttl_passed == run_cases {
+                "full"
+            } else if f.ttl_passed == 0 {
+                "none"
+            } else {
+                "part"
+            };
+            h.push_str(&format!("<td class=\"{class}\">{}</td>", escape(&cell(f))));
+        }
+        let f = figures(&run.report.cases);
+        h.push_str(&format!(
+            "<td>{}</td><td>exit {}</td></tr>\n",
+            f.protocol, run.exit
+        ));
+    }
+    h.push_str("</table>\n<p>Commands and protocol notes: <a href=\"scorecard.md\">scorecard.md</a>.</p></body></html>\n");
+    h
+}
