@@ -139,7 +139,7 @@ impl Expectations {
         let header = "# Known failures of one implementation against the conformance suite.\n\
                       # A listed case that fails is an expected failure; a listed case that\n\
                       # passes fails the run (unexpected pass), so remove it. Regenerate with\n\
-                      # `cargo xtask expectations --from target/conformance/report.json --name NAME`.\n\n";
+                      # `cosmos-conformance ... --write-expectations FILE` (keeps the reasons).\n\n";
         format!(
             "{header}{}",
             toml::to_string_pretty(self).expect("expectations serialise")

@@ -3,8 +3,10 @@
 use clap::Parser;
 use cosmos_conformance::client::{Credentials, WELL_KNOWN_KEY};
 use cosmos_conformance::clock::ClockChoice;
+use cosmos_conformance::expectations::Expectations;
 use cosmos_conformance::fixtures::Case;
 use cosmos_conformance::report::console::{self, Progress};
+use cosmos_conformance::report::Report;
 use cosmos_conformance::snapshot::{self, Comparison};
 use cosmos_conformance::source::FixtureSource;
 use cosmos_conformance::{select, RunConfig};
@@ -58,6 +60,11 @@ struct Args {
     /// the run fails.
     #[arg(long, value_name = "FILE")]
     snapshot: Option<PathBuf>,
+    /// After the run, write (or update) an expectations list at FILE: every
+    /// case that failed to the end, with its failing steps; reasons already
+    /// in FILE are kept.
+    #[arg(long, value_name = "FILE")]
+    write_expectations: Option<PathBuf>,
     /// A fixtures directory (cases/, expectations/) instead of the fixtures
     /// built into this binary.
     #[arg(long, value_name = "DIR")]
@@ -156,6 +163,9 @@ fn run(args: Args) -> Result<End, String> {
         "reports: {}/report.{{json,xml,md,html}}",
         args.report_dir.display()
     );
+    if let Some(file) = &args.write_expectations {
+        write_expectations(file, &report)?;
+    }
     let mut end = if report.failed() {
         End::Failed
     } else {
@@ -178,6 +188,32 @@ fn run(args: Args) -> Result<End, String> {
         }
     }
     Ok(end)
+}
+
+/// `--write-expectations FILE`: the list this run calls for.
+fn write_expectations(file: &std::path::Path, report: &Report) -> Result<(), String> {
+    let previous = if file.exists() {
+        Some(Expectations::load(file)?)
+    } else {
+        None
+    };
+    let implementation = previous
+        .as_ref()
+        .map(|p| p.implementation.clone())
+        .unwrap_or_else(|| report.target.endpoint.clone());
+    let generated = format!(
+        "cosmos-conformance --write-expectations, from a run on the {} clock",
+        report.target.clock.split(' ').next().unwrap_or("")
+    );
+    let list = Expectations::from_report(report, previous.as_ref(), &implementation, &generated);
+    std::fs::write(file, list.to_toml())
+        .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    println!(
+        "expectations: wrote {} ({} known failures)",
+        file.display(),
+        list.failures.len()
+    );
+    Ok(())
 }
 
 /// `--list`: one case a line, aligned.

@@ -373,3 +373,44 @@ async fn the_binary_lists_its_built_in_cases_from_any_directory() {
         out.stderr
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_list_written_from_a_run_gates_the_next_run() {
+    let server = no_ttl_target().await;
+    let dir = temp_dir();
+    let list = dir.join("mine.toml").display().to_string();
+    let uri = server.uri();
+    let first = [
+        "--endpoint",
+        &uri,
+        "--filter",
+        "E1.1,E3.1",
+        "--write-expectations",
+        &list,
+    ];
+    let out = gate(&dir, &first).await;
+    assert_eq!(out.code, 1, "the first run fails on E3.1: {}", out.stdout);
+    let written = std::fs::read_to_string(&list).unwrap();
+    assert!(written.contains("id = \"E3.1\""), "{written}");
+    assert!(!written.contains("E1.1"), "{written}");
+    assert!(
+        written.contains("mismatches = [\"@1500 read a: expected absent, observed visible\"]"),
+        "{written}"
+    );
+    let second = [
+        "--endpoint",
+        &uri,
+        "--filter",
+        "E1.1,E3.1",
+        "--expectations",
+        &list,
+    ];
+    let out = gate(&dir, &second).await;
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr
+            .contains("E3.1 expected failure (observed: @1500 read a"),
+        "{}",
+        out.stderr
+    );
+}
