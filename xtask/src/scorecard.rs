@@ -131,6 +131,15 @@ pub fn run(_args: &[String]) -> Result<ExitCode, String> {
         .map_err(|e| e.to_string())?;
     std::fs::write(docs.join("scorecard.html"), html(&runs, &date, elapsed))
         .map_err(|e| e.to_string())?;
+    update_readme(&summary_table(&runs))?;
+    // The README's picture of report.html: a peer's run shows every colour.
+    let example = out.join("vercel-cosmosdb-server-https/report.html");
+    match on_path("chromium") {
+        Some(chromium) => screenshot(&chromium, &example, &docs.join("report.png"))?,
+        None => {
+            eprintln!("xtask scorecard: chromium is not installed; docs/report.png is not updated")
+        }
+    }
     print!("{}", table(&runs));
     println!(
         "wrote docs/scorecard.md and docs/scorecard.html; reports in {} ({elapsed:.0} s)",
@@ -358,6 +367,37 @@ fn endpoint_of(line: &str) -> Option<String> {
     Some(format!("{scheme}://{address}"))
 }
 
+/// Headless Chromium's screenshot of a page (the top of it).
+fn screenshot(chromium: &Path, page: &Path, png: &Path) -> Result<(), String> {
+    let profile = target_dir().join("scorecard/chromium-profile");
+    let _ = std::fs::remove_dir_all(&profile);
+    let status = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--window-size=1100,1000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", page.display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| format!("cannot run chromium: {e}"))?;
+    let _ = std::fs::remove_dir_all(&profile);
+    if status.success() {
+        Ok(())
+    } else {
+        Err("chromium could not take the screenshot of report.html".to_string())
+    }
+}
+
 fn on_path(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
         .map(|dir| dir.join(name))
@@ -418,6 +458,40 @@ fn areas(runs: &[Run]) -> Vec<String> {
 
 fn clock(run: &Run) -> String {
     run.report.target.clock.clone()
+}
+
+const README_BEGIN: &str = "<!-- scorecard:begin (cargo xtask scorecard writes this table) -->\n";
+const README_END: &str = "<!-- scorecard:end -->";
+
+/// Rewrites the README's copy of the totals, between its markers.
+fn update_readme(table: &str) -> Result<(), String> {
+    let file = root().join("README.md");
+    let text = std::fs::read_to_string(&file).map_err(|e| e.to_string())?;
+    let (Some(begin), Some(end)) = (text.find(README_BEGIN), text.find(README_END)) else {
+        return Err("README.md has no scorecard markers".to_string());
+    };
+    let updated = format!("{}{README_BEGIN}{table}{}", &text[..begin], &text[end..]);
+    std::fs::write(&file, updated).map_err(|e| e.to_string())
+}
+
+/// The totals per run, for the README.
+fn summary_table(runs: &[Run]) -> String {
+    let mut md = String::from(
+        "| implementation | transport | clock | TTL passed | protocol notes | gate |\n|---|---|---|---:|---:|---:|\n",
+    );
+    for run in runs {
+        let f = figures(&run.report.cases);
+        md.push_str(&format!(
+            "| {} | {} | {} | {} | {} | exit {} |\n",
+            run.implementation,
+            run.transport,
+            clock(run).split(' ').next().unwrap_or(""),
+            cell(&f),
+            f.protocol,
+            run.exit
+        ));
+    }
+    md
 }
 
 /// The short table printed at the end.
