@@ -27,7 +27,8 @@ table.grid td { min-width: 9em; }
 .timeline tr.differs td { background: #ffcdd2; }
 .timeline tr.protocol td { background: #fff3cd; }
 ul.cases { list-style: none; padding: 0; }
-ul.cases li { margin: .2em 0; padding: .2em .5em; border-left: 6px solid; }
+ul.cases li { margin: .2em 0; padding: .2em .5em; border-left-width: 6px; border-left-style: solid; }
+.title { font-weight: normal; margin-left: .5em; }
 .message { white-space: pre-wrap; font: 12px monospace; margin: .3em 0; }
 .passed { background: #c8e6c9; border-color: #2e7d32; }
 .failed { background: #ef9a9a; border-color: #c62828; }
@@ -85,7 +86,7 @@ pub fn render(report: &Report) -> String {
             html.push_str(&format!(
                 "<li class=\"{}\">{}</li>\n",
                 case.status.as_str(),
-                case_block(case)
+                case_block(case, true)
             ));
         }
         html.push_str("</ul>\n");
@@ -180,7 +181,7 @@ fn grid(table: &str, cases: &[&CaseReport]) -> String {
                         escape(column)
                     ));
                     for case in here {
-                        html.push_str(&case_block(case));
+                        html.push_str(&case_block(case, false));
                     }
                     html.push_str("</td>");
                 }
@@ -202,8 +203,9 @@ fn severity(status: Status) -> u8 {
     }
 }
 
-/// A case: id and status, its title on hover, the timeline on expand.
-fn case_block(case: &CaseReport) -> String {
+/// A case: id and status (and its title in lists; on hover in tables), the
+/// timeline on expand.
+fn case_block(case: &CaseReport, with_title: bool) -> String {
     let notes = if case.protocol.is_empty() {
         String::new()
     } else {
@@ -214,7 +216,12 @@ fn case_block(case: &CaseReport) -> String {
         )
     };
     let mut html = format!(
-        "<details class=\"case\" data-case=\"{id}\" data-status=\"{status}\" title=\"{title}\"><summary>{id} <span class=\"status\">{status}</span>{notes}</summary>",
+        "<details class=\"case\" data-case=\"{id}\" data-status=\"{status}\" title=\"{title}\"><summary>{id} <span class=\"status\">{status}</span>{notes}{shown}</summary>",
+        shown = if with_title {
+            format!("<span class=\"title\">{}</span>", escape(&case.title))
+        } else {
+            String::new()
+        },
         id = escape(&case.id),
         status = case.status.as_str(),
         title = escape(&case.title),
