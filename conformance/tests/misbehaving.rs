@@ -388,6 +388,12 @@ async fn protocol_deviations_are_notes_and_the_ttl_verdict_stays_strict() {
         "@0 replace a: expected 400 BadRequest, observed 201"
     );
     assert_eq!(report.summary.protocol_notes, 2);
+    // The JUnit report carries them beside a success.
+    let junit = cosmos_conformance::report::junit::render(&report);
+    assert!(
+        junit.contains("protocol: @0 replace a: expected 200, observed 201"),
+        "{junit}"
+    );
 }
 
 /// The fake without TTL, answering 201 instead of 200 to an item replace.
