@@ -69,10 +69,17 @@ pub fn select(cases: Vec<Case>, filter: Option<&str>) -> Vec<Case> {
 }
 
 /// The check before any case: the endpoint answers (over TLS when https)
-/// and accepts the key. An `Err` means the run cannot start.
+/// and accepts the key, and has a test clock if `--clock manual` asks for
+/// it. An `Err` means the run cannot start.
 pub async fn preflight(config: &RunConfig) -> Result<preflight::Account, String> {
     let client = Client::new(&config.credentials, config.insecure, config.request_timeout)?;
-    preflight::check(&client).await.map_err(|e| e.to_string())
+    let account = preflight::check(&client).await.map_err(|e| e.to_string())?;
+    // Asking for the test clock of a target without one is a usage error,
+    // not a failure of every case.
+    if config.clock == ClockChoice::Manual {
+        clock::detect(&client, config.clock, config.time_scale).await?;
+    }
+    Ok(account)
 }
 
 /// Runs `cases` against the configured target and builds the report.

@@ -414,3 +414,27 @@ async fn a_list_written_from_a_run_gates_the_next_run() {
         out.stderr
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn asking_for_a_test_clock_the_target_lacks_does_not_start_the_run() {
+    let server = no_ttl_target().await;
+    Mock::given(path("/_emulator/clock"))
+        .respond_with(ResponseTemplate::new(404))
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    let out = gate(
+        &temp_dir(),
+        &[
+            "--endpoint",
+            &server.uri(),
+            "--clock",
+            "manual",
+            "--filter",
+            "E1.1",
+        ],
+    )
+    .await;
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("has no test clock"), "{}", out.stderr);
+}
