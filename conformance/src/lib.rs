@@ -98,11 +98,15 @@ pub async fn run(
         clock: format!("{:?}", config.clock).to_lowercase(),
         expectations: config.expectations.as_ref().map(|(label, _)| label.clone()),
         filter: config.filter.clone(),
+        time_scale: None,
     };
     let expectations = config.expectations.as_ref().map(|(_, e)| e);
     let session = match clock::detect(&client, config.clock, config.time_scale).await {
         Ok(mode) => {
             target.clock = mode.describe();
+            if let clock::TimeMode::Wall(wall) = mode {
+                target.time_scale = Some(wall.scale);
+            }
             Session::open(client, mode).await
         }
         Err(error) => Err(error),

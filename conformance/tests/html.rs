@@ -115,6 +115,7 @@ async fn chromium_shows_the_documentation_tables_coloured_by_outcome() {
     // The other areas are lists; the run's facts come first.
     assert!(dom.contains("<ul class=\"cases\" id=\"area-lifecycle\">"));
     assert!(dom.contains("<dt>target</dt>") && dom.contains("<dt>clock</dt>"));
+    assert!(dom.contains("<dt>time scale</dt><dd>none: the target's test clock"));
     assert!(dom.contains("<dd>fake</dd>"), "the expectations are named");
 
     // On screen, every status that occurs has its colour.

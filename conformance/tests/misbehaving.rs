@@ -307,6 +307,7 @@ async fn on_the_wall_clock_a_target_that_never_expires_fails_and_boundaries_are_
         "{}",
         report.target.clock
     );
+    assert_eq!(report.target.time_scale, Some(0.004));
     assert_case(
         &report,
         "E3.1",

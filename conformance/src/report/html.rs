@@ -101,6 +101,13 @@ fn header(report: &Report) -> String {
         ("target", target.endpoint.clone()),
         ("clock", target.clock.clone()),
         (
+            "time scale",
+            match target.time_scale {
+                Some(scale) => format!("{scale} real seconds per fixture second"),
+                None => "none: the target's test clock moves exact seconds".to_string(),
+            },
+        ),
+        (
             "expectations",
             target
                 .expectations

@@ -57,6 +57,9 @@ pub struct Target {
     pub expectations: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter: Option<String>,
+    /// Real seconds per fixture second, on the wall clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_scale: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
