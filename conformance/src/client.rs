@@ -116,11 +116,26 @@ impl Response {
 
 /// A request that got no HTTP answer (refused, timed out, TLS, ...).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TransportError(pub String);
+pub struct TransportError {
+    pub kind: TransportKind,
+    pub message: String,
+}
+
+/// Why a request got no answer, as far as the suite can tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransportKind {
+    /// No connection: nothing listens, the host is unknown or unreachable.
+    Connect,
+    /// Connected, but TLS failed (certificate not trusted, not a TLS server).
+    Tls,
+    Timeout,
+    /// Anything else: the connection broke, the answer was not HTTP, ...
+    Other,
+}
 
 impl fmt::Display for TransportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -237,10 +252,11 @@ impl Client {
             builder = builder.header("content-type", content_type).body(body);
         }
         let what = format!("{} /{}", request.method, request.path);
+        let https = self.endpoint.starts_with("https:");
         let response = builder
             .send()
             .await
-            .map_err(|e| TransportError(format!("{what}: {}", describe(&e))))?;
+            .map_err(|e| transport_error(&what, &e, https))?;
         let status = response.status().as_u16();
         let continuation = response
             .headers()
@@ -248,15 +264,54 @@ impl Client {
             .and_then(|v| v.to_str().ok())
             .filter(|v| !v.is_empty())
             .map(str::to_string);
-        let body = response
-            .text()
-            .await
-            .map_err(|e| TransportError(format!("{what}: reading the body: {}", describe(&e))))?;
+        let body = response.text().await.map_err(|e| TransportError {
+            kind: TransportKind::Other,
+            message: format!("{what}: reading the body: {}", describe(&e)),
+        })?;
         Ok(Response {
             status,
             body,
             continuation,
         })
+    }
+}
+
+fn transport_error(what: &str, error: &reqwest::Error, https: bool) -> TransportError {
+    use std::error::Error as _;
+    let text = describe(error);
+    let mut io_kinds = Vec::new();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            io_kinds.push(io.kind());
+        }
+        source = cause.source();
+    }
+    // A connection error over https after the TCP connection was made (no
+    // refusal, no unreachable network, no DNS failure) is the TLS handshake:
+    // an untrusted certificate, or a server that does not speak TLS.
+    use std::io::ErrorKind::{
+        AddrNotAvailable, ConnectionRefused, HostUnreachable, NetworkUnreachable,
+    };
+    let no_connection = io_kinds.iter().any(|k| {
+        matches!(
+            k,
+            ConnectionRefused | HostUnreachable | NetworkUnreachable | AddrNotAvailable
+        )
+    }) || text.contains("dns error");
+    let tls = https && error.is_connect() && !no_connection;
+    let kind = if error.is_timeout() {
+        TransportKind::Timeout
+    } else if tls {
+        TransportKind::Tls
+    } else if error.is_connect() {
+        TransportKind::Connect
+    } else {
+        TransportKind::Other
+    };
+    TransportError {
+        kind,
+        message: format!("{what}: {text}"),
     }
 }
 

@@ -1,9 +1,11 @@
 //! Expectations: an implementation's known failures, each with a reason
 //! (`fixtures/expectations/<implementation>.toml`). A listed failure is
 //! reported but does not fail the run; a listed case that passes fails it,
-//! so that the list shrinks.
+//! so that the list shrinks. A listed case counts as an expected failure
+//! only when it ran to the end and failed as listed: a case that could not
+//! be set up, or got no answer, is never excused by the list.
 
-use crate::outcome::Verdict;
+use crate::outcome::{CaseRun, Verdict};
 use crate::report::{Report, Status};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -26,6 +28,11 @@ pub struct Expectations {
 pub struct KnownFailure {
     pub id: String,
     pub reason: String,
+    /// The TTL mismatches the failure consists of, as in the report
+    /// (`@1500 read a: expected absent, observed visible`). When given, the
+    /// case is an expected failure only if it fails exactly so.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mismatches: Vec<String>,
 }
 
 impl Expectations {
@@ -70,6 +77,11 @@ impl Expectations {
             .map(|f| f.reason.as_str())
     }
 
+    /// The entry of a case, if it is listed.
+    pub fn find(&self, id: &str) -> Option<&KnownFailure> {
+        self.failures.iter().find(|f| f.id == id)
+    }
+
     /// Listed ids that are not among `ids` (stale entries, typos).
     pub fn unknown<'a>(&'a self, ids: &[&str]) -> Vec<&'a str> {
         self.failures
@@ -88,32 +100,33 @@ impl Expectations {
         implementation: &str,
         generated: &str,
     ) -> Expectations {
-        let previous_reason = |id: &str| previous.and_then(|p| p.reason(id)).map(str::to_string);
-        let mut failures: BTreeMap<&str, String> = BTreeMap::new();
+        let previous_entry = |id: &str| previous.and_then(|p| p.find(id));
+        let mut failures: BTreeMap<&str, KnownFailure> = BTreeMap::new();
         for case in &report.cases {
-            let reason = match case.status {
-                Status::Failed | Status::ExpectedFailure => previous_reason(&case.id)
-                    .unwrap_or_else(|| {
-                        let message = case.message.as_deref().unwrap_or("failed");
-                        format!("observed: {}", first_line(message))
-                    }),
-                Status::Skipped => match previous_reason(&case.id) {
-                    Some(reason) => reason,
+            let entry = match case.status {
+                // Only a failure observed to the end can be listed: an
+                // error (setup, no answer) would never count as expected.
+                Status::Failed | Status::ExpectedFailure if case.ran_fully() => KnownFailure {
+                    id: case.id.clone(),
+                    reason: previous_entry(&case.id)
+                        .map(|p| p.reason.clone())
+                        .unwrap_or_else(|| {
+                            let message = case.message.as_deref().unwrap_or("failed");
+                            format!("observed: {}", first_line(message))
+                        }),
+                    mismatches: case.mismatches.clone(),
+                },
+                Status::Skipped => match previous_entry(&case.id) {
+                    Some(entry) => entry.clone(),
                     None => continue,
                 },
-                Status::Passed | Status::UnexpectedPass => continue,
+                _ => continue,
             };
-            failures.insert(&case.id, reason);
+            failures.insert(&case.id, entry);
         }
         // Keep the fixtures' order, which reads like the documentation.
         let order: Vec<&str> = report.cases.iter().map(|c| c.id.as_str()).collect();
-        let mut failures: Vec<KnownFailure> = failures
-            .into_iter()
-            .map(|(id, reason)| KnownFailure {
-                id: id.to_string(),
-                reason,
-            })
-            .collect();
+        let mut failures: Vec<KnownFailure> = failures.into_values().collect();
         failures.sort_by_key(|f| order.iter().position(|id| *id == f.id));
         Expectations {
             implementation: implementation.to_string(),
@@ -126,7 +139,7 @@ impl Expectations {
         let header = "# Known failures of one implementation against the conformance suite.\n\
                       # A listed case that fails is an expected failure; a listed case that\n\
                       # passes fails the run (unexpected pass), so remove it. Regenerate with\n\
-                      # `cargo xtask expectations --from target/conformance/report.json --name NAME`.\n\n";
+                      # `cosmos-conformance ... --write-expectations FILE` (keeps the reasons).\n\n";
         format!(
             "{header}{}",
             toml::to_string_pretty(self).expect("expectations serialise")
@@ -147,4 +160,49 @@ pub fn status(verdict: &Verdict, expected_to_fail: bool) -> Status {
         (Verdict::Failed(_), false) => Status::Failed,
         (Verdict::Failed(_), true) => Status::ExpectedFailure,
     }
+}
+
+/// A case's status once its expectation is applied, and the message to show.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgement {
+    pub status: Status,
+    pub message: Option<String>,
+}
+
+/// Applies a case's entry (if listed) to its run: an expected failure
+/// needs a run that got to the end and failed as the entry describes.
+pub fn judge(run: &CaseRun, listed: Option<&KnownFailure>) -> Judgement {
+    let verdict = run.verdict();
+    let status = status(&verdict, listed.is_some());
+    let message = match (&verdict, listed) {
+        (Verdict::Passed, None) => None,
+        (Verdict::Passed, Some(_)) => Some(
+            "passed, but the expectations list it as a known failure: remove it from the list"
+                .to_string(),
+        ),
+        (Verdict::Failed(m) | Verdict::Skipped(m), _) => Some(m.clone()),
+    };
+    let (Verdict::Failed(failure), Some(entry)) = (&verdict, listed) else {
+        return Judgement { status, message };
+    };
+    if !run.ran_fully() {
+        return Judgement {
+            status: Status::Failed,
+            message: Some(format!(
+                "listed as a known failure, but the case did not run to the end, so it proves nothing:\n{failure}"
+            )),
+        };
+    }
+    let observed = run.ttl_mismatches();
+    if !entry.mismatches.is_empty() && entry.mismatches != observed {
+        return Judgement {
+            status: Status::Failed,
+            message: Some(format!(
+                "listed as a known failure, but it fails differently\nlisted:\n  {}\nobserved:\n  {}",
+                entry.mismatches.join("\n  "),
+                observed.join("\n  ")
+            )),
+        };
+    }
+    Judgement { status, message }
 }

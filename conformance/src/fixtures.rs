@@ -276,14 +276,28 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Case>, FixtureError> {
     if files.is_empty() {
         return Err(error("no *.toml fixture files".to_string()));
     }
+    let files = files
+        .into_iter()
+        .map(|file| match std::fs::read_to_string(&file) {
+            Ok(text) => Ok((file, text)),
+            Err(e) => Err(FixtureError {
+                file,
+                case: None,
+                message: format!("cannot read: {e}"),
+            }),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    load_texts(files)
+}
+
+/// Parses fixture files given as (path, text), in the order given; ids must
+/// be unique across them. The path is only used in messages and reports.
+pub fn load_texts(
+    files: impl IntoIterator<Item = (PathBuf, String)>,
+) -> Result<Vec<Case>, FixtureError> {
     let mut cases = Vec::new();
     let mut seen = BTreeSet::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file).map_err(|e| FixtureError {
-            file: file.clone(),
-            case: None,
-            message: format!("cannot read: {e}"),
-        })?;
+    for (file, text) in files {
         for case in parse_file(&file, &text)? {
             if !seen.insert(case.id.clone()) {
                 return Err(FixtureError {

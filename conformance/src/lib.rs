@@ -12,8 +12,11 @@ pub mod clock;
 pub mod expectations;
 pub mod fixtures;
 pub mod outcome;
+pub mod preflight;
 pub mod report;
 pub mod runner;
+pub mod snapshot;
+pub mod source;
 
 use client::{Client, Credentials};
 use clock::ClockChoice;
@@ -65,10 +68,25 @@ pub fn select(cases: Vec<Case>, filter: Option<&str>) -> Vec<Case> {
         .collect()
 }
 
+/// The check before any case: the endpoint answers (over TLS when https)
+/// and accepts the key, and has a test clock if `--clock manual` asks for
+/// it. An `Err` means the run cannot start.
+pub async fn preflight(config: &RunConfig) -> Result<preflight::Account, String> {
+    let client = Client::new(&config.credentials, config.insecure, config.request_timeout)?;
+    let account = preflight::check(&client).await.map_err(|e| e.to_string())?;
+    // Asking for the test clock of a target without one is a usage error,
+    // not a failure of every case.
+    if config.clock == ClockChoice::Manual {
+        clock::detect(&client, config.clock, config.time_scale).await?;
+    }
+    Ok(account)
+}
+
 /// Runs `cases` against the configured target and builds the report.
 /// Only a configuration error (bad endpoint or key) is an `Err`; a target
 /// that cannot be reached or refuses the suite fails every case instead,
-/// so that the reports say so.
+/// so that the reports say so. The binary calls [`preflight`] first, so
+/// that such a target stops the run before any case.
 pub async fn run(
     config: &RunConfig,
     cases: &[Case],
@@ -80,11 +98,15 @@ pub async fn run(
         clock: format!("{:?}", config.clock).to_lowercase(),
         expectations: config.expectations.as_ref().map(|(label, _)| label.clone()),
         filter: config.filter.clone(),
+        time_scale: None,
     };
     let expectations = config.expectations.as_ref().map(|(_, e)| e);
     let session = match clock::detect(&client, config.clock, config.time_scale).await {
         Ok(mode) => {
             target.clock = mode.describe();
+            if let clock::TimeMode::Wall(wall) = mode {
+                target.time_scale = Some(wall.scale);
+            }
             Session::open(client, mode).await
         }
         Err(error) => Err(error),

@@ -4,16 +4,22 @@ use clap::Parser;
 use cosmos_conformance::client::{Credentials, WELL_KNOWN_KEY};
 use cosmos_conformance::clock::ClockChoice;
 use cosmos_conformance::expectations::Expectations;
+use cosmos_conformance::fixtures::Case;
 use cosmos_conformance::report::console::{self, Progress};
-use cosmos_conformance::{default_fixtures_dir, fixtures, select, RunConfig};
+use cosmos_conformance::report::Report;
+use cosmos_conformance::snapshot::{self, Comparison};
+use cosmos_conformance::source::FixtureSource;
+use cosmos_conformance::{select, RunConfig};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 /// Azure Cosmos DB time-to-live conformance suite.
 ///
-/// Exit status: 0 when nothing failed unexpectedly, 1 when a case failed or
-/// a listed known failure passed, 2 on a usage or fixture error.
+/// Exit status: 0 the target conforms (with its expectations); 1 a case
+/// failed, a listed failure passed or did not run to the end, or the
+/// --snapshot differs; 2 the run could not start (usage, fixtures, the
+/// endpoint unreachable, a TLS failure, the key refused).
 #[derive(Debug, Parser)]
 #[command(name = "cosmos-conformance", version)]
 struct Args {
@@ -38,19 +44,34 @@ struct Args {
     /// become 10 s). TTL values sent are scaled the same way.
     #[arg(long, default_value_t = 0.01)]
     time_scale: f64,
-    /// Known failures: a NAME in <fixtures>/expectations/ or a FILE.
+    /// Known failures: a NAME of the fixtures' expectations/ (built in, or
+    /// in --fixtures) or a FILE.
     #[arg(long)]
     expectations: Option<String>,
     /// Run only cases whose id contains PATTERN or whose area is PATTERN
     /// (comma-separated).
     #[arg(long)]
     filter: Option<String>,
-    /// Where report.json, report.xml and report.md go.
+    /// Where report.{json,xml,md,html} go.
     #[arg(long, default_value = "target/conformance")]
     report_dir: PathBuf,
-    /// The fixtures directory (cases/ and expectations/).
-    #[arg(long)]
+    /// Compare the outcome table with this insta snapshot (.snap): written
+    /// when missing; when it differs, FILE.new is written for review and
+    /// the run fails.
+    #[arg(long, value_name = "FILE")]
+    snapshot: Option<PathBuf>,
+    /// After the run, write (or update) an expectations list at FILE: every
+    /// case that failed to the end, with its failing steps; reasons already
+    /// in FILE are kept.
+    #[arg(long, value_name = "FILE")]
+    write_expectations: Option<PathBuf>,
+    /// A fixtures directory (cases/, expectations/) instead of the fixtures
+    /// built into this binary.
+    #[arg(long, value_name = "DIR")]
     fixtures: Option<PathBuf>,
+    /// Print the cases (id, area, cites, title) and exit.
+    #[arg(long)]
+    list: bool,
     /// Seconds before a request without an answer fails its step.
     #[arg(long, default_value_t = 10.0)]
     request_timeout: f64,
@@ -59,10 +80,18 @@ struct Args {
     concurrency: usize,
 }
 
+/// How a run ended.
+enum End {
+    /// Every case as expected, and the snapshot (if any) unchanged.
+    Conforming,
+    /// A case failed, a listed failure passed or errored, the snapshot differs.
+    Failed,
+}
+
 fn main() -> ExitCode {
     match run(Args::parse()) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
+        Ok(End::Conforming) => ExitCode::SUCCESS,
+        Ok(End::Failed) => ExitCode::from(1),
         Err(error) => {
             eprintln!("cosmos-conformance: {error}");
             ExitCode::from(2)
@@ -70,21 +99,24 @@ fn main() -> ExitCode {
     }
 }
 
-/// Ok(true) when nothing failed unexpectedly.
-fn run(args: Args) -> Result<bool, String> {
+/// `Err`: the run could not start (exit 2).
+fn run(args: Args) -> Result<End, String> {
+    let source = match &args.fixtures {
+        Some(dir) => FixtureSource::Dir(dir.clone()),
+        None => FixtureSource::Embedded,
+    };
+    let cases = source.cases().map_err(|e| e.to_string())?;
+    if args.list {
+        print!("{}", list(&select(cases, args.filter.as_deref())));
+        return Ok(End::Conforming);
+    }
     let credentials = credentials(&args)?;
-    let fixtures_dir = args.fixtures.clone().unwrap_or_else(default_fixtures_dir);
-    let cases = fixtures::load_dir(&fixtures_dir.join("cases")).map_err(|e| e.to_string())?;
     let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
     let expectations = match &args.expectations {
         Some(name) => {
-            let file = Expectations::locate(name, &fixtures_dir);
-            let expectations = Expectations::load(&file)?;
+            let expectations = source.expectations(name)?;
             for id in expectations.unknown(&ids) {
-                eprintln!(
-                    "warning: {} lists {id}, which is not a case",
-                    file.display()
-                );
+                eprintln!("warning: expectations {name} list {id}, which is not a case");
             }
             Some((name.clone(), expectations))
         }
@@ -114,7 +146,9 @@ fn run(args: Args) -> Result<bool, String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let mut progress = Progress::new(cases.len());
+    runtime.block_on(cosmos_conformance::preflight(&config))?;
+    let known = config.expectations.as_ref().map(|(_, e)| e);
+    let mut progress = Progress::new(cases.len(), known);
     let report = runtime.block_on(cosmos_conformance::run(&config, &cases, |run| {
         progress.case_done(run)
     }))?;
@@ -126,10 +160,83 @@ fn run(args: Args) -> Result<bool, String> {
         )
     })?;
     println!(
-        "reports: {}/report.{{json,xml,md}}",
+        "reports: {}/report.{{json,xml,md,html}}",
         args.report_dir.display()
     );
-    Ok(!report.failed())
+    if let Some(file) = &args.write_expectations {
+        write_expectations(file, &report)?;
+    }
+    let mut end = if report.failed() {
+        End::Failed
+    } else {
+        End::Conforming
+    };
+    if let Some(file) = &args.snapshot {
+        match snapshot::compare(file, &report.outcome_table())? {
+            Comparison::Written => println!("snapshot: wrote {}", file.display()),
+            Comparison::Matches => println!("snapshot: {} matches", file.display()),
+            Comparison::Differs { diff, pending } => {
+                println!(
+                    "\nsnapshot: the outcome table differs from {}:\n{diff}\nThe new table is in {}: review it with `cargo insta review`, or accept it with `mv {} {}`.",
+                    file.display(),
+                    pending.display(),
+                    pending.display(),
+                    file.display()
+                );
+                end = End::Failed;
+            }
+        }
+    }
+    Ok(end)
+}
+
+/// `--write-expectations FILE`: the list this run calls for.
+fn write_expectations(file: &std::path::Path, report: &Report) -> Result<(), String> {
+    let previous = if file.exists() {
+        Some(Expectations::load(file)?)
+    } else {
+        None
+    };
+    let implementation = previous
+        .as_ref()
+        .map(|p| p.implementation.clone())
+        .unwrap_or_else(|| report.target.endpoint.clone());
+    let generated = format!(
+        "cosmos-conformance --write-expectations, from a run on the {} clock",
+        report.target.clock.split(' ').next().unwrap_or("")
+    );
+    let list = Expectations::from_report(report, previous.as_ref(), &implementation, &generated);
+    std::fs::write(file, list.to_toml())
+        .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    println!(
+        "expectations: wrote {} ({} known failures)",
+        file.display(),
+        list.failures.len()
+    );
+    Ok(())
+}
+
+/// `--list`: one case a line, aligned.
+fn list(cases: &[Case]) -> String {
+    let width = |f: &dyn Fn(&Case) -> usize| cases.iter().map(f).max().unwrap_or(0);
+    let id_width = width(&|c| c.id.len()).max(2);
+    let area_width = width(&|c| c.area.len()).max(4);
+    let cites = |c: &Case| c.source.cites.join(",");
+    let cites_width = width(&|c| cites(c).len()).max(5);
+    let mut out = format!(
+        "{:id_width$}  {:area_width$}  {:cites_width$}  title\n",
+        "id", "area", "cites"
+    );
+    for case in cases {
+        out.push_str(&format!(
+            "{:id_width$}  {:area_width$}  {:cites_width$}  {}\n",
+            case.id,
+            case.area,
+            cites(case),
+            case.title
+        ));
+    }
+    out
 }
 
 fn credentials(args: &Args) -> Result<Credentials, String> {

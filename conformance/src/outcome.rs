@@ -10,6 +10,12 @@
 //!   properties and key order never matter), values by JSON equality;
 //! - a query: the rows of all pages, each an object's `id` or the value as
 //!   compact JSON, order ignored.
+//!
+//! A step's verdict is its TTL part ([`ttl_part`]): for a write, the status
+//! class (any 2xx is `accepted`, an error is its status number; an upsert's
+//! 201 `created` and 200 `replaced`); for a read or a query, the whole token. The rest of a write's token (the exact
+//! success status, the error `code`, the body's shape) is protocol: a
+//! difference there is a protocol note beside the verdict, never the verdict.
 
 use crate::client::{Response, TransportError};
 use crate::clock::excerpt;
@@ -33,8 +39,30 @@ pub struct StepOutcome {
 }
 
 impl StepOutcome {
+    /// Whether the whole tokens agree (TTL and protocol).
     pub fn matches(&self) -> bool {
         self.expected == self.observed
+    }
+
+    /// Whether the TTL parts agree: this decides the step.
+    pub fn ttl_matches(&self) -> bool {
+        ttl_part(&self.label, &self.expected, &self.expected)
+            == ttl_part(&self.label, &self.expected, &self.observed)
+    }
+
+    /// `@1000 read a: expected absent, observed visible`, without details.
+    pub fn mismatch(&self) -> String {
+        format!(
+            "@{} {}: expected {}, observed {}",
+            self.at, self.label, self.expected, self.observed
+        )
+    }
+
+    fn mismatch_with_detail(&self) -> String {
+        match &self.detail {
+            Some(detail) => format!("{} ({detail})", self.mismatch()),
+            None => self.mismatch(),
+        }
     }
 
     fn line(&self, token: &str) -> String {
@@ -78,6 +106,30 @@ pub fn expected_token(expect: &Expect, matching: Option<&Map<String, Value>>) ->
         },
         Expect::Absent => "absent".to_string(),
         Expect::Rows(rows) => render_rows(rows),
+    }
+}
+
+/// The part of a step's token that TTL decides, given the step's label and
+/// expected token: for a write (the expected token is a status), `accepted`
+/// for any 2xx and the status number for an error; anything else whole.
+/// An upsert's success says whether the item was there: 201 is `created`
+/// and 200 `replaced` (an upsert of an expired id must create it anew).
+pub fn ttl_part(label: &str, expected: &str, token: &str) -> String {
+    let status = |text: &str| {
+        let digits = text.split(' ').next().unwrap_or("");
+        (digits.len() == 3)
+            .then(|| digits.parse::<u16>().ok())
+            .flatten()
+    };
+    if status(expected).is_none() {
+        return token.to_string();
+    }
+    match status(token) {
+        Some(201) if label.starts_with("upsert ") => "created".to_string(),
+        Some(200) if label.starts_with("upsert ") => "replaced".to_string(),
+        Some(code) if (200..300).contains(&code) => "accepted".to_string(),
+        Some(code) => code.to_string(),
+        None => token.to_string(),
     }
 }
 
@@ -238,6 +290,8 @@ impl CaseRun {
         }
     }
 
+    /// The case's verdict: TTL decides; protocol notes are appended to a
+    /// failure's message and reported beside a pass ([`Self::protocol_notes`]).
     pub fn verdict(&self) -> Verdict {
         if let Some(reason) = &self.skipped {
             return Verdict::Skipped(reason.clone());
@@ -245,26 +299,55 @@ impl CaseRun {
         if let Some(error) = &self.setup_error {
             return Verdict::Failed(format!("setup failed: {error}"));
         }
-        let mismatches: Vec<String> = self
+        let mut lines: Vec<String> = self
             .steps
             .iter()
-            .filter(|s| !s.matches())
-            .map(|s| {
-                let mut text = format!(
-                    "@{} {}: expected {}, observed {}",
-                    s.at, s.label, s.expected, s.observed
-                );
-                if let Some(detail) = &s.detail {
-                    text.push_str(&format!(" ({detail})"));
-                }
-                text
-            })
+            .filter(|s| !s.ttl_matches())
+            .map(StepOutcome::mismatch_with_detail)
             .collect();
-        if mismatches.is_empty() {
-            Verdict::Passed
-        } else {
-            Verdict::Failed(mismatches.join("\n"))
+        if lines.is_empty() {
+            return Verdict::Passed;
         }
+        lines.extend(
+            self.protocol_notes()
+                .iter()
+                .map(|n| format!("protocol: {n}")),
+        );
+        Verdict::Failed(lines.join("\n"))
+    }
+
+    /// The steps whose TTL part differs, without details: what an
+    /// expectations entry records so that it matches only this failure.
+    pub fn ttl_mismatches(&self) -> Vec<String> {
+        self.steps
+            .iter()
+            .filter(|s| !s.ttl_matches())
+            .map(StepOutcome::mismatch)
+            .collect()
+    }
+
+    /// Steps whose TTL part agrees but whose token does not: the protocol
+    /// deviations, e.g. `@0 replace a: expected 200, observed 201`.
+    pub fn protocol_notes(&self) -> Vec<String> {
+        if self.skipped.is_some() || self.setup_error.is_some() {
+            return Vec::new();
+        }
+        self.steps
+            .iter()
+            .filter(|s| s.ttl_matches() && !s.matches())
+            .map(StepOutcome::mismatch_with_detail)
+            .collect()
+    }
+
+    /// Whether every step got an answer: no setup failure, no step left
+    /// unanswered or not run. Only such a case can be an expected failure.
+    pub fn ran_fully(&self) -> bool {
+        self.skipped.is_none()
+            && self.setup_error.is_none()
+            && self
+                .steps
+                .iter()
+                .all(|s| s.observed != NO_ANSWER && s.observed != NOT_RUN)
     }
 }
 

@@ -240,6 +240,7 @@ fn expectations_regenerate_from_a_report_keeping_reasons() {
         clock: "c".into(),
         expectations: None,
         filter: None,
+        time_scale: None,
     };
     let report = Report::new(target, &cases, &runs, Some(&previous));
     assert_eq!(common::case(&report, "E1.1").status, Status::UnexpectedPass);
@@ -369,4 +370,39 @@ fn a_connection_string_without_a_key_is_refused() {
             .unwrap_err()
             .contains("AccountKey")
     );
+}
+
+/// What decides a write step: its status class, except that an upsert's
+/// 201 and 200 say whether the item was there (created anew or replaced).
+#[rstest]
+#[case::created("create a", "201", "201", true, false)]
+#[case::replace_answering_201("replace a", "200", "201", true, true)]
+#[case::error_without_code("create a", "400 BadRequest", "400 (no error code)", true, true)]
+#[case::another_code("create a", "400 BadRequest", "400 Invalid", true, true)]
+#[case::garbage_body("create a", "201", "201 (body is not a JSON object)", true, true)]
+#[case::accepted_invalid("create a", "400 BadRequest", "201", false, false)]
+#[case::not_found_for_accepted("replace a", "200", "404 NotFound", false, false)]
+#[case::server_error("create a", "201", "500 InternalServerError", false, false)]
+#[case::no_answer("create a", "201", "no answer", false, false)]
+#[case::upsert_replacing_what_should_be_gone("upsert a", "201", "200", false, false)]
+#[case::upsert_creating_what_should_be_there("upsert a", "200", "201", false, false)]
+#[case::read_whole_token("read a", "visible", "absent", false, false)]
+fn a_step_is_decided_by_its_ttl_part(
+    #[case] label: &str,
+    #[case] expected: &str,
+    #[case] observed: &str,
+    #[case] ttl_passes: bool,
+    #[case] protocol_note: bool,
+) {
+    let step = StepOutcome {
+        at: 0,
+        label: label.into(),
+        expected: expected.into(),
+        observed: observed.into(),
+        detail: None,
+    };
+    assert_eq!(step.ttl_matches(), ttl_passes);
+    let run = run(vec![step]);
+    assert_eq!(run.protocol_notes().len(), usize::from(protocol_note));
+    assert_eq!(run.verdict() == Verdict::Passed, ttl_passes);
 }

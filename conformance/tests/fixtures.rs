@@ -206,3 +206,27 @@ fn a_broken_file_is_refused_with_a_clear_message(
         "{text:?} should contain {message:?}"
     );
 }
+
+#[test]
+fn the_built_in_fixtures_are_the_fixtures_directory() {
+    use cosmos_conformance::source::FixtureSource;
+    let built_in = FixtureSource::Embedded
+        .cases()
+        .expect("the built-in fixtures load");
+    let on_disk = all_cases();
+    assert_eq!(built_in.len(), on_disk.len());
+    for (a, b) in built_in.iter().zip(&on_disk) {
+        assert_eq!(
+            (&a.id, &a.steps, &a.container),
+            (&b.id, &b.steps, &b.container)
+        );
+    }
+    for name in cosmos_conformance::source::expectation_names() {
+        let dir = FixtureSource::Dir(cosmos_conformance::default_fixtures_dir());
+        assert_eq!(
+            FixtureSource::Embedded.expectations(&name).unwrap(),
+            dir.expectations(&name).unwrap(),
+            "{name}"
+        );
+    }
+}

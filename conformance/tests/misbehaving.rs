@@ -307,6 +307,7 @@ async fn on_the_wall_clock_a_target_that_never_expires_fails_and_boundaries_are_
         "{}",
         report.target.clock
     );
+    assert_eq!(report.target.time_scale, Some(0.004));
     assert_case(
         &report,
         "E3.1",
@@ -332,4 +333,80 @@ async fn on_the_wall_clock_a_target_that_never_expires_fails_and_boundaries_are_
         .expect("a container was created");
     let body: serde_json::Value = container.body_json().unwrap();
     assert_eq!(body["defaultTtl"], json!(4));
+}
+
+/// Protocol deviations are notes beside the TTL verdict: a 201 for a
+/// replace, or a refusal without Cosmos DB's error `code`, does not decide a
+/// case; refusing or accepting, visible or absent still does.
+#[tokio::test]
+async fn protocol_deviations_are_notes_and_the_ttl_verdict_stays_strict() {
+    let server = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(CreatedOnReplace(NoTtl::default()))
+        .with_priority(10)
+        .mount(&server)
+        .await;
+    Mock::given(wiremock::matchers::method("POST"))
+        .and(path_regex("/docs$"))
+        .and(wiremock::matchers::body_string_contains("\"ttl\":0"))
+        .respond_with(ResponseTemplate::new(400).set_body_string("Bad Request"))
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    let report = run(
+        &config(&server.uri()),
+        &cases(&[
+            "L9.item-replace.max",
+            "L9.item-create.zero",
+            "L9.item-replace.zero",
+        ]),
+        LIMIT,
+    )
+    .await;
+    let replaced = case(&report, "L9.item-replace.max");
+    assert_eq!(replaced.status, Status::Passed, "{replaced:#?}");
+    assert_eq!(
+        replaced.protocol,
+        vec!["@0 replace a: expected 200, observed 201".to_string()]
+    );
+    let refused = case(&report, "L9.item-create.zero");
+    assert_eq!(refused.status, Status::Passed, "{refused:#?}");
+    assert!(
+        refused.protocol[0]
+            .starts_with("@0 create a: expected 400 BadRequest, observed 400 (no error code)"),
+        "{:?}",
+        refused.protocol
+    );
+    // Accepting an invalid value is a TTL failure, whatever the status code.
+    assert_case(
+        &report,
+        "L9.item-replace.zero",
+        Status::Failed,
+        "expected 400 BadRequest, observed 201",
+    );
+    assert_eq!(
+        case(&report, "L9.item-replace.zero").mismatches[0],
+        "@0 replace a: expected 400 BadRequest, observed 201"
+    );
+    assert_eq!(report.summary.protocol_notes, 2);
+    // The JUnit report carries them beside a success.
+    let junit = cosmos_conformance::report::junit::render(&report);
+    assert!(
+        junit.contains("protocol: @0 replace a: expected 200, observed 201"),
+        "{junit}"
+    );
+}
+
+/// The fake without TTL, answering 201 instead of 200 to an item replace.
+struct CreatedOnReplace(NoTtl);
+
+impl wiremock::Respond for CreatedOnReplace {
+    fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
+        let answer = self.0.respond(request);
+        if request.method.as_str() == "PUT" && request.url.path().contains("/docs/") {
+            let body: serde_json::Value = request.body_json().unwrap_or_default();
+            return ResponseTemplate::new(201).set_body_json(body);
+        }
+        answer
+    }
 }

@@ -4,6 +4,7 @@ mod bench;
 mod conformance;
 mod expectations;
 mod fuzz;
+mod scorecard;
 mod test;
 
 use std::path::PathBuf;
@@ -32,6 +33,12 @@ tasks:
       The emulator's property-based fuzz tests (emulator/tests/fuzz.rs),
       optimised, with N cases a property (default 10000, about six
       minutes) from seed S (default: a fresh one, printed first).
+  scorecard
+      Run the suite against this emulator (test clock, and system clock on
+      the wall clock) and against @vercel/cosmosdb-server and
+      @zeit/cosmosdb-server from npm (HTTP and HTTPS; installed into
+      target/scorecard/), regenerate their fixtures/expectations/ lists and
+      write docs/scorecard.{md,html}. About three minutes; needs node and npm.
   expectations --from REPORT.json --name NAME [--implementation TEXT]
       Write fixtures/expectations/NAME.toml from a report, keeping the
       reasons already written.
@@ -47,6 +54,7 @@ fn main() -> ExitCode {
         Some("conformance") => conformance::run(&rest),
         Some("expectations") => expectations::run(&rest),
         Some("fuzz") => fuzz::run(&rest),
+        Some("scorecard") => scorecard::run(&rest),
         Some("help" | "--help" | "-h") | None => {
             print!("{HELP}");
             return ExitCode::SUCCESS;

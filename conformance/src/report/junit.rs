@@ -1,6 +1,6 @@
 //! `report.xml`: JUnit XML, one test suite per area, one test case per case.
 //! Expected failures are reported as skipped (with the reason), so that CI
-//! dashboards show them without failing.
+//! dashboards show them without failing; protocol notes go to system-out.
 
 use super::{Report, Status};
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
@@ -38,6 +38,15 @@ pub fn render(report: &Report) -> String {
             };
             let mut test = TestCase::new(format!("{} {}", case.id, case.title), status);
             test.set_classname(format!("conformance.{area}"));
+            if !case.protocol.is_empty() {
+                // Beside the verdict, never part of it.
+                let notes: Vec<String> = case
+                    .protocol
+                    .iter()
+                    .map(|n| format!("protocol: {n}"))
+                    .collect();
+                test.set_system_out(notes.join("\n"));
+            }
             suite.add_test_case(test);
         }
         junit.add_test_suite(suite);

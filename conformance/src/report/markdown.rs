@@ -13,6 +13,10 @@ pub fn render(report: &Report) -> String {
     if let Some(filter) = &report.target.filter {
         md.push_str(&format!("- filter: `{filter}`\n"));
     }
+    md.push_str(&format!(
+        "- {} cases with protocol notes (never the reason a case fails)\n",
+        report.summary.protocol_notes
+    ));
     let summary: Vec<String> = Status::ALL
         .iter()
         .map(|s| format!("{} {}", report.summary.count(*s), s.as_str()))
@@ -27,11 +31,16 @@ pub fn render(report: &Report) -> String {
         md.push_str("| case | status | source | expected | observed | note |\n");
         md.push_str("|---|---|---|---|---|---|\n");
         for case in cases {
-            let note = case
+            let mut note = case
                 .reason
                 .as_deref()
                 .or(case.message.as_deref())
-                .unwrap_or("");
+                .unwrap_or("")
+                .to_string();
+            // A passed case's protocol notes (a failure's message has them).
+            if case.message.is_none() && !case.protocol.is_empty() {
+                note = format!("protocol: {}", case.protocol.join("; "));
+            }
             let observed = if case.observed == case.expected {
                 "as expected"
             } else {
@@ -44,7 +53,7 @@ pub fn render(report: &Report) -> String {
                 cell(&case.source.to_string()),
                 cell(&case.expected),
                 cell(observed),
-                cell(note)
+                cell(&note)
             ));
         }
     }

@@ -2,13 +2,14 @@
 //! JUnit XML `report.xml` and Markdown `report.md`.
 
 pub mod console;
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
 
 use crate::expectations::{self, Expectations};
-use crate::fixtures::{Case, Source};
-use crate::outcome::{CaseRun, Verdict};
+use crate::fixtures::{Action, Case, Source};
+use crate::outcome::{CaseRun, NOT_RUN, NO_ANSWER};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -56,6 +57,9 @@ pub struct Target {
     pub expectations: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter: Option<String>,
+    /// Real seconds per fixture second, on the wall clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_scale: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,6 +71,9 @@ pub struct Summary {
     pub expected_failure: usize,
     pub unexpected_pass: usize,
     pub skipped: usize,
+    /// Cases with protocol notes (whatever their status).
+    #[serde(default)]
+    pub protocol_notes: usize,
 }
 
 impl Summary {
@@ -95,6 +102,9 @@ impl Summary {
         let mut summary = Summary::default();
         for case in cases {
             summary.add(case.status);
+            if !case.protocol.is_empty() {
+                summary.protocol_notes += 1;
+            }
         }
         summary
     }
@@ -119,6 +129,66 @@ pub struct CaseReport {
     /// The expectations file's reason, for listed cases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The steps whose TTL part differs (what decided a failure).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mismatches: Vec<String>,
+    /// Protocol deviations: steps whose TTL part agrees but whose token
+    /// does not (a 201 for a 200, an error without `code`, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub protocol: Vec<String>,
+    /// Where the case sits in the documentation's tables, if it is a cell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<TableCell>,
+}
+
+/// A cell of the example tables (`E`) or the matrix (`M`): the row is the
+/// item's `ttl`, the column the container's `defaultTtl`, both as the case
+/// sends them (`absent` / `missing` when the property is not sent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableCell {
+    pub table: String,
+    pub row: String,
+    pub column: String,
+}
+
+impl TableCell {
+    /// The cell of a case whose first citation is a table cell (`E3.1`,
+    /// `M2.3`), read from its data: the container body and the first create.
+    pub fn of(case: &Case) -> Option<TableCell> {
+        let first = case.source.cites.first()?;
+        let table = first.get(..1).filter(|t| *t == "E" || *t == "M")?;
+        let container = case.container.as_ref()?;
+        let item = case.steps.iter().find_map(|step| match &step.action {
+            Action::Create(body) => Some(body),
+            _ => None,
+        })?;
+        let label = |value: Option<&serde_json::Value>, missing: &str| match value {
+            None => missing.to_string(),
+            Some(value) => value.to_string(),
+        };
+        Some(TableCell {
+            table: table.to_string(),
+            row: label(item.get("ttl"), "absent"),
+            column: label(container.get("defaultTtl"), "missing"),
+        })
+    }
+}
+
+impl CaseReport {
+    /// Whether the TTL verdict is a pass (whatever the expectations said).
+    pub fn ttl_passed(&self) -> bool {
+        matches!(self.status, Status::Passed | Status::UnexpectedPass)
+    }
+
+    /// Whether every step got an answer (see `CaseRun::ran_fully`).
+    pub fn ran_fully(&self) -> bool {
+        !self.observed.starts_with("setup failed:")
+            && !self.observed.starts_with("skipped:")
+            && !self.mismatches.iter().any(|m| {
+                m.ends_with(&format!("observed {NO_ANSWER}"))
+                    || m.ends_with(&format!("observed {NOT_RUN}"))
+            })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -141,22 +211,13 @@ impl Report {
             .iter()
             .zip(runs)
             .map(|(case, run)| {
-                let verdict = run.verdict();
-                let reason = expectations.and_then(|e| e.reason(&case.id));
-                let status = expectations::status(&verdict, reason.is_some());
-                let message = match (&verdict, status) {
-                    (_, Status::UnexpectedPass) => Some(
-                        "passed, but the expectations list it as a known failure: remove it from the list"
-                            .to_string(),
-                    ),
-                    (Verdict::Failed(m) | Verdict::Skipped(m), _) => Some(m.clone()),
-                    (Verdict::Passed, _) => None,
-                };
+                let listed = expectations.and_then(|e| e.find(&case.id));
+                let judgement = expectations::judge(run, listed);
                 CaseReport {
                     id: case.id.clone(),
                     area: case.area.clone(),
                     title: case.title.clone(),
-                    status,
+                    status: judgement.status,
                     expected: run.expected_text(),
                     observed: run.observed_text(),
                     source: case.source.clone(),
@@ -165,8 +226,11 @@ impl Report {
                         .file_name()
                         .map(|f| f.to_string_lossy().into_owned())
                         .unwrap_or_default(),
-                    message,
-                    reason: reason.map(str::to_string),
+                    message: judgement.message,
+                    reason: listed.map(|l| l.reason.clone()),
+                    mismatches: run.ttl_mismatches(),
+                    protocol: run.protocol_notes(),
+                    cell: TableCell::of(case),
                 }
             })
             .collect();
@@ -208,12 +272,13 @@ impl Report {
         table
     }
 
-    /// Writes `report.json`, `report.xml` and `report.md` into `dir`.
+    /// Writes `report.json`, `report.xml`, `report.md` and `report.html` into `dir`.
     pub fn write(&self, dir: &Path) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
         std::fs::write(dir.join("report.json"), json::render(self))?;
         std::fs::write(dir.join("report.xml"), junit::render(self))?;
         std::fs::write(dir.join("report.md"), markdown::render(self))?;
+        std::fs::write(dir.join("report.html"), html::render(self))?;
         Ok(())
     }
 
