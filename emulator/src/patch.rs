@@ -178,10 +178,13 @@ fn apply_one(doc: &mut Value, op: &Operation) -> ApiResult<()> {
                     let n = current.as_f64().ok_or_else(|| {
                         ApiError::bad_request(format!("The patch operation 'incr' on '{}' needs a number there, found {current}.", op.path))
                     })?;
-                    if current.is_f64() || by.is_f64() {
-                        serde_json::Number::from_f64(n + by_num).map_or(Value::Null, Value::Number)
-                    } else {
-                        Value::from(current.as_i64().unwrap_or(0).saturating_add(by.as_i64().unwrap_or(0)))
+                    // Integers add exactly while the sum fits; otherwise as doubles.
+                    let exact = current.as_i64().zip(by.as_i64()).and_then(|(a, b)| a.checked_add(b));
+                    match exact {
+                        Some(sum) => Value::from(sum),
+                        None => serde_json::Number::from_f64(n + by_num).map(Value::Number).ok_or_else(|| {
+                            ApiError::bad_request(format!("The patch operation 'incr' on '{}' would overflow: {current} + {by} is not a finite number.", op.path))
+                        })?,
                     }
                 }
             };
@@ -263,6 +266,38 @@ mod tests {
             Value::Object(out),
             json!({"id": "a", "n": 3, "tags": ["x", "y"], "ttl": 10})
         );
+    }
+
+    /// Integers add exactly while the sum fits, then as doubles; a sum that
+    /// is not finite is refused, never stored as null or wrapped around.
+    #[test]
+    fn incr_never_overflows() {
+        let incr = |current: Value, by: Value| {
+            let doc = json!({"id": "a", "n": current})
+                .as_object()
+                .unwrap()
+                .clone();
+            apply(doc, &[op("incr", "/n", by)]).map(|d| d["n"].clone())
+        };
+        assert_eq!(
+            incr(json!(i64::MAX - 1), json!(1)).unwrap(),
+            json!(i64::MAX)
+        );
+        assert_eq!(
+            incr(json!(i64::MAX), json!(1)).unwrap(),
+            json!(9.223372036854776e18)
+        );
+        assert_eq!(
+            incr(json!(u64::MAX), json!(1)).unwrap(),
+            json!(1.8446744073709552e19)
+        );
+        assert_eq!(
+            incr(json!(i64::MIN), json!(-1)).unwrap(),
+            json!(-9.223372036854776e18)
+        );
+        assert_eq!(incr(json!(1.5), json!(1)).unwrap(), json!(2.5));
+        let e = incr(json!(1e308), json!(1e308)).unwrap_err();
+        assert!(e.message.contains("overflow"), "{}", e.message);
     }
 
     #[test]

@@ -18,13 +18,17 @@ impl<S: Send + Sync> FromRequest<S> for Body {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
-            if rejection.status().as_u16() == 413 {
-                too_large(None)
-            } else {
-                ApiError::bad_request(format!("The request body could not be read: {rejection}"))
-            }
-        })?;
+        let bytes = Bytes::from_request(request, state)
+            .await
+            .map_err(|rejection| {
+                if rejection.status().as_u16() == 413 {
+                    too_large(None)
+                } else {
+                    ApiError::bad_request(format!(
+                        "The request body could not be read: {rejection}"
+                    ))
+                }
+            })?;
         // The service measures the request's payload, as sent (escapes included).
         if bytes.len() > MAX_REQUEST_BYTES {
             return Err(too_large(Some(bytes.len())));
