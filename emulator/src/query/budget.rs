@@ -64,9 +64,15 @@ pub fn charge_bytes(bytes: usize) -> bool {
     true
 }
 
-/// About what a copy of `value` allocates; scalars cost nothing to count.
+/// About what a copy of `value` allocates. Scalars and strings, what
+/// filters mostly read, are counted without a walk or an allocation.
 fn weight(value: &Value) -> usize {
     const NODE: usize = 16;
+    match value {
+        Value::Array(_) | Value::Object(_) => {}
+        Value::String(s) => return NODE + s.len(),
+        _ => return NODE,
+    }
     let mut total = 0;
     let mut pending = vec![value];
     while let Some(v) = pending.pop() {
