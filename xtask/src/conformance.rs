@@ -1,11 +1,9 @@
 //! `cargo xtask conformance`: the suite against the emulator (built and
 //! started here, with its test clock, on a free port) or against --endpoint.
 
+use crate::server::Server;
 use crate::{cargo, flag, root, target_dir};
-use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
-use std::process::{Child, Command, ExitCode, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
 const STARTUP: Duration = Duration::from_secs(10);
@@ -36,9 +34,11 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let mut emulator = None;
     if against_emulator {
         std::fs::create_dir_all(&report_dir).map_err(|e| e.to_string())?;
-        let running = Emulator::start(
+        let running = Server::start(
             &bin.join("cosmos-emulator"),
+            &["--host", "127.0.0.1", "--port", "0", "--clock", "manual"],
             &report_dir.join("emulator.log"),
+            STARTUP,
         )?;
         suite.arg("--endpoint").arg(&running.endpoint);
         if flag(args, "--expectations").is_none() {
@@ -60,61 +60,4 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         None => ExitCode::from(1),
     })
-}
-
-/// The emulator binary, running until dropped.
-struct Emulator {
-    child: Child,
-    endpoint: String,
-}
-
-impl Emulator {
-    /// Starts `cosmos-emulator --port 0 --clock manual` and reads its first
-    /// stdout line, `listening on http://HOST:PORT`.
-    fn start(binary: &Path, log: &Path) -> Result<Emulator, String> {
-        let log = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
-        let mut child = Command::new(binary)
-            .args(["--host", "127.0.0.1", "--port", "0", "--clock", "manual"])
-            .stdout(Stdio::piped())
-            .stderr(log)
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", binary.display()))?;
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let (line_tx, line_rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            let mut line = String::new();
-            let _ = line_tx.send(reader.read_line(&mut line).map(|_| line));
-            // Keep draining, so that later output never blocks the emulator.
-            let _ = std::io::copy(&mut reader.by_ref(), &mut std::io::sink());
-        });
-        let mut emulator = Emulator {
-            child,
-            endpoint: String::new(),
-        };
-        let line = match line_rx.recv_timeout(STARTUP) {
-            Ok(Ok(line)) => line,
-            Ok(Err(e)) => return Err(format!("reading the emulator's output: {e}")),
-            Err(_) => {
-                return Err(format!(
-                    "the emulator did not say where it listens within {STARTUP:?}"
-                ))
-            }
-        };
-        emulator.endpoint = line
-            .trim()
-            .strip_prefix("listening on ")
-            .ok_or_else(|| {
-                format!("the emulator's first line is {line:?}, not `listening on URL`")
-            })?
-            .to_string();
-        Ok(emulator)
-    }
-}
-
-impl Drop for Emulator {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }

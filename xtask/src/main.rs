@@ -5,6 +5,7 @@ mod conformance;
 mod expectations;
 mod fuzz;
 mod scorecard;
+mod server;
 mod test;
 
 use std::path::PathBuf;

@@ -7,14 +7,13 @@
 
 mod render;
 
+use crate::server::Server;
 use crate::{cargo, root, target_dir};
 use cosmos_conformance::expectations::Expectations;
 use cosmos_conformance::report::Report;
 use render::{html, markdown, summary_table, table, update_readme};
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 const STARTUP: Duration = Duration::from_secs(20);
@@ -95,6 +94,7 @@ pub fn run(_args: &[String]) -> Result<ExitCode, String> {
                     &emulator_bin,
                     &args,
                     &out_e.join(format!("emulator-{clock}.log")),
+                    STARTUP,
                 )?;
                 let options = vec![
                     "--clock".to_string(),
@@ -188,7 +188,7 @@ fn peer_runs(peer: &Peer, suite: &Path, out: &Path, node: &Path) -> Result<Vec<R
         }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let log = out.join(format!("{}-{}.log", peer.name, transport.to_lowercase()));
-        let server = Server::start(node, &args, &log)?;
+        let server = Server::start(node, &args, &log, STARTUP)?;
         // A peer without a list yet runs without one; its list is made below.
         let mut options = Vec::new();
         if list.exists() {
@@ -304,72 +304,6 @@ fn suite_run(
     })
 }
 
-/// A server process, stopped when dropped. Its endpoint comes from its
-/// first line on stdout, which names the address it listens on.
-struct Server {
-    child: Child,
-    endpoint: String,
-}
-
-impl Server {
-    fn start(program: &Path, args: &[&str], log: &Path) -> Result<Server, String> {
-        let log_file = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
-        let mut child = Command::new(program)
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(log_file)
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let (line_tx, line_rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            let mut line = String::new();
-            let _ = line_tx.send(reader.read_line(&mut line).map(|_| line));
-            let _ = std::io::copy(&mut reader.by_ref(), &mut std::io::sink());
-        });
-        let mut server = Server {
-            child,
-            endpoint: String::new(),
-        };
-        let line = match line_rx.recv_timeout(STARTUP) {
-            Ok(Ok(line)) => line,
-            _ => {
-                return Err(format!(
-                    "{} did not say where it listens",
-                    program.display()
-                ))
-            }
-        };
-        server.endpoint =
-            endpoint_of(&line).ok_or_else(|| format!("cannot find an address in {line:?}"))?;
-        Ok(server)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `listening on http://127.0.0.1:PORT` (the emulator) or `Ready to accept
-/// HTTPS connections at 127.0.0.1:PORT` (the peers).
-fn endpoint_of(line: &str) -> Option<String> {
-    let line = line.trim();
-    if let Some(url) = line.strip_prefix("listening on ") {
-        return Some(url.to_string());
-    }
-    let scheme = if line.contains("HTTPS") {
-        "https"
-    } else {
-        "http"
-    };
-    let address = line.rsplit(' ').next()?;
-    Some(format!("{scheme}://{address}"))
-}
-
 /// Headless Chromium's screenshot of a page (the top of it).
 fn screenshot(chromium: &Path, page: &Path, png: &Path) -> Result<(), String> {
     let profile = target_dir().join("scorecard/chromium-profile");
@@ -423,7 +357,7 @@ fn revision() -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::endpoint_of;
+    use crate::server::endpoint_of;
 
     #[test]
     fn the_endpoint_comes_from_the_servers_first_line() {
