@@ -160,11 +160,18 @@ impl PreparedQuery {
         })
     }
 
+    /// `SELECT VALUE CONCAT('a', 'b')`, `SELECT 1`: a query without FROM,
+    /// evaluated exactly once whatever the container holds.
+    fn is_from_less(&self) -> bool {
+        self.select.alias.is_empty()
+    }
+
     /// Whether results come in key order one document at a time, so that a
     /// page can resume after a key instead of re-running the whole query.
     pub fn streams_in_key_order(&self) -> bool {
         let s = &self.select;
         !self.aggregate
+            && !self.is_from_less()
             && s.order_by.is_empty()
             && !s.distinct
             && s.top.is_none()
@@ -231,7 +238,14 @@ impl PreparedQuery {
     }
 
     fn values(&self, docs: impl Iterator<Item = Value>) -> Vec<Value> {
-        let mut matching: Vec<Value> = docs.filter(|d| self.matches(d)).collect();
+        // Without FROM there is no document: the query is evaluated once.
+        let mut matching: Vec<Value> = if self.is_from_less() {
+            std::iter::once(Value::Null)
+                .filter(|d| self.matches(d))
+                .collect()
+        } else {
+            docs.filter(|d| self.matches(d)).collect()
+        };
         if self.aggregate {
             return self.aggregate_row(&matching).into_iter().collect();
         }
@@ -444,6 +458,39 @@ mod tests {
             ),
             vec![json!(true), json!(false)]
         );
+    }
+
+    /// Issue 10: without FROM, a query is evaluated once, whatever the
+    /// container holds (the function reference pages' examples).
+    #[test]
+    fn from_less_queries_are_evaluated_once() {
+        let docs = [json!({"id": "a"}), json!({"id": "b"})];
+        for docs in [&docs[..], &[]] {
+            assert_eq!(
+                run("SELECT VALUE CONCAT('a', 'b')", docs),
+                vec![json!("ab")]
+            );
+            assert_eq!(run("SELECT 1 AS one", docs), vec![json!({"one": 1})]);
+            assert_eq!(run("SELECT VALUE @v + 1", docs), vec![json!(3)]);
+            assert_eq!(run("SELECT VALUE COUNT(1)", docs), vec![json!(1)]);
+            assert!(run("SELECT VALUE undefined", docs).is_empty());
+        }
+        let query = PreparedQuery::prepare(&QueryBody {
+            query: "SELECT VALUE 'x'".into(),
+            parameters: vec![],
+        })
+        .unwrap();
+        let bodies: Vec<Bytes> = (0..3)
+            .map(|i| Bytes::from(json!({"id": i}).to_string()))
+            .collect();
+        let limit = PageLimit {
+            items: 100,
+            bytes: usize::MAX,
+        };
+        let page = query
+            .run_page(bodies.iter().map(|b| ("[]", "id", b)), None, limit)
+            .unwrap();
+        assert_eq!(page.documents, vec![Bytes::from_static(b"\"x\"")]);
     }
 
     /// The byte prefilter never changes a result, only skips parsing.

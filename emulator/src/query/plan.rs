@@ -91,7 +91,10 @@ impl PreparedQuery {
             };
             format!(" FROM {alias}{where_clause}")
         };
-        if self.aggregate {
+        if s.alias.is_empty() {
+            // Without FROM the query is evaluated once as it is: there is
+            // nothing to merge across ranges, and no rewriting.
+        } else if self.aggregate {
             match &s.projection {
                 Projection::Value(e) => {
                     if let Some(aggregate) = as_aggregate(e) {
@@ -245,6 +248,21 @@ mod tests {
             json!({"id": "b", "n": 1, "_rid": "r2"}),
             json!({"id": "c", "_rid": "r3"}),
         ]
+    }
+
+    /// Without FROM there is nothing to merge: the query runs as it is
+    /// (an aggregate rewritten over `FROM c` would count the items).
+    #[test]
+    fn from_less_queries_are_not_rewritten() {
+        for q in [
+            "SELECT VALUE COUNT(1)",
+            "SELECT VALUE CONCAT('a', 'b')",
+            "SELECT 1 AS one",
+        ] {
+            let plan = prepare(q).plan();
+            assert_eq!(plan["queryInfo"]["rewrittenQuery"], json!(""), "{q}");
+            assert_eq!(plan["queryInfo"]["aggregates"], json!([]), "{q}");
+        }
     }
 
     #[test]
