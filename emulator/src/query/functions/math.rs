@@ -1,0 +1,182 @@
+//! Mathematical functions on doubles: `ABS`, `ACOS`, `ASIN`, `ATAN`,
+//! `ATN2`, `CEILING`, `COS`, `COT`, `DEGREES`, `EXP`, `FLOOR`, `LOG`,
+//! `LOG10`, `PI`, `POWER`, `RADIANS`, `ROUND`, `SIGN`, `SIN`, `SQRT`,
+//! `SQUARE`, `TAN`, `TRUNC` and `NumberBin`. The 64-bit integer helpers
+//! (`IntAdd`, ...) are in `integer.rs`. A result that is not a finite
+//! number (`LOG(0)`, `SQRT(-1)`, `POWER(10, 400)`) is undefined: JSON has
+//! no NaN or infinity.
+
+use serde_json::Value;
+
+use super::{finite, num, Function};
+
+pub const FUNCTIONS: &[(&str, Function)] = &[
+    ("ABS", |a| unary(a, f64::abs)),
+    ("ACOS", |a| unary(a, f64::acos)),
+    ("ASIN", |a| unary(a, f64::asin)),
+    ("ATAN", |a| unary(a, f64::atan)),
+    ("ATN2", |a| binary(a, f64::atan2)),
+    ("CEILING", |a| unary(a, f64::ceil)),
+    ("COS", |a| unary(a, f64::cos)),
+    ("COT", |a| unary(a, |x| 1.0 / x.tan())),
+    ("DEGREES", |a| unary(a, f64::to_degrees)),
+    ("EXP", |a| unary(a, f64::exp)),
+    ("FLOOR", |a| unary(a, f64::floor)),
+    ("LOG", log),
+    ("LOG10", |a| unary(a, f64::log10)),
+    ("PI", |a| {
+        a.is_empty().then(|| finite(std::f64::consts::PI))?
+    }),
+    ("POWER", |a| binary(a, f64::powf)),
+    ("RADIANS", |a| unary(a, f64::to_radians)),
+    // Midpoints round away from zero, as documented (and as f64::round does).
+    ("ROUND", |a| unary(a, f64::round)),
+    ("SIGN", |a| {
+        unary(a, |x| if x == 0.0 { 0.0 } else { x.signum() })
+    }),
+    ("SIN", |a| unary(a, f64::sin)),
+    ("SQRT", |a| unary(a, f64::sqrt)),
+    ("SQUARE", |a| unary(a, |x| x * x)),
+    ("TAN", |a| unary(a, f64::tan)),
+    ("TRUNC", |a| unary(a, f64::trunc)),
+    ("NUMBERBIN", number_bin),
+];
+
+fn unary(args: &[Option<Value>], f: fn(f64) -> f64) -> Option<Value> {
+    (args.len() == 1).then_some(())?;
+    finite(f(num(args, 0)?))
+}
+
+fn binary(args: &[Option<Value>], f: fn(f64, f64) -> f64) -> Option<Value> {
+    (args.len() == 2).then_some(())?;
+    finite(f(num(args, 0)?, num(args, 1)?))
+}
+
+/// The natural logarithm, or the logarithm in the base given second.
+fn log(args: &[Option<Value>]) -> Option<Value> {
+    match args.len() {
+        1 => finite(num(args, 0)?.ln()),
+        2 => finite(num(args, 0)?.ln() / num(args, 1)?.ln()),
+        _ => None,
+    }
+}
+
+/// The value rounded down to a multiple of the bin size (1 by default);
+/// undefined for a bin size of 0.
+fn number_bin(args: &[Option<Value>]) -> Option<Value> {
+    if args.is_empty() || args.len() > 2 {
+        return None;
+    }
+    let x = num(args, 0)?;
+    let bin = if args.len() == 2 { num(args, 1)? } else { 1.0 };
+    if bin == 0.0 {
+        return None;
+    }
+    let bins = (x / bin).floor();
+    // 377 * 0.1 is 37.7 but 3775 * 0.01 is 37.75000000000001 in doubles:
+    // divide by the bin's reciprocal when it is integral, as a decimal bin
+    // size means.
+    let inverse = 1.0 / bin;
+    let binned = if inverse.abs() > 1.0 && inverse.round() == inverse {
+        bins / inverse
+    } else {
+        bins * bin
+    };
+    finite(binned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{run, U};
+    use rstest::rstest;
+    use serde_json::{json, Value};
+    use std::f64::consts::PI;
+
+    /// Numbers are compared as doubles (`1` and `1.0` alike).
+    fn check(name: &str, args: Value, expected: Option<f64>) {
+        let got = run(name, args.clone()).map(|v| v.as_f64().expect("a number"));
+        assert_eq!(got, expected, "{name}{args}");
+    }
+
+    // The ATAN, ATN2 (ATN2(y, x)), ROUND (with the midpoints of its remarks)
+    // and NumberBin rows are the documented examples of
+    // https://learn.microsoft.com/en-us/cosmos-db/query/atan, .../atn2,
+    // .../round and .../numberbin; the other rows are edge rows, their
+    // values computed from each function's definition.
+    #[rstest]
+    #[case("ABS", json!([-1]), Some(1.0))]
+    #[case("ABS", json!([0]), Some(0.0))]
+    #[case("ABS", json!([1]), Some(1.0))]
+    #[case("ACOS", json!([-1]), Some(PI))]
+    #[case("ASIN", json!([-1]), Some(-PI / 2.0))]
+    #[case("ATAN", json!([-45.01]), Some(-1.5485826962062663))]
+    #[case("ATN2", json!([35.175643, 129.44]), Some(0.265344532064832))]
+    #[case("CEILING", json!([123.45]), Some(124.0))]
+    #[case("CEILING", json!([-123.45]), Some(-123.0))]
+    #[case("CEILING", json!([0.0]), Some(0.0))]
+    #[case("DEGREES", json!([PI / 2.0]), Some(90.0))]
+    #[case("FLOOR", json!([-45.6]), Some(-46.0))]
+    #[case("FLOOR", json!([45.6]), Some(45.0))]
+    #[case("LOG10", json!([100]), Some(2.0))]
+    #[case("LOG", json!([10]), Some(10f64.ln()))]
+    #[case("LOG", json!([8, 2]), Some(3.0))]
+    #[case("PI", json!([]), Some(PI))]
+    #[case("POWER", json!([2, 3]), Some(8.0))]
+    #[case("POWER", json!([2.5, 3]), Some(15.625))]
+    #[case("ROUND", json!([2.4]), Some(2.0))]
+    #[case("ROUND", json!([2.6]), Some(3.0))]
+    #[case("ROUND", json!([2.5]), Some(3.0))]
+    #[case("ROUND", json!([-2.4]), Some(-2.0))]
+    #[case("ROUND", json!([-6.5]), Some(-7.0))]
+    #[case("ROUND", json!([-0.5]), Some(-1.0))]
+    #[case("ROUND", json!([0.5]), Some(1.0))]
+    #[case("ROUND", json!([6.5]), Some(7.0))]
+    #[case("ROUND", json!([-2.6]), Some(-3.0))]
+    #[case("SIGN", json!([-2]), Some(-1.0))]
+    #[case("SIGN", json!([0]), Some(0.0))]
+    #[case("SIGN", json!([2]), Some(1.0))]
+    #[case("SQRT", json!([1]), Some(1.0))]
+    #[case("SQRT", json!([2.0]), Some(2f64.sqrt()))]
+    #[case("SQUARE", json!([3]), Some(9.0))]
+    #[case("SQUARE", json!([2.0]), Some(4.0))]
+    #[case("TRUNC", json!([2.4]), Some(2.0))]
+    #[case("TRUNC", json!([2.6]), Some(2.0))]
+    #[case("TRUNC", json!([-2.6]), Some(-2.0))]
+    #[case("TAN", json!([PI / 2.0]), Some((PI / 2.0).tan()))]
+    #[case("NUMBERBIN", json!([37.752, -100]), Some(100.0))]
+    #[case("NUMBERBIN", json!([37.752, 10]), Some(30.0))]
+    #[case("NUMBERBIN", json!([37.752, 1]), Some(37.0))]
+    #[case("NUMBERBIN", json!([37.752, 0]), None)]
+    #[case("NUMBERBIN", json!([37.752, 0.1]), Some(37.7))]
+    #[case("NUMBERBIN", json!([37.752, 0.01]), Some(37.75))]
+    #[case("NUMBERBIN", json!([155.23478, 0.01]), Some(155.23))]
+    // Edge rows: results that are not finite, wrong types and counts.
+    #[case("NUMBERBIN", json!([37.752]), Some(37.0))]
+    #[case("NUMBERBIN", json!([-0.5]), Some(-1.0))]
+    #[case("NUMBERBIN", json!(["1", 1]), None)]
+    #[case("LOG", json!([0]), None)]
+    #[case("LOG", json!([-1]), None)]
+    #[case("LOG", json!([8, 1]), None)]
+    #[case("SQRT", json!([-1]), None)]
+    #[case("ACOS", json!([2]), None)]
+    #[case("POWER", json!([10, 400]), None)]
+    #[case("EXP", json!([1000]), None)]
+    #[case("COT", json!([0]), None)]
+    #[case("ABS", json!(["-1"]), None)]
+    #[case("ABS", json!([U]), None)]
+    #[case("ABS", json!([-1, 2]), None)]
+    #[case("ABS", json!([-1e308]), Some(1e308))]
+    #[case("ROUND", json!([1e300]), Some(1e300))]
+    #[case("PI", json!([1]), None)]
+    #[case("POWER", json!([2]), None)]
+    #[case("SQUARE", json!([1e200]), None)]
+    fn math(#[case] name: &str, #[case] args: Value, #[case] expected: Option<f64>) {
+        check(name, args, expected);
+    }
+
+    #[test]
+    fn integral_results_are_integers() {
+        assert_eq!(run("CEILING", json!([1.2])), Some(json!(2)));
+        assert_eq!(run("SQUARE", json!([3])), Some(json!(9)));
+    }
+}
