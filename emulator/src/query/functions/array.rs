@@ -132,7 +132,8 @@ fn key(v: &Value) -> Key {
 }
 
 /// `SetUnion` (`union`) or `SetIntersect`: without duplicates, in the order
-/// of first appearance (the first array's, then the second's).
+/// of first appearance (a union the first array's, then the second's; an
+/// intersection the second's).
 fn set(args: &[Option<Value>], union: bool) -> Option<Value> {
     if args.len() != 2 {
         return None;
@@ -147,8 +148,10 @@ fn set(args: &[Option<Value>], union: bool) -> Option<Value> {
             }
         }
     } else {
-        let wanted: HashSet<Key> = second.iter().map(key).collect();
-        for v in first {
+        // In the second array's order, as documented ([1, 2, "A", "B"]
+        // and ["A", 1] intersect as ["A", 1]).
+        let wanted: HashSet<Key> = first.iter().map(key).collect();
+        for v in second {
             let k = key(v);
             if wanted.contains(&k) && seen.insert(k) {
                 out.push(v.clone());
@@ -232,11 +235,15 @@ mod tests {
     #[case("SETUNION", json!([[1, 1.0, -0.0, 0], [{"a": 1}, {"a": 1}]]), Some(json!([1, -0.0, {"a": 1}])))]
     #[case("SETUNION", json!([[1], "a"]), None)]
     #[case("SETUNION", json!([[1], U]), None)]
-    // SetIntersect (https://learn.microsoft.com/en-us/cosmos-db/query/setintersect): edge rows.
+    // https://learn.microsoft.com/en-us/cosmos-db/query/setintersect
     #[case("SETINTERSECT", json!([[1, 2, 3, 4], [3, 4, 5, 6]]), Some(json!([3, 4])))]
     #[case("SETINTERSECT", json!([[1, 2, 3, 4], []]), Some(json!([])))]
-    #[case("SETINTERSECT", json!([[1, 1, 2, 2], [2, 1]]), Some(json!([1, 2])))]
-    #[case("SETINTERSECT", json!([["A", 1, [1]], [[1], "a", 1]]), Some(json!([1, [1]])))]
+    #[case("SETINTERSECT", json!([[1, 2, 3, 4], [1, 1, 1, 1]]), Some(json!([1])))]
+    #[case("SETINTERSECT", json!([[1, 2, 3, 4], ["A", "B"]]), Some(json!([])))]
+    #[case("SETINTERSECT", json!([[1, 2, "A", "B"], ["A", 1]]), Some(json!(["A", 1])))]
+    // Edge rows.
+    #[case("SETINTERSECT", json!([[1, 1, 2, 2], [2, 1]]), Some(json!([2, 1])))]
+    #[case("SETINTERSECT", json!([["A", 1, [1]], [[1], "a", 1.0]]), Some(json!([[1], 1.0])))]
     #[case("SETINTERSECT", json!([[1], 1]), None)]
     // ARRAY_CONCAT and ARRAY_LENGTH: edge rows.
     #[case("ARRAY_CONCAT", json!([["A", "B"], [1, 2], [[true]]]), Some(json!(["A", "B", 1, 2, [true]])))]
