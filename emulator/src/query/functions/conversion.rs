@@ -79,10 +79,21 @@ mod tests {
     #[case("STRINGTOBOOLEAN", json!([true]), None)]
     #[case("STRINGTOBOOLEAN", json!([U]), None)]
     #[case("STRINGTOBOOLEAN", json!([null]), None)]
-    // StringToArray, StringToNull, StringToObject
+    // https://learn.microsoft.com/en-us/cosmos-db/query/stringtoarray
+    #[case("STRINGTOARRAY", json!(["[]"]), Some(json!([])))]
+    #[case("STRINGTOARRAY", json!(["[ \"coats\", \"gloves\", \"hats\" ]"]), Some(json!(["coats", "gloves", "hats"])))]
+    #[case(
+        "STRINGTOARRAY",
+        json!(["[ { \"types\": [ \"coats\", \"gloves\" ] }, [ \"hats\" ], 76, false, null ]"]),
+        Some(json!([{"types": ["coats", "gloves"]}, ["hats"], 76, false, null]))
+    )]
+    #[case("STRINGTOARRAY", json!(["[ [ \"coats\", \"gloves\" ], [ \"hats\" ] ]"]), Some(json!([["coats", "gloves"], ["hats"]])))]
+    #[case("STRINGTOARRAY", json!(["[ 'coats', 'gloves', 'hats' ]"]), None)]
+    #[case("STRINGTOARRAY", json!([U]), None)]
+    #[case("STRINGTOARRAY", json!([null]), None)]
+    // StringToNull, StringToObject
     // (https://learn.microsoft.com/en-us/cosmos-db/query/stringtoarray and
     // its siblings): JSON of the named type only. Edge rows.
-    #[case("STRINGTOARRAY", json!(["[]"]), Some(json!([])))]
     #[case("STRINGTOARRAY", json!([" [1, 2, [\"a\", {\"b\": null}]] "]), Some(json!([1, 2, ["a", {"b": null}]])))]
     #[case("STRINGTOARRAY", json!(["[1,2,3"]), None)]
     #[case("STRINGTOARRAY", json!(["['a']"]), None)]
@@ -100,7 +111,15 @@ mod tests {
     #[case("STRINGTOOBJECT", json!(["{'a': 1}"]), None)]
     #[case("STRINGTOOBJECT", json!(["{a: 1}"]), None)]
     #[case("STRINGTOOBJECT", json!(["[]"]), None)]
-    // ToString (https://learn.microsoft.com/en-us/cosmos-db/query/tostring): edge rows.
+    // https://learn.microsoft.com/en-us/cosmos-db/query/tostring (NaN and
+    // Infinity cannot be arguments here: JSON has neither).
+    #[case("TOSTRING", json!([125]), Some(json!("125")))]
+    #[case("TOSTRING", json!([0.1234]), Some(json!("0.1234")))]
+    #[case("TOSTRING", json!([false]), Some(json!("false")))]
+    #[case("TOSTRING", json!([[1, 2, 3]]), Some(json!("[1,2,3]")))]
+    #[case("TOSTRING", json!([{"department": "Bicycles"}]), Some(json!("{\"department\":\"Bicycles\"}")))]
+    #[case("TOSTRING", json!(["Hello World"]), Some(json!("Hello World")))]
+    // Edge rows.
     #[case("TOSTRING", json!([1]), Some(json!("1")))]
     #[case("TOSTRING", json!([-3.5]), Some(json!("-3.5")))]
     #[case("TOSTRING", json!(["text"]), Some(json!("text")))]

@@ -74,6 +74,12 @@ use serde_json::{json, Value};
 #[case("INDEX_OF", json!(["AdventureWorks", "Works", 5]), Some(json!(9)))]
 #[case("INDEX_OF", json!(["AdventureWorks", "Adventure", 5]), Some(json!(-1)))]
 #[case("INDEX_OF", json!(["AdventureWorks", "aD"]), Some(json!(-1)))]
+// https://learn.microsoft.com/en-us/cosmos-db/query/left
+#[case("LEFT", json!(["AdventureWorks", 0]), Some(json!("")))]
+#[case("LEFT", json!(["AdventureWorks", 1]), Some(json!("A")))]
+#[case("LEFT", json!(["AdventureWorks", 5]), Some(json!("Adven")))]
+#[case("LEFT", json!(["AdventureWorks", 14]), Some(json!("AdventureWorks")))]
+#[case("LEFT", json!(["AdventureWorks", 100]), Some(json!("AdventureWorks")))]
 // CONCAT, CONTAINS, STARTSWITH, ENDSWITH, StringEquals: edge rows.
 #[case("CONCAT", json!(["abc", "def"]), Some(json!("abcdef")))]
 #[case("CONCAT", json!(["a", "b", "c", "d"]), Some(json!("abcd")))]
@@ -101,8 +107,6 @@ use serde_json::{json, Value};
 #[case("INDEX_OF", json!(["abc", "a", 1e300]), Some(json!(-1)))]
 #[case("INDEX_OF", json!(["héllo wörld", "wö"]), Some(json!(6)))]
 #[case("INDEX_OF", json!(["abc", 1]), None)]
-#[case("LEFT", json!(["AdventureWorks", 9]), Some(json!("Adventure")))]
-#[case("LEFT", json!(["AdventureWorks", 100]), Some(json!("AdventureWorks")))]
 #[case("LEFT", json!(["AdventureWorks", -1]), Some(json!("")))]
 #[case("LEFT", json!(["日本語", 2]), Some(json!("日本")))]
 #[case("RIGHT", json!(["AdventureWorks", 5]), Some(json!("Works")))]
