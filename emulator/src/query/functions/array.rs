@@ -245,6 +245,9 @@ mod tests {
     #[case("SETINTERSECT", json!([[1, 1, 2, 2], [2, 1]]), Some(json!([2, 1])))]
     #[case("SETINTERSECT", json!([["A", 1, [1]], [[1], "a", 1.0]]), Some(json!([[1], 1.0])))]
     #[case("SETINTERSECT", json!([[1], 1]), None)]
+    // https://learn.microsoft.com/en-us/cosmos-db/query/array-concat (at
+    // least two arrays, as its syntax says).
+    #[case("ARRAY_CONCAT", json!([["backpacks", "daypacks"], ["hippacks"]]), Some(json!(["backpacks", "daypacks", "hippacks"])))]
     // ARRAY_CONCAT and ARRAY_LENGTH: edge rows.
     #[case("ARRAY_CONCAT", json!([["A", "B"], [1, 2], [[true]]]), Some(json!(["A", "B", 1, 2, [true]])))]
     #[case("ARRAY_CONCAT", json!([[], []]), Some(json!([])))]

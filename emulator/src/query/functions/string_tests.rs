@@ -80,6 +80,23 @@ use serde_json::{json, Value};
 #[case("LEFT", json!(["AdventureWorks", 5]), Some(json!("Adven")))]
 #[case("LEFT", json!(["AdventureWorks", 14]), Some(json!("AdventureWorks")))]
 #[case("LEFT", json!(["AdventureWorks", 100]), Some(json!("AdventureWorks")))]
+// https://learn.microsoft.com/en-us/cosmos-db/query/contains
+#[case("CONTAINS", json!(["AdventureWorks", "Adventure"]), Some(json!(true)))]
+#[case("CONTAINS", json!(["AdventureWorks", "Works"]), Some(json!(true)))]
+#[case("CONTAINS", json!(["AdventureWorks", "adventure"]), Some(json!(false)))]
+#[case("CONTAINS", json!(["AdventureWorks", "adventure", false]), Some(json!(false)))]
+#[case("CONTAINS", json!(["AdventureWorks", "works", true]), Some(json!(true)))]
+#[case("CONTAINS", json!(["AdventureWorks", "Contoso"]), Some(json!(false)))]
+// https://learn.microsoft.com/en-us/cosmos-db/query/stringequals
+#[case("STRINGEQUALS", json!(["AdventureWorks", "AdventureWorks"]), Some(json!(true)))]
+#[case("STRINGEQUALS", json!(["AdventureWorks", "adventureworks"]), Some(json!(false)))]
+#[case("STRINGEQUALS", json!(["AdventureWorks", "adventureworks", true]), Some(json!(true)))]
+// https://learn.microsoft.com/en-us/cosmos-db/query/lower
+#[case("LOWER", json!(["adventureworks"]), Some(json!("adventureworks")))]
+#[case("LOWER", json!(["ADVENTUREWORKS"]), Some(json!("adventureworks")))]
+#[case("LOWER", json!(["adventureWorks"]), Some(json!("adventureworks")))]
+#[case("LOWER", json!(["AdventureWorks"]), Some(json!("adventureworks")))]
+#[case("LOWER", json!(["ADVENTURE_WORKS"]), Some(json!("adventure_works")))]
 // CONCAT, CONTAINS, STARTSWITH, ENDSWITH, StringEquals: edge rows.
 #[case("CONCAT", json!(["abc", "def"]), Some(json!("abcdef")))]
 #[case("CONCAT", json!(["a", "b", "c", "d"]), Some(json!("abcd")))]
@@ -117,7 +134,6 @@ use serde_json::{json, Value};
 #[case("LENGTH", json!([""]), Some(json!(0)))]
 #[case("LENGTH", json!(["日本語"]), Some(json!(3)))]
 #[case("LENGTH", json!([["a"]]), None)]
-#[case("LOWER", json!(["AdventureWorks"]), Some(json!("adventureworks")))]
 #[case("UPPER", json!(["AdventureWorks"]), Some(json!("ADVENTUREWORKS")))]
 #[case("UPPER", json!(["straße"]), Some(json!("STRASSE")))]
 #[case("UPPER", json!([U]), None)]
