@@ -137,6 +137,8 @@ use serde_json::{json, Value};
 #[case("UPPER", json!(["AdventureWorks"]), Some(json!("ADVENTUREWORKS")))]
 #[case("UPPER", json!(["straße"]), Some(json!("STRASSE")))]
 #[case("UPPER", json!([U]), None)]
+// https://learn.microsoft.com/en-us/cosmos-db/query/replace, then edge rows.
+#[case("REPLACE", json!(["AdventureWorksLT", "LT", "LT2"]), Some(json!("AdventureWorksLT2")))]
 #[case("REPLACE", json!(["Mountain Bike", "Bike", "Cycle"]), Some(json!("Mountain Cycle")))]
 #[case("REPLACE", json!(["aaa", "a", "bb"]), Some(json!("bbbbbb")))]
 #[case("REPLACE", json!(["abc", "", "x"]), Some(json!("abc")))]
