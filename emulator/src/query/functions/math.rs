@@ -110,14 +110,14 @@ mod tests {
         assert_eq!(got, expected, "{name}{args}");
     }
 
-    // The ATAN, ATN2 (ATN2(y, x)), COS, COT, DEGREES, EXP, LOG, POWER,
-    // RADIANS, ROUND (with the midpoints of its remarks), SIGN, SQRT, TAN,
-    // TRUNC and NumberBin rows are the documented examples of
-    // https://learn.microsoft.com/en-us/cosmos-db/query/atan, .../atn2,
-    // .../cos, .../cot, .../degrees, .../exp, .../log, .../power,
-    // .../radians, .../round, .../sign, .../sqrt, .../tan, .../trunc and
-    // .../numberbin; the other rows are edge rows, their values computed
-    // from each function's definition.
+    // Rows from the documented examples of
+    // https://learn.microsoft.com/en-us/cosmos-db/query/<name> for ABS, ACOS,
+    // ATAN, ATN2 (ATN2(y, x)), CEILING, COS, COT, DEGREES, EXP, FLOOR, LOG,
+    // LOG10, POWER, RADIANS, ROUND (with the midpoints of its remarks), SIGN,
+    // SQRT, SQUARE, TAN, TRUNC and NUMBERBIN (.../numberbin); the ASIN page's
+    // example calls ACOS, so ASIN has edge rows only. The rows after "Edge
+    // rows", and those of PI, SIN and ASIN, are computed from each
+    // function's definition.
     #[rstest]
     #[case("ABS", json!([-1]), Some(1.0))]
     #[case("ABS", json!([0]), Some(0.0))]
@@ -127,8 +127,8 @@ mod tests {
     #[case("ATAN", json!([-45.01]), Some(-1.5485826962062663))]
     #[case("ATN2", json!([35.175643, 129.44]), Some(0.265344532064832))]
     #[case("CEILING", json!([123.45]), Some(124.0))]
-    #[case("CEILING", json!([-123.45]), Some(-123.0))]
-    #[case("CEILING", json!([0.0]), Some(0.0))]
+    #[case("CEILING", json!([-45.72]), Some(-45.0))]
+    #[case("CEILING", json!([0]), Some(0.0))]
     #[case("DEGREES", json!([1.5707963267948966]), Some(90.0))]
     #[case("DEGREES", json!([3.141592653589793]), Some(180.0))]
     #[case("DEGREES", json!([4.71238898038469]), Some(270.0))]
@@ -147,8 +147,13 @@ mod tests {
     #[case("SQRT", json!([25]), Some(5.0))]
     #[case("SIGN", json!([-1]), Some(-1.0))]
     #[case("SIGN", json!([1]), Some(1.0))]
-    #[case("FLOOR", json!([-45.6]), Some(-46.0))]
-    #[case("FLOOR", json!([45.6]), Some(45.0))]
+    #[case("FLOOR", json!([62.6]), Some(62.0))]
+    #[case("FLOOR", json!([-145.12]), Some(-146.0))]
+    #[case("FLOOR", json!([0.2989]), Some(0.0))]
+    #[case("FLOOR", json!([0.0]), Some(0.0))]
+    #[case("FLOOR", json!([null]), None)]
+    #[case("LOG10", json!([5]), Some(0.6989700043360189))]
+    #[case("LOG10", json!([2]), Some(0.3010299956639812))]
     #[case("LOG10", json!([100]), Some(2.0))]
     #[case("LOG", json!([5]), Some(1.6094379124341003))]
     #[case("LOG", json!([2, 10]), Some(0.3010299956639812))]
@@ -182,8 +187,11 @@ mod tests {
     #[case("SIGN", json!([2]), Some(1.0))]
     #[case("SQRT", json!([1]), Some(1.0))]
     #[case("SQRT", json!([2.0]), Some(2f64.sqrt()))]
+    #[case("SQUARE", json!([0]), Some(0.0))]
+    #[case("SQUARE", json!([1]), Some(1.0))]
+    #[case("SQUARE", json!([2]), Some(4.0))]
     #[case("SQUARE", json!([3]), Some(9.0))]
-    #[case("SQUARE", json!([2.0]), Some(4.0))]
+    #[case("SQUARE", json!([null]), None)]
     #[case("TRUNC", json!([2.37]), Some(2.0))]
     #[case("TRUNC", json!([-2.78]), Some(-2.0))]
     #[case("TRUNC", json!([2]), Some(2.0))]
