@@ -51,9 +51,9 @@ mod tests {
     use rstest::rstest;
     use serde_json::{json, Value};
 
-    // https://learn.microsoft.com/en-us/cosmos-db/query/is-integer and the
-    // reference pages of the other IS_* functions; rows after the blank
-    // line of each function are edge rows.
+    // https://learn.microsoft.com/en-us/cosmos-db/query/is-integer (its five
+    // rows first), is-bool and is-finite-number as marked; the other rows
+    // are edge rows.
     #[rstest]
     #[case("IS_INTEGER", json!([3454.123]), false)]
     #[case("IS_INTEGER", json!([5523432]), true)]
@@ -66,11 +66,22 @@ mod tests {
     #[case("IS_INTEGER", json!([U]), false)]
     #[case("IS_ARRAY", json!([[]]), true)]
     #[case("IS_ARRAY", json!([{}]), false)]
+    // https://learn.microsoft.com/en-us/cosmos-db/query/is-bool
     #[case("IS_BOOL", json!([true]), true)]
-    #[case("IS_BOOL", json!([1]), false)]
+    #[case("IS_BOOL", json!([65]), false)]
+    #[case("IS_BOOL", json!(["AdventureWorks"]), false)]
+    #[case("IS_BOOL", json!([null]), false)]
+    #[case("IS_BOOL", json!([{"size": "small"}]), false)]
+    #[case("IS_BOOL", json!([[25344, 82947]]), false)]
+    #[case("IS_BOOL", json!([U]), false)]
     #[case("IS_DEFINED", json!([null]), true)]
     #[case("IS_DEFINED", json!([U]), false)]
     #[case("IS_DEFINED", json!([]), false)]
+    // https://learn.microsoft.com/en-us/cosmos-db/query/is-finite-number:
+    // 8.9 / 0.0 and SQRT(-1.0) evaluate to undefined here (JSON holds
+    // neither infinity nor NaN), so their rows pass undefined.
+    #[case("IS_FINITE_NUMBER", json!([1234.567]), true)]
+    #[case("IS_FINITE_NUMBER", json!([U]), false)]
     #[case("IS_FINITE_NUMBER", json!([1.5]), true)]
     #[case("IS_FINITE_NUMBER", json!(["1"]), false)]
     #[case("IS_FINITE_NUMBER", json!([U]), false)]
