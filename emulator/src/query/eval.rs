@@ -8,38 +8,8 @@ use serde_json::{Map, Value};
 
 use super::ast::{Aggregate, BinaryOp, Expr, UnaryOp};
 use super::budget;
+use super::functions;
 use crate::error::{ApiError, ApiResult};
-
-/// Scalar functions this engine knows; aggregates are handled by the executor.
-pub const FUNCTIONS: [&str; 27] = [
-    "IS_DEFINED",
-    "IS_NULL",
-    "IS_NUMBER",
-    "IS_STRING",
-    "IS_BOOL",
-    "IS_ARRAY",
-    "IS_OBJECT",
-    "IS_PRIMITIVE",
-    "LOWER",
-    "UPPER",
-    "LENGTH",
-    "CONCAT",
-    "CONTAINS",
-    "STARTSWITH",
-    "ENDSWITH",
-    "SUBSTRING",
-    "ABS",
-    "FLOOR",
-    "CEILING",
-    "ROUND",
-    "ARRAY_CONTAINS",
-    "ARRAY_LENGTH",
-    "TOSTRING",
-    "UNDEFINED",
-    "LTRIM",
-    "RTRIM",
-    "TRIM",
-];
 
 /// Checks, once per query, that every function called exists, and that
 /// aggregates stand only where allowed (in the projection, not nested).
@@ -59,10 +29,10 @@ pub fn check_functions(expr: &Expr, aggregates_allowed: bool) -> ApiResult<()> {
                 } else {
                     None
                 }
-            } else if !FUNCTIONS.contains(&name.as_str()) {
+            } else if !functions::is_known(name) {
                 Some(format!(
                     "The function '{name}' is not supported here. Supported functions: {}, and the aggregates COUNT, SUM, MIN, MAX, AVG.",
-                    FUNCTIONS.join(", ")
+                    functions::names().join(", ")
                 ))
             } else {
                 None
@@ -278,7 +248,10 @@ pub fn eval(expr: &Expr, root: &Value) -> Option<Value> {
                 eval(otherwise, root)
             }
         }
-        Expr::Call(name, args) => call(name, args, root),
+        Expr::Call(name, args) => {
+            let args: Vec<Option<Value>> = args.iter().map(|e| eval(e, root)).collect();
+            functions::call(name, &args)
+        }
         Expr::Array(items) => Some(Value::Array(
             items.iter().filter_map(|e| eval(e, root)).collect(),
         )),
@@ -401,86 +374,6 @@ pub fn number(n: f64) -> Value {
     }
 }
 
-fn call(name: &str, args: &[Expr], root: &Value) -> Option<Value> {
-    let arg = |i: usize| args.get(i).and_then(|e| eval(e, root));
-    let string = |i: usize| arg(i).and_then(|v| v.as_str().map(str::to_owned));
-    Some(match name {
-        "IS_DEFINED" => Value::Bool(arg(0).is_some()),
-        "IS_NULL" => Value::Bool(arg(0).is_some_and(|v| v.is_null())),
-        "IS_NUMBER" => Value::Bool(arg(0).is_some_and(|v| v.is_number())),
-        "IS_STRING" => Value::Bool(arg(0).is_some_and(|v| v.is_string())),
-        "IS_BOOL" => Value::Bool(arg(0).is_some_and(|v| v.is_boolean())),
-        "IS_ARRAY" => Value::Bool(arg(0).is_some_and(|v| v.is_array())),
-        "IS_OBJECT" => Value::Bool(arg(0).is_some_and(|v| v.is_object())),
-        "IS_PRIMITIVE" => Value::Bool(arg(0).is_some_and(|v| !v.is_array() && !v.is_object())),
-        "LOWER" => Value::String(string(0)?.to_lowercase()),
-        "UPPER" => Value::String(string(0)?.to_uppercase()),
-        "LTRIM" => Value::String(string(0)?.trim_start().to_owned()),
-        "RTRIM" => Value::String(string(0)?.trim_end().to_owned()),
-        "TRIM" => Value::String(string(0)?.trim().to_owned()),
-        "LENGTH" => Value::from(string(0)?.chars().count()),
-        "CONCAT" => {
-            let joined = (0..args.len()).map(string).collect::<Option<String>>()?;
-            budget::charge_bytes(joined.len()).then_some(Value::String(joined))?
-        }
-        "CONTAINS" | "STARTSWITH" | "ENDSWITH" => {
-            let ignore_case = arg(2).and_then(|v| v.as_bool()).unwrap_or(false);
-            let (mut s, mut part) = (string(0)?, string(1)?);
-            if ignore_case {
-                s = s.to_lowercase();
-                part = part.to_lowercase();
-            }
-            Value::Bool(match name {
-                "CONTAINS" => s.contains(&part),
-                "STARTSWITH" => s.starts_with(&part),
-                _ => s.ends_with(&part),
-            })
-        }
-        "SUBSTRING" => {
-            let s: Vec<char> = string(0)?.chars().collect();
-            // Float-to-integer casts saturate; the sum must too (1e300 is a length).
-            let start = (arg(1)?.as_f64()?.max(0.0) as usize).min(s.len());
-            let len = arg(2)?.as_f64()?.max(0.0) as usize;
-            Value::String(
-                s[start..start.saturating_add(len).min(s.len())]
-                    .iter()
-                    .collect(),
-            )
-        }
-        "ABS" => number(arg(0)?.as_f64()?.abs()),
-        "FLOOR" => number(arg(0)?.as_f64()?.floor()),
-        "CEILING" => number(arg(0)?.as_f64()?.ceil()),
-        "ROUND" => number(arg(0)?.as_f64()?.round()),
-        "ARRAY_LENGTH" => Value::from(arg(0)?.as_array()?.len()),
-        "ARRAY_CONTAINS" => {
-            let array = arg(0)?;
-            let needle = arg(1)?;
-            let partial = arg(2).and_then(|v| v.as_bool()).unwrap_or(false);
-            Value::Bool(array.as_array()?.iter().any(|item| {
-                if partial {
-                    match (item, &needle) {
-                        (Value::Object(i), Value::Object(n)) => {
-                            n.iter().all(|(k, v)| i.get(k) == Some(v))
-                        }
-                        _ => item == &needle,
-                    }
-                } else {
-                    compare_same_type(item, &needle) == Some(Ordering::Equal)
-                }
-            }))
-        }
-        "TOSTRING" => match arg(0)? {
-            Value::String(s) => Value::String(s),
-            other => {
-                let text = other.to_string();
-                budget::charge_bytes(text.len()).then_some(Value::String(text))?
-            }
-        },
-        // UNDEFINED(), and names refused when the query was prepared.
-        _ => return None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -517,6 +410,36 @@ mod tests {
             doc.clone()
         ));
         assert!(filter("c['o']['k'] + 1 = 2 AND c.tags[0] = 'x'", doc));
+    }
+
+    #[test]
+    fn functions_of_every_family_are_called_by_any_case() {
+        let doc = json!({"id": "a", "n": -5.5, "tags": ["x", "y"], "o": {"k": 1}});
+        assert!(filter("StringEquals(c.id, 'A', true)", doc.clone()));
+        assert!(filter("iif(c.n < 0, 'neg', 'pos') = 'neg'", doc.clone()));
+        assert!(filter("Trunc(c.n) = -5 AND IntAdd(2, 3) = 5", doc.clone()));
+        assert!(filter(
+            "ARRAY_LENGTH(SetUnion(c.tags, ['y', 'z'])) = 3",
+            doc.clone()
+        ));
+        assert!(filter(
+            "ObjectToArray(c.o)[0].k = 'k' AND RegexMatch(c.id, '^A$', 'i')",
+            doc.clone()
+        ));
+        assert!(!filter("IS_DEFINED(CHOOSE(3, 'a', 'b'))", doc));
+    }
+
+    #[test]
+    fn an_unknown_function_is_refused_by_name() {
+        let s = parse("SELECT * FROM c WHERE NoSuch(c.a)", &HashMap::new()).unwrap();
+        let error = check_functions(&s.filter.unwrap(), false).unwrap_err();
+        assert_eq!(error.status, axum::http::StatusCode::BAD_REQUEST);
+        let text = error.message;
+        assert!(text.contains("'NOSUCH'"), "{text}");
+        assert!(
+            text.contains("REGEXMATCH"),
+            "lists what is supported: {text}"
+        );
     }
 
     #[test]

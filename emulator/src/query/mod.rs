@@ -7,6 +7,7 @@
 mod ast;
 pub mod budget;
 mod eval;
+mod functions;
 mod lexer;
 mod parser;
 mod plan;

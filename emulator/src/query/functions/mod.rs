@@ -1,0 +1,175 @@
+//! The scalar system functions of the NoSQL query language, one module per
+//! family of Microsoft's function reference ("System functions"), each with
+//! its table tests (the documented examples as rows) next to it.
+//!
+//! The evaluator calls [`call`] with the arguments already evaluated
+//! (`None` is `undefined`) and the name upper-cased by the parser; the
+//! preparation of a query asks [`is_known`] so that an unknown name is a 400
+//! before any item is read. Every function is total: wrong argument types or
+//! counts give `undefined`, as the service does, and nothing panics,
+//! overflows or yields a number JSON cannot hold.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+mod array;
+mod conditional;
+mod conversion;
+mod integer;
+mod math;
+mod object;
+mod regex;
+mod string;
+mod type_check;
+
+/// One function: evaluated arguments in, a value or `undefined` out.
+type Function = fn(&[Option<Value>]) -> Option<Value>;
+
+/// Every family's functions, by upper-case name.
+fn registry() -> &'static HashMap<&'static str, Function> {
+    static REGISTRY: OnceLock<HashMap<&'static str, Function>> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        let families: [&[(&str, Function)]; 9] = [
+            array::FUNCTIONS,
+            conditional::FUNCTIONS,
+            conversion::FUNCTIONS,
+            integer::FUNCTIONS,
+            math::FUNCTIONS,
+            object::FUNCTIONS,
+            regex::FUNCTIONS,
+            string::FUNCTIONS,
+            type_check::FUNCTIONS,
+        ];
+        let mut map: HashMap<&'static str, Function> = families
+            .into_iter()
+            .flatten()
+            .map(|&(name, f)| (name, f))
+            .collect();
+        // `undefined` as a literal, and an aggregate over nothing.
+        map.insert("UNDEFINED", |_| None);
+        map
+    })
+}
+
+/// Whether `name` (upper case) is a scalar function this engine evaluates.
+pub fn is_known(name: &str) -> bool {
+    registry().contains_key(name)
+}
+
+/// The known names, sorted, for the message that refuses an unknown one.
+pub fn names() -> Vec<&'static str> {
+    let mut names: Vec<&str> = registry().keys().copied().collect();
+    names.sort_unstable();
+    names
+}
+
+/// Calls the function `name` (upper case); `undefined` for an unknown name
+/// (refused earlier, when the query was prepared).
+pub fn call(name: &str, args: &[Option<Value>]) -> Option<Value> {
+    registry().get(name).and_then(|f| f(args))
+}
+
+// Argument readers shared by the families: each is `undefined` (None) when
+// the argument is missing or of another type.
+
+fn arg(args: &[Option<Value>], i: usize) -> Option<&Value> {
+    args.get(i)?.as_ref()
+}
+
+fn string(args: &[Option<Value>], i: usize) -> Option<&str> {
+    arg(args, i)?.as_str()
+}
+
+fn num(args: &[Option<Value>], i: usize) -> Option<f64> {
+    arg(args, i)?.as_f64()
+}
+
+fn array(args: &[Option<Value>], i: usize) -> Option<&Vec<Value>> {
+    arg(args, i)?.as_array()
+}
+
+/// An optional boolean flag (ignore case, partial match): absent is false;
+/// present but not a boolean makes the call undefined.
+fn flag(args: &[Option<Value>], i: usize) -> Option<bool> {
+    match args.get(i) {
+        None => Some(false),
+        Some(v) => v.as_ref()?.as_bool(),
+    }
+}
+
+/// Charges `bytes` a function creates to the row's budget (`None` past it).
+fn charge(bytes: usize) -> Option<()> {
+    super::budget::charge_bytes(bytes).then_some(())
+}
+
+/// Charges a new copy of `copied` and `extra` bytes besides.
+fn budget_ok(copied: &Value, extra: usize) -> Option<()> {
+    (super::budget::charge(copied) && super::budget::charge_bytes(extra)).then_some(())
+}
+
+/// A number as an index or a count: truncated toward zero, saturating at
+/// the bounds of `i64` (float-to-integer casts saturate in Rust).
+fn integer_part(n: f64) -> i64 {
+    n.trunc() as i64
+}
+
+/// A number for JSON: integral values as integers, and `undefined` for
+/// NaN and the infinities, which JSON cannot hold.
+fn finite(n: f64) -> Option<Value> {
+    n.is_finite().then(|| super::eval::number(n))
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! The table tests' shorthand: arguments as a JSON array where the
+    //! string `"$undefined"` stands for an undefined argument.
+    use serde_json::Value;
+
+    pub const U: &str = "$undefined";
+
+    pub fn run(name: &str, args: Value) -> Option<Value> {
+        let args: Vec<Option<Value>> = match args {
+            Value::Array(items) => items
+                .into_iter()
+                .map(|v| (v != Value::String(U.into())).then_some(v))
+                .collect(),
+            other => panic!("arguments must be an array, got {other}"),
+        };
+        super::call(name, &args)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{run, U};
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn registry_knows_every_family_and_undefined() {
+        for name in [
+            "CONCAT",
+            "ABS",
+            "INTADD",
+            "ARRAY_SLICE",
+            "IS_INTEGER",
+            "IIF",
+        ] {
+            assert!(is_known(name), "{name}");
+        }
+        for name in ["OBJECTTOARRAY", "REGEXMATCH", "STRINGTOARRAY", "UNDEFINED"] {
+            assert!(is_known(name), "{name}");
+        }
+        assert!(!is_known("NOSUCH"));
+        assert!(!is_known("concat"), "names arrive upper-cased");
+        assert_eq!(run("UNDEFINED", json!([])), None);
+        assert_eq!(run("NOSUCH", json!([1, U])), None);
+        let names = names();
+        assert!(
+            names.windows(2).all(|w| w[0] < w[1]),
+            "sorted, no duplicates"
+        );
+    }
+}
