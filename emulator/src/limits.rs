@@ -34,6 +34,13 @@ pub const MAX_PARTITION_KEY_BYTES: usize = 2048;
 /// A query's text is at most 512 KB (SQL query limits).
 pub const MAX_QUERY_TEXT_BYTES: usize = 512 * 1024;
 
+/// JOINs in one query (SQL query limits).
+pub const MAX_JOINS: usize = 10;
+
+/// The emulator's own bound on the rows JOINs make in one query (their
+/// product grows fast: ten JOINs over arrays of ten make 10^10).
+pub const MAX_JOIN_ROWS: usize = 1_000_000;
+
 /// The emulator's own bound on how deeply a query's expressions nest
 /// (parentheses, function arguments, array and object literals, `NOT`s,
 /// signs and property steps): it bounds the recursion of the parser and the

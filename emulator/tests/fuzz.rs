@@ -334,7 +334,11 @@ fn path() -> impl Strategy<Value = String> {
         ],
         0..4,
     )
-    .prop_map(|steps| format!("c{}", steps.concat()))
+    .prop_flat_map(|steps| {
+        // `c` is the item; `t` and `u` are bound by the JOINs some queries have.
+        prop::sample::select(vec!["c", "c", "t", "u"])
+            .prop_map(move |root| format!("{root}{}", steps.concat()))
+    })
 }
 
 /// An expression from the dialect's grammar.
@@ -403,7 +407,15 @@ fn select() -> impl Strategy<Value = String> {
                 .collect::<Vec<_>>()
                 .join(", ")),
         ],
-        any::<bool>(),
+        prop::sample::select(vec![
+            "",
+            " FROM c",
+            " FROM c",
+            " FROM c JOIN t IN c.a",
+            " FROM c JOIN t IN c.a JOIN u IN t.k",
+            " FROM t IN c.a",
+            " FROM c.o t",
+        ]),
         proptest::option::of(expr()),
         proptest::option::of((expr(), any::<bool>())),
         proptest::option::of((count.clone(), count)),
@@ -417,9 +429,7 @@ fn select() -> impl Strategy<Value = String> {
                 q.push_str(&format!("TOP {n} "));
             }
             q.push_str(&projection);
-            if from {
-                q.push_str(" FROM c");
-            }
+            q.push_str(from);
             if let Some(f) = filter {
                 q.push_str(&format!(" WHERE {f}"));
             }

@@ -5,8 +5,9 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
     Literal(Value),
-    /// The `FROM` alias itself (`c` in `SELECT c FROM c`).
-    Root,
+    /// A name `FROM` binds, by its position: 0 is the first (`c` in
+    /// `SELECT c FROM c`), then one per JOIN.
+    Var(usize),
     /// `base.name`
     Property(Box<Expr>, String),
     /// `base[index]`
@@ -95,10 +96,52 @@ pub struct SortKey {
     pub descending: bool,
 }
 
+/// `FROM c`, `FROM c.children ch`, `FROM x IN c.tags`, each with JOINs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct From {
+    /// The names bound, in order: the first names each item (or what
+    /// `source` gives of it), each further one the elements of a JOIN.
+    pub aliases: Vec<String>,
+    /// What the first name ranges over, as an expression of the item
+    /// (`Var(0)` is the item); `None` for the item itself.
+    pub source: Option<Expr>,
+    /// `x IN path`: the first name ranges over the array's elements.
+    pub source_in: bool,
+    /// `JOIN x IN expr`: the arrays the further names range over, each an
+    /// expression of the names before it.
+    pub joins: Vec<Expr>,
+}
+
+impl From {
+    /// Whether each item gives exactly one row, itself (`FROM c`).
+    pub fn is_plain(&self) -> bool {
+        self.source.is_none() && self.joins.is_empty()
+    }
+
+    /// The clause as query text this parser reads back.
+    pub fn to_sql(&self) -> String {
+        let item = ["root".to_string()];
+        let first = &self.aliases[0];
+        let mut text = match (&self.source, self.source_in) {
+            (None, _) => format!("FROM {first}"),
+            (Some(path), true) => format!("FROM {first} IN {}", path.to_sql(&item)),
+            (Some(path), false) => format!("FROM {} {first}", path.to_sql(&item)),
+        };
+        for (i, join) in self.joins.iter().enumerate() {
+            text.push_str(&format!(
+                " JOIN {} IN {}",
+                self.aliases[i + 1],
+                join.to_sql(&self.aliases[..=i])
+            ));
+        }
+        text
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Select {
-    /// The name `FROM` binds, e.g. `c` (empty without FROM).
-    pub alias: String,
+    /// The FROM clause; `None` for a query without one (evaluated once).
+    pub from: Option<From>,
     pub distinct: bool,
     pub top: Option<usize>,
     pub projection: Projection,
@@ -179,11 +222,11 @@ impl BinaryOp {
 impl Expr {
     /// The expression as query text that this parser reads back to the same
     /// tree (used to write the rewritten queries of query plans).
-    pub fn to_sql(&self, alias: &str) -> String {
-        let sql = |e: &Expr| e.to_sql(alias);
+    pub fn to_sql(&self, aliases: &[String]) -> String {
+        let sql = |e: &Expr| e.to_sql(aliases);
         match self {
             Expr::Literal(v) => v.to_string(),
-            Expr::Root => alias.to_string(),
+            Expr::Var(i) => aliases.get(*i).map_or("root", String::as_str).to_string(),
             Expr::Property(base, name) => {
                 let simple = name
                     .chars()
@@ -235,5 +278,12 @@ impl Expr {
                     .join(", ")
             ),
         }
+    }
+}
+
+impl Select {
+    /// The names FROM binds (none without FROM).
+    pub fn aliases(&self) -> &[String] {
+        self.from.as_ref().map_or(&[], |f| f.aliases.as_slice())
     }
 }

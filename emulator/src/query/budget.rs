@@ -14,18 +14,30 @@ use std::cell::Cell;
 use serde_json::Value;
 
 use crate::error::{ApiError, ApiResult};
-use crate::limits::MAX_EVALUATION_BYTES;
+use crate::limits::{MAX_EVALUATION_BYTES, MAX_JOIN_ROWS};
 
 thread_local! {
     static REMAINING: Cell<usize> = const { Cell::new(MAX_EVALUATION_BYTES) };
     static EXCEEDED: Cell<bool> = const { Cell::new(false) };
+    /// Rows JOINs may still make in this scope.
+    static ROWS: Cell<usize> = const { Cell::new(MAX_JOIN_ROWS) };
+    static TOO_MANY_ROWS: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Runs a query (or part of one); a refusal if any row went over budget.
 pub fn scope<T>(run: impl FnOnce() -> T) -> ApiResult<T> {
     EXCEEDED.set(false);
+    ROWS.set(MAX_JOIN_ROWS);
+    TOO_MANY_ROWS.set(false);
     next_row();
     let result = run();
+    if TOO_MANY_ROWS.replace(false) {
+        EXCEEDED.set(false);
+        return Err(ApiError::bad_request(format!(
+            "The query's JOINs make more than {MAX_JOIN_ROWS} rows; the emulator refuses it rather \
+             than run out of memory. Filter the arrays joined, or join fewer."
+        )));
+    }
     if EXCEEDED.replace(false) {
         return Err(ApiError::bad_request(format!(
             "Evaluating the query for one item copies more than {} MB of values (an item or a \
@@ -36,6 +48,18 @@ pub fn scope<T>(run: impl FnOnce() -> T) -> ApiResult<T> {
         )));
     }
     Ok(result)
+}
+
+/// Counts one row made by a JOIN; false once the scope has made too many.
+pub fn charge_row() -> bool {
+    let left = ROWS.get();
+    if left == 0 {
+        TOO_MANY_ROWS.set(true);
+        EXCEEDED.set(true);
+        return false;
+    }
+    ROWS.set(left - 1);
+    true
 }
 
 /// Whether a row of the current scope went over budget (the scope will fail).

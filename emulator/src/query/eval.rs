@@ -48,7 +48,7 @@ pub fn check_functions(expr: &Expr, aggregates_allowed: bool) -> ApiResult<()> {
 /// Whether evaluating `expr` reads the document (the FROM alias) at all.
 pub fn reads_document(expr: &Expr) -> bool {
     let mut reads = false;
-    walk(expr, &mut |e| reads |= matches!(e, Expr::Root));
+    walk(expr, &mut |e| reads |= matches!(e, Expr::Var(_)));
     reads
 }
 
@@ -80,7 +80,7 @@ pub fn required_fragments(filter: &Expr) -> Vec<Vec<u8>> {
 
 fn is_document_path(expr: &Expr) -> bool {
     match expr {
-        Expr::Property(base, _) => matches!(base.as_ref(), Expr::Root) || is_document_path(base),
+        Expr::Property(base, _) => matches!(base.as_ref(), Expr::Var(_)) || is_document_path(base),
         Expr::Index(base, index) => {
             matches!(index.as_ref(), Expr::Literal(_)) && is_document_path(base)
         }
@@ -98,52 +98,106 @@ pub fn contains_aggregate(expr: &Expr) -> bool {
     found
 }
 
-/// `expr` with every aggregate call replaced by its value over `docs`
-/// (an undefined result becomes `UNDEFINED()`).
-pub fn substitute_aggregates(expr: &Expr, docs: &[Value]) -> Expr {
-    let sub = |e: &Expr| substitute_aggregates(e, docs);
-    let boxed = |e: &Expr| Box::new(sub(e));
-    match expr {
-        Expr::Call(name, args) => match Aggregate::from_name(name) {
-            Some(aggregate) => {
+/// The aggregate calls of `expr`, in the order [`substitute_aggregates`]
+/// meets them: each with the expression whose values it aggregates.
+pub fn aggregate_calls(expr: &Expr) -> Vec<(Aggregate, Expr)> {
+    let mut calls = Vec::new();
+    walk(expr, &mut |e| {
+        if let Expr::Call(name, args) = e {
+            if let Some(aggregate) = Aggregate::from_name(name) {
                 let arg = args
                     .first()
                     .cloned()
                     .unwrap_or(Expr::Literal(Value::from(1)));
-                match aggregate_value(aggregate, &arg, docs) {
-                    Some(v) => Expr::Literal(v),
-                    None => Expr::Call("UNDEFINED".into(), Vec::new()),
-                }
+                calls.push((aggregate, arg));
             }
-            None => Expr::Call(name.clone(), args.iter().map(sub).collect()),
-        },
-        Expr::Literal(_) | Expr::Root => expr.clone(),
-        Expr::Property(base, name) => Expr::Property(boxed(base), name.clone()),
-        Expr::Index(a, b) => Expr::Index(boxed(a), boxed(b)),
-        Expr::Unary(op, a) => Expr::Unary(*op, boxed(a)),
-        Expr::Binary(op, a, b) => Expr::Binary(*op, boxed(a), boxed(b)),
-        Expr::Chain(first, rest) => Expr::Chain(
-            boxed(first),
-            rest.iter().map(|(op, e)| (*op, sub(e))).collect(),
-        ),
-        Expr::Between(a, b, c) => Expr::Between(boxed(a), boxed(b), boxed(c)),
-        Expr::In(a, list, negated) => Expr::In(boxed(a), list.iter().map(sub).collect(), *negated),
-        Expr::Conditional(a, b, c) => Expr::Conditional(boxed(a), boxed(b), boxed(c)),
-        Expr::Array(items) => Expr::Array(items.iter().map(sub).collect()),
-        Expr::Object(fields) => {
-            Expr::Object(fields.iter().map(|(k, e)| (k.clone(), sub(e))).collect())
         }
+    });
+    calls
+}
+
+/// `expr` with its aggregate calls, in [`aggregate_calls`]' order, replaced
+/// by `results` (an undefined result becomes `UNDEFINED()`).
+pub fn substitute_aggregates(
+    expr: &Expr,
+    results: &mut impl Iterator<Item = Option<Value>>,
+) -> Expr {
+    match expr {
+        Expr::Call(name, args) => match Aggregate::from_name(name) {
+            Some(_) => match results.next().flatten() {
+                Some(v) => Expr::Literal(v),
+                None => Expr::Call("UNDEFINED".into(), Vec::new()),
+            },
+            None => Expr::Call(
+                name.clone(),
+                args.iter()
+                    .map(|e| substitute_aggregates(e, results))
+                    .collect(),
+            ),
+        },
+        Expr::Literal(_) | Expr::Var(_) => expr.clone(),
+        Expr::Property(base, name) => {
+            Expr::Property(Box::new(substitute_aggregates(base, results)), name.clone())
+        }
+        Expr::Index(a, b) => {
+            let a = substitute_aggregates(a, results);
+            Expr::Index(Box::new(a), Box::new(substitute_aggregates(b, results)))
+        }
+        Expr::Unary(op, a) => Expr::Unary(*op, Box::new(substitute_aggregates(a, results))),
+        Expr::Binary(op, a, b) => {
+            let a = substitute_aggregates(a, results);
+            Expr::Binary(
+                *op,
+                Box::new(a),
+                Box::new(substitute_aggregates(b, results)),
+            )
+        }
+        Expr::Chain(first, rest) => {
+            let first = substitute_aggregates(first, results);
+            Expr::Chain(
+                Box::new(first),
+                rest.iter()
+                    .map(|(op, e)| (*op, substitute_aggregates(e, results)))
+                    .collect(),
+            )
+        }
+        Expr::Between(a, b, c) | Expr::Conditional(a, b, c) => {
+            let a = Box::new(substitute_aggregates(a, results));
+            let b = Box::new(substitute_aggregates(b, results));
+            let c = Box::new(substitute_aggregates(c, results));
+            if matches!(expr, Expr::Between(..)) {
+                Expr::Between(a, b, c)
+            } else {
+                Expr::Conditional(a, b, c)
+            }
+        }
+        Expr::In(a, list, negated) => {
+            let a = substitute_aggregates(a, results);
+            Expr::In(
+                Box::new(a),
+                list.iter()
+                    .map(|e| substitute_aggregates(e, results))
+                    .collect(),
+                *negated,
+            )
+        }
+        Expr::Array(items) => Expr::Array(
+            items
+                .iter()
+                .map(|e| substitute_aggregates(e, results))
+                .collect(),
+        ),
+        Expr::Object(fields) => Expr::Object(
+            fields
+                .iter()
+                .map(|(k, e)| (k.clone(), substitute_aggregates(e, results)))
+                .collect(),
+        ),
     }
 }
 
-fn aggregate_value(aggregate: Aggregate, expr: &Expr, docs: &[Value]) -> Option<Value> {
-    let values: Vec<Value> = docs
-        .iter()
-        .filter_map(|d| {
-            budget::next_row();
-            eval(expr, d)
-        })
-        .collect();
+/// An aggregate over the values its argument took on the matching rows.
+pub fn aggregate_value(aggregate: Aggregate, values: Vec<Value>) -> Option<Value> {
     match aggregate {
         Aggregate::Count => Some(Value::from(values.len())),
         Aggregate::Sum => values
@@ -175,7 +229,7 @@ fn aggregate_value(aggregate: Aggregate, expr: &Expr, docs: &[Value]) -> Option<
 fn walk(expr: &Expr, f: &mut impl FnMut(&Expr)) {
     f(expr);
     match expr {
-        Expr::Literal(_) | Expr::Root => {}
+        Expr::Literal(_) | Expr::Var(_) => {}
         Expr::Property(base, _) | Expr::Unary(_, base) => walk(base, f),
         Expr::Index(a, b) | Expr::Binary(_, a, b) => {
             walk(a, f);
@@ -199,13 +253,14 @@ fn walk(expr: &Expr, f: &mut impl FnMut(&Expr)) {
     }
 }
 
-pub fn eval(expr: &Expr, root: &Value) -> Option<Value> {
+/// Evaluates `expr` on a row: the values of the names FROM binds, in order.
+pub fn eval(expr: &Expr, root: &[&Value]) -> Option<Value> {
     match expr {
         Expr::Literal(v) => copied(v),
-        Expr::Root => copied(root),
+        Expr::Var(i) => copied(root.get(*i)?),
         Expr::Property(base, name) => match base.as_ref() {
             // Fast path for `c.name`: no clone of the whole document.
-            Expr::Root => copied(root.get(name)?),
+            Expr::Var(i) => copied(root.get(*i)?.get(name)?),
             _ => eval(base, root)?.get_mut(name).map(Value::take),
         },
         Expr::Index(base, index) => {
@@ -270,7 +325,7 @@ fn copied(value: &Value) -> Option<Value> {
 }
 
 /// Whether a WHERE clause keeps the document.
-pub fn is_true(expr: &Expr, root: &Value) -> bool {
+pub fn is_true(expr: &Expr, root: &[&Value]) -> bool {
     matches!(eval(expr, root), Some(Value::Bool(true)))
 }
 
@@ -292,7 +347,7 @@ fn compare(op: BinaryOp, a: &Value, b: &Value) -> Option<Value> {
 /// AND and OR (false, resp. true, wins over undefined) and a lazy `??`.
 /// Arithmetic is on doubles, as in JavaScript; results that are not finite
 /// are undefined (JSON has no NaN or infinity).
-fn apply(op: BinaryOp, left: Option<Value>, right: &Expr, root: &Value) -> Option<Value> {
+fn apply(op: BinaryOp, left: Option<Value>, right: &Expr, root: &[&Value]) -> Option<Value> {
     let boolean = |v: Option<Value>| v.and_then(|v| v.as_bool());
     match op {
         BinaryOp::And => match (boolean(left), boolean(eval(right, root))) {
@@ -383,7 +438,7 @@ mod tests {
 
     fn filter(q: &str, doc: Value) -> bool {
         let s = parse(&format!("SELECT * FROM c WHERE {q}"), &HashMap::new()).unwrap();
-        is_true(&s.filter.unwrap(), &doc)
+        is_true(&s.filter.unwrap(), &[&doc])
     }
 
     #[test]

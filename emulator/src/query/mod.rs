@@ -18,7 +18,7 @@ use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-pub use ast::{Expr, Projection, Select};
+pub use ast::{Expr, From, Projection, Select};
 
 use crate::error::{ApiError, ApiResult};
 
@@ -164,7 +164,12 @@ impl PreparedQuery {
     /// `SELECT VALUE CONCAT('a', 'b')`, `SELECT 1`: a query without FROM,
     /// evaluated exactly once whatever the container holds.
     fn is_from_less(&self) -> bool {
-        self.select.alias.is_empty()
+        self.select.from.is_none()
+    }
+
+    /// Whether each item is one row, itself (`FROM c`, no JOIN).
+    fn is_plain_from(&self) -> bool {
+        self.select.from.as_ref().is_some_and(From::is_plain)
     }
 
     /// Whether results come in key order one document at a time, so that a
@@ -172,7 +177,7 @@ impl PreparedQuery {
     pub fn streams_in_key_order(&self) -> bool {
         let s = &self.select;
         !self.aggregate
-            && !self.is_from_less()
+            && self.is_plain_from()
             && s.order_by.is_empty()
             && !s.distinct
             && s.top.is_none()
@@ -186,23 +191,6 @@ impl PreparedQuery {
             && self.select.projection == Projection::Star
     }
 
-    /// The one row of an aggregate query: every aggregate call replaced by
-    /// its value over `docs`, then the projection evaluated. An undefined
-    /// VALUE (e.g. MAX over nothing) yields no row.
-    fn aggregate_row(&self, docs: &[Value]) -> Option<Value> {
-        let row = |e: &Expr| eval::eval(&eval::substitute_aggregates(e, docs), &Value::Null);
-        match &self.select.projection {
-            Projection::Value(e) => row(e),
-            Projection::Fields(fields) => Some(Value::Object(
-                fields
-                    .iter()
-                    .filter_map(|(e, name)| Some((name.clone(), row(e)?)))
-                    .collect::<Map<_, _>>(),
-            )),
-            Projection::Star => None,
-        }
-    }
-
     /// Whether a stored document may match, judged from its bytes alone.
     fn may_match(&self, body: &[u8]) -> bool {
         self.required
@@ -210,25 +198,83 @@ impl PreparedQuery {
             .all(|fragment| memchr::memmem::find(body, fragment).is_some())
     }
 
-    fn matches(&self, doc: &Value) -> bool {
+    fn matches(&self, row: &[&Value]) -> bool {
         budget::next_row();
         self.select
             .filter
             .as_ref()
-            .is_none_or(|f| eval::is_true(f, doc))
+            .is_none_or(|f| eval::is_true(f, row))
     }
 
-    fn project(&self, doc: Value) -> Option<Value> {
+    fn project(&self, row: &[&Value]) -> Option<Value> {
         budget::next_row();
         match &self.select.projection {
-            Projection::Star => Some(doc),
-            Projection::Value(e) => eval::eval(e, &doc),
+            // One name only: the parser refuses `*` with JOINs.
+            Projection::Star => row.first().map(|v| (*v).clone()),
+            Projection::Value(e) => eval::eval(e, row),
             Projection::Fields(fields) => Some(Value::Object(
                 fields
                     .iter()
-                    .filter_map(|(e, name)| Some((name.clone(), eval::eval(e, &doc)?)))
+                    .filter_map(|(e, name)| Some((name.clone(), eval::eval(e, row)?)))
                     .collect::<Map<_, _>>(),
             )),
+        }
+    }
+
+    fn sort_keys(&self, row: &[&Value]) -> Vec<Option<Value>> {
+        budget::next_row();
+        self.select
+            .order_by
+            .iter()
+            .map(|k| eval::eval(&k.expr, row))
+            .collect()
+    }
+
+    /// The projection of an item that is its own row: `*` takes it whole.
+    fn project_item(&self, item: Value) -> Option<Value> {
+        match self.select.projection {
+            Projection::Star => Some(item),
+            _ => self.project(&[&item]),
+        }
+    }
+
+    /// Calls `f` with each row an item gives: `FROM c` one, the item;
+    /// `FROM x IN c.a` one per element; `FROM c.a x` one, the value at the
+    /// path; each JOIN multiplies them by its array's elements. Rows are
+    /// borrowed and made one at a time, so that an item is never copied per row.
+    fn for_each_row(&self, item: &Value, f: &mut dyn FnMut(&[&Value])) {
+        let Some(from) = &self.select.from else {
+            return f(&[]);
+        };
+        match &from.source {
+            None => self.join(from, 0, &[item], f),
+            Some(path) => match eval::eval(path, &[item]) {
+                Some(Value::Array(elements)) if from.source_in => {
+                    for element in &elements {
+                        self.join(from, 0, &[element], f);
+                    }
+                }
+                Some(value) if !from.source_in => self.join(from, 0, &[&value], f),
+                _ => {}
+            },
+        }
+    }
+
+    fn join(&self, from: &From, k: usize, row: &[&Value], f: &mut dyn FnMut(&[&Value])) {
+        let Some(source) = from.joins.get(k) else {
+            return f(row);
+        };
+        // Not an array (or undefined): this row gives nothing.
+        let Some(Value::Array(elements)) = eval::eval(source, row) else {
+            return;
+        };
+        for element in &elements {
+            if !budget::charge_row() {
+                return;
+            }
+            let mut next: Vec<&Value> = row.to_vec();
+            next.push(element);
+            self.join(from, k + 1, &next, f);
         }
     }
 
@@ -238,28 +284,90 @@ impl PreparedQuery {
         budget::scope(|| self.values(docs))
     }
 
+    /// Every result, in order: rows are filtered, then each kept row leaves
+    /// only what the result needs (its sort keys and projection, or the
+    /// values its aggregates take), so JOINs never hold their rows.
     fn values(&self, docs: impl Iterator<Item = Value>) -> Vec<Value> {
-        // Without FROM there is no document: the query is evaluated once.
-        let mut matching: Vec<Value> = if self.is_from_less() {
-            std::iter::once(Value::Null)
-                .filter(|d| self.matches(d))
+        let keys = &self.select.order_by;
+        let projected: Vec<&Expr> = match &self.select.projection {
+            Projection::Value(e) => vec![e],
+            Projection::Fields(fields) => fields.iter().map(|(e, _)| e).collect(),
+            Projection::Star => Vec::new(),
+        };
+        let calls: Vec<(ast::Aggregate, Expr)> = if self.aggregate {
+            projected
+                .iter()
+                .flat_map(|e| eval::aggregate_calls(e))
                 .collect()
         } else {
-            docs.filter(|d| self.matches(d)).collect()
+            Vec::new()
         };
-        if self.aggregate {
-            return self.aggregate_row(&matching).into_iter().collect();
-        }
-        if !self.select.order_by.is_empty() {
-            let keys = &self.select.order_by;
-            let mut keyed: Vec<(Vec<Option<Value>>, Value)> = matching
-                .into_iter()
-                .map(|d| {
+        let mut inputs: Vec<Vec<Value>> = vec![Vec::new(); calls.len()];
+        let mut results: Vec<(Vec<Option<Value>>, Value)> = Vec::new();
+        // What a kept row leaves: the values its aggregates take, or its
+        // sort keys and projection.
+        let mut keep = |row: &[&Value]| -> Option<(Vec<Option<Value>>, Value)> {
+            if self.aggregate {
+                for ((_, arg), values) in calls.iter().zip(inputs.iter_mut()) {
                     budget::next_row();
-                    (keys.iter().map(|k| eval::eval(&k.expr, &d)).collect(), d)
-                })
-                .collect();
-            keyed.sort_by(|(a, _), (b, _)| {
+                    values.extend(eval::eval(arg, row));
+                }
+                return None;
+            }
+            let sort = self.sort_keys(row);
+            Some((sort, self.project(row)?))
+        };
+        if self.is_from_less() {
+            if self.matches(&[]) {
+                results.extend(keep(&[]));
+            }
+        } else if self.is_plain_from()
+            && self.select.projection == Projection::Star
+            && !self.aggregate
+        {
+            // `*` moves each item into the results instead of copying it.
+            for item in docs {
+                if self.matches(&[&item]) {
+                    let sort = self.sort_keys(&[&item]);
+                    results.push((sort, item));
+                }
+            }
+        } else if self.is_plain_from() {
+            for item in docs {
+                if self.matches(&[&item]) {
+                    results.extend(keep(&[&item]));
+                }
+            }
+        } else {
+            for item in docs {
+                self.for_each_row(&item, &mut |row| {
+                    if self.matches(row) {
+                        results.extend(keep(row));
+                    }
+                });
+            }
+        }
+        if self.aggregate {
+            let mut values = calls
+                .iter()
+                .zip(inputs)
+                .map(|((aggregate, _), values)| eval::aggregate_value(*aggregate, values));
+            let mut row = |e: &Expr| eval::eval(&eval::substitute_aggregates(e, &mut values), &[]);
+            let result = match &self.select.projection {
+                Projection::Value(e) => row(e),
+                Projection::Fields(fields) => Some(Value::Object(
+                    fields
+                        .iter()
+                        .map(|(e, name)| (name.clone(), row(e)))
+                        .filter_map(|(name, v)| Some((name, v?)))
+                        .collect::<Map<_, _>>(),
+                )),
+                Projection::Star => None,
+            };
+            return result.into_iter().collect();
+        }
+        if !keys.is_empty() {
+            results.sort_by(|(a, _), (b, _)| {
                 keys.iter()
                     .zip(a.iter().zip(b.iter()))
                     .map(|(k, (x, y))| {
@@ -273,12 +381,8 @@ impl PreparedQuery {
                     .find(|o| o.is_ne())
                     .unwrap_or(std::cmp::Ordering::Equal)
             });
-            matching = keyed.into_iter().map(|(_, d)| d).collect();
         }
-        let mut results: Vec<Value> = matching
-            .into_iter()
-            .filter_map(|d| self.project(d))
-            .collect();
+        let mut results: Vec<Value> = results.into_iter().map(|(_, v)| v).collect();
         if self.select.distinct {
             let mut seen = Vec::new();
             results.retain(|v| {
@@ -343,8 +447,8 @@ impl PreparedQuery {
                 None
             } else {
                 let doc = parse(body);
-                if self.matches(&doc) {
-                    match self.project(doc) {
+                if self.matches(&[&doc]) {
+                    match self.project_item(doc) {
                         // Refused by the caller's scope: serialise nothing more.
                         _ if budget::exceeded() => return page,
                         projected => projected
@@ -458,6 +562,105 @@ mod tests {
                 &docs
             ),
             vec![json!(true), json!(false)]
+        );
+    }
+
+    fn refused(q: &str) -> String {
+        match PreparedQuery::prepare(&QueryBody {
+            query: q.into(),
+            parameters: vec![],
+        }) {
+            Err(e) => e.message,
+            Ok(query) => {
+                query
+                    .run_values([json!({"a": (0..1000).collect::<Vec<_>>()})].into_iter())
+                    .unwrap_err()
+                    .message
+            }
+        }
+    }
+
+    /// Issue 10: JOINs over arrays, `FROM x IN path` and `FROM path`.
+    #[test]
+    fn joins_and_from_forms() {
+        let docs = [
+            json!({"id": "a", "tags": ["x", "y"], "o": {"k": 1}, "subs": [{"n": [1, 2]}, {"n": [3]}]}),
+            json!({"id": "b", "tags": ["z"], "o": {"k": 2}}),
+            json!({"id": "c", "tags": "not an array"}),
+        ];
+        assert_eq!(
+            run("SELECT VALUE t FROM c JOIN t IN c.tags", &docs),
+            vec![json!("x"), json!("y"), json!("z")]
+        );
+        assert_eq!(
+            run(
+                "SELECT c.id, t AS tag FROM c JOIN t IN c.tags WHERE t != 'y'",
+                &docs
+            ),
+            vec![
+                json!({"id": "a", "tag": "x"}),
+                json!({"id": "b", "tag": "z"})
+            ]
+        );
+        assert_eq!(
+            run(
+                "SELECT c.id, t FROM c JOIN t IN c.tags WHERE c.id = 'b'",
+                &docs
+            ),
+            vec![json!({"id": "b", "t": "z"})],
+            "an alias projected alone is named after itself"
+        );
+        assert_eq!(
+            run(
+                "SELECT VALUE [t, n] FROM c JOIN s IN c.subs JOIN n IN s.n JOIN t IN c.tags",
+                &docs
+            )
+            .len(),
+            6,
+            "JOINs multiply, and may read the names before them"
+        );
+        assert_eq!(
+            run(
+                "SELECT VALUE n FROM c JOIN s IN c.subs JOIN n IN s.n ORDER BY n DESC",
+                &docs
+            ),
+            vec![json!(3), json!(2), json!(1)]
+        );
+        assert_eq!(
+            run("SELECT VALUE COUNT(1) FROM c JOIN t IN c.tags", &docs),
+            vec![json!(3)]
+        );
+        assert_eq!(
+            run("SELECT * FROM x IN c.tags", &docs),
+            vec![json!("x"), json!("y"), json!("z")]
+        );
+        assert_eq!(
+            run("SELECT VALUE x FROM x IN c.tags WHERE x > 'x'", &docs),
+            vec![json!("y"), json!("z")]
+        );
+        assert_eq!(
+            run("SELECT * FROM c.o", &docs),
+            vec![json!({"k": 1}), json!({"k": 2})]
+        );
+        assert_eq!(
+            run("SELECT VALUE o.k FROM root.o o WHERE o.k > 1", &docs),
+            vec![json!(2)]
+        );
+        assert_eq!(
+            run("SELECT VALUE c.k FROM c.o c", &docs),
+            vec![json!(1), json!(2)]
+        );
+    }
+
+    #[test]
+    fn what_joins_cannot_do_is_refused() {
+        assert!(refused("SELECT * FROM c JOIN t IN c.tags").contains("single input set"));
+        let eleven: String = (0..11).map(|i| format!(" JOIN j{i} IN c.a")).collect();
+        assert!(refused(&format!("SELECT VALUE 1 FROM c{eleven}")).contains("more than 10 JOINs"));
+        assert!(refused("SELECT VALUE 1 FROM c JOIN c IN c.a").contains("bound twice"));
+        assert!(
+            refused("SELECT VALUE 1 FROM c JOIN x IN c.a JOIN y IN c.a JOIN z IN c.a")
+                .contains("1000000 rows")
         );
     }
 

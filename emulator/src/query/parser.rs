@@ -6,10 +6,10 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::ast::{BinaryOp, Expr, Level, Projection, Select, SortKey, UnaryOp};
+use super::ast::{BinaryOp, Expr, From, Level, Projection, Select, SortKey, UnaryOp};
 use super::lexer::{syntax_error, tokenize, truncated, Token};
 use crate::error::{ApiError, ApiResult};
-use crate::limits::{MAX_QUERY_NESTING, MAX_QUERY_TEXT_BYTES, MAX_SUBSTITUTED_BYTES};
+use crate::limits::{MAX_JOINS, MAX_QUERY_NESTING, MAX_QUERY_TEXT_BYTES, MAX_SUBSTITUTED_BYTES};
 
 const RESERVED: [&str; 22] = [
     "SELECT", "FROM", "WHERE", "ORDER", "BY", "AND", "OR", "NOT", "IN", "BETWEEN", "AS", "TOP",
@@ -26,16 +26,32 @@ pub fn parse(text: &str, parameters: &HashMap<String, Value>) -> ApiResult<Selec
         )));
     }
     let tokens = tokenize(text)?;
-    let alias = from_alias(text, &tokens)?;
+    if let Some(group) = find_top_level(&tokens, "GROUP") {
+        let _ = group;
+        return Err(ApiError::bad_request(format!(
+            "This emulator does not support GROUP BY yet. Query: {}",
+            truncated(text)
+        )));
+    }
+    let from_at = find_top_level(&tokens, "FROM");
     let mut parser = Parser {
         text,
         tokens,
         pos: 0,
-        alias,
+        aliases: Vec::new(),
+        from: None,
         parameters,
         depth: 0,
         substituted: 0,
     };
+    // FROM is read first: it names what the projection before it refers to.
+    if let Some(at) = from_at {
+        parser.pos = at + 1;
+        let from = parser.read_from()?;
+        parser.aliases = from.aliases.clone();
+        parser.from = Some((from, parser.pos));
+        parser.pos = 0;
+    }
     let select = parser.select()?;
     if parser.pos < parser.tokens.len() {
         return Err(parser.error_here());
@@ -43,42 +59,18 @@ pub fn parse(text: &str, parameters: &HashMap<String, Value>) -> ApiResult<Selec
     Ok(select)
 }
 
-/// The name `FROM` binds (its alias if one is given), found before parsing
-/// the projection that uses it.
-fn from_alias(text: &str, tokens: &[Token]) -> ApiResult<String> {
+/// Where `keyword` stands outside any brackets, if it does.
+fn find_top_level(tokens: &[Token], keyword: &str) -> Option<usize> {
     let mut depth = 0i32;
-    for (i, token) in tokens.iter().enumerate() {
+    tokens.iter().position(|token| {
         match token {
             Token::Sym("(") | Token::Sym("[") | Token::Sym("{") => depth += 1,
             Token::Sym(")") | Token::Sym("]") | Token::Sym("}") => depth -= 1,
-            Token::Ident(w) if depth == 0 && w.eq_ignore_ascii_case("FROM") => {
-                let Some(Token::Ident(source)) = tokens.get(i + 1) else {
-                    return Err(syntax_error(text, "FROM: expected a collection name"));
-                };
-                let alias = match (tokens.get(i + 2), tokens.get(i + 3)) {
-                    (Some(Token::Ident(kw)), Some(Token::Ident(alias)))
-                        if kw.eq_ignore_ascii_case("AS") =>
-                    {
-                        alias
-                    }
-                    (Some(Token::Ident(alias)), _) if !is_reserved(alias) => alias,
-                    _ => source,
-                };
-                if matches!(tokens.get(i + 2), Some(Token::Ident(w)) if w.eq_ignore_ascii_case("JOIN"))
-                    || tokens.iter().any(|t| matches!(t, Token::Ident(w) if w.eq_ignore_ascii_case("JOIN") || w.eq_ignore_ascii_case("GROUP")))
-                {
-                    return Err(ApiError::bad_request(format!(
-                        "This emulator does not support JOIN or GROUP BY yet. Query: {}",
-                        truncated(text)
-                    )));
-                }
-                return Ok(alias.clone());
-            }
+            Token::Ident(w) => return depth == 0 && w.eq_ignore_ascii_case(keyword),
             _ => {}
         }
-    }
-    // `SELECT 1` without FROM is valid: no alias can then be referenced.
-    Ok(String::new())
+        false
+    })
 }
 
 fn is_reserved(word: &str) -> bool {
@@ -89,7 +81,10 @@ struct Parser<'a> {
     text: &'a str,
     tokens: Vec<Token>,
     pos: usize,
-    alias: String,
+    /// The names FROM binds, in scope for the expression being parsed.
+    aliases: Vec<String>,
+    /// The FROM clause, read first, and the position just after it.
+    from: Option<(From, usize)>,
     parameters: &'a HashMap<String, Value>,
     /// How deeply the expression being parsed nests (see [`Parser::nested`]).
     depth: usize,
@@ -152,6 +147,94 @@ impl Parser<'_> {
         }
     }
 
+    /// `FROM` (already taken) `x IN path | path [[AS] alias]`, then
+    /// `JOIN x IN expr` up to the service's limit of JOINs.
+    fn read_from(&mut self) -> ApiResult<From> {
+        let in_form = matches!(self.tokens.get(self.pos + 1), Some(Token::Ident(w)) if w.eq_ignore_ascii_case("IN"))
+            && matches!(self.peek(), Some(Token::Ident(w)) if !is_reserved(w));
+        let (first, source, source_in) = if in_form {
+            let Some(Token::Ident(name)) = self.peek().cloned() else {
+                return Err(self.error_here());
+            };
+            self.pos += 2;
+            (name, Some(self.container_path()?), true)
+        } else {
+            let path = self.container_path()?;
+            let named = self.eat_keyword("AS")
+                || matches!(self.peek(), Some(Token::Ident(w)) if !is_reserved(w));
+            let alias = if named {
+                Some(self.alias_name()?)
+            } else {
+                None
+            };
+            let (alias, source) = match path {
+                Expr::Var(_) => (alias.unwrap_or_else(|| self.aliases[0].clone()), None),
+                Expr::Property(_, ref name) => (alias.unwrap_or_else(|| name.clone()), Some(path)),
+                other => match alias {
+                    Some(alias) => (alias, Some(other)),
+                    None => return Err(syntax_error(self.text, "FROM: give the path an alias")),
+                },
+            };
+            (alias, source, false)
+        };
+        let mut aliases = vec![first];
+        let mut joins = Vec::new();
+        while self.eat_keyword("JOIN") {
+            if joins.len() == MAX_JOINS {
+                return Err(ApiError::bad_request(format!(
+                    "The query has more than {MAX_JOINS} JOINs, the service's limit. Query: {}",
+                    truncated(self.text)
+                )));
+            }
+            let name = self.alias_name()?;
+            if !self.eat_keyword("IN") {
+                return Err(ApiError::bad_request(format!(
+                    "This emulator supports JOINs of the form 'JOIN x IN c.array' only. Query: {}",
+                    truncated(self.text)
+                )));
+            }
+            self.aliases = aliases.clone();
+            joins.push(self.expr()?);
+            if aliases.contains(&name) {
+                return Err(ApiError::bad_request(format!(
+                    "The name '{name}' is bound twice in FROM; give each JOIN its own name. Query: {}",
+                    truncated(self.text)
+                )));
+            }
+            aliases.push(name);
+        }
+        self.aliases.clear();
+        Ok(From {
+            aliases,
+            source,
+            source_in,
+            joins,
+        })
+    }
+
+    /// The container and a path into its items (`c`, `root.a[0]`), with
+    /// `Var(0)` for the item; the container's name is in scope only here.
+    fn container_path(&mut self) -> ApiResult<Expr> {
+        let Some(Token::Ident(container)) = self.peek().cloned() else {
+            return Err(syntax_error(self.text, "FROM: expected a container name"));
+        };
+        if is_reserved(&container) {
+            return Err(syntax_error(self.text, "FROM: expected a container name"));
+        }
+        self.aliases = vec![container];
+        self.postfix()
+    }
+
+    fn alias_name(&mut self) -> ApiResult<String> {
+        match self.peek().cloned() {
+            Some(Token::Ident(name)) if !is_reserved(&name) => {
+                self.pos += 1;
+                Ok(name)
+            }
+            _ => Err(self.error_here()),
+        }
+    }
+
     fn count(&mut self) -> ApiResult<usize> {
         match self.peek().cloned() {
             Some(Token::Number(n)) if n >= 0.0 && n.fract() == 0.0 => {
@@ -199,6 +282,7 @@ impl Parser<'_> {
                 } else {
                     match &expr {
                         Expr::Property(_, name) => name.clone(),
+                        Expr::Var(i) => self.aliases[*i].clone(),
                         _ => format!("${}", fields.len() + 1),
                     }
                 };
@@ -209,13 +293,21 @@ impl Parser<'_> {
             }
             Projection::Fields(fields)
         };
-        if self.eat_keyword("FROM") {
-            // Already read by `from_alias`: skip `name [AS] [alias]`.
-            self.pos += 1;
-            self.eat_keyword("AS");
-            if matches!(self.peek(), Some(Token::Ident(w)) if !is_reserved(w)) {
-                self.pos += 1;
+        let from = match self.from.take() {
+            Some((from, end)) => {
+                // Already read by `read_from`: continue after it.
+                self.expect_keyword("FROM")?;
+                self.pos = end;
+                Some(from)
             }
+            None => None,
+        };
+        if from.as_ref().is_some_and(|f| f.aliases.len() > 1) && projection == Projection::Star {
+            return Err(ApiError::bad_request(format!(
+                "'SELECT *' is only valid with a single input set: name what to select, e.g. SELECT {} ... Query: {}",
+                from.as_ref().map_or(String::new(), |f| f.aliases.join(", ")),
+                truncated(self.text)
+            )));
         }
         let filter = if self.eat_keyword("WHERE") {
             Some(self.expr()?)
@@ -246,7 +338,7 @@ impl Parser<'_> {
             limit = Some(self.count()?);
         }
         Ok(Select {
-            alias: self.alias.clone(),
+            from,
             distinct,
             top,
             projection,
@@ -531,10 +623,12 @@ impl Parser<'_> {
                     "false" => Ok(Expr::Literal(Value::Bool(false))),
                     "null" => Ok(Expr::Literal(Value::Null)),
                     "undefined" => Ok(Expr::Call("UNDEFINED".into(), Vec::new())),
-                    _ if word == self.alias => Ok(Expr::Root),
+                    _ if self.aliases.contains(&word) => Ok(Expr::Var(
+                        self.aliases.iter().rposition(|a| *a == word).unwrap_or(0),
+                    )),
                     _ => Err(ApiError::bad_request(format!(
                         "Identifier '{word}' could not be resolved: properties are read through the FROM alias, e.g. {}.{word}. Query: {}",
-                        if self.alias.is_empty() { "c" } else { &self.alias },
+                        self.aliases.first().map_or("c", String::as_str),
                         truncated(self.text)
                     ))),
                 }
@@ -574,7 +668,7 @@ mod tests {
             s.filter,
             Some(Expr::Binary(
                 BinaryOp::Eq,
-                Box::new(Expr::Property(Box::new(Expr::Root), "id".into())),
+                Box::new(Expr::Property(Box::new(Expr::Var(0)), "id".into())),
                 Box::new(Expr::Literal(Value::from("a")))
             ))
         );
@@ -609,7 +703,7 @@ mod precedence {
     fn value(q: &str) -> Option<Value> {
         let s = parse(&format!("SELECT VALUE {q}"), &HashMap::new()).unwrap();
         match s.projection {
-            Projection::Value(e) => eval(&e, &Value::Null),
+            Projection::Value(e) => eval(&e, &[]),
             _ => unreachable!(),
         }
     }

@@ -36,7 +36,7 @@ fn as_aggregate(expr: &Expr) -> Option<Aggregate> {
 }
 
 /// How one aggregate is computed per range, so the SDK can combine ranges.
-fn partial(aggregate: Aggregate, expr: &Expr, alias: &str) -> String {
+fn partial(aggregate: Aggregate, expr: &Expr, alias: &[String]) -> String {
     let arg = match expr {
         Expr::Call(_, args) => args
             .first()
@@ -64,11 +64,9 @@ impl PreparedQuery {
     /// The partitioned query execution info for this query.
     pub fn plan(&self) -> Value {
         let s = &self.select;
-        let alias = if s.alias.is_empty() {
-            "c"
-        } else {
-            s.alias.as_str()
-        };
+        let alias = s.aliases();
+        // The item's `_rid`, which ORDER BY pages carry: read through the first name.
+        let first = alias.first().map_or("c", String::as_str);
         let mut aggregates = Vec::new();
         let mut alias_to_aggregate = serde_json::Map::new();
         let mut rewritten = String::new();
@@ -89,9 +87,10 @@ impl PreparedQuery {
                         .join(" AND ")
                 )
             };
-            format!(" FROM {alias}{where_clause}")
+            let from = s.from.as_ref().map(|f| f.to_sql()).unwrap_or_default();
+            format!(" {from}{where_clause}")
         };
-        if s.alias.is_empty() {
+        if s.from.is_none() {
             // Without FROM the query is evaluated once as it is: there is
             // nothing to merge across ranges, and no rewriting.
         } else if self.aggregate {
@@ -148,7 +147,7 @@ impl PreparedQuery {
                 })
                 .collect();
             rewritten = format!(
-                "SELECT {top}{alias}._rid, [{}] AS orderByItems, {payload} AS payload{} ORDER BY {}",
+                "SELECT {top}{first}._rid, [{}] AS orderByItems, {payload} AS payload{} ORDER BY {}",
                 items.join(", "),
                 from_where(Some(ORDER_BY_FILTER)),
                 order.join(", ")
@@ -192,7 +191,7 @@ impl PreparedQuery {
     }
 }
 
-fn projection_sql(s: &Select, alias: &str) -> String {
+fn projection_sql(s: &Select, alias: &[String]) -> String {
     match &s.projection {
         Projection::Star => "*".to_string(),
         Projection::Value(e) => format!("VALUE {}", e.to_sql(alias)),
@@ -205,9 +204,9 @@ fn projection_sql(s: &Select, alias: &str) -> String {
 }
 
 /// The ORDER BY payload: what the original query would have returned per document.
-fn payload_sql(s: &Select, alias: &str) -> String {
+fn payload_sql(s: &Select, alias: &[String]) -> String {
     match &s.projection {
-        Projection::Star => alias.to_string(),
+        Projection::Star => alias.first().map_or("c", String::as_str).to_string(),
         Projection::Value(e) => e.to_sql(alias),
         Projection::Fields(fields) => format!(
             "{{{}}}",
@@ -248,6 +247,24 @@ mod tests {
             json!({"id": "b", "n": 1, "_rid": "r2"}),
             json!({"id": "c", "_rid": "r3"}),
         ]
+    }
+
+    /// JOINs and `IN` sources are written back into the rewritten query,
+    /// which then gives per range what the original gives.
+    #[test]
+    fn rewritten_queries_keep_the_from_clause() {
+        let docs = vec![
+            json!({"id": "a", "tags": ["x", "y"], "_rid": "r1"}),
+            json!({"id": "b", "tags": ["z"], "_rid": "r2"}),
+        ];
+        let plan = prepare("SELECT VALUE COUNT(1) FROM c JOIN t IN c.tags").plan();
+        let text = plan["queryInfo"]["rewrittenQuery"].as_str().unwrap();
+        assert!(text.contains("FROM c JOIN t IN c.tags"), "{text}");
+        assert_eq!(run_rewritten(&plan, &docs), vec![json!([{"item": 3}])]);
+        let plan = prepare("SELECT VALUE x FROM x IN c.tags ORDER BY x DESC").plan();
+        let rows = run_rewritten(&plan, &docs);
+        let payloads: Vec<&Value> = rows.iter().map(|r| &r["payload"]).collect();
+        assert_eq!(payloads, [&json!("z"), &json!("y"), &json!("x")]);
     }
 
     /// Without FROM there is nothing to merge: the query runs as it is
