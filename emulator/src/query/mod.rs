@@ -9,16 +9,20 @@ pub mod budget;
 mod eval;
 mod functions;
 mod lexer;
+mod page;
 mod parser;
 mod plan;
+mod rows;
 
 use std::collections::HashMap;
 
 use bytes::Bytes;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 pub use ast::{Expr, From, Projection, Select};
+use page::page_of_values;
+pub use page::{Continuation, Page, PageLimit};
 
 use crate::error::{ApiError, ApiResult};
 
@@ -48,66 +52,6 @@ pub struct PreparedQuery {
     /// Whether any part of the query reads document contents (not so for
     /// `SELECT VALUE COUNT(1) FROM c`, which only counts).
     reads_documents: bool,
-}
-
-/// Where a page of results starts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Continuation {
-    /// Key-ordered scans resume after the last item visited.
-    After { pk: String, id: String },
-    /// Whole-result queries (ORDER BY, aggregates, ...) resume at an offset.
-    Offset { offset: usize },
-}
-
-impl Continuation {
-    pub fn parse(token: &str) -> ApiResult<Self> {
-        serde_json::from_str(token).map_err(|_| {
-            ApiError::bad_request(format!(
-                "The continuation token '{token}' is invalid: pass back the x-ms-continuation value of the previous page unchanged."
-            ))
-        })
-    }
-
-    pub fn to_token(&self) -> String {
-        serde_json::to_string(self).expect("serialises")
-    }
-}
-
-/// One page of results, each document already serialised.
-#[derive(Debug, Default)]
-pub struct Page {
-    pub documents: Vec<Bytes>,
-    pub continuation: Option<Continuation>,
-}
-
-/// How many results a page may hold (`x-ms-max-item-count`), and its byte budget.
-#[derive(Debug, Clone, Copy)]
-pub struct PageLimit {
-    pub items: usize,
-    pub bytes: usize,
-}
-
-impl PageLimit {
-    /// The service's defaults: 100 items, or as many as fit 4 MB for `-1`.
-    pub fn from_header(max_item_count: Option<&str>) -> ApiResult<Self> {
-        let items = match max_item_count.map(str::trim) {
-            None | Some("") => 100,
-            Some(v) => match v.parse::<i64>() {
-                Ok(-1) => usize::MAX,
-                Ok(n) if n > 0 => n as usize,
-                _ => {
-                    return Err(ApiError::bad_request(format!(
-                        "The x-ms-max-item-count header '{v}' is invalid: use a positive number of items, or -1 for as many as fit a page."
-                    )))
-                }
-            },
-        };
-        Ok(PageLimit {
-            items,
-            bytes: 4 * 1024 * 1024,
-        })
-    }
 }
 
 impl PreparedQuery {
@@ -235,46 +179,6 @@ impl PreparedQuery {
         match self.select.projection {
             Projection::Star => Some(item),
             _ => self.project(&[&item]),
-        }
-    }
-
-    /// Calls `f` with each row an item gives: `FROM c` one, the item;
-    /// `FROM x IN c.a` one per element; `FROM c.a x` one, the value at the
-    /// path; each JOIN multiplies them by its array's elements. Rows are
-    /// borrowed and made one at a time, so that an item is never copied per row.
-    fn for_each_row(&self, item: &Value, f: &mut dyn FnMut(&[&Value])) {
-        let Some(from) = &self.select.from else {
-            return f(&[]);
-        };
-        match &from.source {
-            None => self.join(from, 0, &[item], f),
-            Some(path) => match eval::eval(path, &[item]) {
-                Some(Value::Array(elements)) if from.source_in => {
-                    for element in &elements {
-                        self.join(from, 0, &[element], f);
-                    }
-                }
-                Some(value) if !from.source_in => self.join(from, 0, &[&value], f),
-                _ => {}
-            },
-        }
-    }
-
-    fn join(&self, from: &From, k: usize, row: &[&Value], f: &mut dyn FnMut(&[&Value])) {
-        let Some(source) = from.joins.get(k) else {
-            return f(row);
-        };
-        // Not an array (or undefined): this row gives nothing.
-        let Some(Value::Array(elements)) = eval::eval(source, row) else {
-            return;
-        };
-        for element in &elements {
-            if !budget::charge_row() {
-                return;
-            }
-            let mut next: Vec<&Value> = row.to_vec();
-            next.push(element);
-            self.join(from, k + 1, &next, f);
         }
     }
 
@@ -480,31 +384,12 @@ fn parse(body: &Bytes) -> Value {
     crate::json::parse_unguarded(body).expect("stored items are JSON within the nesting limit")
 }
 
-fn page_of_values(results: Vec<Value>, offset: usize, limit: PageLimit) -> Page {
-    let mut page = Page::default();
-    let mut bytes = 0;
-    let total = results.len();
-    for value in results.into_iter().skip(offset) {
-        let encoded = Bytes::from(serde_json::to_vec(&value).expect("serialises"));
-        bytes += encoded.len();
-        page.documents.push(encoded);
-        if page.documents.len() >= limit.items || bytes >= limit.bytes {
-            break;
-        }
-    }
-    let next = offset + page.documents.len();
-    if next < total {
-        page.continuation = Some(Continuation::Offset { offset: next });
-    }
-    page
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
-    fn run(q: &str, docs: &[Value]) -> Vec<Value> {
+    pub(crate) fn run(q: &str, docs: &[Value]) -> Vec<Value> {
         let body = QueryBody {
             query: q.into(),
             parameters: vec![Parameter {
@@ -562,105 +447,6 @@ mod tests {
                 &docs
             ),
             vec![json!(true), json!(false)]
-        );
-    }
-
-    fn refused(q: &str) -> String {
-        match PreparedQuery::prepare(&QueryBody {
-            query: q.into(),
-            parameters: vec![],
-        }) {
-            Err(e) => e.message,
-            Ok(query) => {
-                query
-                    .run_values([json!({"a": (0..1000).collect::<Vec<_>>()})].into_iter())
-                    .unwrap_err()
-                    .message
-            }
-        }
-    }
-
-    /// Issue 10: JOINs over arrays, `FROM x IN path` and `FROM path`.
-    #[test]
-    fn joins_and_from_forms() {
-        let docs = [
-            json!({"id": "a", "tags": ["x", "y"], "o": {"k": 1}, "subs": [{"n": [1, 2]}, {"n": [3]}]}),
-            json!({"id": "b", "tags": ["z"], "o": {"k": 2}}),
-            json!({"id": "c", "tags": "not an array"}),
-        ];
-        assert_eq!(
-            run("SELECT VALUE t FROM c JOIN t IN c.tags", &docs),
-            vec![json!("x"), json!("y"), json!("z")]
-        );
-        assert_eq!(
-            run(
-                "SELECT c.id, t AS tag FROM c JOIN t IN c.tags WHERE t != 'y'",
-                &docs
-            ),
-            vec![
-                json!({"id": "a", "tag": "x"}),
-                json!({"id": "b", "tag": "z"})
-            ]
-        );
-        assert_eq!(
-            run(
-                "SELECT c.id, t FROM c JOIN t IN c.tags WHERE c.id = 'b'",
-                &docs
-            ),
-            vec![json!({"id": "b", "t": "z"})],
-            "an alias projected alone is named after itself"
-        );
-        assert_eq!(
-            run(
-                "SELECT VALUE [t, n] FROM c JOIN s IN c.subs JOIN n IN s.n JOIN t IN c.tags",
-                &docs
-            )
-            .len(),
-            6,
-            "JOINs multiply, and may read the names before them"
-        );
-        assert_eq!(
-            run(
-                "SELECT VALUE n FROM c JOIN s IN c.subs JOIN n IN s.n ORDER BY n DESC",
-                &docs
-            ),
-            vec![json!(3), json!(2), json!(1)]
-        );
-        assert_eq!(
-            run("SELECT VALUE COUNT(1) FROM c JOIN t IN c.tags", &docs),
-            vec![json!(3)]
-        );
-        assert_eq!(
-            run("SELECT * FROM x IN c.tags", &docs),
-            vec![json!("x"), json!("y"), json!("z")]
-        );
-        assert_eq!(
-            run("SELECT VALUE x FROM x IN c.tags WHERE x > 'x'", &docs),
-            vec![json!("y"), json!("z")]
-        );
-        assert_eq!(
-            run("SELECT * FROM c.o", &docs),
-            vec![json!({"k": 1}), json!({"k": 2})]
-        );
-        assert_eq!(
-            run("SELECT VALUE o.k FROM root.o o WHERE o.k > 1", &docs),
-            vec![json!(2)]
-        );
-        assert_eq!(
-            run("SELECT VALUE c.k FROM c.o c", &docs),
-            vec![json!(1), json!(2)]
-        );
-    }
-
-    #[test]
-    fn what_joins_cannot_do_is_refused() {
-        assert!(refused("SELECT * FROM c JOIN t IN c.tags").contains("single input set"));
-        let eleven: String = (0..11).map(|i| format!(" JOIN j{i} IN c.a")).collect();
-        assert!(refused(&format!("SELECT VALUE 1 FROM c{eleven}")).contains("more than 10 JOINs"));
-        assert!(refused("SELECT VALUE 1 FROM c JOIN c IN c.a").contains("bound twice"));
-        assert!(
-            refused("SELECT VALUE 1 FROM c JOIN x IN c.a JOIN y IN c.a JOIN z IN c.a")
-                .contains("1000000 rows")
         );
     }
 

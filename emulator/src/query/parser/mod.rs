@@ -6,10 +6,12 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::ast::{BinaryOp, Expr, From, Level, Projection, Select, SortKey, UnaryOp};
+use super::ast::{BinaryOp, Expr, Level, Projection, Select, SortKey, UnaryOp};
 use super::lexer::{syntax_error, tokenize, truncated, Token};
+
+mod from;
 use crate::error::{ApiError, ApiResult};
-use crate::limits::{MAX_JOINS, MAX_QUERY_NESTING, MAX_QUERY_TEXT_BYTES, MAX_SUBSTITUTED_BYTES};
+use crate::limits::{MAX_QUERY_NESTING, MAX_QUERY_TEXT_BYTES, MAX_SUBSTITUTED_BYTES};
 
 const RESERVED: [&str; 22] = [
     "SELECT", "FROM", "WHERE", "ORDER", "BY", "AND", "OR", "NOT", "IN", "BETWEEN", "AS", "TOP",
@@ -84,7 +86,7 @@ struct Parser<'a> {
     /// The names FROM binds, in scope for the expression being parsed.
     aliases: Vec<String>,
     /// The FROM clause, read first, and the position just after it.
-    from: Option<(From, usize)>,
+    from: Option<(super::ast::From, usize)>,
     parameters: &'a HashMap<String, Value>,
     /// How deeply the expression being parsed nests (see [`Parser::nested`]).
     depth: usize,
@@ -144,94 +146,6 @@ impl Parser<'_> {
             Ok(())
         } else {
             Err(self.error_here())
-        }
-    }
-
-    /// `FROM` (already taken) `x IN path | path [[AS] alias]`, then
-    /// `JOIN x IN expr` up to the service's limit of JOINs.
-    fn read_from(&mut self) -> ApiResult<From> {
-        let in_form = matches!(self.tokens.get(self.pos + 1), Some(Token::Ident(w)) if w.eq_ignore_ascii_case("IN"))
-            && matches!(self.peek(), Some(Token::Ident(w)) if !is_reserved(w));
-        let (first, source, source_in) = if in_form {
-            let Some(Token::Ident(name)) = self.peek().cloned() else {
-                return Err(self.error_here());
-            };
-            self.pos += 2;
-            (name, Some(self.container_path()?), true)
-        } else {
-            let path = self.container_path()?;
-            let named = self.eat_keyword("AS")
-                || matches!(self.peek(), Some(Token::Ident(w)) if !is_reserved(w));
-            let alias = if named {
-                Some(self.alias_name()?)
-            } else {
-                None
-            };
-            let (alias, source) = match path {
-                Expr::Var(_) => (alias.unwrap_or_else(|| self.aliases[0].clone()), None),
-                Expr::Property(_, ref name) => (alias.unwrap_or_else(|| name.clone()), Some(path)),
-                other => match alias {
-                    Some(alias) => (alias, Some(other)),
-                    None => return Err(syntax_error(self.text, "FROM: give the path an alias")),
-                },
-            };
-            (alias, source, false)
-        };
-        let mut aliases = vec![first];
-        let mut joins = Vec::new();
-        while self.eat_keyword("JOIN") {
-            if joins.len() == MAX_JOINS {
-                return Err(ApiError::bad_request(format!(
-                    "The query has more than {MAX_JOINS} JOINs, the service's limit. Query: {}",
-                    truncated(self.text)
-                )));
-            }
-            let name = self.alias_name()?;
-            if !self.eat_keyword("IN") {
-                return Err(ApiError::bad_request(format!(
-                    "This emulator supports JOINs of the form 'JOIN x IN c.array' only. Query: {}",
-                    truncated(self.text)
-                )));
-            }
-            self.aliases = aliases.clone();
-            joins.push(self.expr()?);
-            if aliases.contains(&name) {
-                return Err(ApiError::bad_request(format!(
-                    "The name '{name}' is bound twice in FROM; give each JOIN its own name. Query: {}",
-                    truncated(self.text)
-                )));
-            }
-            aliases.push(name);
-        }
-        self.aliases.clear();
-        Ok(From {
-            aliases,
-            source,
-            source_in,
-            joins,
-        })
-    }
-
-    /// The container and a path into its items (`c`, `root.a[0]`), with
-    /// `Var(0)` for the item; the container's name is in scope only here.
-    fn container_path(&mut self) -> ApiResult<Expr> {
-        let Some(Token::Ident(container)) = self.peek().cloned() else {
-            return Err(syntax_error(self.text, "FROM: expected a container name"));
-        };
-        if is_reserved(&container) {
-            return Err(syntax_error(self.text, "FROM: expected a container name"));
-        }
-        self.aliases = vec![container];
-        self.postfix()
-    }
-
-    fn alias_name(&mut self) -> ApiResult<String> {
-        match self.peek().cloned() {
-            Some(Token::Ident(name)) if !is_reserved(&name) => {
-                self.pos += 1;
-                Ok(name)
-            }
-            _ => Err(self.error_here()),
         }
     }
 
@@ -650,91 +564,4 @@ fn number(n: f64) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn p(q: &str) -> Select {
-        parse(q, &HashMap::from([("@id".to_string(), Value::from("a"))])).unwrap()
-    }
-
-    #[test]
-    fn parses_the_shapes_the_sdks_send() {
-        assert_eq!(p("SELECT * FROM c").projection, Projection::Star);
-        assert!(
-            matches!(p("SELECT VALUE COUNT(1) FROM c").projection, Projection::Value(Expr::Call(ref n, _)) if n == "COUNT")
-        );
-        let s = p("SELECT * FROM root r WHERE r.id = @id");
-        assert_eq!(
-            s.filter,
-            Some(Expr::Binary(
-                BinaryOp::Eq,
-                Box::new(Expr::Property(Box::new(Expr::Var(0)), "id".into())),
-                Box::new(Expr::Literal(Value::from("a")))
-            ))
-        );
-        let s = p("select top 5 c.id, c['n'] as n from c order by c.n desc offset 1 limit 2");
-        assert_eq!(s.top, Some(5));
-        assert_eq!(s.order_by.len(), 1);
-        assert!(s.order_by[0].descending);
-        assert_eq!((s.offset, s.limit), (Some(1), Some(2)));
-    }
-
-    #[test]
-    fn refuses_bad_queries_with_a_clear_message() {
-        let none = HashMap::new();
-        for bad in [
-            "SELECT",
-            "SELECT * FROM c WHERE",
-            "SELECT * FROM c WHERE x.id = 1",
-            "SELECT * FROM c WHERE c.id = @missing",
-            "SELECT * FROM c WHERE c.id = 'open",
-        ] {
-            let err = parse(bad, &none).unwrap_err();
-            assert_eq!(err.status.as_u16(), 400, "{bad}");
-        }
-    }
-}
-
-#[cfg(test)]
-mod precedence {
-    use super::*;
-    use crate::query::eval::eval;
-
-    fn value(q: &str) -> Option<Value> {
-        let s = parse(&format!("SELECT VALUE {q}"), &HashMap::new()).unwrap();
-        match s.projection {
-            Projection::Value(e) => eval(&e, &[]),
-            _ => unreachable!(),
-        }
-    }
-
-    /// Left associativity, precedence and the flat runs give the usual results.
-    #[test]
-    fn operators_associate_and_bind_as_in_the_dialect() {
-        assert_eq!(value("8 / 4 / 2"), Some(Value::from(1)));
-        assert_eq!(value("10 - 4 - 3"), Some(Value::from(3)));
-        assert_eq!(value("(10 - 4) - 3"), Some(Value::from(3)));
-        assert_eq!(value("10 - (4 - 3)"), Some(Value::from(9)));
-        assert_eq!(value("2 + 3 * 4 - 1"), Some(Value::from(13)));
-        assert_eq!(value("17 % 5 * 2"), Some(Value::from(4)));
-        assert_eq!(value("1 + 2 = 3 AND NOT 2 > 3"), Some(Value::Bool(true)));
-        assert_eq!(value("NOT 1 = 2 OR false"), Some(Value::Bool(true)));
-        assert_eq!(value("false AND true OR true"), Some(Value::Bool(true)));
-        assert_eq!(value("'a' || 'b' = 'ab'"), Some(Value::Bool(true)));
-        assert_eq!(
-            value("2 BETWEEN 1 AND 3 AND 5 IN (4, 5)"),
-            Some(Value::Bool(true))
-        );
-        assert_eq!(value("5 NOT IN (4, 5)"), Some(Value::Bool(false)));
-        assert_eq!(value("undefined ?? 1 + 1"), Some(Value::from(2)));
-        assert_eq!(value("true ? 1 : 2"), Some(Value::from(1)));
-        assert_eq!(value("- 2 * 3"), Some(Value::from(-6)));
-        assert_eq!(value("1 / 0"), None, "not finite: undefined");
-        for bad in ["1 = 1 = 1", "1 + NOT true", "NOT", "1 +", "1 BETWEEN 2"] {
-            assert!(
-                parse(&format!("SELECT VALUE {bad}"), &HashMap::new()).is_err(),
-                "{bad}"
-            );
-        }
-    }
-}
+mod tests;

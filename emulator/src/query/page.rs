@@ -1,0 +1,87 @@
+//! Pages of results: where a page starts (the continuation token the
+//! client passes back), how much it may hold, and what it holds.
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{ApiError, ApiResult};
+
+/// Where a page of results starts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Continuation {
+    /// Key-ordered scans resume after the last item visited.
+    After { pk: String, id: String },
+    /// Whole-result queries (ORDER BY, aggregates, ...) resume at an offset.
+    Offset { offset: usize },
+}
+
+impl Continuation {
+    pub fn parse(token: &str) -> ApiResult<Self> {
+        serde_json::from_str(token).map_err(|_| {
+            ApiError::bad_request(format!(
+                "The continuation token '{token}' is invalid: pass back the x-ms-continuation value of the previous page unchanged."
+            ))
+        })
+    }
+
+    pub fn to_token(&self) -> String {
+        serde_json::to_string(self).expect("serialises")
+    }
+}
+
+/// One page of results, each document already serialised.
+#[derive(Debug, Default)]
+pub struct Page {
+    pub documents: Vec<Bytes>,
+    pub continuation: Option<Continuation>,
+}
+
+/// How many results a page may hold (`x-ms-max-item-count`), and its byte budget.
+#[derive(Debug, Clone, Copy)]
+pub struct PageLimit {
+    pub items: usize,
+    pub bytes: usize,
+}
+
+impl PageLimit {
+    /// The service's defaults: 100 items, or as many as fit 4 MB for `-1`.
+    pub fn from_header(max_item_count: Option<&str>) -> ApiResult<Self> {
+        let items = match max_item_count.map(str::trim) {
+            None | Some("") => 100,
+            Some(v) => match v.parse::<i64>() {
+                Ok(-1) => usize::MAX,
+                Ok(n) if n > 0 => n as usize,
+                _ => {
+                    return Err(ApiError::bad_request(format!(
+                        "The x-ms-max-item-count header '{v}' is invalid: use a positive number of items, or -1 for as many as fit a page."
+                    )))
+                }
+            },
+        };
+        Ok(PageLimit {
+            items,
+            bytes: 4 * 1024 * 1024,
+        })
+    }
+}
+
+pub(super) fn page_of_values(results: Vec<Value>, offset: usize, limit: PageLimit) -> Page {
+    let mut page = Page::default();
+    let mut bytes = 0;
+    let total = results.len();
+    for value in results.into_iter().skip(offset) {
+        let encoded = Bytes::from(serde_json::to_vec(&value).expect("serialises"));
+        bytes += encoded.len();
+        page.documents.push(encoded);
+        if page.documents.len() >= limit.items || bytes >= limit.bytes {
+            break;
+        }
+    }
+    let next = offset + page.documents.len();
+    if next < total {
+        page.continuation = Some(Continuation::Offset { offset: next });
+    }
+    page
+}
