@@ -82,6 +82,21 @@ forEachScheme("queries", (ctx) => {
     assert.deepEqual(await query("SELECT VALUE COUNT(1) FROM c", { partitionKey: "a" }), [2]);
   });
 
+  test("JOIN, FROM x IN and queries without FROM, across partitions through the query plan", async () => {
+    const db = await ctx.newDatabase();
+    const { container: t } = await db.containers.create({ id: unique("tags"), partitionKey: { paths: ["/pk"] } });
+    await t.items.create({ id: "p1", pk: "a", tags: ["red", "blue"] });
+    await t.items.create({ id: "p2", pk: "b", tags: ["green"] });
+    await t.items.create({ id: "p3", pk: "c" });
+    const run = async (q) => (await t.items.query(q).fetchAll()).resources;
+    assert.deepEqual((await run("SELECT VALUE tag FROM p JOIN tag IN p.tags")).sort(), ["blue", "green", "red"]);
+    assert.deepEqual(await run("SELECT VALUE COUNT(1) FROM p JOIN tag IN p.tags"), [3]);
+    assert.deepEqual(await run("SELECT VALUE tag FROM tag IN p.tags ORDER BY tag"), ["blue", "green", "red"]);
+    const pairs = await run("SELECT p.id, tag FROM p JOIN tag IN p.tags WHERE tag != 'red'");
+    assert.deepEqual(pairs.map((r) => `${r.id}:${r.tag}`).sort(), ["p1:blue", "p2:green"]);
+    assert.deepEqual(await run("SELECT VALUE CONCAT('a', 'b')"), ["ab"]);
+  });
+
   test("no match is empty", async () => {
     assert.deepEqual(await query({ query: "SELECT * FROM c WHERE c.id = @id", parameters: [{ name: "@id", value: "zzz" }] }), []);
   });

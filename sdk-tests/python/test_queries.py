@@ -85,3 +85,21 @@ def test_order_by_paged_and_top(container):
     assert ids == ["a2", "b2", "a1", "c1", "b1"]
     assert list(container.query_items(
         query="SELECT TOP 2 VALUE c.id FROM c ORDER BY c.n DESC", enable_cross_partition_query=True)) == ["b1", "c1"]
+
+
+def test_join_from_in_and_no_from(database):
+    """JOIN over arrays, FROM x IN path, and a query without FROM (evaluated once)."""
+    c = database.create_container(unique("tags"), partition_key=PartitionKey(path="/pk"))
+    c.create_item({"id": "p1", "pk": "a", "tags": ["red", "blue"]})
+    c.create_item({"id": "p2", "pk": "b", "tags": ["green"]})
+    c.create_item({"id": "p3", "pk": "c"})
+
+    def run(q):
+        return list(c.query_items(query=q, enable_cross_partition_query=True))
+
+    assert sorted(run("SELECT VALUE tag FROM p JOIN tag IN p.tags")) == ["blue", "green", "red"]
+    assert sorted(run("SELECT VALUE t FROM t IN p.tags")) == ["blue", "green", "red"]
+    pairs = run("SELECT p.id, tag FROM p JOIN tag IN p.tags WHERE tag != 'red'")
+    assert sorted(f"{r['id']}:{r['tag']}" for r in pairs) == ["p1:blue", "p2:green"]
+    assert run("SELECT VALUE CONCAT('a', 'b')") == ["ab"]
+    assert list(c.query_items(query="SELECT VALUE COUNT(1) FROM p JOIN t IN p.tags", partition_key="a")) == [2]

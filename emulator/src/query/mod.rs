@@ -96,7 +96,9 @@ impl PreparedQuery {
         let reads_documents = select.filter.is_some()
             || !select.order_by.is_empty()
             || matches!(select.projection, Projection::Star)
-            || projected.iter().any(|e| eval::reads_document(e));
+            || projected.iter().any(|e| eval::reads_document(e))
+            // JOINs and FROM paths read the item to know how many rows it makes.
+            || select.from.as_ref().is_some_and(|f| !f.is_plain());
         Ok(PreparedQuery {
             select,
             aggregate,

@@ -141,6 +141,32 @@ mod tests {
         );
     }
 
+    /// A count over JOIN rows reads the items even though `COUNT(1)`
+    /// itself reads nothing (found by the Python SDK's single-partition test).
+    #[test]
+    fn counting_join_rows_reads_the_items() {
+        let bodies: Vec<bytes::Bytes> = [
+            json!({"id": "a", "tags": [1, 2]}),
+            json!({"id": "b", "tags": [3]}),
+        ]
+        .iter()
+        .map(|d| bytes::Bytes::from(d.to_string()))
+        .collect();
+        let query = PreparedQuery::prepare(&QueryBody {
+            query: "SELECT VALUE COUNT(1) FROM c JOIN t IN c.tags".into(),
+            parameters: vec![],
+        })
+        .unwrap();
+        let limit = super::super::PageLimit {
+            items: 100,
+            bytes: usize::MAX,
+        };
+        let page = query
+            .run_page(bodies.iter().map(|b| ("[]", "id", b)), None, limit)
+            .unwrap();
+        assert_eq!(page.documents, vec![bytes::Bytes::from_static(b"3")]);
+    }
+
     #[test]
     fn what_joins_cannot_do_is_refused() {
         assert!(refused("SELECT * FROM c JOIN t IN c.tags").contains("single input set"));
