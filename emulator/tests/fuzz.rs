@@ -372,6 +372,10 @@ fn expr() -> impl Strategy<Value = String> {
                 }),
             (inner.clone(), inner.clone(), inner.clone())
                 .prop_map(|(x, a, b)| format!("{x} BETWEEN {a} AND {b}")),
+            (inner.clone(), "[a-z%_\\[\\]^-]{0,6}", any::<bool>()).prop_map(|(x, p, not)| format!(
+                "{x} {}LIKE '{p}' ESCAPE '^'",
+                if not { "NOT " } else { "" }
+            )),
             (inner.clone(), inner.clone(), inner.clone())
                 .prop_map(|(c, a, b)| format!("{c} ? {a} : {b}")),
             prop::collection::vec(inner.clone(), 0..4)

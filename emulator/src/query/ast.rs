@@ -24,6 +24,8 @@ pub enum Expr {
     Between(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `x IN (a, b, ...)`; `negated` for `NOT IN`.
     In(Box<Expr>, Vec<Expr>, bool),
+    /// `x [NOT] LIKE pattern [ESCAPE c]`; `negated` for `NOT LIKE`.
+    Like(Box<Expr>, Box<Expr>, Option<Box<Expr>>, bool),
     /// `cond ? a : b`
     Conditional(Box<Expr>, Box<Expr>, Box<Expr>),
     /// A function call, name upper-cased.
@@ -260,6 +262,16 @@ impl Expr {
                 sql(x),
                 if *negated { "NOT " } else { "" },
                 list.iter().map(sql).collect::<Vec<_>>().join(", ")
+            ),
+            Expr::Like(x, pattern, escape, negated) => format!(
+                "({} {}LIKE {}{})",
+                sql(x),
+                if *negated { "NOT " } else { "" },
+                sql(pattern),
+                escape
+                    .as_ref()
+                    .map(|e| format!(" ESCAPE {}", sql(e)))
+                    .unwrap_or_default()
             ),
             Expr::Conditional(c, a, b) => format!("({} ? {} : {})", sql(c), sql(a), sql(b)),
             Expr::Call(name, args) => format!(

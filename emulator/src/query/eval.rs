@@ -181,6 +181,18 @@ pub fn substitute_aggregates(
                 *negated,
             )
         }
+        Expr::Like(x, pattern, escape, negated) => {
+            let x = substitute_aggregates(x, results);
+            let pattern = substitute_aggregates(pattern, results);
+            Expr::Like(
+                Box::new(x),
+                Box::new(pattern),
+                escape
+                    .as_ref()
+                    .map(|e| Box::new(substitute_aggregates(e, results))),
+                *negated,
+            )
+        }
         Expr::Array(items) => Expr::Array(
             items
                 .iter()
@@ -248,6 +260,13 @@ fn walk(expr: &Expr, f: &mut impl FnMut(&Expr)) {
             walk(first, f);
             rest.iter().for_each(|(_, e)| walk(e, f));
         }
+        Expr::Like(x, pattern, escape, _) => {
+            walk(x, f);
+            walk(pattern, f);
+            if let Some(e) = escape {
+                walk(e, f);
+            }
+        }
         Expr::Call(_, args) | Expr::Array(args) => args.iter().for_each(|e| walk(e, f)),
         Expr::Object(fields) => fields.iter().for_each(|(_, e)| walk(e, f)),
     }
@@ -295,6 +314,25 @@ pub fn eval(expr: &Expr, root: &[&Value]) -> Option<Value> {
                 eval(e, root).is_some_and(|v| compare_same_type(&x, &v) == Some(Ordering::Equal))
             });
             Some(Value::Bool(found != *negated))
+        }
+        Expr::Like(x, pattern, escape, negated) => {
+            let x = eval(x, root)?;
+            let pattern = eval(pattern, root)?;
+            // The escape is one character; anything else leaves the result undefined.
+            let escape = match escape {
+                None => None,
+                Some(e) => {
+                    let e = eval(e, root)?;
+                    let mut chars = e.as_str()?.chars();
+                    let c = chars.next()?;
+                    if chars.next().is_some() {
+                        return None;
+                    }
+                    Some(c)
+                }
+            };
+            let matched = super::like::like(x.as_str()?, pattern.as_str()?, escape);
+            Some(Value::Bool(matched != *negated))
         }
         Expr::Conditional(cond, then, otherwise) => {
             if eval(cond, root).and_then(|v| v.as_bool()) == Some(true) {

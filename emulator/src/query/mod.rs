@@ -9,6 +9,7 @@ pub mod budget;
 mod eval;
 mod functions;
 mod lexer;
+mod like;
 mod page;
 mod parser;
 mod plan;
@@ -449,6 +450,50 @@ pub(crate) mod tests {
                 &docs
             ),
             vec![json!(true), json!(false)]
+        );
+    }
+
+    /// Issue 10: `[NOT] LIKE ... [ESCAPE ...]` in filters and projections;
+    /// a value that is not a string is undefined (kept by neither form).
+    #[test]
+    fn like_filters_and_projects() {
+        let docs = [
+            json!({"id": "a", "name": "Touring Road 20% off"}),
+            json!({"id": "b", "name": "Mountain driver"}),
+            json!({"id": "c", "name": 5}),
+        ];
+        assert_eq!(
+            run("SELECT VALUE c.id FROM c WHERE c.name LIKE '%Road%'", &docs),
+            vec![json!("a")]
+        );
+        assert_eq!(
+            run(
+                "SELECT VALUE c.id FROM c WHERE c.name NOT LIKE '%Road%'",
+                &docs
+            ),
+            vec![json!("b")]
+        );
+        assert_eq!(
+            run(
+                "SELECT VALUE c.id FROM c WHERE c.name LIKE '%20^%%' ESCAPE '^'",
+                &docs
+            ),
+            vec![json!("a")]
+        );
+        assert_eq!(
+            run("SELECT VALUE c.name LIKE 'M%' FROM c", &docs),
+            vec![json!(false), json!(true)]
+        );
+        let plan = PreparedQuery::prepare(&QueryBody {
+            query: "SELECT c.id FROM c WHERE c.name NOT LIKE '%^%' ESCAPE '^' ORDER BY c.id".into(),
+            parameters: vec![],
+        })
+        .unwrap()
+        .plan();
+        let rewritten = plan["queryInfo"]["rewrittenQuery"].as_str().unwrap();
+        assert!(
+            rewritten.contains("NOT LIKE \"%^%\" ESCAPE \"^\""),
+            "{rewritten}"
         );
     }
 

@@ -353,7 +353,7 @@ impl Parser<'_> {
     }
 
     /// The binary operator at the current token, without taking it. `IN`,
-    /// `NOT IN` and `BETWEEN` are comparisons (taken by [`Self::comparison`]).
+    /// `NOT IN`, `LIKE`, `NOT LIKE` and `BETWEEN` are comparisons (taken by [`Self::comparison`]).
     fn peek_operator(&self) -> Option<(BinaryOp, Level)> {
         let op = match self.peek()? {
             Token::Sym("??") => BinaryOp::Coalesce,
@@ -373,9 +373,10 @@ impl Parser<'_> {
             Token::Ident(w) if w.eq_ignore_ascii_case("AND") => BinaryOp::And,
             Token::Ident(w)
                 if w.eq_ignore_ascii_case("IN")
+                    || w.eq_ignore_ascii_case("LIKE")
                     || w.eq_ignore_ascii_case("BETWEEN")
                     || (w.eq_ignore_ascii_case("NOT")
-                        && matches!(self.tokens.get(self.pos + 1), Some(Token::Ident(n)) if n.eq_ignore_ascii_case("IN"))) =>
+                        && matches!(self.tokens.get(self.pos + 1), Some(Token::Ident(n)) if n.eq_ignore_ascii_case("IN") || n.eq_ignore_ascii_case("LIKE"))) =>
             {
                 BinaryOp::Eq // stands for the comparison level; `comparison` reads the keyword
             }
@@ -396,6 +397,20 @@ impl Parser<'_> {
             }
             self.expect_sym(")")?;
             return Ok(Expr::In(Box::new(left), list, negated));
+        }
+        if self.eat_keyword("LIKE") {
+            let pattern = self.binary(Level::Concat)?;
+            let escape = if self.eat_keyword("ESCAPE") {
+                Some(Box::new(self.binary(Level::Concat)?))
+            } else {
+                None
+            };
+            return Ok(Expr::Like(
+                Box::new(left),
+                Box::new(pattern),
+                escape,
+                negated,
+            ));
         }
         if self.eat_keyword("BETWEEN") {
             let low = self.binary(Level::Concat)?;
