@@ -82,7 +82,7 @@ forEachScheme("queries", (ctx) => {
     assert.deepEqual(await query("SELECT VALUE COUNT(1) FROM c", { partitionKey: "a" }), [2]);
   });
 
-  test("JOIN, FROM x IN and queries without FROM, across partitions through the query plan", async () => {
+  test("JOIN, GROUP BY, FROM x IN and queries without FROM, across partitions through the query plan", async () => {
     const db = await ctx.newDatabase();
     const { container: t } = await db.containers.create({ id: unique("tags"), partitionKey: { paths: ["/pk"] } });
     await t.items.create({ id: "p1", pk: "a", tags: ["red", "blue"] });
@@ -95,6 +95,9 @@ forEachScheme("queries", (ctx) => {
     const pairs = await run("SELECT p.id, tag FROM p JOIN tag IN p.tags WHERE tag != 'red'");
     assert.deepEqual(pairs.map((r) => `${r.id}:${r.tag}`).sort(), ["p1:blue", "p2:green"]);
     assert.deepEqual(await run("SELECT VALUE CONCAT('a', 'b')"), ["ab"]);
+    const groups = await run("SELECT tag, COUNT(1) AS n FROM p JOIN tag IN p.tags GROUP BY tag");
+    assert.deepEqual(groups.map((g) => `${g.tag}:${g.n}`).sort(), ["blue:1", "green:1", "red:1"]);
+    assert.deepEqual(await run("SELECT VALUE COUNT(1) FROM p GROUP BY p.pk"), [1, 1, 1]);
   });
 
   test("no match is empty", async () => {

@@ -87,8 +87,8 @@ def test_order_by_paged_and_top(container):
         query="SELECT TOP 2 VALUE c.id FROM c ORDER BY c.n DESC", enable_cross_partition_query=True)) == ["b1", "c1"]
 
 
-def test_join_from_in_and_no_from(database):
-    """JOIN over arrays, FROM x IN path, and a query without FROM (evaluated once)."""
+def test_join_group_by_from_in_and_no_from(database):
+    """JOIN over arrays, GROUP BY, FROM x IN path, and a query without FROM (evaluated once)."""
     c = database.create_container(unique("tags"), partition_key=PartitionKey(path="/pk"))
     c.create_item({"id": "p1", "pk": "a", "tags": ["red", "blue"]})
     c.create_item({"id": "p2", "pk": "b", "tags": ["green"]})
@@ -102,4 +102,7 @@ def test_join_from_in_and_no_from(database):
     pairs = run("SELECT p.id, tag FROM p JOIN tag IN p.tags WHERE tag != 'red'")
     assert sorted(f"{r['id']}:{r['tag']}" for r in pairs) == ["p1:blue", "p2:green"]
     assert run("SELECT VALUE CONCAT('a', 'b')") == ["ab"]
+    groups = run("SELECT tag, COUNT(1) AS n FROM p JOIN tag IN p.tags GROUP BY tag")
+    assert sorted(f"{g['tag']}:{g['n']}" for g in groups) == ["blue:1", "green:1", "red:1"]
+    assert run("SELECT VALUE COUNT(1) FROM p GROUP BY p.pk") == [1, 1, 1]
     assert list(c.query_items(query="SELECT VALUE COUNT(1) FROM p JOIN t IN p.tags", partition_key="a")) == [2]

@@ -148,6 +148,8 @@ pub struct Select {
     pub top: Option<usize>,
     pub projection: Projection,
     pub filter: Option<Expr>,
+    /// `GROUP BY a, b`: one result per distinct tuple of their values.
+    pub group_by: Vec<Expr>,
     pub order_by: Vec<SortKey>,
     pub offset: Option<usize>,
     pub limit: Option<usize>,

@@ -72,7 +72,7 @@ impl PreparedQuery {
             .iter()
             .filter(|e| eval::contains_aggregate(e))
             .count();
-        if aggregating > 0 && aggregating < projected.len() {
+        if aggregating > 0 && aggregating < projected.len() && select.group_by.is_empty() {
             return Err(ApiError::bad_request(format!(
                 "Aggregates cannot be mixed with other SELECT expressions without GROUP BY, which this emulator does not support yet. Query: {}",
                 lexer::truncated(&body.query)
@@ -88,7 +88,11 @@ impl PreparedQuery {
         {
             eval::check_functions(e, false)?;
         }
-        let aggregate = aggregating > 0;
+        // One row over everything; with GROUP BY, one per group instead.
+        let aggregate = aggregating > 0 && select.group_by.is_empty();
+        for e in &select.group_by {
+            eval::check_functions(e, false)?;
+        }
         let required = select
             .filter
             .as_ref()
@@ -99,7 +103,8 @@ impl PreparedQuery {
             || matches!(select.projection, Projection::Star)
             || projected.iter().any(|e| eval::reads_document(e))
             // JOINs and FROM paths read the item to know how many rows it makes.
-            || select.from.as_ref().is_some_and(|f| !f.is_plain());
+            || select.from.as_ref().is_some_and(|f| !f.is_plain())
+            || !select.group_by.is_empty();
         Ok(PreparedQuery {
             select,
             aggregate,
@@ -126,6 +131,7 @@ impl PreparedQuery {
         !self.aggregate
             && self.is_plain_from()
             && s.order_by.is_empty()
+            && s.group_by.is_empty()
             && !s.distinct
             && s.top.is_none()
             && s.offset.is_none()
@@ -177,6 +183,29 @@ impl PreparedQuery {
             .collect()
     }
 
+    /// The projection of one aggregated row (everything, or a group whose
+    /// first row is `row`), its aggregates replaced by `results` in
+    /// [`eval::aggregate_calls`]' order.
+    fn project_aggregated(
+        &self,
+        row: &[&Value],
+        results: impl Iterator<Item = Option<Value>>,
+    ) -> Option<Value> {
+        let mut results = results;
+        let mut value = |e: &Expr| eval::eval(&eval::substitute_aggregates(e, &mut results), row);
+        match &self.select.projection {
+            Projection::Value(e) => value(e),
+            Projection::Fields(fields) => Some(Value::Object(
+                fields
+                    .iter()
+                    .map(|(e, name)| (name.clone(), value(e)))
+                    .filter_map(|(name, v)| Some((name, v?)))
+                    .collect::<Map<_, _>>(),
+            )),
+            Projection::Star => None,
+        }
+    }
+
     /// The projection of an item that is its own row: `*` takes it whole.
     fn project_item(&self, item: Value) -> Option<Value> {
         match self.select.projection {
@@ -201,7 +230,8 @@ impl PreparedQuery {
             Projection::Fields(fields) => fields.iter().map(|(e, _)| e).collect(),
             Projection::Star => Vec::new(),
         };
-        let calls: Vec<(ast::Aggregate, Expr)> = if self.aggregate {
+        let grouped = !self.select.group_by.is_empty();
+        let calls: Vec<(ast::Aggregate, Expr)> = if self.aggregate || grouped {
             projected
                 .iter()
                 .flat_map(|e| eval::aggregate_calls(e))
@@ -211,9 +241,26 @@ impl PreparedQuery {
         };
         let mut inputs: Vec<Vec<Value>> = vec![Vec::new(); calls.len()];
         let mut results: Vec<(Vec<Option<Value>>, Value)> = Vec::new();
+        // GROUP BY: each group's first row (owned) and its aggregates' inputs.
+        let mut groups: Vec<(Vec<Value>, Vec<Vec<Value>>)> = Vec::new();
+        let mut group_of: HashMap<String, usize> = HashMap::new();
         // What a kept row leaves: the values its aggregates take, or its
         // sort keys and projection.
         let mut keep = |row: &[&Value]| -> Option<(Vec<Option<Value>>, Value)> {
+            if grouped {
+                budget::next_row();
+                let key = group_key(self.select.group_by.iter().map(|e| eval::eval(e, row)));
+                let g = *group_of.entry(key).or_insert_with(|| {
+                    let first: Vec<Value> = row.iter().map(|v| (*v).clone()).collect();
+                    groups.push((first, vec![Vec::new(); calls.len()]));
+                    groups.len() - 1
+                });
+                for ((_, arg), values) in calls.iter().zip(groups[g].1.iter_mut()) {
+                    budget::next_row();
+                    values.extend(eval::eval(arg, row));
+                }
+                return None;
+            }
             if self.aggregate {
                 for ((_, arg), values) in calls.iter().zip(inputs.iter_mut()) {
                     budget::next_row();
@@ -231,6 +278,7 @@ impl PreparedQuery {
         } else if self.is_plain_from()
             && self.select.projection == Projection::Star
             && !self.aggregate
+            && !grouped
         {
             // `*` moves each item into the results instead of copying it.
             for item in docs {
@@ -254,24 +302,22 @@ impl PreparedQuery {
                 });
             }
         }
-        if self.aggregate {
-            let mut values = calls
+        let aggregated = |row: &[&Value], inputs: Vec<Vec<Value>>| {
+            let results = calls
                 .iter()
                 .zip(inputs)
                 .map(|((aggregate, _), values)| eval::aggregate_value(*aggregate, values));
-            let mut row = |e: &Expr| eval::eval(&eval::substitute_aggregates(e, &mut values), &[]);
-            let result = match &self.select.projection {
-                Projection::Value(e) => row(e),
-                Projection::Fields(fields) => Some(Value::Object(
-                    fields
-                        .iter()
-                        .map(|(e, name)| (name.clone(), row(e)))
-                        .filter_map(|(name, v)| Some((name, v?)))
-                        .collect::<Map<_, _>>(),
-                )),
-                Projection::Star => None,
-            };
-            return result.into_iter().collect();
+            self.project_aggregated(row, results)
+        };
+        if self.aggregate {
+            return aggregated(&[], inputs).into_iter().collect();
+        }
+        for (first, inputs) in groups {
+            let row: Vec<&Value> = first.iter().collect();
+            let sort = self.sort_keys(&row);
+            if let Some(result) = aggregated(&row, inputs) {
+                results.push((sort, result));
+            }
         }
         if !keys.is_empty() {
             results.sort_by(|(a, _), (b, _)| {
@@ -383,261 +429,27 @@ impl PreparedQuery {
     }
 }
 
+/// A group's key: its values as text, numbers canonical (`1` and `1.0`
+/// group together) and undefined apart from every value.
+fn group_key(values: impl Iterator<Item = Option<Value>>) -> String {
+    let mut key = String::new();
+    for value in values {
+        match value {
+            None => key.push_str("\u{0}undefined"),
+            Some(Value::Number(n)) => key.push_str(
+                &n.as_f64()
+                    .map_or_else(|| n.to_string(), |f| eval::number(f).to_string()),
+            ),
+            Some(other) => key.push_str(&other.to_string()),
+        }
+        key.push('\u{1}');
+    }
+    key
+}
+
 fn parse(body: &Bytes) -> Value {
     crate::json::parse_unguarded(body).expect("stored items are JSON within the nesting limit")
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use serde_json::json;
-
-    pub(crate) fn run(q: &str, docs: &[Value]) -> Vec<Value> {
-        let body = QueryBody {
-            query: q.into(),
-            parameters: vec![Parameter {
-                name: "@v".into(),
-                value: json!(2),
-            }],
-        };
-        PreparedQuery::prepare(&body)
-            .unwrap()
-            .run_values(docs.iter().cloned())
-            .unwrap()
-    }
-
-    #[test]
-    fn aggregates_order_and_projection() {
-        let docs = [
-            json!({"id": "a", "n": 3}),
-            json!({"id": "b", "n": 1}),
-            json!({"id": "c", "n": 2}),
-            json!({"id": "d"}),
-        ];
-        assert_eq!(run("SELECT VALUE COUNT(1) FROM c", &docs), vec![json!(4)]);
-        assert_eq!(run("SELECT VALUE COUNT(1) FROM c", &[]), vec![json!(0)]);
-        assert_eq!(run("SELECT VALUE COUNT(c.n) FROM c", &docs), vec![json!(3)]);
-        assert_eq!(
-            run("SELECT COUNT(1) AS total, MAX(c.n) AS top FROM c", &docs),
-            vec![json!({"total": 4, "top": 3})]
-        );
-        assert_eq!(run("SELECT VALUE MIN(c.n) FROM c", &docs), vec![json!(1)]);
-        assert_eq!(
-            run("SELECT VALUE SUM(c.n) FROM c WHERE c.n >= @v", &docs),
-            vec![json!(5)]
-        );
-        assert_eq!(
-            run(
-                "SELECT VALUE c.id FROM c WHERE IS_DEFINED(c.n) ORDER BY c.n DESC",
-                &docs
-            ),
-            vec![json!("a"), json!("c"), json!("b")]
-        );
-        assert_eq!(
-            run("SELECT TOP 2 c.id FROM c ORDER BY c.id", &docs),
-            vec![json!({"id": "a"}), json!({"id": "b"})]
-        );
-        assert_eq!(
-            run(
-                "SELECT VALUE c.id FROM c ORDER BY c.id OFFSET 1 LIMIT 2",
-                &docs
-            ),
-            vec![json!("b"), json!("c")]
-        );
-        assert_eq!(
-            run(
-                "SELECT DISTINCT VALUE c.n > 1 FROM c WHERE IS_DEFINED(c.n)",
-                &docs
-            ),
-            vec![json!(true), json!(false)]
-        );
-    }
-
-    /// Issue 10: `[NOT] LIKE ... [ESCAPE ...]` in filters and projections;
-    /// a value that is not a string is undefined (kept by neither form).
-    #[test]
-    fn like_filters_and_projects() {
-        let docs = [
-            json!({"id": "a", "name": "Touring Road 20% off"}),
-            json!({"id": "b", "name": "Mountain driver"}),
-            json!({"id": "c", "name": 5}),
-        ];
-        assert_eq!(
-            run("SELECT VALUE c.id FROM c WHERE c.name LIKE '%Road%'", &docs),
-            vec![json!("a")]
-        );
-        assert_eq!(
-            run(
-                "SELECT VALUE c.id FROM c WHERE c.name NOT LIKE '%Road%'",
-                &docs
-            ),
-            vec![json!("b")]
-        );
-        assert_eq!(
-            run(
-                "SELECT VALUE c.id FROM c WHERE c.name LIKE '%20^%%' ESCAPE '^'",
-                &docs
-            ),
-            vec![json!("a")]
-        );
-        assert_eq!(
-            run("SELECT VALUE c.name LIKE 'M%' FROM c", &docs),
-            vec![json!(false), json!(true)]
-        );
-        let plan = PreparedQuery::prepare(&QueryBody {
-            query: "SELECT c.id FROM c WHERE c.name NOT LIKE '%^%' ESCAPE '^' ORDER BY c.id".into(),
-            parameters: vec![],
-        })
-        .unwrap()
-        .plan();
-        let rewritten = plan["queryInfo"]["rewrittenQuery"].as_str().unwrap();
-        assert!(
-            rewritten.contains("NOT LIKE \"%^%\" ESCAPE \"^\""),
-            "{rewritten}"
-        );
-    }
-
-    /// Issue 10: without FROM, a query is evaluated once, whatever the
-    /// container holds (the function reference pages' examples).
-    #[test]
-    fn from_less_queries_are_evaluated_once() {
-        let docs = [json!({"id": "a"}), json!({"id": "b"})];
-        for docs in [&docs[..], &[]] {
-            assert_eq!(
-                run("SELECT VALUE CONCAT('a', 'b')", docs),
-                vec![json!("ab")]
-            );
-            assert_eq!(run("SELECT 1 AS one", docs), vec![json!({"one": 1})]);
-            assert_eq!(run("SELECT VALUE @v + 1", docs), vec![json!(3)]);
-            assert_eq!(run("SELECT VALUE COUNT(1)", docs), vec![json!(1)]);
-            assert!(run("SELECT VALUE undefined", docs).is_empty());
-        }
-        let query = PreparedQuery::prepare(&QueryBody {
-            query: "SELECT VALUE 'x'".into(),
-            parameters: vec![],
-        })
-        .unwrap();
-        let bodies: Vec<Bytes> = (0..3)
-            .map(|i| Bytes::from(json!({"id": i}).to_string()))
-            .collect();
-        let limit = PageLimit {
-            items: 100,
-            bytes: usize::MAX,
-        };
-        let page = query
-            .run_page(bodies.iter().map(|b| ("[]", "id", b)), None, limit)
-            .unwrap();
-        assert_eq!(page.documents, vec![Bytes::from_static(b"\"x\"")]);
-    }
-
-    /// The byte prefilter never changes a result, only skips parsing.
-    #[test]
-    fn prefilter_and_count_give_the_same_results() {
-        let bodies: Vec<Bytes> = [
-            json!({"id": "a", "s": "x\"y", "t": "é"}),
-            json!({"id": "b", "s": "xy", "n": 5.0}),
-            json!({"id": "c", "note": "the s is x\"y"}),
-        ]
-        .iter()
-        .map(|d| Bytes::from(serde_json::to_vec(d).unwrap()))
-        .collect();
-        let page = |q: &str| {
-            let query = PreparedQuery::prepare(&QueryBody {
-                query: q.into(),
-                parameters: vec![],
-            })
-            .unwrap();
-            let limit = PageLimit {
-                items: 100,
-                bytes: usize::MAX,
-            };
-            let docs = query
-                .run_page(bodies.iter().map(|b| ("[]", "id", b)), None, limit)
-                .unwrap()
-                .documents;
-            docs.iter()
-                .map(|d| serde_json::from_slice::<Value>(d).unwrap())
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(
-            page("SELECT VALUE c.id FROM c WHERE c.s = 'x\"y'"),
-            vec![json!("a")]
-        );
-        assert_eq!(
-            page("SELECT VALUE c.id FROM c WHERE c.t = 'é'"),
-            vec![json!("a")]
-        );
-        assert_eq!(
-            page("SELECT VALUE c.id FROM c WHERE c.n = 5"),
-            vec![json!("b")]
-        );
-        assert_eq!(page("SELECT VALUE COUNT(1) FROM c"), vec![json!(3)]);
-        assert_eq!(
-            page("SELECT VALUE COUNT(1) FROM c WHERE c.s = 'xy'"),
-            vec![json!(1)]
-        );
-        assert_eq!(page("SELECT VALUE COUNT(c.s) FROM c"), vec![json!(2)]);
-    }
-
-    #[test]
-    fn unknown_functions_and_mixed_aggregates_are_refused() {
-        for q in [
-            "SELECT * FROM c WHERE FOO(c.id)",
-            "SELECT c.id, COUNT(1) FROM c",
-        ] {
-            let body = QueryBody {
-                query: q.into(),
-                parameters: vec![],
-            };
-            assert_eq!(
-                PreparedQuery::prepare(&body).unwrap_err().status.as_u16(),
-                400,
-                "{q}"
-            );
-        }
-    }
-
-    #[test]
-    fn pages_resume_after_the_last_key() {
-        let bodies: Vec<(String, Bytes)> = (0..5)
-            .map(|i| {
-                (
-                    format!("{i}"),
-                    Bytes::from(json!({"id": format!("{i}")}).to_string()),
-                )
-            })
-            .collect();
-        let q = PreparedQuery::prepare(&QueryBody {
-            query: "SELECT * FROM c".into(),
-            parameters: vec![],
-        })
-        .unwrap();
-        let limit = PageLimit {
-            items: 2,
-            bytes: usize::MAX,
-        };
-        let page = q
-            .run_page(
-                bodies.iter().map(|(id, b)| ("[]", id.as_str(), b)),
-                None,
-                limit,
-            )
-            .unwrap();
-        assert_eq!(page.documents.len(), 2);
-        assert_eq!(
-            page.continuation,
-            Some(Continuation::After {
-                pk: "[]".into(),
-                id: "1".into()
-            })
-        );
-        let last = q
-            .run_page(
-                bodies[4..].iter().map(|(id, b)| ("[]", id.as_str(), b)),
-                None,
-                limit,
-            )
-            .unwrap();
-        assert_eq!((last.documents.len(), last.continuation), (1, None));
-    }
-}
+pub(crate) mod tests;

@@ -28,13 +28,6 @@ pub fn parse(text: &str, parameters: &HashMap<String, Value>) -> ApiResult<Selec
         )));
     }
     let tokens = tokenize(text)?;
-    if let Some(group) = find_top_level(&tokens, "GROUP") {
-        let _ = group;
-        return Err(ApiError::bad_request(format!(
-            "This emulator does not support GROUP BY yet. Query: {}",
-            truncated(text)
-        )));
-    }
     let from_at = find_top_level(&tokens, "FROM");
     let mut parser = Parser {
         text,
@@ -228,6 +221,22 @@ impl Parser<'_> {
         } else {
             None
         };
+        let mut group_by = Vec::new();
+        if self.eat_keyword("GROUP") {
+            self.expect_keyword("BY")?;
+            loop {
+                group_by.push(self.expr()?);
+                if !self.eat_sym(",") {
+                    break;
+                }
+            }
+            if projection == Projection::Star {
+                return Err(ApiError::bad_request(format!(
+                    "'SELECT *' is not valid with GROUP BY: select the grouped expressions and aggregates. Query: {}",
+                    truncated(self.text)
+                )));
+            }
+        }
         let mut order_by = Vec::new();
         if self.eat_keyword("ORDER") {
             self.expect_keyword("BY")?;
@@ -253,6 +262,7 @@ impl Parser<'_> {
         }
         Ok(Select {
             from,
+            group_by,
             distinct,
             top,
             projection,

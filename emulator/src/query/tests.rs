@@ -1,0 +1,312 @@
+//! The executor's tests: clauses, FROM forms, JOIN, GROUP BY, LIKE,
+//! aggregates and pages, each against documents given inline.
+
+use super::*;
+use serde_json::json;
+
+pub(crate) fn run(q: &str, docs: &[Value]) -> Vec<Value> {
+    let body = QueryBody {
+        query: q.into(),
+        parameters: vec![Parameter {
+            name: "@v".into(),
+            value: json!(2),
+        }],
+    };
+    PreparedQuery::prepare(&body)
+        .unwrap()
+        .run_values(docs.iter().cloned())
+        .unwrap()
+}
+
+#[test]
+fn aggregates_order_and_projection() {
+    let docs = [
+        json!({"id": "a", "n": 3}),
+        json!({"id": "b", "n": 1}),
+        json!({"id": "c", "n": 2}),
+        json!({"id": "d"}),
+    ];
+    assert_eq!(run("SELECT VALUE COUNT(1) FROM c", &docs), vec![json!(4)]);
+    assert_eq!(run("SELECT VALUE COUNT(1) FROM c", &[]), vec![json!(0)]);
+    assert_eq!(run("SELECT VALUE COUNT(c.n) FROM c", &docs), vec![json!(3)]);
+    assert_eq!(
+        run("SELECT COUNT(1) AS total, MAX(c.n) AS top FROM c", &docs),
+        vec![json!({"total": 4, "top": 3})]
+    );
+    assert_eq!(run("SELECT VALUE MIN(c.n) FROM c", &docs), vec![json!(1)]);
+    assert_eq!(
+        run("SELECT VALUE SUM(c.n) FROM c WHERE c.n >= @v", &docs),
+        vec![json!(5)]
+    );
+    assert_eq!(
+        run(
+            "SELECT VALUE c.id FROM c WHERE IS_DEFINED(c.n) ORDER BY c.n DESC",
+            &docs
+        ),
+        vec![json!("a"), json!("c"), json!("b")]
+    );
+    assert_eq!(
+        run("SELECT TOP 2 c.id FROM c ORDER BY c.id", &docs),
+        vec![json!({"id": "a"}), json!({"id": "b"})]
+    );
+    assert_eq!(
+        run(
+            "SELECT VALUE c.id FROM c ORDER BY c.id OFFSET 1 LIMIT 2",
+            &docs
+        ),
+        vec![json!("b"), json!("c")]
+    );
+    assert_eq!(
+        run(
+            "SELECT DISTINCT VALUE c.n > 1 FROM c WHERE IS_DEFINED(c.n)",
+            &docs
+        ),
+        vec![json!(true), json!(false)]
+    );
+}
+
+/// Issue 10: `[NOT] LIKE ... [ESCAPE ...]` in filters and projections;
+/// a value that is not a string is undefined (kept by neither form).
+#[test]
+fn like_filters_and_projects() {
+    let docs = [
+        json!({"id": "a", "name": "Touring Road 20% off"}),
+        json!({"id": "b", "name": "Mountain driver"}),
+        json!({"id": "c", "name": 5}),
+    ];
+    assert_eq!(
+        run("SELECT VALUE c.id FROM c WHERE c.name LIKE '%Road%'", &docs),
+        vec![json!("a")]
+    );
+    assert_eq!(
+        run(
+            "SELECT VALUE c.id FROM c WHERE c.name NOT LIKE '%Road%'",
+            &docs
+        ),
+        vec![json!("b")]
+    );
+    assert_eq!(
+        run(
+            "SELECT VALUE c.id FROM c WHERE c.name LIKE '%20^%%' ESCAPE '^'",
+            &docs
+        ),
+        vec![json!("a")]
+    );
+    assert_eq!(
+        run("SELECT VALUE c.name LIKE 'M%' FROM c", &docs),
+        vec![json!(false), json!(true)]
+    );
+    let plan = PreparedQuery::prepare(&QueryBody {
+        query: "SELECT c.id FROM c WHERE c.name NOT LIKE '%^%' ESCAPE '^' ORDER BY c.id".into(),
+        parameters: vec![],
+    })
+    .unwrap()
+    .plan();
+    let rewritten = plan["queryInfo"]["rewrittenQuery"].as_str().unwrap();
+    assert!(
+        rewritten.contains("NOT LIKE \"%^%\" ESCAPE \"^\""),
+        "{rewritten}"
+    );
+}
+
+/// Issue 10: GROUP BY, one result per distinct tuple of the grouped
+/// values, with every aggregate per group; an undefined value is a group
+/// of its own (projected without the property).
+#[test]
+fn group_by_gives_one_result_per_group() {
+    let docs = [
+        json!({"cat": "a", "n": 1, "tags": ["x", "y"]}),
+        json!({"cat": "a", "n": 3, "tags": ["x"]}),
+        json!({"cat": "b", "n": 5.0}),
+        json!({"n": 7}),
+    ];
+    assert_eq!(
+        run("SELECT c.cat, COUNT(1) AS n FROM c GROUP BY c.cat", &docs),
+        vec![
+            json!({"cat": "a", "n": 2}),
+            json!({"cat": "b", "n": 1}),
+            json!({"n": 1})
+        ]
+    );
+    assert_eq!(
+        run("SELECT VALUE c.cat FROM c GROUP BY c.cat", &docs),
+        vec![json!("a"), json!("b")]
+    );
+    assert_eq!(
+        run("SELECT c.cat, SUM(c.n) AS total, MAX(c.n) AS top, AVG(c.n) AS mean FROM c WHERE IS_DEFINED(c.cat) GROUP BY c.cat", &docs),
+        vec![json!({"cat": "a", "total": 4, "top": 3, "mean": 2}), json!({"cat": "b", "total": 5, "top": 5.0, "mean": 5})]
+    );
+    assert_eq!(
+        run(
+            "SELECT VALUE {n: c.n, k: COUNT(1)} FROM c GROUP BY c.n",
+            &[json!({"n": 1}), json!({"n": 1.0}), json!({"n": 2})]
+        ),
+        vec![json!({"n": 1, "k": 2}), json!({"n": 2, "k": 1})],
+        "1 and 1.0 are one group"
+    );
+    assert_eq!(
+        run(
+            "SELECT t, COUNT(1) AS n FROM c JOIN t IN c.tags GROUP BY t",
+            &docs
+        ),
+        vec![json!({"t": "x", "n": 2}), json!({"t": "y", "n": 1})]
+    );
+    assert_eq!(
+        run(
+            "SELECT c.cat, c.n FROM c WHERE c.n < 5 GROUP BY c.cat, c.n",
+            &docs
+        )
+        .len(),
+        2
+    );
+    let err = PreparedQuery::prepare(&QueryBody {
+        query: "SELECT * FROM c GROUP BY c.cat".into(),
+        parameters: vec![],
+    })
+    .unwrap_err();
+    assert!(err.message.contains("GROUP BY"), "{}", err.message);
+}
+
+/// Issue 10: without FROM, a query is evaluated once, whatever the
+/// container holds (the function reference pages' examples).
+#[test]
+fn from_less_queries_are_evaluated_once() {
+    let docs = [json!({"id": "a"}), json!({"id": "b"})];
+    for docs in [&docs[..], &[]] {
+        assert_eq!(
+            run("SELECT VALUE CONCAT('a', 'b')", docs),
+            vec![json!("ab")]
+        );
+        assert_eq!(run("SELECT 1 AS one", docs), vec![json!({"one": 1})]);
+        assert_eq!(run("SELECT VALUE @v + 1", docs), vec![json!(3)]);
+        assert_eq!(run("SELECT VALUE COUNT(1)", docs), vec![json!(1)]);
+        assert!(run("SELECT VALUE undefined", docs).is_empty());
+    }
+    let query = PreparedQuery::prepare(&QueryBody {
+        query: "SELECT VALUE 'x'".into(),
+        parameters: vec![],
+    })
+    .unwrap();
+    let bodies: Vec<Bytes> = (0..3)
+        .map(|i| Bytes::from(json!({"id": i}).to_string()))
+        .collect();
+    let limit = PageLimit {
+        items: 100,
+        bytes: usize::MAX,
+    };
+    let page = query
+        .run_page(bodies.iter().map(|b| ("[]", "id", b)), None, limit)
+        .unwrap();
+    assert_eq!(page.documents, vec![Bytes::from_static(b"\"x\"")]);
+}
+
+/// The byte prefilter never changes a result, only skips parsing.
+#[test]
+fn prefilter_and_count_give_the_same_results() {
+    let bodies: Vec<Bytes> = [
+        json!({"id": "a", "s": "x\"y", "t": "é"}),
+        json!({"id": "b", "s": "xy", "n": 5.0}),
+        json!({"id": "c", "note": "the s is x\"y"}),
+    ]
+    .iter()
+    .map(|d| Bytes::from(serde_json::to_vec(d).unwrap()))
+    .collect();
+    let page = |q: &str| {
+        let query = PreparedQuery::prepare(&QueryBody {
+            query: q.into(),
+            parameters: vec![],
+        })
+        .unwrap();
+        let limit = PageLimit {
+            items: 100,
+            bytes: usize::MAX,
+        };
+        let docs = query
+            .run_page(bodies.iter().map(|b| ("[]", "id", b)), None, limit)
+            .unwrap()
+            .documents;
+        docs.iter()
+            .map(|d| serde_json::from_slice::<Value>(d).unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        page("SELECT VALUE c.id FROM c WHERE c.s = 'x\"y'"),
+        vec![json!("a")]
+    );
+    assert_eq!(
+        page("SELECT VALUE c.id FROM c WHERE c.t = 'é'"),
+        vec![json!("a")]
+    );
+    assert_eq!(
+        page("SELECT VALUE c.id FROM c WHERE c.n = 5"),
+        vec![json!("b")]
+    );
+    assert_eq!(page("SELECT VALUE COUNT(1) FROM c"), vec![json!(3)]);
+    assert_eq!(
+        page("SELECT VALUE COUNT(1) FROM c WHERE c.s = 'xy'"),
+        vec![json!(1)]
+    );
+    assert_eq!(page("SELECT VALUE COUNT(c.s) FROM c"), vec![json!(2)]);
+}
+
+#[test]
+fn unknown_functions_and_mixed_aggregates_are_refused() {
+    for q in [
+        "SELECT * FROM c WHERE FOO(c.id)",
+        "SELECT c.id, COUNT(1) FROM c",
+    ] {
+        let body = QueryBody {
+            query: q.into(),
+            parameters: vec![],
+        };
+        assert_eq!(
+            PreparedQuery::prepare(&body).unwrap_err().status.as_u16(),
+            400,
+            "{q}"
+        );
+    }
+}
+
+#[test]
+fn pages_resume_after_the_last_key() {
+    let bodies: Vec<(String, Bytes)> = (0..5)
+        .map(|i| {
+            (
+                format!("{i}"),
+                Bytes::from(json!({"id": format!("{i}")}).to_string()),
+            )
+        })
+        .collect();
+    let q = PreparedQuery::prepare(&QueryBody {
+        query: "SELECT * FROM c".into(),
+        parameters: vec![],
+    })
+    .unwrap();
+    let limit = PageLimit {
+        items: 2,
+        bytes: usize::MAX,
+    };
+    let page = q
+        .run_page(
+            bodies.iter().map(|(id, b)| ("[]", id.as_str(), b)),
+            None,
+            limit,
+        )
+        .unwrap();
+    assert_eq!(page.documents.len(), 2);
+    assert_eq!(
+        page.continuation,
+        Some(Continuation::After {
+            pk: "[]".into(),
+            id: "1".into()
+        })
+    );
+    let last = q
+        .run_page(
+            bodies[4..].iter().map(|(id, b)| ("[]", id.as_str(), b)),
+            None,
+            limit,
+        )
+        .unwrap();
+    assert_eq!((last.documents.len(), last.continuation), (1, None));
+}
