@@ -28,6 +28,22 @@ fn query_reply(c: &TestClient, query: &str, parameters: Value) -> common::Reply 
     )
 }
 
+/// Sets `/t` on item `a` of partition `p` if `condition` holds.
+fn patch_with_condition(c: &TestClient, condition: &str) -> common::Reply {
+    c.send(
+        Method::PATCH,
+        &format!("{COLL}/docs/a"),
+        &[
+            ("x-ms-documentdb-partitionkey", "[\"p\"]"),
+            ("content-type", "application/json-patch+json"),
+        ],
+        Some(&json!({
+            "operations": [{"op": "set", "path": "/t", "value": 1}],
+            "condition": condition
+        })),
+    )
+}
+
 fn repeat(unit: &str, n: usize) -> String {
     unit.repeat(n)
 }
@@ -118,18 +134,7 @@ fn huge_substring_lengths_saturate() {
         ),
         vec![json!("")]
     );
-    let patched = c.send(
-        Method::PATCH,
-        &format!("{COLL}/docs/a"),
-        &[
-            ("x-ms-documentdb-partitionkey", "[\"p\"]"),
-            ("content-type", "application/json-patch+json"),
-        ],
-        Some(&json!({
-            "operations": [{"op": "set", "path": "/t", "value": 1}],
-            "condition": "from c where SUBSTRING(c.s, 1, 1e300) = 'bc'"
-        })),
-    );
+    let patched = patch_with_condition(&c, "from c where SUBSTRING(c.s, 1, 1e300) = 'bc'");
     assert_eq!(patched.status, 200, "{}", patched.body);
     still_serving(&c);
 }
@@ -143,18 +148,7 @@ fn a_deeply_nested_patch_condition_is_refused() {
         repeat("(", 3000),
         repeat(")", 3000)
     );
-    let reply = c.send(
-        Method::PATCH,
-        &format!("{COLL}/docs/a"),
-        &[
-            ("x-ms-documentdb-partitionkey", "[\"p\"]"),
-            ("content-type", "application/json-patch+json"),
-        ],
-        Some(&json!({
-            "operations": [{"op": "set", "path": "/t", "value": 1}],
-            "condition": condition
-        })),
-    );
+    let reply = patch_with_condition(&c, &condition);
     reply.assert_error(400, "BadRequest");
     still_serving(&c);
 }
