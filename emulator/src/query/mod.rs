@@ -239,15 +239,15 @@ impl PreparedQuery {
         } else {
             Vec::new()
         };
-        let mut inputs: Vec<Vec<Value>> = vec![Vec::new(); calls.len()];
         let mut results: Vec<(Vec<Option<Value>>, Value)> = Vec::new();
-        // GROUP BY: each group's first row (owned) and its aggregates' inputs.
+        // Each group's first row (owned) and its aggregates' inputs. Without
+        // GROUP BY, an aggregate query is one group: every row has the empty key.
         let mut groups: Vec<(Vec<Value>, Vec<Vec<Value>>)> = Vec::new();
         let mut group_of: HashMap<String, usize> = HashMap::new();
         // What a kept row leaves: the values its aggregates take, or its
         // sort keys and projection.
         let mut keep = |row: &[&Value]| -> Option<(Vec<Option<Value>>, Value)> {
-            if grouped {
+            if self.aggregate || grouped {
                 budget::next_row();
                 let key = group_key(self.select.group_by.iter().map(|e| eval::eval(e, row)));
                 let g = *group_of.entry(key).or_insert_with(|| {
@@ -256,13 +256,6 @@ impl PreparedQuery {
                     groups.len() - 1
                 });
                 for ((_, arg), values) in calls.iter().zip(groups[g].1.iter_mut()) {
-                    budget::next_row();
-                    values.extend(eval::eval(arg, row));
-                }
-                return None;
-            }
-            if self.aggregate {
-                for ((_, arg), values) in calls.iter().zip(inputs.iter_mut()) {
                     budget::next_row();
                     values.extend(eval::eval(arg, row));
                 }
@@ -310,6 +303,11 @@ impl PreparedQuery {
             self.project_aggregated(row, results)
         };
         if self.aggregate {
+            // One result even over no rows (COUNT is then 0); what is not
+            // aggregated reads no row, as without GROUP BY nothing is grouped.
+            let inputs = groups
+                .pop()
+                .map_or_else(|| vec![Vec::new(); calls.len()], |(_, inputs)| inputs);
             return aggregated(&[], inputs).into_iter().collect();
         }
         for (first, inputs) in groups {
