@@ -32,6 +32,20 @@ pub enum Expr {
     Call(String, Vec<Expr>),
     Array(Vec<Expr>),
     Object(Vec<(String, Expr)>),
+    /// `EXISTS(SELECT ...)`, `ARRAY(SELECT ...)` or `(SELECT ...)`: a query
+    /// evaluated once per row of the query around it, whose names it reads.
+    Subquery(SubqueryKind, Box<Select>),
+}
+
+/// What a subquery's results become.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubqueryKind {
+    /// `EXISTS(...)`: whether it returns any result.
+    Exists,
+    /// `ARRAY(...)`: its results as an array.
+    Array,
+    /// `(SELECT ...)`: its first result (undefined without one).
+    Scalar,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +53,8 @@ pub enum UnaryOp {
     Not,
     Neg,
     Plus,
+    /// `~x`
+    BitNot,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +74,15 @@ pub enum BinaryOp {
     Mod,
     Concat,
     Coalesce,
+    BitAnd,
+    BitOr,
+    BitXor,
+    /// `<<`
+    ShiftLeft,
+    /// `>>`, keeping the sign
+    ShiftRight,
+    /// `>>>`, filling with zeros
+    ShiftRightZero,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,8 +129,13 @@ pub struct From {
     /// The names bound, in order: the first names each item (or what
     /// `source` gives of it), each further one the elements of a JOIN.
     pub aliases: Vec<String>,
-    /// What the first name ranges over, as an expression of the item
-    /// (`Var(0)` is the item); `None` for the item itself.
+    /// How many names are bound outside this FROM: 0 for a query, the
+    /// names of the rows around it for a subquery. A name is `Var(i)` with
+    /// `i` counted over both, outer names first.
+    pub scope: usize,
+    /// What the first name ranges over: at the top an expression of the
+    /// item (`Var(0)` is the item), `None` for the item itself; in a
+    /// subquery an expression of the outer names.
     pub source: Option<Expr>,
     /// `x IN path`: the first name ranges over the array's elements.
     pub source_in: bool,
@@ -120,21 +150,26 @@ impl From {
         self.source.is_none() && self.joins.is_empty()
     }
 
-    /// The clause as query text this parser reads back.
-    pub fn to_sql(&self) -> String {
+    /// The clause as query text this parser reads back; `outer` are the
+    /// names bound around it (none at the top).
+    pub fn to_sql(&self, outer: &[String]) -> String {
         let item = ["root".to_string()];
+        let source_scope = if self.scope == 0 { &item[..] } else { outer };
         let first = &self.aliases[0];
         let mut text = match (&self.source, self.source_in) {
             (None, _) => format!("FROM {first}"),
-            (Some(path), true) => format!("FROM {first} IN {}", path.to_sql(&item)),
-            (Some(path), false) => format!("FROM {} {first}", path.to_sql(&item)),
+            (Some(path), true) => format!("FROM {first} IN {}", path.to_sql(source_scope)),
+            (Some(path), false) => format!("FROM {} {first}", path.to_sql(source_scope)),
         };
+        let mut names: Vec<String> = outer.to_vec();
+        names.push(first.clone());
         for (i, join) in self.joins.iter().enumerate() {
             text.push_str(&format!(
                 " JOIN {} IN {}",
                 self.aliases[i + 1],
-                join.to_sql(&self.aliases[..=i])
+                join.to_sql(&names)
             ));
+            names.push(self.aliases[i + 1].clone());
         }
         text
     }
@@ -162,6 +197,10 @@ pub enum Level {
     Or,
     And,
     Comparison,
+    BitOr,
+    BitXor,
+    BitAnd,
+    Shift,
     Concat,
     Additive,
     Multiplicative,
@@ -176,7 +215,11 @@ impl Level {
             Level::Coalesce => Level::Or,
             Level::Or => Level::And,
             Level::And => Level::Comparison,
-            Level::Comparison => Level::Concat,
+            Level::Comparison => Level::BitOr,
+            Level::BitOr => Level::BitXor,
+            Level::BitXor => Level::BitAnd,
+            Level::BitAnd => Level::Shift,
+            Level::Shift => Level::Concat,
             Level::Concat => Level::Additive,
             Level::Additive => Level::Multiplicative,
             Level::Multiplicative | Level::Operand => Level::Operand,
@@ -196,6 +239,10 @@ impl BinaryOp {
             | BinaryOp::Le
             | BinaryOp::Gt
             | BinaryOp::Ge => Level::Comparison,
+            BinaryOp::BitOr => Level::BitOr,
+            BinaryOp::BitXor => Level::BitXor,
+            BinaryOp::BitAnd => Level::BitAnd,
+            BinaryOp::ShiftLeft | BinaryOp::ShiftRight | BinaryOp::ShiftRightZero => Level::Shift,
             BinaryOp::Concat => Level::Concat,
             BinaryOp::Add | BinaryOp::Sub => Level::Additive,
             BinaryOp::Mul | BinaryOp::Div | BinaryOp::Mod => Level::Multiplicative,
@@ -219,11 +266,39 @@ impl BinaryOp {
             BinaryOp::Mod => "%",
             BinaryOp::Concat => "||",
             BinaryOp::Coalesce => "??",
+            BinaryOp::BitAnd => "&",
+            BinaryOp::BitOr => "|",
+            BinaryOp::BitXor => "^",
+            BinaryOp::ShiftLeft => "<<",
+            BinaryOp::ShiftRight => ">>",
+            BinaryOp::ShiftRightZero => ">>>",
         }
     }
 }
 
 impl Expr {
+    /// The expressions directly inside this one, in order (not those of a
+    /// subquery, which is a query of its own).
+    pub fn children(&self) -> Vec<&Expr> {
+        match self {
+            Expr::Literal(_) | Expr::Var(_) | Expr::Subquery(..) => Vec::new(),
+            Expr::Property(base, _) | Expr::Unary(_, base) => vec![base],
+            Expr::Index(a, b) | Expr::Binary(_, a, b) => vec![a, b],
+            Expr::Between(a, b, c) | Expr::Conditional(a, b, c) => vec![a, b, c],
+            Expr::In(a, list, _) => std::iter::once(a.as_ref()).chain(list).collect(),
+            Expr::Chain(first, rest) => std::iter::once(first.as_ref())
+                .chain(rest.iter().map(|(_, e)| e))
+                .collect(),
+            Expr::Like(x, pattern, escape, _) => {
+                let mut children = vec![x.as_ref(), pattern.as_ref()];
+                children.extend(escape.as_deref());
+                children
+            }
+            Expr::Call(_, args) | Expr::Array(args) => args.iter().collect(),
+            Expr::Object(fields) => fields.iter().map(|(_, e)| e).collect(),
+        }
+    }
+
     /// The expression as query text that this parser reads back to the same
     /// tree (used to write the rewritten queries of query plans).
     pub fn to_sql(&self, aliases: &[String]) -> String {
@@ -247,6 +322,7 @@ impl Expr {
             Expr::Unary(UnaryOp::Not, e) => format!("(NOT {})", sql(e)),
             Expr::Unary(UnaryOp::Neg, e) => format!("(-{})", sql(e)),
             Expr::Unary(UnaryOp::Plus, e) => format!("(+{})", sql(e)),
+            Expr::Unary(UnaryOp::BitNot, e) => format!("(~{})", sql(e)),
             Expr::Binary(op, a, b) => format!("({} {} {})", sql(a), op.to_sql(), sql(b)),
             Expr::Chain(first, rest) => {
                 let mut text = format!("({}", sql(first));
@@ -291,6 +367,14 @@ impl Expr {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
+            Expr::Subquery(kind, select) => {
+                let text = select.to_sql(aliases);
+                match kind {
+                    SubqueryKind::Exists => format!("EXISTS({text})"),
+                    SubqueryKind::Array => format!("ARRAY({text})"),
+                    SubqueryKind::Scalar => format!("({text})"),
+                }
+            }
         }
     }
 }
@@ -299,5 +383,60 @@ impl Select {
     /// The names FROM binds (none without FROM).
     pub fn aliases(&self) -> &[String] {
         self.from.as_ref().map_or(&[], |f| f.aliases.as_slice())
+    }
+
+    /// The query as text this parser reads back; `outer` are the names
+    /// bound around it (a subquery's), none for a query.
+    pub fn to_sql(&self, outer: &[String]) -> String {
+        let names: Vec<String> = outer.iter().chain(self.aliases()).cloned().collect();
+        let sql = |e: &Expr| e.to_sql(&names);
+        let list = |exprs: &mut dyn Iterator<Item = String>| exprs.collect::<Vec<_>>().join(", ");
+        let mut text = String::from("SELECT ");
+        if self.distinct {
+            text.push_str("DISTINCT ");
+        }
+        if let Some(top) = self.top {
+            text.push_str(&format!("TOP {top} "));
+        }
+        text.push_str(&match &self.projection {
+            Projection::Star => "*".to_string(),
+            Projection::Value(e) => format!("VALUE {}", sql(e)),
+            Projection::Fields(fields) => list(
+                &mut fields
+                    .iter()
+                    // A generated name (`$1`) is generated again in the same place.
+                    .map(|(e, name)| match name.starts_with('$') {
+                        true => sql(e),
+                        false => format!("{} AS {name}", sql(e)),
+                    }),
+            ),
+        });
+        if let Some(from) = &self.from {
+            text.push(' ');
+            text.push_str(&from.to_sql(outer));
+        }
+        if let Some(filter) = &self.filter {
+            text.push_str(&format!(" WHERE {}", sql(filter)));
+        }
+        if !self.group_by.is_empty() {
+            text.push_str(&format!(
+                " GROUP BY {}",
+                list(&mut self.group_by.iter().map(sql))
+            ));
+        }
+        if !self.order_by.is_empty() {
+            text.push_str(&format!(
+                " ORDER BY {}",
+                list(&mut self.order_by.iter().map(|k| format!(
+                    "{} {}",
+                    sql(&k.expr),
+                    if k.descending { "DESC" } else { "ASC" }
+                )))
+            ));
+        }
+        if let (Some(offset), Some(limit)) = (self.offset, self.limit) {
+            text.push_str(&format!(" OFFSET {offset} LIMIT {limit}"));
+        }
+        text
     }
 }

@@ -19,7 +19,7 @@ use crate::limits::{MAX_EVALUATION_BYTES, MAX_JOIN_ROWS};
 thread_local! {
     static REMAINING: Cell<usize> = const { Cell::new(MAX_EVALUATION_BYTES) };
     static EXCEEDED: Cell<bool> = const { Cell::new(false) };
-    /// Rows JOINs may still make in this scope.
+    /// Rows JOINs may still make for the current item.
     static ROWS: Cell<usize> = const { Cell::new(MAX_JOIN_ROWS) };
     static TOO_MANY_ROWS: Cell<bool> = const { Cell::new(false) };
 }
@@ -34,8 +34,9 @@ pub fn scope<T>(run: impl FnOnce() -> T) -> ApiResult<T> {
     if TOO_MANY_ROWS.replace(false) {
         EXCEEDED.set(false);
         return Err(ApiError::bad_request(format!(
-            "The query's JOINs make more than {MAX_JOIN_ROWS} rows; the emulator refuses it rather \
-             than run out of memory. Filter the arrays joined, or join fewer."
+            "The query's JOINs make more than {MAX_JOIN_ROWS} rows of one item; the emulator \
+             refuses it rather than run for hours. Filter the arrays joined (a JOIN over a \
+             subquery with WHERE), or join fewer."
         )));
     }
     if EXCEEDED.replace(false) {
@@ -60,6 +61,12 @@ pub fn charge_row() -> bool {
     }
     ROWS.set(left - 1);
     true
+}
+
+/// A fresh count of JOIN rows for the next item: the bound is on what one
+/// item can make, so that a large container is never refused for its size.
+pub fn next_item() {
+    ROWS.set(MAX_JOIN_ROWS);
 }
 
 /// Whether a row of the current scope went over budget (the scope will fail).

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 
 use serde_json::{Map, Value};
 
-use super::ast::{Aggregate, BinaryOp, Expr, UnaryOp};
+use super::ast::{Aggregate, BinaryOp, Expr, Select, SubqueryKind, UnaryOp};
 use super::budget;
 use super::functions;
 use crate::error::{ApiError, ApiResult};
@@ -45,10 +45,13 @@ pub fn check_functions(expr: &Expr, aggregates_allowed: bool) -> ApiResult<()> {
     result
 }
 
-/// Whether evaluating `expr` reads the document (the FROM alias) at all.
+/// Whether evaluating `expr` reads the document (the FROM alias) at all;
+/// a subquery is taken to.
 pub fn reads_document(expr: &Expr) -> bool {
     let mut reads = false;
-    walk(expr, &mut |e| reads |= matches!(e, Expr::Var(_)));
+    walk(expr, &mut |e| {
+        reads |= matches!(e, Expr::Var(_) | Expr::Subquery(..))
+    });
     reads
 }
 
@@ -135,7 +138,7 @@ pub fn substitute_aggregates(
                     .collect(),
             ),
         },
-        Expr::Literal(_) | Expr::Var(_) => expr.clone(),
+        Expr::Literal(_) | Expr::Var(_) | Expr::Subquery(..) => expr.clone(),
         Expr::Property(base, name) => {
             Expr::Property(Box::new(substitute_aggregates(base, results)), name.clone())
         }
@@ -208,68 +211,27 @@ pub fn substitute_aggregates(
     }
 }
 
-/// An aggregate over the values its argument took on the matching rows.
-pub fn aggregate_value(aggregate: Aggregate, values: Vec<Value>) -> Option<Value> {
-    match aggregate {
-        Aggregate::Count => Some(Value::from(values.len())),
-        Aggregate::Sum => values
-            .iter()
-            .map(Value::as_f64)
-            .sum::<Option<f64>>()
-            .map(number),
-        Aggregate::Avg => {
-            let sum = values.iter().map(Value::as_f64).sum::<Option<f64>>()?;
-            (!values.is_empty()).then(|| number(sum / values.len() as f64))
-        }
-        Aggregate::Min | Aggregate::Max => {
-            let wanted = if aggregate == Aggregate::Min {
-                Ordering::Less
-            } else {
-                Ordering::Greater
-            };
-            values.into_iter().reduce(|best, v| {
-                if sort_order(&Some(v.clone()), &Some(best.clone())) == wanted {
-                    v
-                } else {
-                    best
-                }
-            })
-        }
+/// Calls `f` on `expr` and every expression inside it, outside subqueries.
+fn walk(expr: &Expr, f: &mut impl FnMut(&Expr)) {
+    f(expr);
+    for child in expr.children() {
+        walk(child, f);
     }
 }
 
-fn walk(expr: &Expr, f: &mut impl FnMut(&Expr)) {
-    f(expr);
-    match expr {
-        Expr::Literal(_) | Expr::Var(_) => {}
-        Expr::Property(base, _) | Expr::Unary(_, base) => walk(base, f),
-        Expr::Index(a, b) | Expr::Binary(_, a, b) => {
-            walk(a, f);
-            walk(b, f);
+/// The subqueries `expr` holds (not those nested in them).
+pub fn subqueries(expr: &Expr) -> Vec<&Select> {
+    let mut found = Vec::new();
+    fn visit<'e>(expr: &'e Expr, found: &mut Vec<&'e Select>) {
+        if let Expr::Subquery(_, select) = expr {
+            found.push(select);
         }
-        Expr::Between(a, b, c) | Expr::Conditional(a, b, c) => {
-            walk(a, f);
-            walk(b, f);
-            walk(c, f);
+        for child in expr.children() {
+            visit(child, found);
         }
-        Expr::In(a, list, _) => {
-            walk(a, f);
-            list.iter().for_each(|e| walk(e, f));
-        }
-        Expr::Chain(first, rest) => {
-            walk(first, f);
-            rest.iter().for_each(|(_, e)| walk(e, f));
-        }
-        Expr::Like(x, pattern, escape, _) => {
-            walk(x, f);
-            walk(pattern, f);
-            if let Some(e) = escape {
-                walk(e, f);
-            }
-        }
-        Expr::Call(_, args) | Expr::Array(args) => args.iter().for_each(|e| walk(e, f)),
-        Expr::Object(fields) => fields.iter().for_each(|(_, e)| walk(e, f)),
     }
+    visit(expr, &mut found);
+    found
 }
 
 /// Evaluates `expr` on a row: the values of the names FROM binds, in order.
@@ -296,6 +258,7 @@ pub fn eval(expr: &Expr, root: &[&Value]) -> Option<Value> {
                 UnaryOp::Not => Some(Value::Bool(!v.as_bool()?)),
                 UnaryOp::Neg => Some(number(-v.as_f64()?)),
                 UnaryOp::Plus => v.is_number().then_some(v),
+                UnaryOp::BitNot => Some(Value::from(!to_int32(v.as_f64()?))),
             }
         }
         Expr::Binary(op, a, b) => compare(*op, &eval(a, root)?, &eval(b, root)?),
@@ -354,6 +317,14 @@ pub fn eval(expr: &Expr, root: &[&Value]) -> Option<Value> {
                 .filter_map(|(k, e)| Some((k.clone(), eval(e, root)?)))
                 .collect::<Map<_, _>>(),
         )),
+        Expr::Subquery(kind, select) => {
+            let results = super::execute::subquery(select, root);
+            match kind {
+                SubqueryKind::Exists => Some(Value::Bool(!results.is_empty())),
+                SubqueryKind::Array => Some(Value::Array(results)),
+                SubqueryKind::Scalar => results.into_iter().next(),
+            }
+        }
     }
 }
 
@@ -410,6 +381,25 @@ fn apply(op: BinaryOp, left: Option<Value>, right: &Expr, root: &[&Value]) -> Op
                 Value::String(text)
             })
         }
+        BinaryOp::BitAnd
+        | BinaryOp::BitOr
+        | BinaryOp::BitXor
+        | BinaryOp::ShiftLeft
+        | BinaryOp::ShiftRight
+        | BinaryOp::ShiftRightZero => {
+            let a = to_int32(left?.as_f64()?);
+            let b = to_int32(eval(right, root)?.as_f64()?);
+            // Shift counts are taken modulo 32, as JavaScript does.
+            let shift = (b as u32) & 31;
+            Some(match op {
+                BinaryOp::BitAnd => Value::from(a & b),
+                BinaryOp::BitOr => Value::from(a | b),
+                BinaryOp::BitXor => Value::from(a ^ b),
+                BinaryOp::ShiftLeft => Value::from(a.wrapping_shl(shift)),
+                BinaryOp::ShiftRight => Value::from(a >> shift),
+                _ => Value::from((a as u32) >> shift),
+            })
+        }
         _ => {
             let a = left?.as_f64()?;
             let b = eval(right, root)?.as_f64()?;
@@ -424,6 +414,15 @@ fn apply(op: BinaryOp, left: Option<Value>, right: &Expr, root: &[&Value]) -> Op
             n.is_finite().then(|| number(n))
         }
     }
+}
+
+/// A number as a 32-bit integer, as the bitwise operators read it
+/// (JavaScript's ToInt32: truncated, then wrapped modulo 2^32; not finite is 0).
+fn to_int32(n: f64) -> i32 {
+    if !n.is_finite() {
+        return 0;
+    }
+    (n.trunc().rem_euclid(4_294_967_296.0) as u64 as u32) as i32
 }
 
 /// Order of two values of the same type; `None` (undefined) across types.

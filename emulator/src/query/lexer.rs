@@ -9,13 +9,15 @@ pub enum Token {
     Number(f64),
     Str(String),
     Param(String),
-    /// Punctuation and operators: `( ) [ ] { } , . : * + - / % = != <> < <= > >= || ?? ?`.
+    /// Punctuation and operators: `( ) [ ] { } , . : * + - / % = != <> < <= > >= || ?? ?`
+    /// and the bitwise `& | ^ ~ << >> >>>`.
     Sym(&'static str),
 }
 
-const SYMBOLS: [&str; 23] = [
-    "!=", "<>", "<=", ">=", "||", "??", "(", ")", "[", "]", "{", "}", ",", ".", ":", "*", "+", "-",
-    "/", "%", "=", "<", ">",
+/// Longest first, so that `>>>` is not read as `>>` and `>`.
+const SYMBOLS: [&str; 30] = [
+    ">>>", "!=", "<>", "<=", ">=", "||", "??", "<<", ">>", "(", ")", "[", "]", "{", "}", ",", ".",
+    ":", "*", "+", "-", "/", "%", "=", "<", ">", "&", "|", "^", "~",
 ];
 
 pub fn tokenize(text: &str) -> ApiResult<Vec<Token>> {

@@ -7,6 +7,7 @@
 mod ast;
 pub mod budget;
 mod eval;
+mod execute;
 mod functions;
 mod lexer;
 mod like;
@@ -14,18 +15,20 @@ mod page;
 mod parser;
 mod plan;
 mod rows;
+mod validate;
 
 use std::collections::HashMap;
 
 use bytes::Bytes;
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 pub use ast::{Expr, From, Projection, Select};
+use execute::Executor;
 use page::page_of_values;
 pub use page::{Continuation, Page, PageLimit};
 
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 
 /// The JSON body of a query request.
 #[derive(Debug, Deserialize)]
@@ -63,36 +66,14 @@ impl PreparedQuery {
             .map(|p| (p.name.clone(), p.value.clone()))
             .collect();
         let select = parser::parse(&body.query, &parameters)?;
+        validate::validate(&select, &body.query, &[])?;
         let projected: Vec<&Expr> = match &select.projection {
             Projection::Star => Vec::new(),
             Projection::Value(e) => vec![e],
             Projection::Fields(fields) => fields.iter().map(|(e, _)| e).collect(),
         };
-        let aggregating = projected
-            .iter()
-            .filter(|e| eval::contains_aggregate(e))
-            .count();
-        if aggregating > 0 && aggregating < projected.len() && select.group_by.is_empty() {
-            return Err(ApiError::bad_request(format!(
-                "Aggregates cannot be mixed with other SELECT expressions without GROUP BY, which this emulator does not support yet. Query: {}",
-                lexer::truncated(&body.query)
-            )));
-        }
-        for e in &projected {
-            eval::check_functions(e, true)?;
-        }
-        for e in select
-            .filter
-            .iter()
-            .chain(select.order_by.iter().map(|k| &k.expr))
-        {
-            eval::check_functions(e, false)?;
-        }
         // One row over everything; with GROUP BY, one per group instead.
-        let aggregate = aggregating > 0 && select.group_by.is_empty();
-        for e in &select.group_by {
-            eval::check_functions(e, false)?;
-        }
+        let aggregate = Executor::new(&select).aggregate;
         let required = select
             .filter
             .as_ref()
@@ -111,12 +92,6 @@ impl PreparedQuery {
             required,
             reads_documents,
         })
-    }
-
-    /// `SELECT VALUE CONCAT('a', 'b')`, `SELECT 1`: a query without FROM,
-    /// evaluated exactly once whatever the container holds.
-    fn is_from_less(&self) -> bool {
-        self.select.from.is_none()
     }
 
     /// Whether each item is one row, itself (`FROM c`, no JOIN).
@@ -151,67 +126,9 @@ impl PreparedQuery {
             .all(|fragment| memchr::memmem::find(body, fragment).is_some())
     }
 
-    fn matches(&self, row: &[&Value]) -> bool {
-        budget::next_row();
-        self.select
-            .filter
-            .as_ref()
-            .is_none_or(|f| eval::is_true(f, row))
-    }
-
-    fn project(&self, row: &[&Value]) -> Option<Value> {
-        budget::next_row();
-        match &self.select.projection {
-            // One name only: the parser refuses `*` with JOINs.
-            Projection::Star => row.first().map(|v| (*v).clone()),
-            Projection::Value(e) => eval::eval(e, row),
-            Projection::Fields(fields) => Some(Value::Object(
-                fields
-                    .iter()
-                    .filter_map(|(e, name)| Some((name.clone(), eval::eval(e, row)?)))
-                    .collect::<Map<_, _>>(),
-            )),
-        }
-    }
-
-    fn sort_keys(&self, row: &[&Value]) -> Vec<Option<Value>> {
-        budget::next_row();
-        self.select
-            .order_by
-            .iter()
-            .map(|k| eval::eval(&k.expr, row))
-            .collect()
-    }
-
-    /// The projection of one aggregated row (everything, or a group whose
-    /// first row is `row`), its aggregates replaced by `results` in
-    /// [`eval::aggregate_calls`]' order.
-    fn project_aggregated(
-        &self,
-        row: &[&Value],
-        results: impl Iterator<Item = Option<Value>>,
-    ) -> Option<Value> {
-        let mut results = results;
-        let mut value = |e: &Expr| eval::eval(&eval::substitute_aggregates(e, &mut results), row);
-        match &self.select.projection {
-            Projection::Value(e) => value(e),
-            Projection::Fields(fields) => Some(Value::Object(
-                fields
-                    .iter()
-                    .map(|(e, name)| (name.clone(), value(e)))
-                    .filter_map(|(name, v)| Some((name, v?)))
-                    .collect::<Map<_, _>>(),
-            )),
-            Projection::Star => None,
-        }
-    }
-
-    /// The projection of an item that is its own row: `*` takes it whole.
-    fn project_item(&self, item: Value) -> Option<Value> {
-        match self.select.projection {
-            Projection::Star => Some(item),
-            _ => self.project(&[&item]),
-        }
+    /// The executor of this query's SELECT.
+    fn executor(&self) -> Executor<'_> {
+        Executor::new(&self.select)
     }
 
     /// Runs the query over documents (already parsed), returning every
@@ -220,137 +137,17 @@ impl PreparedQuery {
         budget::scope(|| self.values(docs))
     }
 
-    /// Every result, in order: rows are filtered, then each kept row leaves
-    /// only what the result needs (its sort keys and projection, or the
-    /// values its aggregates take), so JOINs never hold their rows.
+    /// Every result, in order.
     fn values(&self, docs: impl Iterator<Item = Value>) -> Vec<Value> {
-        let keys = &self.select.order_by;
-        let projected: Vec<&Expr> = match &self.select.projection {
-            Projection::Value(e) => vec![e],
-            Projection::Fields(fields) => fields.iter().map(|(e, _)| e).collect(),
-            Projection::Star => Vec::new(),
-        };
-        let grouped = !self.select.group_by.is_empty();
-        let calls: Vec<(ast::Aggregate, Expr)> = if self.aggregate || grouped {
-            projected
-                .iter()
-                .flat_map(|e| eval::aggregate_calls(e))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let mut results: Vec<(Vec<Option<Value>>, Value)> = Vec::new();
-        // Each group's first row (owned) and its aggregates' inputs. Without
-        // GROUP BY, an aggregate query is one group: every row has the empty key.
-        let mut groups: Vec<(Vec<Value>, Vec<Vec<Value>>)> = Vec::new();
-        let mut group_of: HashMap<String, usize> = HashMap::new();
-        // What a kept row leaves: the values its aggregates take, or its
-        // sort keys and projection.
-        let mut keep = |row: &[&Value]| -> Option<(Vec<Option<Value>>, Value)> {
-            if self.aggregate || grouped {
-                budget::next_row();
-                let key = group_key(self.select.group_by.iter().map(|e| eval::eval(e, row)));
-                let g = *group_of.entry(key).or_insert_with(|| {
-                    let first: Vec<Value> = row.iter().map(|v| (*v).clone()).collect();
-                    groups.push((first, vec![Vec::new(); calls.len()]));
-                    groups.len() - 1
-                });
-                for ((_, arg), values) in calls.iter().zip(groups[g].1.iter_mut()) {
-                    budget::next_row();
-                    values.extend(eval::eval(arg, row));
-                }
-                return None;
-            }
-            let sort = self.sort_keys(row);
-            Some((sort, self.project(row)?))
-        };
-        if self.is_from_less() {
-            if self.matches(&[]) {
-                results.extend(keep(&[]));
-            }
-        } else if self.is_plain_from()
-            && self.select.projection == Projection::Star
-            && !self.aggregate
-            && !grouped
-        {
-            // `*` moves each item into the results instead of copying it.
-            for item in docs {
-                if self.matches(&[&item]) {
-                    let sort = self.sort_keys(&[&item]);
-                    results.push((sort, item));
+        self.executor().results(|sink| match &self.select.from {
+            None => sink.row(&[]),
+            Some(from) if from.is_plain() => docs.for_each(|item| sink.item(item)),
+            Some(from) => {
+                for item in docs {
+                    rows::for_each_row(from, &item, &mut |row| sink.row(row));
                 }
             }
-        } else if self.is_plain_from() {
-            for item in docs {
-                if self.matches(&[&item]) {
-                    results.extend(keep(&[&item]));
-                }
-            }
-        } else {
-            for item in docs {
-                self.for_each_row(&item, &mut |row| {
-                    if self.matches(row) {
-                        results.extend(keep(row));
-                    }
-                });
-            }
-        }
-        let aggregated = |row: &[&Value], inputs: Vec<Vec<Value>>| {
-            let results = calls
-                .iter()
-                .zip(inputs)
-                .map(|((aggregate, _), values)| eval::aggregate_value(*aggregate, values));
-            self.project_aggregated(row, results)
-        };
-        if self.aggregate {
-            // One result even over no rows (COUNT is then 0); what is not
-            // aggregated reads no row, as without GROUP BY nothing is grouped.
-            let inputs = groups
-                .pop()
-                .map_or_else(|| vec![Vec::new(); calls.len()], |(_, inputs)| inputs);
-            return aggregated(&[], inputs).into_iter().collect();
-        }
-        for (first, inputs) in groups {
-            let row: Vec<&Value> = first.iter().collect();
-            let sort = self.sort_keys(&row);
-            if let Some(result) = aggregated(&row, inputs) {
-                results.push((sort, result));
-            }
-        }
-        if !keys.is_empty() {
-            results.sort_by(|(a, _), (b, _)| {
-                keys.iter()
-                    .zip(a.iter().zip(b.iter()))
-                    .map(|(k, (x, y))| {
-                        let o = eval::sort_order(x, y);
-                        if k.descending {
-                            o.reverse()
-                        } else {
-                            o
-                        }
-                    })
-                    .find(|o| o.is_ne())
-                    .unwrap_or(std::cmp::Ordering::Equal)
-            });
-        }
-        let mut results: Vec<Value> = results.into_iter().map(|(_, v)| v).collect();
-        if self.select.distinct {
-            let mut seen = Vec::new();
-            results.retain(|v| {
-                let fresh = !seen.contains(v);
-                if fresh {
-                    seen.push(v.clone());
-                }
-                fresh
-            });
-        }
-        let skip = self.select.offset.unwrap_or(0);
-        let take = self
-            .select
-            .limit
-            .unwrap_or(usize::MAX)
-            .min(self.select.top.unwrap_or(usize::MAX));
-        results.into_iter().skip(skip).take(take).collect()
+        })
     }
 
     /// Runs one page of the query over a container's live items, given in
@@ -398,8 +195,13 @@ impl PreparedQuery {
                 None
             } else {
                 let doc = parse(body);
-                if self.matches(&[&doc]) {
-                    match self.project_item(doc) {
+                let executor = self.executor();
+                if executor.matches(&[&doc]) {
+                    let projected = match self.select.projection {
+                        Projection::Star => Some(doc),
+                        _ => executor.project(&[&doc]),
+                    };
+                    match projected {
                         // Refused by the caller's scope: serialise nothing more.
                         _ if budget::exceeded() => return page,
                         projected => projected
@@ -427,27 +229,11 @@ impl PreparedQuery {
     }
 }
 
-/// A group's key: its values as text, numbers canonical (`1` and `1.0`
-/// group together) and undefined apart from every value.
-fn group_key(values: impl Iterator<Item = Option<Value>>) -> String {
-    let mut key = String::new();
-    for value in values {
-        match value {
-            None => key.push_str("\u{0}undefined"),
-            Some(Value::Number(n)) => key.push_str(
-                &n.as_f64()
-                    .map_or_else(|| n.to_string(), |f| eval::number(f).to_string()),
-            ),
-            Some(other) => key.push_str(&other.to_string()),
-        }
-        key.push('\u{1}');
-    }
-    key
-}
-
 fn parse(body: &Bytes) -> Value {
     crate::json::parse_unguarded(body).expect("stored items are JSON within the nesting limit")
 }
 
+#[cfg(test)]
+mod subquery_tests;
 #[cfg(test)]
 pub(crate) mod tests;

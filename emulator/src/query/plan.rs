@@ -87,7 +87,7 @@ impl PreparedQuery {
                         .join(" AND ")
                 )
             };
-            let from = s.from.as_ref().map(|f| f.to_sql()).unwrap_or_default();
+            let from = s.from.as_ref().map(|f| f.to_sql(&[])).unwrap_or_default();
             format!(" {from}{where_clause}")
         };
         if s.from.is_none() || !s.group_by.is_empty() {

@@ -1,49 +1,75 @@
-//! The rows of a query: what FROM and its JOINs make of each item.
+//! The rows of a query: what FROM and its JOINs make of each item, or,
+//! in a subquery, of the row around it.
 
 use serde_json::Value;
 
 use super::ast::From;
-use super::{budget, eval, PreparedQuery};
+use super::{budget, eval};
 
-impl PreparedQuery {
-    /// Calls `f` with each row an item gives: `FROM c` one, the item;
-    /// `FROM x IN c.a` one per element; `FROM c.a x` one, the value at the
-    /// path; each JOIN multiplies them by its array's elements. Rows are
-    /// borrowed and made one at a time, so that an item is never copied per row.
-    pub(super) fn for_each_row(&self, item: &Value, f: &mut dyn FnMut(&[&Value])) {
-        let Some(from) = &self.select.from else {
-            return f(&[]);
-        };
-        match &from.source {
-            None => self.join(from, 0, &[item], f),
-            Some(path) => match eval::eval(path, &[item]) {
-                Some(Value::Array(elements)) if from.source_in => {
-                    for element in &elements {
-                        self.join(from, 0, &[element], f);
-                    }
-                }
-                Some(value) if !from.source_in => self.join(from, 0, &[&value], f),
-                _ => {}
-            },
-        }
+/// Calls `f` with each row an item gives: `FROM c` one, the item;
+/// `FROM x IN c.a` one per element; `FROM c.a x` one, the value at the
+/// path; each JOIN multiplies them by its array's elements. Rows are
+/// borrowed and made one at a time, so that an item is never copied per row.
+pub(super) fn for_each_row(from: &From, item: &Value, f: &mut dyn FnMut(&[&Value])) {
+    budget::next_item();
+    match &from.source {
+        None => join(from, 0, &[item], f),
+        Some(path) => bind_source(from, path, &[item], &[], f),
     }
+}
 
-    fn join(&self, from: &From, k: usize, row: &[&Value], f: &mut dyn FnMut(&[&Value])) {
-        let Some(source) = from.joins.get(k) else {
-            return f(row);
-        };
-        // Not an array (or undefined): this row gives nothing.
-        let Some(Value::Array(elements)) = eval::eval(source, row) else {
-            return;
-        };
-        for element in &elements {
-            if !budget::charge_row() {
-                return;
+/// The rows of a subquery's FROM within the row `outer` around it: each
+/// is `outer` followed by the names this FROM binds.
+pub(super) fn for_each_nested_row(from: &From, outer: &[&Value], f: &mut dyn FnMut(&[&Value])) {
+    match &from.source {
+        Some(source) => bind_source(from, source, outer, outer, f),
+        None => join(from, 0, outer, f),
+    }
+}
+
+/// Binds the first name to what `source` (evaluated over `scope`) gives,
+/// after `prefix`, then makes the JOINs' rows.
+fn bind_source(
+    from: &From,
+    source: &super::ast::Expr,
+    scope: &[&Value],
+    prefix: &[&Value],
+    f: &mut dyn FnMut(&[&Value]),
+) {
+    let bind = |value: &Value, f: &mut dyn FnMut(&[&Value])| {
+        let mut row: Vec<&Value> = prefix.to_vec();
+        row.push(value);
+        join(from, 0, &row, f);
+    };
+    match eval::eval(source, scope) {
+        Some(Value::Array(elements)) if from.source_in => {
+            for element in &elements {
+                if !budget::charge_row() {
+                    return;
+                }
+                bind(element, f);
             }
-            let mut next: Vec<&Value> = row.to_vec();
-            next.push(element);
-            self.join(from, k + 1, &next, f);
         }
+        Some(value) if !from.source_in => bind(&value, f),
+        _ => {}
+    }
+}
+
+fn join(from: &From, k: usize, row: &[&Value], f: &mut dyn FnMut(&[&Value])) {
+    let Some(source) = from.joins.get(k) else {
+        return f(row);
+    };
+    // Not an array (or undefined): this row gives nothing.
+    let Some(Value::Array(elements)) = eval::eval(source, row) else {
+        return;
+    };
+    for element in &elements {
+        if !budget::charge_row() {
+            return;
+        }
+        let mut next: Vec<&Value> = row.to_vec();
+        next.push(element);
+        join(from, k + 1, &next, f);
     }
 }
 

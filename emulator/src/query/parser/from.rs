@@ -2,7 +2,7 @@
 //! `JOIN x IN expr` up to the service's limit. It is read before the
 //! projection, which refers to the names it binds.
 
-use super::super::ast::{Expr, From};
+use super::super::ast::{Expr, From, SubqueryKind};
 use super::super::lexer::{syntax_error, truncated, Token};
 use super::{is_reserved, Parser};
 use crate::error::{ApiError, ApiResult};
@@ -10,8 +10,11 @@ use crate::limits::MAX_JOINS;
 
 impl Parser<'_> {
     /// `FROM` (already taken) `x IN path | path [[AS] alias]`, then
-    /// `JOIN x IN expr` up to the service's limit of JOINs.
-    pub(super) fn read_from(&mut self) -> ApiResult<From> {
+    /// `JOIN x IN expr` or `JOIN (SELECT ...) [AS] x` up to the service's
+    /// limit of JOINs. `outer` is `None` for a query, whose paths start at
+    /// the container; in a subquery, the names bound around it, which its
+    /// paths start from.
+    pub(super) fn read_from(&mut self, outer: Option<&[String]>) -> ApiResult<From> {
         let in_form = matches!(self.tokens.get(self.pos + 1), Some(Token::Ident(w)) if w.eq_ignore_ascii_case("IN"))
             && matches!(self.peek(), Some(Token::Ident(w)) if !is_reserved(w));
         let (first, source, source_in) = if in_form {
@@ -19,9 +22,9 @@ impl Parser<'_> {
                 return Err(self.error_here());
             };
             self.pos += 2;
-            (name, Some(self.container_path()?), true)
+            (name, Some(self.source_path(outer)?), true)
         } else {
-            let path = self.container_path()?;
+            let path = self.source_path(outer)?;
             let named = self.eat_keyword("AS")
                 || matches!(self.peek(), Some(Token::Ident(w)) if !is_reserved(w));
             let alias = if named {
@@ -29,16 +32,26 @@ impl Parser<'_> {
             } else {
                 None
             };
-            let (alias, source) = match path {
-                Expr::Var(_) => (alias.unwrap_or_else(|| self.aliases[0].clone()), None),
-                Expr::Property(_, ref name) => (alias.unwrap_or_else(|| name.clone()), Some(path)),
-                other => match alias {
+            let (alias, source) = match (path, outer) {
+                (Expr::Var(_), None) => (alias.unwrap_or_else(|| self.aliases[0].clone()), None),
+                (Expr::Var(i), Some(names)) => (
+                    alias.unwrap_or_else(|| names[i].clone()),
+                    Some(Expr::Var(i)),
+                ),
+                (path @ Expr::Property(_, _), _) => {
+                    let Expr::Property(_, ref name) = path else {
+                        unreachable!("matched above")
+                    };
+                    (alias.unwrap_or_else(|| name.clone()), Some(path))
+                }
+                (other, _) => match alias {
                     Some(alias) => (alias, Some(other)),
                     None => return Err(syntax_error(self.text, "FROM: give the path an alias")),
                 },
             };
             (alias, source, false)
         };
+        let outer = outer.unwrap_or_default();
         let mut aliases = vec![first];
         let mut joins = Vec::new();
         while self.eat_keyword("JOIN") {
@@ -48,15 +61,31 @@ impl Parser<'_> {
                     truncated(self.text)
                 )));
             }
-            let name = self.alias_name()?;
-            if !self.eat_keyword("IN") {
-                return Err(ApiError::bad_request(format!(
-                    "This emulator supports JOINs of the form 'JOIN x IN c.array' only. Query: {}",
-                    truncated(self.text)
-                )));
-            }
-            self.aliases = aliases.clone();
-            joins.push(self.expr()?);
+            self.aliases = outer.iter().chain(&aliases).cloned().collect();
+            let (name, join) = if self.subquery_follows() {
+                // `JOIN (SELECT ...) [AS] x`: x ranges over the subquery's results.
+                self.pos += 1;
+                let select = self.subquery()?;
+                let name = if self.eat_keyword("AS")
+                    || matches!(self.peek(), Some(Token::Ident(w)) if !is_reserved(w))
+                {
+                    self.alias_name()?
+                } else {
+                    // Unnamed, it only multiplies the rows.
+                    format!("_join{}", joins.len() + 1)
+                };
+                (name, Expr::Subquery(SubqueryKind::Array, Box::new(select)))
+            } else {
+                let name = self.alias_name()?;
+                if !self.eat_keyword("IN") {
+                    return Err(ApiError::bad_request(format!(
+                        "A JOIN is 'JOIN x IN c.array' or 'JOIN (SELECT ...) AS x'. Query: {}",
+                        truncated(self.text)
+                    )));
+                }
+                (name, self.expr()?)
+            };
+            joins.push(join);
             if aliases.contains(&name) {
                 return Err(ApiError::bad_request(format!(
                     "The name '{name}' is bound twice in FROM; give each JOIN its own name. Query: {}",
@@ -68,10 +97,23 @@ impl Parser<'_> {
         self.aliases.clear();
         Ok(From {
             aliases,
+            scope: outer.len(),
             source,
             source_in,
             joins,
         })
+    }
+
+    /// What the first name of FROM ranges over: a path into the container's
+    /// items, or in a subquery an expression of the names around it.
+    fn source_path(&mut self, outer: Option<&[String]>) -> ApiResult<Expr> {
+        match outer {
+            None => self.container_path(),
+            Some(names) => {
+                self.aliases = names.to_vec();
+                self.postfix()
+            }
+        }
     }
 
     /// The container and a path into its items (`c`, `root.a[0]`), with

@@ -6,10 +6,11 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::ast::{BinaryOp, Expr, Level, Projection, Select, SortKey, UnaryOp};
+use super::ast::{BinaryOp, Expr, Level, Projection, Select, SortKey, SubqueryKind, UnaryOp};
 use super::lexer::{syntax_error, tokenize, truncated, Token};
 
 mod from;
+mod subquery;
 use crate::error::{ApiError, ApiResult};
 use crate::limits::{MAX_QUERY_NESTING, MAX_QUERY_TEXT_BYTES, MAX_SUBSTITUTED_BYTES};
 
@@ -42,7 +43,7 @@ pub fn parse(text: &str, parameters: &HashMap<String, Value>) -> ApiResult<Selec
     // FROM is read first: it names what the projection before it refers to.
     if let Some(at) = from_at {
         parser.pos = at + 1;
-        let from = parser.read_from()?;
+        let from = parser.read_from(None)?;
         parser.aliases = from.aliases.clone();
         parser.from = Some((from, parser.pos));
         parser.pos = 0;
@@ -209,6 +210,12 @@ impl Parser<'_> {
             }
             None => None,
         };
+        if from.is_none() && projection == Projection::Star {
+            return Err(ApiError::bad_request(format!(
+                "'SELECT *' is not valid if FROM clause is omitted. Query: {}",
+                truncated(self.text)
+            )));
+        }
         if from.as_ref().is_some_and(|f| f.aliases.len() > 1) && projection == Projection::Star {
             return Err(ApiError::bad_request(format!(
                 "'SELECT *' is only valid with a single input set: name what to select, e.g. SELECT {} ... Query: {}",
@@ -367,6 +374,12 @@ impl Parser<'_> {
     fn peek_operator(&self) -> Option<(BinaryOp, Level)> {
         let op = match self.peek()? {
             Token::Sym("??") => BinaryOp::Coalesce,
+            Token::Sym("|") => BinaryOp::BitOr,
+            Token::Sym("^") => BinaryOp::BitXor,
+            Token::Sym("&") => BinaryOp::BitAnd,
+            Token::Sym("<<") => BinaryOp::ShiftLeft,
+            Token::Sym(">>") => BinaryOp::ShiftRight,
+            Token::Sym(">>>") => BinaryOp::ShiftRightZero,
             Token::Sym("||") => BinaryOp::Concat,
             Token::Sym("+") => BinaryOp::Add,
             Token::Sym("-") => BinaryOp::Sub,
@@ -396,7 +409,7 @@ impl Parser<'_> {
     }
 
     /// `left op right`, `left [NOT] IN (...)` or `left BETWEEN low AND high`,
-    /// at the current token; the operands are concatenations.
+    /// at the current token; the operands are of the levels above comparisons.
     fn comparison(&mut self, left: Expr, op: BinaryOp) -> ApiResult<Expr> {
         let negated = self.eat_keyword("NOT");
         if self.eat_keyword("IN") {
@@ -409,9 +422,9 @@ impl Parser<'_> {
             return Ok(Expr::In(Box::new(left), list, negated));
         }
         if self.eat_keyword("LIKE") {
-            let pattern = self.binary(Level::Concat)?;
+            let pattern = self.binary(Level::BitOr)?;
             let escape = if self.eat_keyword("ESCAPE") {
-                Some(Box::new(self.binary(Level::Concat)?))
+                Some(Box::new(self.binary(Level::BitOr)?))
             } else {
                 None
             };
@@ -423,13 +436,13 @@ impl Parser<'_> {
             ));
         }
         if self.eat_keyword("BETWEEN") {
-            let low = self.binary(Level::Concat)?;
+            let low = self.binary(Level::BitOr)?;
             self.expect_keyword("AND")?;
-            let high = self.binary(Level::Concat)?;
+            let high = self.binary(Level::BitOr)?;
             return Ok(Expr::Between(Box::new(left), Box::new(low), Box::new(high)));
         }
         self.pos += 1;
-        let right = self.binary(Level::Concat)?;
+        let right = self.binary(Level::BitOr)?;
         Ok(Expr::Binary(op, Box::new(left), Box::new(right)))
     }
 
@@ -438,6 +451,8 @@ impl Parser<'_> {
             UnaryOp::Neg
         } else if self.eat_sym("+") {
             UnaryOp::Plus
+        } else if self.eat_sym("~") {
+            UnaryOp::BitNot
         } else {
             return self.postfix();
         };
@@ -500,6 +515,10 @@ impl Parser<'_> {
                     truncated(self.text)
                 ))),
             },
+            Token::Sym("(") if self.is_keyword("SELECT") => {
+                let select = self.subquery()?;
+                Ok(Expr::Subquery(SubqueryKind::Scalar, Box::new(select)))
+            }
             Token::Sym("(") => {
                 let inner = self.expr()?;
                 self.expect_sym(")")?;
@@ -538,6 +557,19 @@ impl Parser<'_> {
                 Ok(Expr::Object(fields))
             }
             Token::Ident(word) => {
+                let kind = match word.to_uppercase().as_str() {
+                    "EXISTS" => Some(SubqueryKind::Exists),
+                    "ARRAY" => Some(SubqueryKind::Array),
+                    _ => None,
+                };
+                let select_follows = matches!(self.tokens.get(self.pos + 1), Some(Token::Ident(w)) if w.eq_ignore_ascii_case("SELECT"));
+                if let (Some(kind), true, Some(Token::Sym("("))) =
+                    (kind, select_follows, self.peek())
+                {
+                    self.pos += 1;
+                    let select = self.subquery()?;
+                    return Ok(Expr::Subquery(kind, Box::new(select)));
+                }
                 if matches!(self.peek(), Some(Token::Sym("("))) {
                     self.pos += 1;
                     let mut args = Vec::new();

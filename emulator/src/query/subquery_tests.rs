@@ -1,0 +1,217 @@
+//! Subqueries, bitwise operators and the executor's bounds, against
+//! documents given inline. The subquery rows follow the patterns of
+//! Microsoft's page "Subqueries in Azure Cosmos DB for NoSQL"
+//! (https://learn.microsoft.com/azure/cosmos-db/nosql/query/subquery):
+//! self-join optimisation, evaluate once, external reference data,
+//! aggregate scalar subqueries, EXISTS and ARRAY.
+
+use rstest::rstest;
+use serde_json::{json, Value};
+
+use super::tests::run;
+use super::{PreparedQuery, QueryBody};
+
+fn products() -> Vec<Value> {
+    vec![
+        json!({"id": "p1", "name": "Jacket", "price": 100,
+               "tags": [{"key": "fabric", "value": "leather"}, {"key": "season", "value": "winter"}],
+               "sizes": [{"key": "s", "order": 1}, {"key": "m", "order": 2}, {"key": "l", "order": 3}],
+               "colors": ["dark gray", "black"]}),
+        json!({"id": "p2", "name": "Shirt", "price": 20,
+               "tags": [{"key": "fabric", "value": "cotton"}],
+               "sizes": [{"key": "m", "order": 2}],
+               "colors": ["white"]}),
+        json!({"id": "p3", "name": "Scarf", "price": 15, "tags": [], "colors": ["light gray"]}),
+    ]
+}
+
+fn refused(q: &str) -> String {
+    match PreparedQuery::prepare(&QueryBody {
+        query: q.into(),
+        parameters: vec![],
+    }) {
+        Err(e) => e.message,
+        Ok(query) => match query.run_values(products().into_iter()) {
+            Err(e) => e.message,
+            Ok(rows) => panic!("{q} was not refused: {rows:?}"),
+        },
+    }
+}
+
+#[rstest]
+// EXISTS: in WHERE, negated, and projected.
+#[case(
+    "SELECT VALUE p.id FROM p WHERE EXISTS(SELECT VALUE t FROM t IN p.tags WHERE t.value = 'winter')",
+    json!(["p1"])
+)]
+#[case(
+    "SELECT VALUE p.id FROM p WHERE NOT EXISTS(SELECT VALUE t FROM t IN p.tags WHERE t.key = 'fabric')",
+    json!(["p3"])
+)]
+#[case(
+    "SELECT p.id, EXISTS(SELECT VALUE c FROM c IN p.colors WHERE c LIKE '%gray%') AS gray FROM p",
+    json!([{"id": "p1", "gray": true}, {"id": "p2", "gray": false}, {"id": "p3", "gray": true}])
+)]
+// EXISTS of an undefined VALUE has no row; of an object (even empty) it has one.
+#[case("SELECT VALUE EXISTS(SELECT VALUE undefined)", json!([false]))]
+#[case("SELECT VALUE EXISTS(SELECT undefined)", json!([true]))]
+#[case("SELECT VALUE EXISTS(SELECT VALUE null)", json!([true]))]
+// ARRAY: the results as an array, empty without any.
+#[case(
+    "SELECT p.id, ARRAY(SELECT VALUE t.value FROM t IN p.tags) AS values FROM p",
+    json!([{"id": "p1", "values": ["leather", "winter"]}, {"id": "p2", "values": ["cotton"]}, {"id": "p3", "values": []}])
+)]
+#[case(
+    "SELECT VALUE ARRAY(SELECT s.key, s['order'] * 10 AS o FROM s IN p.sizes WHERE s['order'] > 1) FROM p WHERE p.id = 'p1'",
+    json!([[{"key": "m", "o": 20}, {"key": "l", "o": 30}]])
+)]
+// Aggregate scalar subqueries, in SELECT and in WHERE.
+#[case(
+    "SELECT p.id, (SELECT VALUE COUNT(1) FROM s IN p.sizes WHERE s['order'] >= 2) AS big FROM p",
+    json!([{"id": "p1", "big": 2}, {"id": "p2", "big": 1}, {"id": "p3", "big": 0}])
+)]
+#[case(
+    "SELECT VALUE p.id FROM p WHERE (SELECT VALUE MAX(s['order']) FROM s IN p.sizes) = 3",
+    json!(["p1"])
+)]
+// A scalar subquery without a result is undefined: the property is dropped.
+#[case(
+    "SELECT p.id, (SELECT VALUE s.key FROM s IN p.sizes WHERE s['order'] = 3) AS large FROM p",
+    json!([{"id": "p1", "large": "l"}, {"id": "p2"}, {"id": "p3"}])
+)]
+// Simple expression scalar subqueries, without FROM.
+#[case("SELECT (SELECT VALUE 1) AS a, (SELECT VALUE 2) AS b", json!([{"a": 1, "b": 2}]))]
+#[case("SELECT VALUE (SELECT VALUE CONCAT('a', 'b'))", json!(["ab"]))]
+// Self-join optimisation: the filters inside the JOINed subqueries give
+// the same count as the filters after the cross product.
+#[case(
+    "SELECT VALUE COUNT(1) FROM p JOIN t IN p.tags JOIN s IN p.sizes JOIN c IN p.colors WHERE t.key IN ('fabric', 'material') AND s['order'] >= 2 AND c LIKE '%gray%'",
+    json!([2])
+)]
+#[case(
+    "SELECT VALUE COUNT(1) FROM p JOIN (SELECT VALUE t FROM t IN p.tags WHERE t.key IN ('fabric', 'material')) JOIN (SELECT VALUE s FROM s IN p.sizes WHERE s['order'] >= 2) JOIN (SELECT VALUE c FROM c IN p.colors WHERE c LIKE '%gray%')",
+    json!([2])
+)]
+// Evaluate once, reference many times: a JOIN over a one-row subquery.
+#[case(
+    "SELECT p.id, discounted FROM p JOIN (SELECT VALUE p.price * 0.5) AS discounted WHERE discounted > 10",
+    json!([{"id": "p1", "discounted": 50}])
+)]
+// External reference data: a JOIN over an array a subquery builds.
+#[case(
+    "SELECT p.id, m.band FROM p JOIN m IN (SELECT VALUE [{band: 'low', max: 50}, {band: 'high', max: 1000}]) WHERE p.price <= m.max AND (p.price > 50 OR m.band = 'low')",
+    json!([{"id": "p1", "band": "high"}, {"id": "p2", "band": "low"}, {"id": "p3", "band": "low"}])
+)]
+// Correlated over JOIN rows, SELECT * of the subquery's own name, and a
+// subquery inside a subquery.
+#[case(
+    "SELECT c AS color FROM p JOIN c IN p.colors WHERE EXISTS(SELECT * FROM x IN ['black', 'white'] WHERE x = c)",
+    json!([{"color": "black"}, {"color": "white"}])
+)]
+#[case(
+    "SELECT VALUE ARRAY(SELECT VALUE t.key FROM t IN p.tags WHERE EXISTS(SELECT VALUE 1 FROM s IN p.sizes WHERE s.key = 'l')) FROM p",
+    json!([["fabric", "season"], [], []])
+)]
+#[case(
+    "SELECT VALUE (SELECT VALUE COUNT(1) FROM s IN p.sizes) FROM p ORDER BY (SELECT VALUE COUNT(1) FROM s IN p.sizes) DESC",
+    json!([3, 1, 0])
+)]
+fn subqueries(#[case] query: &str, #[case] expected: Value) {
+    assert_eq!(Value::from(run(query, &products())), expected, "{query}");
+}
+
+#[rstest]
+#[case("SELECT VALUE [5 & 3, 5 | 3, 5 ^ 3, ~5]", json!([[1, 7, 6, -6]]))]
+#[case("SELECT VALUE [1 << 3, -16 >> 2, -16 >>> 28, 1 << 33]", json!([[8, -4, 15, 2]]))]
+// Operands are 32-bit integers: truncated, wrapped.
+#[case("SELECT VALUE [7.9 & 3, 4294967297 | 0, ~-1]", json!([[3, 1, 0]]))]
+// Looser than arithmetic, tighter than comparison.
+#[case("SELECT VALUE [1 + 2 & 3, 5 & 3 = 1, 2 | 1 ^ 3 & 6]", json!([[3, true, 3]]))]
+// Not numbers: undefined.
+#[case("SELECT VALUE {a: 'x' & 1, b: true | 0, c: ~'1'}", json!([{}]))]
+fn bitwise_operators(#[case] query: &str, #[case] expected: Value) {
+    assert_eq!(Value::from(run(query, &[])), expected, "{query}");
+}
+
+#[test]
+fn what_the_service_refuses_in_a_projection_is_refused() {
+    let m = refused("SELECT p.id, COUNT(1) AS n FROM p");
+    assert!(
+        m.contains("Property reference 'p.id' is invalid in the select list"),
+        "{m}"
+    );
+    let m = refused("SELECT p.name, COUNT(1) AS n FROM p GROUP BY p.id");
+    assert!(m.contains("'p.name'"), "{m}");
+    // Grouped expressions and aggregates may be combined freely.
+    assert_eq!(
+        run(
+            "SELECT {k: LOWER(p.name)} AS o, COUNT(1) + 1 AS n FROM p WHERE p.price > 50 GROUP BY LOWER(p.name)",
+            &products()
+        ),
+        vec![json!({"o": {"k": "jacket"}, "n": 2})]
+    );
+    let m = refused("SELECT * WHERE 1 = 1");
+    assert!(
+        m.contains("'SELECT *' is not valid if FROM clause is omitted"),
+        "{m}"
+    );
+    let m = refused("SELECT VALUE EXISTS(SELECT VALUE NOPE(t) FROM t IN p.tags) FROM p");
+    assert!(m.contains("'NOPE'"), "a subquery is checked too: {m}");
+    let m = refused("SELECT VALUE (SELECT VALUE t FROM t IN q.tags) FROM p");
+    assert!(
+        m.contains("'q'"),
+        "a subquery reads only the names around it: {m}"
+    );
+}
+
+/// Within a subquery, copies count against the outer row's budget, so a
+/// subquery cannot multiply an item past it.
+#[test]
+fn a_subquery_shares_the_row_budget() {
+    let doc = json!({"big": "x".repeat(1 << 20), "a": (0..100).collect::<Vec<_>>()});
+    let body = QueryBody {
+        query: "SELECT VALUE ARRAY(SELECT VALUE c.big FROM x IN c.a) FROM c".into(),
+        parameters: vec![],
+    };
+    let error = PreparedQuery::prepare(&body)
+        .unwrap()
+        .run_values(std::iter::once(doc))
+        .unwrap_err();
+    assert!(
+        error.message.contains("copies more than"),
+        "{}",
+        error.message
+    );
+}
+
+/// ORDER BY with TOP keeps only the rows that can still be among the first,
+/// and gives what a full sort gives (ties in arrival order).
+#[test]
+fn a_bounded_order_by_gives_what_a_full_sort_gives() {
+    let docs: Vec<Value> = (0..5000)
+        .map(|i| json!({"id": i, "k": (i * 7919) % 1000}))
+        .collect();
+    let full = run("SELECT VALUE c.id FROM c ORDER BY c.k DESC", &docs);
+    let top = run("SELECT TOP 25 VALUE c.id FROM c ORDER BY c.k DESC", &docs);
+    assert_eq!(top, full[..25]);
+    let page = run(
+        "SELECT VALUE c.id FROM c ORDER BY c.k DESC OFFSET 990 LIMIT 20",
+        &docs,
+    );
+    assert_eq!(page, full[990..1010]);
+}
+
+/// The text a subquery is written back as (in query plans) reads back to
+/// the same query.
+#[rstest]
+#[case("SELECT p.id, ARRAY(SELECT VALUE t.value FROM t IN p.tags WHERE t.key = 'x') AS v FROM p")]
+#[case("SELECT VALUE COUNT(1) FROM p JOIN (SELECT VALUE s FROM s IN p.sizes WHERE s['order'] >= 2) AS s2")]
+#[case("SELECT VALUE p.id FROM p WHERE EXISTS(SELECT VALUE [x, y] FROM x IN p.colors JOIN y IN [1, 2] WHERE x > 'a')")]
+#[case("SELECT VALUE p.id FROM p WHERE EXISTS(SELECT * FROM x IN p.colors WHERE x > 'a')")]
+#[case("SELECT DISTINCT TOP 3 (SELECT VALUE 1) AS one FROM p ORDER BY p.id DESC")]
+fn subqueries_are_written_back_as_they_read(#[case] query: &str) {
+    let parse = |q: &str| super::parser::parse(q, &Default::default()).unwrap();
+    let select = parse(query);
+    let text = select.to_sql(&[]);
+    assert_eq!(parse(&text), select, "{query} was written as {text}");
+}
