@@ -11,6 +11,9 @@ pub struct ApiError {
     pub status: StatusCode,
     pub message: String,
     pub substatus: Option<u32>,
+    /// `additionalErrorInfo`: JSON text the SDK reads from some refusals
+    /// (the query plan, in a cross-partition query the gateway cannot serve).
+    pub additional_info: Option<String>,
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
@@ -21,6 +24,7 @@ impl ApiError {
             status,
             message: message.into(),
             substatus: None,
+            additional_info: None,
         }
     }
 
@@ -107,7 +111,10 @@ impl std::error::Error for ApiError {}
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = json!({ "code": self.code(), "message": self.message });
+        let mut body = json!({ "code": self.code(), "message": self.message });
+        if let Some(info) = self.additional_info {
+            body["additionalErrorInfo"] = info.into();
+        }
         let mut response = (self.status, axum::Json(body)).into_response();
         if let Some(substatus) = self.substatus {
             response

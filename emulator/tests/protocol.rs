@@ -279,7 +279,8 @@ fn queries_and_paging() {
     seen.sort();
     assert_eq!(seen, vec![1, 4, 7, 10, 13, 16, 19, 22]);
     assert_eq!(pages, 2);
-    // An ORDER BY query pages by offset, in order.
+    // An ORDER BY query (addressed to the one range, as an SDK does after
+    // the plan) pages by offset, in order.
     let mut first = c.post(
         &format!("{COLL}/docs"),
         &json!({"query": "SELECT VALUE c.n FROM c ORDER BY c.n"}),
@@ -287,6 +288,7 @@ fn queries_and_paging() {
             ("x-ms-documentdb-isquery", "True"),
             ("content-type", "application/query+json"),
             ("x-ms-max-item-count", "10"),
+            ("x-ms-documentdb-partitionkeyrangeid", "0"),
         ],
     );
     assert_eq!(first.body["Documents"].as_array().unwrap().len(), 10);
@@ -298,12 +300,106 @@ fn queries_and_paging() {
             ("x-ms-documentdb-isquery", "True"),
             ("content-type", "application/query+json"),
             ("x-ms-max-item-count", "10"),
+            ("x-ms-documentdb-partitionkeyrangeid", "0"),
             ("x-ms-continuation", &token),
         ],
     );
     assert_eq!(first.body["Documents"][0], json!(10));
     c.get(&format!("{COLL}/docs"), &[("x-ms-continuation", "garbage")])
         .assert_error(400, "BadRequest");
+}
+
+/// What the gateway serves of a query sent to every partition at once, as
+/// recorded against the hosted service: what needs merging across ranges
+/// is refused with substatus 1004 and the plan (the SDKs then run it range
+/// by range), an aggregate without VALUE is refused outright, and the same
+/// query for one range or one partition key is answered.
+#[test]
+fn cross_partition_queries_are_served_as_the_gateway_serves_them() {
+    let c = TestClient::with_container(None);
+    for i in 0..4 {
+        let reply =
+            c.create_item(&json!({"id": format!("i{i}"), "pk": format!("p{}", i % 2), "n": i}));
+        assert_eq!(reply.status, 201);
+    }
+    let query = |text: &str, extra: &[(&str, &str)]| {
+        let mut headers = vec![
+            ("x-ms-documentdb-isquery", "True"),
+            ("content-type", "application/query+json"),
+            ("x-ms-documentdb-query-enablecrosspartition", "True"),
+        ];
+        headers.extend_from_slice(extra);
+        c.post(&format!("{COLL}/docs"), &json!({ "query": text }), &headers)
+    };
+    for text in [
+        "SELECT VALUE COUNT(1) FROM c",
+        "SELECT TOP 1 * FROM c",
+        "SELECT * FROM c ORDER BY c.n",
+        "SELECT * FROM c OFFSET 1 LIMIT 1",
+        "SELECT DISTINCT VALUE c.pk FROM c",
+        "SELECT VALUE c.pk FROM c GROUP BY c.pk",
+    ] {
+        let refused = query(text, &[]);
+        refused.assert_error(400, "BadRequest");
+        assert_eq!(refused.header("x-ms-substatus"), Some("1004"), "{text}");
+        let plan: Value =
+            serde_json::from_str(refused.body["additionalErrorInfo"].as_str().unwrap()).unwrap();
+        assert!(plan["queryInfo"].is_object(), "{text}: {plan}");
+    }
+    let refused = query("SELECT COUNT(1) AS n FROM c", &[]);
+    refused.assert_error(400, "BadRequest");
+    assert!(refused.body["message"]
+        .as_str()
+        .unwrap()
+        .contains("only supports 'VALUE <AggregateFunc>'"));
+    assert_eq!(refused.header("x-ms-substatus"), None);
+    // Each range's rows are the answer: served.
+    let served = query("SELECT VALUE c.n FROM c WHERE c.n IN (1, 3)", &[]);
+    assert_eq!(served.status, 200, "{}", served.body);
+    // For one range, or one partition key: served.
+    let one_range = query(
+        "SELECT VALUE COUNT(1) FROM c",
+        &[("x-ms-documentdb-partitionkeyrangeid", "0")],
+    );
+    assert_eq!(one_range.body["Documents"], json!([4]));
+    let one_key = query(
+        "SELECT COUNT(1) AS n FROM c",
+        &[("x-ms-documentdb-partitionkey", "[\"p1\"]")],
+    );
+    assert_eq!(one_key.body["Documents"], json!([{"n": 2}]));
+    // The plan request: refused for a feature the client does not declare.
+    let plan = |features: Option<&str>| {
+        let mut headers = vec![
+            ("x-ms-documentdb-isquery", "True"),
+            ("content-type", "application/query+json"),
+            ("x-ms-cosmos-is-query-plan-request", "True"),
+        ];
+        if let Some(f) = features {
+            headers.push(("x-ms-cosmos-supported-query-features", f));
+        }
+        c.post(
+            &format!("{COLL}/docs"),
+            &json!({"query": "SELECT c.pk, COUNT(1) AS n FROM c GROUP BY c.pk"}),
+            &headers,
+        )
+    };
+    let refused = plan(Some("Aggregate,Distinct,OrderBy,Top,OffsetAndLimit"));
+    refused.assert_error(400, "BadRequest");
+    let message = refused.body["message"].as_str().unwrap();
+    assert!(
+        message.contains("Query contained GroupBy, which the calling client does not support."),
+        "{message}"
+    );
+    assert!(
+        message.contains("Query contained NonValueAggregate,"),
+        "{message}"
+    );
+    let given = plan(Some("Aggregate,NonValueAggregate,GroupBy"));
+    assert_eq!(given.status, 200, "{}", given.body);
+    assert_eq!(
+        given.body["queryInfo"]["groupByExpressions"],
+        json!(["c.pk"])
+    );
 }
 
 #[test]

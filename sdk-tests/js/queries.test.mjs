@@ -100,6 +100,50 @@ forEachScheme("queries", (ctx) => {
     assert.deepEqual(await run("SELECT VALUE COUNT(1) FROM p GROUP BY p.pk"), [1, 1, 1]);
   });
 
+  test("GROUP BY with every aggregate and subqueries, across partitions through the query plan", async () => {
+    const db = await ctx.newDatabase();
+    const { container: t } = await db.containers.create({ id: unique("groups"), partitionKey: { paths: ["/pk"] } });
+    const items = [
+      { id: "a", pk: "p1", cat: "x", n: 1, tags: [{ k: "fabric" }, { k: "season" }] },
+      { id: "b", pk: "p2", cat: "x", n: 3, tags: [{ k: "fabric" }] },
+      { id: "c", pk: "p3", cat: "y", n: 5, tags: [] },
+      { id: "d", pk: "p1", n: 7 },
+    ];
+    for (const item of items) await t.items.create(item);
+    const run = async (q) => (await t.items.query(q).fetchAll()).resources;
+    // The SDK merges the groups each range returns (groupByItems and payload).
+    const groups = await run(
+      "SELECT c.cat, COUNT(1) AS n, SUM(c.n) AS total, AVG(c.n) AS mean, MIN(c.n) AS low, MAX(c.n) AS high FROM c GROUP BY c.cat",
+    );
+    const byCat = Object.fromEntries(groups.map((g) => [g.cat ?? "(none)", g]));
+    assert.deepEqual(byCat.x, { cat: "x", n: 2, total: 4, mean: 2, low: 1, high: 3 });
+    assert.deepEqual(byCat.y, { cat: "y", n: 1, total: 5, mean: 5, low: 5, high: 5 });
+    assert.deepEqual(byCat["(none)"], { n: 1, total: 7, mean: 7, low: 7, high: 7 });
+    assert.deepEqual((await run("SELECT VALUE MAX(c.n) FROM c GROUP BY c.cat")).sort(), [3, 5, 7]);
+    assert.deepEqual((await run("SELECT VALUE c.cat FROM c WHERE IS_DEFINED(c.cat) GROUP BY c.cat")).sort(), ["x", "y"]);
+    // An aggregate without VALUE and without GROUP BY: one group.
+    assert.deepEqual(await run("SELECT COUNT(1) AS n, SUM(c.n) AS s FROM c"), [{ n: 4, s: 16 }]);
+    // Subqueries: answered per range, each range's rows already the answer.
+    const subq = await run(
+      "SELECT c.id, EXISTS(SELECT VALUE t FROM t IN c.tags WHERE t.k = 'season') AS winter, " +
+        "ARRAY(SELECT VALUE t.k FROM t IN c.tags) AS keys, (SELECT VALUE COUNT(1) FROM t IN c.tags) AS count FROM c",
+    );
+    assert.deepEqual(
+      subq.sort((p, q) => p.id.localeCompare(q.id)),
+      [
+        { id: "a", winter: true, keys: ["fabric", "season"], count: 2 },
+        { id: "b", winter: false, keys: ["fabric"], count: 1 },
+        { id: "c", winter: false, keys: [], count: 0 },
+        { id: "d", winter: false, keys: [], count: 0 },
+      ],
+    );
+    assert.deepEqual(
+      await run("SELECT VALUE c.id FROM c JOIN (SELECT VALUE t FROM t IN c.tags WHERE t.k = 'fabric') ORDER BY c.id DESC"),
+      ["b", "a"],
+    );
+    assert.deepEqual(await run("SELECT VALUE [5 & 3, 5 | 3, 5 ^ 3, ~5, 1 << 3, -16 >> 2, -16 >>> 28]"), [[1, 7, 6, -6, 8, -4, 15]]);
+  });
+
   test("no match is empty", async () => {
     assert.deepEqual(await query({ query: "SELECT * FROM c WHERE c.id = @id", parameters: [{ name: "@id", value: "zzz" }] }), []);
   });

@@ -49,7 +49,17 @@ pub async fn create_or_query(
         if headers.flag("x-ms-cosmos-is-query-plan-request") {
             // The container must exist for its plan, as for its query.
             state.store.with_container(&db, &coll, |_, _| Ok(()))?;
-            return Ok(resource(StatusCode::OK, &query.plan(), READ_CHARGE));
+            query.check_supported_features(headers.text("x-ms-cosmos-supported-query-features"))?;
+            return Ok(resource(StatusCode::OK, &query.plan()?, READ_CHARGE));
+        }
+        // Neither a partition key nor a range: every partition at once.
+        if headers.partition_key().is_none()
+            && headers
+                .text("x-ms-documentdb-partitionkeyrangeid")
+                .is_none()
+            && headers.text("x-ms-start-epk").is_none()
+        {
+            query.check_servable_across_partitions()?;
         }
         return run_query(&state, &db, &coll, &headers, &query, QUERY_CHARGE);
     }

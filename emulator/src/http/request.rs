@@ -106,6 +106,8 @@ pub trait CosmosHeaders {
 
     fn is_query(&self) -> bool {
         self.flag("x-ms-documentdb-isquery")
+            // The Python SDK asks for a plan with neither of the others.
+            || self.flag("x-ms-cosmos-is-query-plan-request")
             || self
                 .text("content-type")
                 .is_some_and(|c| c.starts_with("application/query+json"))

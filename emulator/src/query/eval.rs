@@ -308,8 +308,13 @@ pub fn eval(expr: &Expr, root: &[&Value]) -> Option<Value> {
             let args: Vec<Option<Value>> = args.iter().map(|e| eval(e, root)).collect();
             functions::call(name, &args)
         }
+        // An undefined element is null: the array keeps its length (recorded
+        // against the service: `SELECT VALUE [c.a, c.missing]` gives `[2, null]`).
         Expr::Array(items) => Some(Value::Array(
-            items.iter().filter_map(|e| eval(e, root)).collect(),
+            items
+                .iter()
+                .map(|e| eval(e, root).unwrap_or(Value::Null))
+                .collect(),
         )),
         Expr::Object(fields) => Some(Value::Object(
             fields

@@ -9,6 +9,7 @@ pub mod budget;
 mod eval;
 mod execute;
 mod functions;
+mod gateway;
 mod lexer;
 mod like;
 mod page;

@@ -8,11 +8,16 @@
 //! VALUE aggregates as `[{"item": x}]`, other aggregates as
 //! `{"payload": {"alias": {"item": x}}}`, AVG as `{"sum", "count"}` and
 //! MIN/MAX as `{"min"|"max", "count"}`. This emulator has one range.
+//!
+//! `aggregates` lists only the aggregate of a `VALUE` projection; without
+//! `VALUE`, each alias's aggregate is in `groupByAliasToAggregateType` (the
+//! JavaScript SDK refuses a plan with `aggregates` and no `VALUE`).
 
 use serde_json::{json, Value};
 
 use super::ast::{Aggregate, Expr, Projection, Select};
-use super::PreparedQuery;
+use super::{eval, PreparedQuery};
+use crate::error::{ApiError, ApiResult};
 
 /// What the SDK substitutes with a filter when it resumes an ORDER BY query.
 const ORDER_BY_FILTER: &str = "{documentdb-formattableorderbyquery-filter}";
@@ -60,15 +65,22 @@ fn partial(aggregate: Aggregate, expr: &Expr, alias: &[String]) -> String {
     format!("{{\"item\": {{\"{name}\": {function}({arg}), \"count\": COUNT({arg})}}}}")
 }
 
+/// The service's refusal of a plan for an aggregate inside an expression
+/// (`COUNT(1) + 1`): ranges' partial results cannot be combined through it.
+fn composition_refused() -> ApiError {
+    ApiError::bad_request("Compositions of aggregates and other expressions are not allowed.")
+}
+
 impl PreparedQuery {
     /// The partitioned query execution info for this query.
-    pub fn plan(&self) -> Value {
+    pub fn plan(&self) -> ApiResult<Value> {
         let s = &self.select;
         let alias = s.aliases();
         // The item's `_rid`, which ORDER BY pages carry: read through the first name.
         let first = alias.first().map_or("c", String::as_str);
         let mut aggregates = Vec::new();
         let mut alias_to_aggregate = serde_json::Map::new();
+        let mut group_by_aliases = Vec::new();
         let mut rewritten = String::new();
         let from_where = |extra: Option<&str>| {
             let mut conditions: Vec<String> = extra.map(str::to_string).into_iter().collect();
@@ -90,14 +102,57 @@ impl PreparedQuery {
             let from = s.from.as_ref().map(|f| f.to_sql(&[])).unwrap_or_default();
             format!(" {from}{where_clause}")
         };
-        if s.from.is_none() || !s.group_by.is_empty() {
+        if s.from.is_none() {
             // Without FROM the query is evaluated once as it is: there is
-            // nothing to merge across ranges, and no rewriting. GROUP BY is
-            // not described yet: with one range its rows are already whole.
+            // nothing to merge across ranges, and no rewriting.
+        } else if !s.group_by.is_empty() {
+            // Each range returns its groups, keyed by `groupByItems`, with
+            // the partial aggregates in `payload`; the SDK merges groups.
+            let keys: Vec<String> = s.group_by.iter().map(|e| e.to_sql(alias)).collect();
+            let items: Vec<String> = keys.iter().map(|k| format!("{{\"item\": {k}}}")).collect();
+            let payload = match &s.projection {
+                Projection::Value(e) => match as_aggregate(e) {
+                    Some(aggregate) => {
+                        aggregates.push(json!(aggregate_name(aggregate)));
+                        format!("[{}]", partial(aggregate, e, alias))
+                    }
+                    None if eval::contains_aggregate(e) => return Err(composition_refused()),
+                    None => e.to_sql(alias),
+                },
+                Projection::Fields(fields) => {
+                    let mut parts = Vec::new();
+                    for (e, name) in fields {
+                        group_by_aliases.push(json!(name));
+                        let part = match as_aggregate(e) {
+                            Some(aggregate) => {
+                                alias_to_aggregate
+                                    .insert(name.clone(), json!(aggregate_name(aggregate)));
+                                partial(aggregate, e, alias)
+                            }
+                            None if eval::contains_aggregate(e) => {
+                                return Err(composition_refused())
+                            }
+                            None => {
+                                alias_to_aggregate.insert(name.clone(), Value::Null);
+                                e.to_sql(alias)
+                            }
+                        };
+                        parts.push(format!("{}: {part}", Value::from(name.as_str())));
+                    }
+                    format!("{{{}}}", parts.join(", "))
+                }
+                Projection::Star => String::new(),
+            };
+            rewritten = format!(
+                "SELECT [{}] AS groupByItems, {payload} AS payload{} GROUP BY {}",
+                items.join(", "),
+                from_where(None),
+                keys.join(", ")
+            );
         } else if self.aggregate {
             match &s.projection {
-                Projection::Value(e) => {
-                    if let Some(aggregate) = as_aggregate(e) {
+                Projection::Value(e) => match as_aggregate(e) {
+                    Some(aggregate) => {
                         aggregates.push(json!(aggregate_name(aggregate)));
                         rewritten = format!(
                             "SELECT VALUE [{}]{}",
@@ -105,12 +160,16 @@ impl PreparedQuery {
                             from_where(None)
                         );
                     }
-                }
+                    None => return Err(composition_refused()),
+                },
                 Projection::Fields(fields) => {
                     let mut parts = Vec::new();
                     for (e, name) in fields {
+                        if as_aggregate(e).is_none() {
+                            // Validation lets only aggregates stand here.
+                            return Err(composition_refused());
+                        }
                         if let Some(aggregate) = as_aggregate(e) {
-                            aggregates.push(json!(aggregate_name(aggregate)));
                             alias_to_aggregate
                                 .insert(name.clone(), json!(aggregate_name(aggregate)));
                             parts.push(format!(
@@ -169,7 +228,7 @@ impl PreparedQuery {
             (true, true) => "Ordered",
             (true, false) => "Unordered",
         };
-        json!({
+        Ok(json!({
             "partitionedQueryExecutionInfoVersion": 2,
             "queryInfo": {
                 "distinctType": distinct_type,
@@ -178,8 +237,8 @@ impl PreparedQuery {
                 "limit": s.limit,
                 "orderBy": s.order_by.iter().map(|k| if k.descending { "Descending" } else { "Ascending" }).collect::<Vec<_>>(),
                 "orderByExpressions": s.order_by.iter().map(|k| k.expr.to_sql(alias)).collect::<Vec<_>>(),
-                "groupByExpressions": [],
-                "groupByAliases": [],
+                "groupByExpressions": s.group_by.iter().map(|e| e.to_sql(alias)).collect::<Vec<_>>(),
+                "groupByAliases": group_by_aliases,
                 "aggregates": aggregates,
                 "groupByAliasToAggregateType": alias_to_aggregate,
                 "rewrittenQuery": rewritten,
@@ -188,7 +247,7 @@ impl PreparedQuery {
                 "hasNonStreamingOrderBy": false,
             },
             "queryRanges": [{"min": "", "max": "FF", "isMinInclusive": true, "isMaxInclusive": false}],
-        })
+        }))
     }
 }
 
@@ -258,11 +317,15 @@ mod tests {
             json!({"id": "a", "tags": ["x", "y"], "_rid": "r1"}),
             json!({"id": "b", "tags": ["z"], "_rid": "r2"}),
         ];
-        let plan = prepare("SELECT VALUE COUNT(1) FROM c JOIN t IN c.tags").plan();
+        let plan = prepare("SELECT VALUE COUNT(1) FROM c JOIN t IN c.tags")
+            .plan()
+            .unwrap();
         let text = plan["queryInfo"]["rewrittenQuery"].as_str().unwrap();
         assert!(text.contains("FROM c JOIN t IN c.tags"), "{text}");
         assert_eq!(run_rewritten(&plan, &docs), vec![json!([{"item": 3}])]);
-        let plan = prepare("SELECT VALUE x FROM x IN c.tags ORDER BY x DESC").plan();
+        let plan = prepare("SELECT VALUE x FROM x IN c.tags ORDER BY x DESC")
+            .plan()
+            .unwrap();
         let rows = run_rewritten(&plan, &docs);
         let payloads: Vec<&Value> = rows.iter().map(|r| &r["payload"]).collect();
         assert_eq!(payloads, [&json!("z"), &json!("y"), &json!("x")]);
@@ -277,7 +340,7 @@ mod tests {
             "SELECT VALUE CONCAT('a', 'b')",
             "SELECT 1 AS one",
         ] {
-            let plan = prepare(q).plan();
+            let plan = prepare(q).plan().unwrap();
             assert_eq!(plan["queryInfo"]["rewrittenQuery"], json!(""), "{q}");
             assert_eq!(plan["queryInfo"]["aggregates"], json!([]), "{q}");
         }
@@ -285,7 +348,7 @@ mod tests {
 
     #[test]
     fn plain_queries_need_no_rewrite() {
-        let plan = prepare("SELECT * FROM c WHERE c.n = 1").plan();
+        let plan = prepare("SELECT * FROM c WHERE c.n = 1").plan().unwrap();
         assert_eq!(plan["queryInfo"]["rewrittenQuery"], json!(""));
         assert_eq!(plan["queryInfo"]["distinctType"], json!("None"));
         assert_eq!(plan["queryRanges"][0]["max"], json!("FF"));
@@ -293,7 +356,9 @@ mod tests {
 
     #[test]
     fn order_by_rows_carry_items_and_payload() {
-        let plan = prepare("SELECT c.id FROM c WHERE c.n > 0 ORDER BY c.n DESC").plan();
+        let plan = prepare("SELECT c.id FROM c WHERE c.n > 0 ORDER BY c.n DESC")
+            .plan()
+            .unwrap();
         assert_eq!(plan["queryInfo"]["orderBy"], json!(["Descending"]));
         let rows = run_rewritten(&plan, &docs());
         assert_eq!(
@@ -307,20 +372,24 @@ mod tests {
 
     #[test]
     fn aggregates_come_back_in_the_sdk_shapes() {
-        let plan = prepare("SELECT VALUE COUNT(1) FROM c").plan();
+        let plan = prepare("SELECT VALUE COUNT(1) FROM c").plan().unwrap();
         assert_eq!(plan["queryInfo"]["aggregates"], json!(["Count"]));
         assert_eq!(run_rewritten(&plan, &docs()), vec![json!([{"item": 3}])]);
-        let plan = prepare("SELECT VALUE AVG(c.n) FROM c").plan();
+        let plan = prepare("SELECT VALUE AVG(c.n) FROM c").plan().unwrap();
         assert_eq!(
             run_rewritten(&plan, &docs()),
             vec![json!([{"item": {"sum": 4, "count": 2}}])]
         );
-        let plan = prepare("SELECT VALUE MAX(c.n) FROM c WHERE c.n > 5").plan();
+        let plan = prepare("SELECT VALUE MAX(c.n) FROM c WHERE c.n > 5")
+            .plan()
+            .unwrap();
         assert_eq!(
             run_rewritten(&plan, &docs()),
             vec![json!([{"item": {"count": 0}}])]
         );
-        let plan = prepare("SELECT COUNT(1) AS total, MIN(c.n) AS low FROM c").plan();
+        let plan = prepare("SELECT COUNT(1) AS total, MIN(c.n) AS low FROM c")
+            .plan()
+            .unwrap();
         assert_eq!(
             plan["queryInfo"]["groupByAliasToAggregateType"],
             json!({"total": "Count", "low": "Min"})
@@ -335,7 +404,9 @@ mod tests {
 
     #[test]
     fn offset_limit_is_left_to_the_sdk() {
-        let plan = prepare("SELECT VALUE c.id FROM c OFFSET 1 LIMIT 1").plan();
+        let plan = prepare("SELECT VALUE c.id FROM c OFFSET 1 LIMIT 1")
+            .plan()
+            .unwrap();
         assert_eq!(
             (
                 plan["queryInfo"]["offset"].clone(),
@@ -348,5 +419,67 @@ mod tests {
             2,
             "each range returns offset + limit rows"
         );
+    }
+
+    /// GROUP BY: each range returns its groups keyed by `groupByItems`, the
+    /// partial aggregates in `payload`, as the SDK's GROUP BY stage reads them.
+    #[test]
+    fn group_by_is_described_and_rewritten() {
+        let docs = vec![
+            json!({"id": "a", "g": "x", "n": 1}),
+            json!({"id": "b", "g": "x", "n": 3}),
+            json!({"id": "c", "g": "y", "n": 5}),
+        ];
+        let plan = prepare(
+            "SELECT c.g, COUNT(1) AS n, AVG(c.n) AS mean FROM c WHERE c.n > 0 GROUP BY c.g",
+        )
+        .plan()
+        .unwrap();
+        let info = &plan["queryInfo"];
+        assert_eq!(info["groupByExpressions"], json!(["c.g"]));
+        assert_eq!(info["groupByAliases"], json!(["g", "n", "mean"]));
+        assert_eq!(
+            info["groupByAliasToAggregateType"],
+            json!({"g": null, "n": "Count", "mean": "Average"})
+        );
+        assert_eq!(info["hasSelectValue"], json!(false));
+        assert_eq!(
+            run_rewritten(&plan, &docs),
+            vec![
+                json!({"groupByItems": [{"item": "x"}], "payload": {"g": "x", "n": {"item": 2}, "mean": {"item": {"sum": 4, "count": 2}}}}),
+                json!({"groupByItems": [{"item": "y"}], "payload": {"g": "y", "n": {"item": 1}, "mean": {"item": {"sum": 5, "count": 1}}}}),
+            ]
+        );
+        let plan = prepare("SELECT VALUE MAX(c.n) FROM c GROUP BY c.g")
+            .plan()
+            .unwrap();
+        assert_eq!(plan["queryInfo"]["aggregates"], json!(["Max"]));
+        assert_eq!(plan["queryInfo"]["hasSelectValue"], json!(true));
+        assert_eq!(
+            run_rewritten(&plan, &docs)[0],
+            json!({"groupByItems": [{"item": "x"}], "payload": [{"item": {"max": 3, "count": 2}}]})
+        );
+        let plan = prepare("SELECT VALUE c.g FROM c GROUP BY c.g")
+            .plan()
+            .unwrap();
+        assert_eq!(
+            run_rewritten(&plan, &docs),
+            vec![
+                json!({"groupByItems": [{"item": "x"}], "payload": "x"}),
+                json!({"groupByItems": [{"item": "y"}], "payload": "y"}),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_aggregate_inside_an_expression_has_no_plan() {
+        for q in [
+            "SELECT VALUE COUNT(1) + 1 FROM c",
+            "SELECT VALUE {n: COUNT(1)} FROM c GROUP BY c.g",
+            "SELECT c.g, COUNT(1) * 2 AS n FROM c GROUP BY c.g",
+        ] {
+            let error = prepare(q).plan().unwrap_err();
+            assert!(error.message.contains("Compositions of aggregates"), "{q}");
+        }
     }
 }

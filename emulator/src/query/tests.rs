@@ -101,7 +101,8 @@ fn like_filters_and_projects() {
         parameters: vec![],
     })
     .unwrap()
-    .plan();
+    .plan()
+    .unwrap();
     let rewritten = plan["queryInfo"]["rewrittenQuery"].as_str().unwrap();
     assert!(
         rewritten.contains("NOT LIKE \"%^%\" ESCAPE \"^\""),

@@ -1,0 +1,213 @@
+//! What the gateway serves of a query sent across partitions, and which
+//! query features a client must declare to be given a plan.
+//!
+//! Recorded against the hosted service (a container with one range): a
+//! query sent with no partition key and no range is answered directly
+//! when each range's rows are already the answer (filters, projections,
+//! JOINs, subqueries). One that needs merging across ranges (a `VALUE`
+//! aggregate, `TOP`, `ORDER BY`, `OFFSET LIMIT`, `DISTINCT`, `GROUP BY`)
+//! is refused with 400 and substatus 1004, the plan in
+//! `additionalErrorInfo`, so that the SDK runs it range by range; an
+//! aggregate without `VALUE` is refused outright. The plan request itself
+//! is refused when the query needs a feature the client does not list in
+//! `x-ms-cosmos-supported-query-features`, as the Python SDK (without
+//! GroupBy, NonValueAggregate, MultipleAggregates) finds in Azure.
+
+use super::ast::Projection;
+use super::{eval, PreparedQuery};
+use crate::error::{ApiError, ApiResult};
+
+/// The substatus that tells an SDK to fetch the plan and run the pipeline.
+pub const CROSS_PARTITION_QUERY_NOT_SERVABLE: u32 = 1004;
+
+impl PreparedQuery {
+    /// Whether each range's rows are already the answer.
+    fn needs_merging(&self) -> bool {
+        let s = &self.select;
+        self.aggregate
+            || !s.group_by.is_empty()
+            || s.top.is_some()
+            || !s.order_by.is_empty()
+            || s.offset.is_some()
+            || s.distinct
+    }
+
+    /// Whether the projection aggregates without `VALUE`.
+    fn non_value_aggregate(&self) -> bool {
+        matches!(&self.select.projection, Projection::Fields(fields)
+            if fields.iter().any(|(e, _)| eval::contains_aggregate(e)))
+    }
+
+    /// Refuses, as the gateway does, a query sent to every partition at
+    /// once that it cannot answer without merging ranges.
+    pub fn check_servable_across_partitions(&self) -> ApiResult<()> {
+        if self.select.from.is_none() {
+            return Ok(());
+        }
+        if self.non_value_aggregate() {
+            return Err(ApiError::bad_request(
+                "Cross partition query only supports 'VALUE <AggregateFunc>' for aggregates.",
+            ));
+        }
+        if !self.needs_merging() {
+            return Ok(());
+        }
+        let mut refusal = ApiError::bad_request(
+            "The provided cross partition query can not be directly served by the gateway. This \
+             is a first chance (internal) exception that all newer clients will know how to \
+             handle gracefully. This exception is traced, but unless you see it bubble up as an \
+             exception (which only happens on older SDK clients), then you can safely ignore \
+             this message.",
+        )
+        .with_substatus(CROSS_PARTITION_QUERY_NOT_SERVABLE);
+        refusal.additional_info = self.plan().ok().map(|plan| plan.to_string());
+        Err(refusal)
+    }
+
+    /// The features running this query across ranges takes, by the names
+    /// of `x-ms-cosmos-supported-query-features`.
+    pub fn features(&self) -> Vec<&'static str> {
+        let s = &self.select;
+        let mut needed = Vec::new();
+        let aggregates: usize = match &s.projection {
+            Projection::Star => 0,
+            Projection::Value(e) => eval::aggregate_calls(e).len(),
+            Projection::Fields(fields) => fields
+                .iter()
+                .map(|(e, _)| eval::aggregate_calls(e).len())
+                .sum(),
+        };
+        if s.from.is_some() && aggregates > 0 {
+            let value = matches!(s.projection, Projection::Value(_));
+            match (aggregates, value) {
+                (1, true) => needed.push("Aggregate"),
+                (1, false) => needed.push("NonValueAggregate"),
+                _ => needed.extend(["MultipleAggregates", "NonValueAggregate"]),
+            }
+        }
+        if s.distinct {
+            needed.push("Distinct");
+        }
+        if !s.group_by.is_empty() {
+            needed.push("GroupBy");
+        }
+        if s.offset.is_some() || s.limit.is_some() {
+            needed.push("OffsetAndLimit");
+        }
+        match s.order_by.len() {
+            0 => {}
+            1 => needed.push("OrderBy"),
+            _ => needed.push("MultipleOrderBy"),
+        }
+        if s.top.is_some() {
+            needed.push("Top");
+        }
+        needed
+    }
+
+    /// Refuses the plan of a query that needs features the client does
+    /// not declare (`supported`: the header's comma-separated list).
+    pub fn check_supported_features(&self, supported: Option<&str>) -> ApiResult<()> {
+        let declared: Vec<&str> = supported
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .collect();
+        let missing: Vec<String> = self
+            .features()
+            .into_iter()
+            .filter(|f| !declared.iter().any(|d| d.eq_ignore_ascii_case(f)))
+            .map(|f| format!("Query contained {f}, which the calling client does not support."))
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(ApiError::bad_request(format!(
+            "Query contains 1 or more unsupported features. Upgrade your SDK to a version that \
+             does support the requested features:\n{}",
+            missing.join("\n")
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{PreparedQuery, QueryBody};
+
+    fn prepare(q: &str) -> PreparedQuery {
+        PreparedQuery::prepare(&QueryBody {
+            query: q.into(),
+            parameters: vec![],
+        })
+        .unwrap()
+    }
+
+    /// The forms the hosted gateway was recorded to refuse, and to answer.
+    #[test]
+    fn what_the_gateway_serves_across_partitions() {
+        for q in [
+            "SELECT VALUE COUNT(1) FROM c",
+            "SELECT TOP 3 * FROM c",
+            "SELECT * FROM c ORDER BY c.n",
+            "SELECT * FROM c ORDER BY c.n, c.id",
+            "SELECT * FROM c OFFSET 1 LIMIT 2",
+            "SELECT DISTINCT VALUE c.n FROM c",
+            "SELECT VALUE c.n FROM c GROUP BY c.n",
+        ] {
+            let refusal = prepare(q).check_servable_across_partitions().unwrap_err();
+            assert_eq!(refusal.substatus, Some(1004), "{q}");
+            let plan: serde_json::Value =
+                serde_json::from_str(refusal.additional_info.as_deref().unwrap()).unwrap();
+            assert_eq!(plan["partitionedQueryExecutionInfoVersion"], 2, "{q}");
+        }
+        for q in [
+            "SELECT COUNT(1) AS n FROM c",
+            "SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g",
+        ] {
+            let refusal = prepare(q).check_servable_across_partitions().unwrap_err();
+            assert_eq!(refusal.substatus, None, "{q}");
+            assert!(refusal
+                .message
+                .contains("only supports 'VALUE <AggregateFunc>'"));
+        }
+        for q in [
+            "SELECT c.id, c.n FROM c WHERE c.n IN (1, 2) AND c.id LIKE 'a%'",
+            "SELECT VALUE t FROM c JOIN t IN c.tags",
+            "SELECT c.id, ARRAY(SELECT VALUE t FROM t IN c.tags) AS t FROM c",
+            "SELECT VALUE COUNT(1)",
+        ] {
+            assert!(prepare(q).check_servable_across_partitions().is_ok(), "{q}");
+        }
+    }
+
+    #[test]
+    fn a_plan_needs_the_features_its_query_uses() {
+        let python = "Aggregate,CompositeAggregate,Distinct,MultipleOrderBy,OffsetAndLimit,OrderBy,Top,NonStreamingOrderBy,HybridSearch,CountIf,WeightedRankFusion";
+        assert!(prepare("SELECT VALUE COUNT(1) FROM c")
+            .check_supported_features(Some(python))
+            .is_ok());
+        let refusal = prepare("SELECT VALUE COUNT(1) FROM c")
+            .check_supported_features(None)
+            .unwrap_err();
+        assert!(refusal
+            .message
+            .ends_with("\nQuery contained Aggregate, which the calling client does not support."));
+        let refusal = prepare("SELECT c.g, COUNT(1) AS n, AVG(c.x) AS a FROM c GROUP BY c.g")
+            .check_supported_features(Some(python))
+            .unwrap_err();
+        for feature in ["MultipleAggregates", "NonValueAggregate", "GroupBy"] {
+            assert!(
+                refusal
+                    .message
+                    .contains(&format!("Query contained {feature},")),
+                "{}",
+                refusal.message
+            );
+        }
+        assert_eq!(
+            prepare("SELECT DISTINCT TOP 2 VALUE c.n FROM c ORDER BY c.n, c.id OFFSET 1 LIMIT 1")
+                .features(),
+            ["Distinct", "OffsetAndLimit", "MultipleOrderBy", "Top"]
+        );
+    }
+}
