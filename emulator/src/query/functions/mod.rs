@@ -17,6 +17,7 @@ use serde_json::Value;
 mod array;
 mod conditional;
 mod conversion;
+mod datetime;
 mod integer;
 mod math;
 mod object;
@@ -31,10 +32,11 @@ type Function = fn(&[Option<Value>]) -> Option<Value>;
 fn registry() -> &'static HashMap<&'static str, Function> {
     static REGISTRY: OnceLock<HashMap<&'static str, Function>> = OnceLock::new();
     REGISTRY.get_or_init(|| {
-        let families: [&[(&str, Function)]; 9] = [
+        let families: [&[(&str, Function)]; 10] = [
             array::FUNCTIONS,
             conditional::FUNCTIONS,
             conversion::FUNCTIONS,
+            datetime::FUNCTIONS,
             integer::FUNCTIONS,
             math::FUNCTIONS,
             object::FUNCTIONS,
@@ -159,7 +161,13 @@ mod tests {
         ] {
             assert!(is_known(name), "{name}");
         }
-        for name in ["OBJECTTOARRAY", "REGEXMATCH", "STRINGTOARRAY", "UNDEFINED"] {
+        for name in [
+            "OBJECTTOARRAY",
+            "REGEXMATCH",
+            "STRINGTOARRAY",
+            "UNDEFINED",
+            "DATETIMEADD",
+        ] {
             assert!(is_known(name), "{name}");
         }
         assert!(!is_known("NOSUCH"));
