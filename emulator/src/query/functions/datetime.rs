@@ -13,7 +13,7 @@
 //! day numbers) is the `time` crate's.
 //!
 //! The `GetCurrent*` functions read the instant the running query was
-//! given ([`at`]), taken once from the emulator's clock: every call in one
+//! given ([`with_now`]), taken once from the emulator's clock: every call in one
 //! query returns the same instant, and a manual clock moves them all.
 
 use std::cell::Cell;
@@ -75,7 +75,7 @@ thread_local! {
 
 /// Runs `run` (a query) with `now_millis` as the current instant of every
 /// `GetCurrent*` call it makes.
-pub fn at<T>(now_millis: i64, run: impl FnOnce() -> T) -> T {
+pub fn with_now<T>(now_millis: i64, run: impl FnOnce() -> T) -> T {
     /// Puts back the enclosing instant, even if `run` unwinds.
     struct Restore(Option<i64>);
     impl Drop for Restore {
@@ -87,7 +87,7 @@ pub fn at<T>(now_millis: i64, run: impl FnOnce() -> T) -> T {
     run()
 }
 
-/// The current instant in ticks since 0001-01-01; `None` outside [`at`].
+/// The current instant in ticks since 0001-01-01; `None` outside [`with_now`].
 fn now() -> Option<i64> {
     let millis = NOW_MILLIS.get()?;
     millis

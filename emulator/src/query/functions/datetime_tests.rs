@@ -4,7 +4,7 @@
 //! whose results are checked against the service.
 
 use super::super::testing::{run, U};
-use super::at;
+use super::with_now as at;
 use rstest::rstest;
 use serde_json::{json, Value};
 

@@ -25,6 +25,8 @@ mod regex;
 mod string;
 mod type_check;
 
+pub use datetime::with_now;
+
 /// One function: evaluated arguments in, a value or `undefined` out.
 type Function = fn(&[Option<Value>]) -> Option<Value>;
 
