@@ -177,9 +177,9 @@ fn whole(args: &[Option<Value>], i: usize) -> Option<i64> {
         return Some(n);
     }
     let n = value.as_f64()?;
-    // 2^63 is the first double past i64::MAX.
-    (n.fract() == 0.0 && n >= -9.223_372_036_854_775_808e18 && n < 9.223_372_036_854_775_808e18)
-        .then_some(n as i64)
+    // -2^63 is i64::MIN, and 2^63 the first double past i64::MAX.
+    let bound = -(i64::MIN as f64);
+    (n.fract() == 0.0 && (-bound..bound).contains(&n)).then_some(n as i64)
 }
 
 /// Ticks since the Unix epoch from a number of `unit`s (1: ticks; 10,000:
