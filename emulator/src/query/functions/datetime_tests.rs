@@ -384,3 +384,74 @@ fn the_instant_is_scoped_to_the_query() {
         )
     });
 }
+
+/// Every function is total: any arguments (of every type, at and past the
+/// bounds, up to four of them) give a value or undefined, never a panic,
+/// and every date and time string given is one the functions read back.
+#[test]
+fn every_function_is_total_and_gives_dates_it_reads_back() {
+    let pool = [
+        json!(null),
+        json!(true),
+        json!(0),
+        json!(-1),
+        json!(1.5),
+        json!(7),
+        json!(1e300),
+        json!(-1e300),
+        json!(i64::MAX),
+        json!(i64::MIN),
+        json!(u64::MAX),
+        json!(""),
+        json!("dd"),
+        json!("ns"),
+        json!("yyyy"),
+        json!("mm"),
+        json!("0001-01-01"),
+        json!("1601-01-01"),
+        json!("9999-12-31T23:59:59.9999999Z"),
+        json!([]),
+        json!({}),
+        json!(U),
+    ];
+    let names: Vec<&str> = super::FUNCTIONS.iter().map(|(name, _)| *name).collect();
+    let mut calls = 0;
+    at(1_700_000_000_000, || {
+        for name in &names {
+            let mut args: Vec<Value> = Vec::new();
+            let mut check = |args: &[Value]| {
+                calls += 1;
+                match run(name, json!(args)) {
+                    Some(Value::String(s)) => assert!(
+                        run("DATETIMETOTICKS", json!([s])).is_some(),
+                        "{name}{args:?} gave {s}"
+                    ),
+                    Some(Value::Number(_)) | None => {}
+                    Some(other) => panic!("{name}{args:?} gave {other}"),
+                }
+            };
+            check(&args);
+            for a in &pool {
+                args.push(a.clone());
+                check(&args);
+                for b in &pool {
+                    args.push(b.clone());
+                    check(&args);
+                    for c in &pool {
+                        args.push(c.clone());
+                        check(&args);
+                        for d in [&pool[3], &pool[8], &pool[16], &pool[21]] {
+                            args.push(d.clone());
+                            check(&args);
+                            args.pop();
+                        }
+                        args.pop();
+                    }
+                    args.pop();
+                }
+                args.pop();
+            }
+        }
+    });
+    assert!(calls > 100_000, "{calls}");
+}
