@@ -44,6 +44,18 @@ impl Clock {
         }
     }
 
+    /// The current time in epoch milliseconds, for the query functions
+    /// `GetCurrent*`: a manual clock's second × 1000, else the wall clock's.
+    pub fn now_millis(&self) -> i64 {
+        match &self.manual {
+            Some(now) => now.load(Ordering::Acquire).saturating_mul(1000),
+            None => SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+                .unwrap_or(0),
+        }
+    }
+
     /// How long to sleep, on the wall clock, until epoch second `instant`.
     /// A manual clock never reaches an instant by itself: `None`.
     pub fn wall_time_until(&self, instant: i64) -> Option<Duration> {
@@ -110,6 +122,7 @@ mod tests {
     fn manual_clock_moves_only_when_told_and_never_backwards() {
         let clock = Clock::new(ClockMode::Manual { start: Some(1_000) });
         assert_eq!(clock.now(), 1_000);
+        assert_eq!(clock.now_millis(), 1_000_000);
         assert_eq!(clock.advance(5).unwrap(), 1_005);
         assert_eq!(clock.set(2_000).unwrap(), 2_000);
         assert_eq!(clock.now(), 2_000);
@@ -123,5 +136,12 @@ mod tests {
         let clock = Clock::new(ClockMode::System);
         let err = clock.advance(1).unwrap_err();
         assert_eq!(err.status, axum::http::StatusCode::NOT_FOUND);
+    }
+
+    #[test]
+    fn system_clock_tells_milliseconds() {
+        let clock = Clock::new(ClockMode::System);
+        let (before, millis, after) = (clock.now(), clock.now_millis(), clock.now());
+        assert!((before * 1000..(after + 1) * 1000).contains(&millis));
     }
 }

@@ -32,7 +32,10 @@ pub async fn create_or_query(
     body: Body,
 ) -> ApiResult<Response> {
     if headers.is_query() {
-        let query = PreparedQuery::prepare(&body.typed::<QueryBody>("query")?)?;
+        let query = PreparedQuery::prepare_at(
+            &body.typed::<QueryBody>("query")?,
+            state.store.clock.now_millis(),
+        )?;
         let rid = state.store.database(&db)?["_rid"]
             .as_str()
             .unwrap_or("")

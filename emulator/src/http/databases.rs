@@ -20,7 +20,10 @@ pub async fn create_or_query(
     body: Body,
 ) -> ApiResult<Response> {
     if headers.is_query() {
-        let query = PreparedQuery::prepare(&body.typed::<QueryBody>("query")?)?;
+        let query = PreparedQuery::prepare_at(
+            &body.typed::<QueryBody>("query")?,
+            state.store.clock.now_millis(),
+        )?;
         let results = query.run_values(state.store.databases().into_iter())?;
         return Ok(value_feed("", "Databases", &results));
     }

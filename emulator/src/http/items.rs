@@ -45,7 +45,10 @@ pub async fn create_or_query(
     body: Body,
 ) -> ApiResult<Response> {
     if headers.is_query() {
-        let query = PreparedQuery::prepare(&body.typed::<QueryBody>("query")?)?;
+        let query = PreparedQuery::prepare_at(
+            &body.typed::<QueryBody>("query")?,
+            state.store.clock.now_millis(),
+        )?;
         if headers.flag("x-ms-cosmos-is-query-plan-request") {
             // The container must exist for its plan, as for its query.
             state.store.with_container(&db, &coll, |_, _| Ok(()))?;
@@ -175,10 +178,13 @@ pub async fn patch(
         .condition
         .as_deref()
         .map(|c| {
-            PreparedQuery::prepare(&QueryBody {
-                query: format!("SELECT * {c}"),
-                parameters: Vec::new(),
-            })
+            PreparedQuery::prepare_at(
+                &QueryBody {
+                    query: format!("SELECT * {c}"),
+                    parameters: Vec::new(),
+                },
+                state.store.clock.now_millis(),
+            )
         })
         .transpose()?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;

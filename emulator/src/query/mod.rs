@@ -12,6 +12,7 @@ mod functions;
 mod gateway;
 mod lexer;
 mod like;
+mod now;
 mod page;
 mod parser;
 mod plan;
@@ -57,6 +58,8 @@ pub struct PreparedQuery {
     /// Whether any part of the query reads document contents (not so for
     /// `SELECT VALUE COUNT(1) FROM c`, which only counts).
     reads_documents: bool,
+    /// The instant `GetCurrent*` return, in epoch milliseconds (see `now.rs`).
+    now_millis: Option<i64>,
 }
 
 impl PreparedQuery {
@@ -92,6 +95,7 @@ impl PreparedQuery {
             aggregate,
             required,
             reads_documents,
+            now_millis: None,
         })
     }
 
@@ -135,7 +139,7 @@ impl PreparedQuery {
     /// Runs the query over documents (already parsed), returning every
     /// result; refused if evaluating one row copies too much (see `budget`).
     pub fn run_values(&self, docs: impl Iterator<Item = Value>) -> ApiResult<Vec<Value>> {
-        budget::scope(|| self.values(docs))
+        budget::scope(|| self.at_now(|| self.values(docs)))
     }
 
     /// Every result, in order.
@@ -160,7 +164,7 @@ impl PreparedQuery {
         continuation: Option<&Continuation>,
         limit: PageLimit,
     ) -> ApiResult<Page> {
-        budget::scope(|| self.page(items, continuation, limit))
+        budget::scope(|| self.at_now(|| self.page(items, continuation, limit)))
     }
 
     fn page<'a>(

@@ -17,12 +17,15 @@ use serde_json::Value;
 mod array;
 mod conditional;
 mod conversion;
+mod datetime;
 mod integer;
 mod math;
 mod object;
 mod regex;
 mod string;
 mod type_check;
+
+pub use datetime::with_now;
 
 /// One function: evaluated arguments in, a value or `undefined` out.
 type Function = fn(&[Option<Value>]) -> Option<Value>;
@@ -31,10 +34,11 @@ type Function = fn(&[Option<Value>]) -> Option<Value>;
 fn registry() -> &'static HashMap<&'static str, Function> {
     static REGISTRY: OnceLock<HashMap<&'static str, Function>> = OnceLock::new();
     REGISTRY.get_or_init(|| {
-        let families: [&[(&str, Function)]; 9] = [
+        let families: [&[(&str, Function)]; 10] = [
             array::FUNCTIONS,
             conditional::FUNCTIONS,
             conversion::FUNCTIONS,
+            datetime::FUNCTIONS,
             integer::FUNCTIONS,
             math::FUNCTIONS,
             object::FUNCTIONS,
@@ -159,7 +163,13 @@ mod tests {
         ] {
             assert!(is_known(name), "{name}");
         }
-        for name in ["OBJECTTOARRAY", "REGEXMATCH", "STRINGTOARRAY", "UNDEFINED"] {
+        for name in [
+            "OBJECTTOARRAY",
+            "REGEXMATCH",
+            "STRINGTOARRAY",
+            "UNDEFINED",
+            "DATETIMEADD",
+        ] {
             assert!(is_known(name), "{name}");
         }
         assert!(!is_known("NOSUCH"));
