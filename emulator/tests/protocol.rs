@@ -402,6 +402,67 @@ fn cross_partition_queries_are_served_as_the_gateway_serves_them() {
     );
 }
 
+/// ORDER BY over several keys is served only from a matching composite
+/// index (its paths in order, in the same directions or all reversed), as
+/// the service serves it; code that sorts locally must sort in Azure.
+#[test]
+fn order_by_several_keys_needs_a_composite_index() {
+    let c = TestClient::with_container(None);
+    let body = json!({
+        "id": "sorted",
+        "partitionKey": {"paths": ["/pk"], "kind": "Hash"},
+        "indexingPolicy": {"compositeIndexes": [[{"path": "/a", "order": "ascending"}, {"path": "/b", "order": "ascending"}]]}
+    });
+    assert_eq!(c.post(&format!("/dbs/{DB}/colls"), &body, &[]).status, 201);
+    let query = |coll: &str, text: &str| {
+        c.post(
+            &format!("/dbs/{DB}/colls/{coll}/docs"),
+            &json!({ "query": text }),
+            &[
+                ("x-ms-documentdb-isquery", "True"),
+                ("content-type", "application/query+json"),
+                ("x-ms-documentdb-partitionkey", "[\"p\"]"),
+            ],
+        )
+    };
+    for (a, b, id) in [(2, 0, "a2b0"), (1, 1, "a1b1"), (1, 0, "a1b0")] {
+        let item = json!({"id": id, "pk": "p", "a": a, "b": b});
+        let reply = c.post(
+            &format!("/dbs/{DB}/colls/sorted/docs"),
+            &item,
+            &[("x-ms-documentdb-partitionkey", "[\"p\"]")],
+        );
+        assert_eq!(reply.status, 201, "{}", reply.body);
+    }
+    let served = query("sorted", "SELECT VALUE c.id FROM c ORDER BY c.a, c.b");
+    assert_eq!(served.body["Documents"], json!(["a1b0", "a1b1", "a2b0"]));
+    let reversed = query(
+        "sorted",
+        "SELECT VALUE c.id FROM c ORDER BY c.a DESC, c.b DESC",
+    );
+    assert_eq!(reversed.body["Documents"], json!(["a2b0", "a1b1", "a1b0"]));
+    for (coll, text) in [
+        ("sorted", "SELECT VALUE c.id FROM c ORDER BY c.a, c.b DESC"),
+        ("sorted", "SELECT VALUE c.id FROM c ORDER BY c.b, c.a"),
+        ("c", "SELECT VALUE c.id FROM c ORDER BY c.a, c.b"),
+    ] {
+        let refused = query(coll, text);
+        refused.assert_error(400, "BadRequest");
+        assert!(
+            refused
+                .message()
+                .contains("does not have a corresponding composite index"),
+            "{text}: {}",
+            refused.body
+        );
+    }
+    // One key needs no composite index.
+    assert_eq!(
+        query("c", "SELECT VALUE c.id FROM c ORDER BY c.b").status,
+        200
+    );
+}
+
 #[test]
 fn pkranges_incremental_feed_ends_with_304() {
     let c = TestClient::with_container(None);

@@ -113,6 +113,7 @@ fn run_query(
         .map(Continuation::parse)
         .transpose()?;
     let (rid, page) = state.store.with_container(db, coll, |c, now| {
+        query.check_order_by_index(&c.settings.indexing_policy)?;
         let scope = Store::partition_scope(c, headers.partition_key())?;
         let after = match &continuation {
             Some(Continuation::After { pk, id }) => Some(ItemKey::new(pk, id)),

@@ -111,6 +111,16 @@ pub fn syntax_error(query: &str, what: &str) -> ApiError {
     ))
 }
 
+/// A refusal in the service's form for errors of the query language: the
+/// message is JSON text listing each error with its code (`SC2203`, ...),
+/// which tools match on.
+pub fn query_error(code: &str, message: &str) -> ApiError {
+    let errors = serde_json::json!({
+        "errors": [{"severity": "Error", "code": code, "message": message}]
+    });
+    ApiError::bad_request(errors.to_string())
+}
+
 /// Text quoted in an error message: whole when short, else its first 200
 /// characters, so that a refusal of a 512 KB query is not 512 KB long.
 pub fn truncated(text: &str) -> std::borrow::Cow<'_, str> {

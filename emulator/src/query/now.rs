@@ -94,7 +94,7 @@ mod tests {
             query: "SELECT c.id FROM c WHERE c.at < GetCurrentDateTime() ORDER BY c.id".into(),
             parameters: vec![],
         };
-        let plan = PreparedQuery::prepare_at(&body, 0).unwrap().plan();
+        let plan = PreparedQuery::prepare_at(&body, 0).unwrap().plan().unwrap();
         let rewritten = plan["queryInfo"]["rewrittenQuery"].as_str().unwrap();
         assert!(rewritten.contains("GETCURRENTDATETIME()"), "{rewritten}");
     }

@@ -3,7 +3,7 @@
 //! projection, which refers to the names it binds.
 
 use super::super::ast::{Expr, From, SubqueryKind};
-use super::super::lexer::{syntax_error, truncated, Token};
+use super::super::lexer::{query_error, syntax_error, truncated, Token};
 use super::{is_reserved, Parser};
 use crate::error::{ApiError, ApiResult};
 use crate::limits::MAX_JOINS;
@@ -22,7 +22,9 @@ impl Parser<'_> {
                 return Err(self.error_here());
             };
             self.pos += 2;
-            (name, Some(self.source_path(outer)?), true)
+            let source = self.source_path(outer)?;
+            in_source(&source)?;
+            (name, Some(source), true)
         } else {
             let path = self.source_path(outer)?;
             let named = self.eat_keyword("AS")
@@ -83,7 +85,9 @@ impl Parser<'_> {
                         truncated(self.text)
                     )));
                 }
-                (name, self.expr()?)
+                let source = self.expr()?;
+                in_source(&source)?;
+                (name, source)
             };
             joins.push(join);
             if aliases.contains(&name) {
@@ -138,4 +142,26 @@ impl Parser<'_> {
             _ => Err(self.error_here()),
         }
     }
+}
+
+/// What `x IN ...` may range over: a path, or a subquery (measured against
+/// Microsoft's emulator: an array literal or a function call there is a
+/// syntax error, SC1001; `x IN (SELECT VALUE ObjectToArray(c.m))` is the
+/// way to range over a computed array).
+fn in_source(expr: &Expr) -> ApiResult<()> {
+    fn is_path(expr: &Expr) -> bool {
+        match expr {
+            Expr::Var(_) => true,
+            Expr::Property(base, _) | Expr::Index(base, _) => is_path(base),
+            _ => false,
+        }
+    }
+    if is_path(expr) || matches!(expr, Expr::Subquery(..)) {
+        return Ok(());
+    }
+    Err(query_error(
+        "SC1001",
+        "Syntax error, incorrect syntax near 'IN': what IN ranges over must be a path of the \
+         item or a subquery, e.g. x IN (SELECT VALUE ObjectToArray(c.m)).",
+    ))
 }
