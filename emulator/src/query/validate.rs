@@ -119,10 +119,7 @@ fn is_item_path(expr: &Expr, from: &From) -> bool {
 
 fn is_path_base(expr: &Expr, from: &From) -> bool {
     match expr {
-        Expr::Var(0) => from
-            .source
-            .as_ref()
-            .is_none_or(|source| is_container_path(source)),
+        Expr::Var(0) => from.source.as_ref().is_none_or(is_container_path),
         Expr::Var(i) => from
             .joins
             .get(i - 1)
