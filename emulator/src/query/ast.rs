@@ -142,12 +142,15 @@ pub struct From {
     /// `JOIN x IN expr`: the arrays the further names range over, each an
     /// expression of the names before it.
     pub joins: Vec<Expr>,
+    /// `FROM (SELECT ... FROM c) x`: the first name ranges over the results
+    /// of a query over the container (then `source` is `None`).
+    pub derived: Option<Box<Select>>,
 }
 
 impl From {
     /// Whether each item gives exactly one row, itself (`FROM c`).
     pub fn is_plain(&self) -> bool {
-        self.source.is_none() && self.joins.is_empty()
+        self.source.is_none() && self.joins.is_empty() && self.derived.is_none()
     }
 
     /// The clause as query text this parser reads back; `outer` are the
@@ -157,7 +160,10 @@ impl From {
         let source_scope = if self.scope == 0 { &item[..] } else { outer };
         let first = &self.aliases[0];
         let mut text = match (&self.source, self.source_in) {
-            (None, _) => format!("FROM {first}"),
+            (None, _) => match &self.derived {
+                Some(inner) => format!("FROM ({}) {first}", inner.to_sql(&[])),
+                None => format!("FROM {first}"),
+            },
             (Some(path), true) => format!("FROM {first} IN {}", path.to_sql(source_scope)),
             (Some(path), false) => format!("FROM {} {first}", path.to_sql(source_scope)),
         };

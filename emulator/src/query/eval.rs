@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 
 use serde_json::{Map, Value};
 
-use super::ast::{Aggregate, BinaryOp, Expr, Select, SubqueryKind, UnaryOp};
+use super::ast::{Aggregate, BinaryOp, Expr, From, Select, SubqueryKind, UnaryOp};
 use super::budget;
 use super::functions;
 use crate::error::{ApiError, ApiResult};
@@ -56,38 +56,29 @@ pub fn reads_document(expr: &Expr) -> bool {
 }
 
 /// Byte strings that a document's stored JSON must contain for `filter` to
-/// be true: for each `path = 'text'` in a conjunction, the text as serde_json
+/// be true: for each `path = 'text'` in a conjunction, where the path reads
+/// the item itself (not a value the query computes), the text as serde_json
 /// writes it (the store writes documents with serde_json too). A necessary
 /// condition only: a document that passes is still evaluated.
-pub fn required_fragments(filter: &Expr) -> Vec<Vec<u8>> {
+pub fn required_fragments(filter: &Expr, from: &From) -> Vec<Vec<u8>> {
     match filter {
         Expr::Chain(first, rest) if rest.iter().all(|(op, _)| *op == BinaryOp::And) => {
-            let mut fragments = required_fragments(first);
+            let mut fragments = required_fragments(first, from);
             for (_, e) in rest {
-                fragments.extend(required_fragments(e));
+                fragments.extend(required_fragments(e, from));
             }
             fragments
         }
         Expr::Binary(BinaryOp::Eq, a, b) => match (a.as_ref(), b.as_ref()) {
             (Expr::Literal(text @ Value::String(_)), path)
             | (path, Expr::Literal(text @ Value::String(_)))
-                if is_document_path(path) =>
+                if super::validate::is_item_path(path, from) =>
             {
                 vec![serde_json::to_vec(text).expect("a string serialises")]
             }
             _ => Vec::new(),
         },
         _ => Vec::new(),
-    }
-}
-
-fn is_document_path(expr: &Expr) -> bool {
-    match expr {
-        Expr::Property(base, _) => matches!(base.as_ref(), Expr::Var(_)) || is_document_path(base),
-        Expr::Index(base, index) => {
-            matches!(index.as_ref(), Expr::Literal(_)) && is_document_path(base)
-        }
-        _ => false,
     }
 }
 
@@ -543,7 +534,7 @@ mod tests {
     fn fragments_are_necessary_conditions_only() {
         let fragments = |q: &str| {
             let s = parse(&format!("SELECT * FROM c WHERE {q}"), &HashMap::new()).unwrap();
-            required_fragments(&s.filter.unwrap())
+            required_fragments(&s.filter.unwrap(), s.from.as_ref().unwrap())
         };
         assert_eq!(
             fragments("c.a = 'x\"y' AND c.n > 1"),

@@ -132,6 +132,32 @@ fn projected(select: &Select) -> impl Iterator<Item = &Expr> {
     exprs.into_iter()
 }
 
+/// Every result of a query over the container's items `docs`.
+pub(super) fn run_select(select: &Select, docs: impl Iterator<Item = Value>) -> Vec<Value> {
+    let executor = Executor::new(select);
+    let Some(from) = &select.from else {
+        return executor.results(|sink| sink.row(&[]));
+    };
+    if let Some(inner) = &from.derived {
+        // `FROM (SELECT ...) x`: x ranges over the inner query's results.
+        let inner_results = run_select(inner, docs);
+        return executor.results(|sink| {
+            for result in &inner_results {
+                rows::for_each_row(from, result, &mut |row| sink.row(row));
+            }
+        });
+    }
+    executor.results(|sink| {
+        if from.is_plain() {
+            docs.for_each(|item| sink.item(item));
+        } else {
+            for item in docs {
+                rows::for_each_row(from, &item, &mut |row| sink.row(row));
+            }
+        }
+    })
+}
+
 /// Runs a subquery within the row `outer` of the query around it.
 pub(super) fn subquery(select: &Select, outer: &[&Value]) -> Vec<Value> {
     let executor = Executor {

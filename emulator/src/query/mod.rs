@@ -70,7 +70,7 @@ impl PreparedQuery {
             .map(|p| (p.name.clone(), p.value.clone()))
             .collect();
         let select = parser::parse(&body.query, &parameters)?;
-        validate::validate(&select, &body.query, &[])?;
+        validate::validate(&select, &body.query, &[], false)?;
         let projected: Vec<&Expr> = match &select.projection {
             Projection::Star => Vec::new(),
             Projection::Value(e) => vec![e],
@@ -78,11 +78,10 @@ impl PreparedQuery {
         };
         // One row over everything; with GROUP BY, one per group instead.
         let aggregate = Executor::new(&select).aggregate;
-        let required = select
-            .filter
-            .as_ref()
-            .map(eval::required_fragments)
-            .unwrap_or_default();
+        let required = match (&select.filter, &select.from) {
+            (Some(filter), Some(from)) => eval::required_fragments(filter, from),
+            _ => Vec::new(),
+        };
         let reads_documents = select.filter.is_some()
             || !select.order_by.is_empty()
             || matches!(select.projection, Projection::Star)
@@ -144,15 +143,7 @@ impl PreparedQuery {
 
     /// Every result, in order.
     fn values(&self, docs: impl Iterator<Item = Value>) -> Vec<Value> {
-        self.executor().results(|sink| match &self.select.from {
-            None => sink.row(&[]),
-            Some(from) if from.is_plain() => docs.for_each(|item| sink.item(item)),
-            Some(from) => {
-                for item in docs {
-                    rows::for_each_row(from, &item, &mut |row| sink.row(row));
-                }
-            }
-        })
+        execute::run_select(&self.select, docs)
     }
 
     /// Runs one page of the query over a container's live items, given in

@@ -11,12 +11,21 @@ use super::lexer::{query_error, truncated};
 use crate::error::{ApiError, ApiResult};
 
 /// Refuses what the service refuses in `select`; `text` is the query, quoted
-/// in messages; `outer` the names bound around a subquery.
-pub(super) fn validate(select: &Select, text: &str, outer: &[String]) -> ApiResult<()> {
-    if !outer.is_empty() || select.from.as_ref().is_some_and(|f| f.scope > 0) {
+/// in messages; `outer` the names bound around a subquery; `nested` for a
+/// subquery (also one over the container, `FROM (SELECT ...) x`).
+pub(super) fn validate(
+    select: &Select,
+    text: &str,
+    outer: &[String],
+    nested: bool,
+) -> ApiResult<()> {
+    if nested {
         subquery_clauses(select)?;
     } else {
         order_by_paths(select)?;
+    }
+    if let Some(inner) = select.from.as_ref().and_then(|f| f.derived.as_deref()) {
+        validate(inner, text, &[], true)?;
     }
     let projected: Vec<&Expr> = match &select.projection {
         Projection::Star => Vec::new(),
@@ -51,7 +60,7 @@ pub(super) fn validate(select: &Select, text: &str, outer: &[String]) -> ApiResu
     }
     for e in all {
         for subquery in eval::subqueries(e) {
-            validate(subquery, text, &names)?;
+            validate(subquery, text, &names, true)?;
         }
     }
     Ok(())
@@ -101,7 +110,11 @@ fn order_by_paths(select: &Select) -> ApiResult<()> {
 /// Whether `expr` reads a path of the item: properties and constant
 /// indexes from a name FROM binds to the item, a path of it, or the
 /// elements of one (`x IN c.tags`, `JOIN t IN c.tags`).
-fn is_item_path(expr: &Expr, from: &From) -> bool {
+pub(super) fn is_item_path(expr: &Expr, from: &From) -> bool {
+    if let Some(inner) = &from.derived {
+        return through_derived(expr, inner)
+            .is_some_and(|(e, inner_from)| is_item_path(&e, inner_from));
+    }
     match expr {
         Expr::Property(base, _) => is_path_base(base, from),
         Expr::Index(base, index) => {
@@ -125,6 +138,56 @@ fn is_path_base(expr: &Expr, from: &From) -> bool {
             .get(i - 1)
             .is_some_and(|join| is_item_path(join, from)),
         other => is_item_path(other, from),
+    }
+}
+
+/// A path over the name that `FROM (SELECT ...) x` binds, written as the
+/// inner query's expression it reads (`x.n` over `SELECT VALUE c` is
+/// `c.n`), with the inner FROM; `None` when it reads a value the inner
+/// query computes (an aggregate, a group, an expression). JOINs after the
+/// derived name are not followed.
+fn through_derived<'s>(expr: &Expr, inner: &'s Select) -> Option<(Expr, &'s From)> {
+    // The steps from the name outwards, innermost first.
+    let mut steps = Vec::new();
+    let mut at = expr;
+    loop {
+        match at {
+            Expr::Property(base, _) | Expr::Index(base, _) => {
+                steps.push(at);
+                at = base;
+            }
+            Expr::Var(0) => break,
+            _ => return None,
+        }
+    }
+    let inner_from = inner.from.as_ref()?;
+    if !inner.group_by.is_empty() || projected_aggregates(inner) {
+        return None;
+    }
+    let mut steps = steps.into_iter().rev();
+    let mut rebuilt = match &inner.projection {
+        Projection::Star => Expr::Var(0),
+        Projection::Value(e) => e.clone(),
+        Projection::Fields(fields) => match steps.next()? {
+            Expr::Property(_, name) => fields.iter().find(|(_, n)| n == name)?.0.clone(),
+            _ => return None,
+        },
+    };
+    for step in steps {
+        rebuilt = match step {
+            Expr::Property(_, name) => Expr::Property(Box::new(rebuilt), name.clone()),
+            Expr::Index(_, index) => Expr::Index(Box::new(rebuilt), index.clone()),
+            _ => return None,
+        };
+    }
+    Some((rebuilt, inner_from))
+}
+
+fn projected_aggregates(select: &Select) -> bool {
+    match &select.projection {
+        Projection::Star => false,
+        Projection::Value(e) => eval::contains_aggregate(e),
+        Projection::Fields(fields) => fields.iter().any(|(e, _)| eval::contains_aggregate(e)),
     }
 }
 

@@ -17,7 +17,14 @@ impl Parser<'_> {
     pub(super) fn read_from(&mut self, outer: Option<&[String]>) -> ApiResult<From> {
         let in_form = matches!(self.tokens.get(self.pos + 1), Some(Token::Ident(w)) if w.eq_ignore_ascii_case("IN"))
             && matches!(self.peek(), Some(Token::Ident(w)) if !is_reserved(w));
-        let (first, source, source_in) = if in_form {
+        let mut derived = None;
+        let (first, source, source_in) = if outer.is_none() && self.subquery_follows() {
+            // `FROM (SELECT ... FROM c) [AS] x`: a query over the container.
+            self.pos += 1;
+            derived = Some(Box::new(self.subquery(true)?));
+            self.eat_keyword("AS");
+            (self.alias_name()?, None, false)
+        } else if in_form {
             let Some(Token::Ident(name)) = self.peek().cloned() else {
                 return Err(self.error_here());
             };
@@ -67,7 +74,7 @@ impl Parser<'_> {
             let (name, join) = if self.subquery_follows() {
                 // `JOIN (SELECT ...) [AS] x`: x ranges over the subquery's results.
                 self.pos += 1;
-                let select = self.subquery()?;
+                let select = self.subquery(false)?;
                 let name = if self.eat_keyword("AS")
                     || matches!(self.peek(), Some(Token::Ident(w)) if !is_reserved(w))
                 {
@@ -105,6 +112,7 @@ impl Parser<'_> {
             source,
             source_in,
             joins,
+            derived,
         })
     }
 

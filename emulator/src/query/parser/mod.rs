@@ -516,7 +516,7 @@ impl Parser<'_> {
                 ))),
             },
             Token::Sym("(") if self.is_keyword("SELECT") => {
-                let select = self.subquery()?;
+                let select = self.subquery(false)?;
                 Ok(Expr::Subquery(SubqueryKind::Scalar, Box::new(select)))
             }
             Token::Sym("(") => {
@@ -567,7 +567,7 @@ impl Parser<'_> {
                     (kind, select_follows, self.peek())
                 {
                     self.pos += 1;
-                    let select = self.subquery()?;
+                    let select = self.subquery(false)?;
                     return Ok(Expr::Subquery(kind, Box::new(select)));
                 }
                 if matches!(self.peek(), Some(Token::Sym("("))) {

@@ -18,8 +18,9 @@ impl Parser<'_> {
     /// The subquery whose `SELECT` is at hand, its `(` already taken, up to
     /// and including its `)`. Its FROM is read first, as a query's is, with
     /// the names of the enclosing rows in scope; then those names and its
-    /// own are in scope for the rest.
-    pub(super) fn subquery(&mut self) -> ApiResult<Select> {
+    /// own are in scope for the rest. With `over_container` (`FROM (SELECT
+    /// ...) x`) it is a query of its own over the container instead.
+    pub(super) fn subquery(&mut self, over_container: bool) -> ApiResult<Select> {
         let start = self.pos;
         let end = self.closing_paren(start).ok_or_else(|| self.error_here())?;
         let outer = std::mem::take(&mut self.aliases);
@@ -27,7 +28,7 @@ impl Parser<'_> {
         let result = self.nested(|p| {
             if let Some(at) = find_top_level(&p.tokens[start..end], "FROM") {
                 p.pos = start + at + 1;
-                let from = p.read_from(Some(&outer))?;
+                let from = p.read_from((!over_container).then_some(outer.as_slice()))?;
                 if p.pos > end {
                     return Err(p.error_here());
                 }
