@@ -21,6 +21,7 @@ mod integer;
 mod math;
 mod object;
 mod regex;
+mod spatial;
 mod string;
 mod type_check;
 
@@ -31,7 +32,7 @@ type Function = fn(&[Option<Value>]) -> Option<Value>;
 fn registry() -> &'static HashMap<&'static str, Function> {
     static REGISTRY: OnceLock<HashMap<&'static str, Function>> = OnceLock::new();
     REGISTRY.get_or_init(|| {
-        let families: [&[(&str, Function)]; 9] = [
+        let families: [&[(&str, Function)]; 10] = [
             array::FUNCTIONS,
             conditional::FUNCTIONS,
             conversion::FUNCTIONS,
@@ -39,6 +40,7 @@ fn registry() -> &'static HashMap<&'static str, Function> {
             math::FUNCTIONS,
             object::FUNCTIONS,
             regex::FUNCTIONS,
+            spatial::FUNCTIONS,
             string::FUNCTIONS,
             type_check::FUNCTIONS,
         ];
@@ -159,7 +161,13 @@ mod tests {
         ] {
             assert!(is_known(name), "{name}");
         }
-        for name in ["OBJECTTOARRAY", "REGEXMATCH", "STRINGTOARRAY", "UNDEFINED"] {
+        for name in [
+            "OBJECTTOARRAY",
+            "REGEXMATCH",
+            "STRINGTOARRAY",
+            "ST_DISTANCE",
+            "UNDEFINED",
+        ] {
             assert!(is_known(name), "{name}");
         }
         assert!(!is_known("NOSUCH"));
