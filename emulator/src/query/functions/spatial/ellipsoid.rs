@@ -191,14 +191,12 @@ pub fn left_area(ring: &[V3]) -> f64 {
             (band(lat.sin()) - pole) * dlon
         });
     }
-    let total = total_area();
-    let area = (-sum).rem_euclid(total);
-    // A ring that encloses nothing (a sliver, or a rounding below zero).
-    if total - area < 1e-9 * total && sum.abs() < 1e-9 * total {
-        0.0
-    } else {
-        area
+    // A ring that encloses nothing (a sliver, or all one point) has no
+    // area on either side: rounding must not make it the whole earth.
+    if sum.abs() < 1e-2 {
+        return 0.0;
     }
+    (-sum).rem_euclid(total_area())
 }
 
 /// The normal of the point of the edge from `u` to `v` nearest to the

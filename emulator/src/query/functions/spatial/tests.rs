@@ -314,3 +314,94 @@ fn huge_shapes_stay_bounded() {
     let d = run("ST_DISTANCE", near).unwrap().as_f64().unwrap();
     assert!((d - 2.0 * EQUATOR_DEGREE).abs() < 10.0, "{d}");
 }
+
+#[test]
+fn a_small_clockwise_ring_is_still_the_rest_of_the_earth() {
+    let area = |v: Value| run("ST_AREA", json!([v])).unwrap().as_f64().unwrap();
+    let ccw = area(polygon(json!([[
+        [0, 0],
+        [0.001, 0],
+        [0.001, 0.001],
+        [0, 0.001],
+        [0, 0]
+    ]])));
+    let cw = area(polygon(json!([[
+        [0, 0],
+        [0, 0.001],
+        [0.001, 0.001],
+        [0.001, 0],
+        [0, 0]
+    ]])));
+    assert!((ccw - 12_309.07).abs() < 0.01, "{ccw}");
+    assert!((cw - (ellipsoid::total_area() - ccw)).abs() < 1.0, "{cw}");
+    // A ring that encloses nothing (here along the equator, a great
+    // ellipse) has no area either way round.
+    let flat = polygon(json!([[[0, 0], [1, 0], [2, 0], [0, 0]]]));
+    assert_eq!(run("ST_AREA", json!([flat])), Some(json!(0)));
+    let one = polygon(json!([[[3, 4], [3, 4], [3, 4], [3, 4]]]));
+    assert_eq!(run("ST_AREA", json!([one])), Some(json!(0)));
+}
+
+/// Degenerate and random shapes (collinear rings, repeated points, bow
+/// ties, poles, the antimeridian) through every function: no panic, and
+/// every number finite and non-negative.
+#[test]
+fn every_function_is_total_over_odd_shapes() {
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    // Coordinates from a coarse grid, so that points repeat and edges meet.
+    let grid = [
+        -180.0, -179.0, -90.0, -1.0, 0.0, 0.5, 1.0, 90.0, 179.0, 180.0,
+    ];
+    let mut coordinate = |axis_max: f64| loop {
+        let g: f64 = grid[next(grid.len() as u64) as usize];
+        if g.abs() <= axis_max {
+            break g;
+        }
+    };
+    let mut shapes = vec![];
+    for _ in 0..40 {
+        let mut positions = |count: usize| -> Vec<Value> {
+            (0..count)
+                .map(|_| json!([coordinate(180.0), coordinate(90.0)]))
+                .collect()
+        };
+        let line = positions(2 + shapes.len() % 3);
+        let mut ring = positions(3 + shapes.len() % 4);
+        ring.push(ring[0].clone());
+        let mut hole = positions(3);
+        hole.push(hole[0].clone());
+        shapes.push(json!({"type": "Point", "coordinates": line[0]}));
+        shapes.push(json!({"type": "LineString", "coordinates": line}));
+        shapes.push(polygon(json!([ring.clone()])));
+        shapes.push(polygon(json!([ring.clone(), hole])));
+        shapes.push(json!({"type": "MultiPolygon", "coordinates": [[ring]]}));
+    }
+    shapes.push(holed());
+    shapes.push(dateline_box());
+    shapes.push(lake_box_clockwise());
+    for (i, a) in shapes.iter().enumerate() {
+        for name in ["ST_AREA", "ST_ISVALID", "ST_ISVALIDDETAILED"] {
+            let _ = run(name, json!([a]));
+        }
+        if let Some(area) = run("ST_AREA", json!([a])) {
+            let area = area.as_f64().unwrap();
+            assert!(area.is_finite() && area >= 0.0, "{a}: {area}");
+        }
+        // Each shape against a sample of the others (every 7th).
+        for b in shapes.iter().skip(i % 7).step_by(7) {
+            for name in ["ST_WITHIN", "ST_INTERSECTS"] {
+                let _ = run(name, json!([a, b]));
+            }
+            if let Some(d) = run("ST_DISTANCE", json!([a, b])) {
+                let d = d.as_f64().unwrap();
+                assert!(d.is_finite() && (0.0..=2.1e7).contains(&d), "{a} {b}: {d}");
+            }
+        }
+    }
+}
