@@ -34,11 +34,11 @@ const NODES: usize = 16;
 
 pub type V3 = [f64; 3];
 
-fn dot(u: V3, v: V3) -> f64 {
+pub fn dot(u: V3, v: V3) -> f64 {
     u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
 }
 
-fn cross(u: V3, v: V3) -> V3 {
+pub fn cross(u: V3, v: V3) -> V3 {
     [
         u[1] * v[2] - u[2] * v[1],
         u[2] * v[0] - u[0] * v[2],
@@ -58,7 +58,7 @@ fn sub(u: V3, v: V3) -> V3 {
     [u[0] - v[0], u[1] - v[1], u[2] - v[2]]
 }
 
-fn unit(u: V3) -> Option<V3> {
+pub fn unit(u: V3) -> Option<V3> {
     let n = norm(u);
     (n > 0.0 && n.is_finite()).then(|| scale(u, 1.0 / n))
 }

@@ -7,10 +7,11 @@
 //!   the service's edges, arcs of great ellipses ([`ellipsoid`] says why and
 //!   how close this comes to the documented numbers).
 //! - `ST_WITHIN` and `ST_INTERSECTS` use the `geo` crate's DE-9IM relation
-//!   on longitude and latitude as plane coordinates: exact for the small
-//!   shapes of everyday queries, an approximation of the curved edges for
-//!   shapes spanning many degrees. Longitudes are unwrapped along each line
-//!   and ring, so shapes across the antimeridian work.
+//!   in a plane. When one hemisphere holds both shapes, that is their
+//!   gnomonic projection, which maps every edge to a straight segment: the
+//!   relation is then exactly that of the curved edges (up to rounding on
+//!   a boundary). Otherwise it is longitude and latitude, unwrapped along
+//!   each line and ring (edges are then approximated).
 //! - A polygon whose outer ring runs clockwise stands, as documented, for the
 //!   inverse of the region inside it (its area is the rest of the earth).
 //! - An argument that is not a GeoJSON object of a supported type is
@@ -24,6 +25,7 @@ mod ellipsoid;
 #[cfg(test)]
 mod tests;
 
+use geo::relate::IntersectionMatrix;
 use geo::{Coord, Geometry, LineString, Point, Polygon, Relate};
 use serde_json::{Map, Value};
 
@@ -232,16 +234,84 @@ enum Part<'a> {
     Area { rings: &'a Rings, inverted: bool },
 }
 
-fn parts(shape: &Shape) -> Vec<Part<'_>> {
-    let area = |rings| Part::Area {
-        rings,
-        inverted: clockwise(&rings[0]),
+/// The plane in which two shapes are related.
+enum Plane {
+    /// The gnomonic projection about `centre` (a unit normal), with `east`
+    /// and `north` spanning its tangent plane. It maps every great circle
+    /// of normals, so every edge, to a straight line: relations computed
+    /// there are the service's, edges and all.
+    Gnomonic { centre: V3, east: V3, north: V3 },
+    /// Longitude and latitude, unwrapped along each line and ring, the
+    /// first shape also tried a turn east and west: for shapes that no
+    /// hemisphere holds.
+    LonLat,
+}
+
+/// The farthest (as the cosine of the angle) a vertex may lie from the
+/// centre of the gnomonic projection: 84°, short of the horizon where it
+/// goes to infinity.
+const GNOMONIC_REACH: f64 = 0.1;
+
+/// The gnomonic plane about the mean normal of all the shapes' vertices if
+/// it holds them all, else longitude and latitude.
+fn plane(shapes: &[&Shape]) -> Plane {
+    let mut sum = [0.0; 3];
+    let each = |visit: &mut dyn FnMut(V3)| {
+        for shape in shapes {
+            let lines: Vec<&[Pos]> = match shape {
+                Shape::Point(p) => vec![std::slice::from_ref(p)],
+                Shape::Line(line) => vec![line],
+                Shape::Polygon(rings) => rings.iter().map(Vec::as_slice).collect(),
+                Shape::Multi(polygons) => polygons.iter().flatten().map(Vec::as_slice).collect(),
+            };
+            for &p in lines.into_iter().flatten() {
+                visit(ellipsoid::normal(p));
+            }
+        }
     };
-    match shape {
-        Shape::Point(p) => vec![Part::Point(*p)],
-        Shape::Line(line) => vec![Part::Line(line)],
-        Shape::Polygon(rings) => vec![area(rings)],
-        Shape::Multi(polygons) => polygons.iter().map(area).collect(),
+    each(&mut |n| {
+        sum = [sum[0] + n[0], sum[1] + n[1], sum[2] + n[2]];
+    });
+    let Some(centre) = ellipsoid::unit(sum) else {
+        return Plane::LonLat;
+    };
+    let mut held = true;
+    each(&mut |n| held &= ellipsoid::dot(n, centre) > GNOMONIC_REACH);
+    // East and north at the centre (any pair at a pole).
+    let east =
+        ellipsoid::unit(ellipsoid::cross([0.0, 0.0, 1.0], centre)).unwrap_or([0.0, 1.0, 0.0]);
+    let north = ellipsoid::cross(centre, east);
+    if held {
+        Plane::Gnomonic {
+            centre,
+            east,
+            north,
+        }
+    } else {
+        Plane::LonLat
+    }
+}
+
+/// A line or ring in the plane (moved by `shift` degrees of longitude in
+/// the longitude-latitude plane).
+fn planar(line: &[Pos], plane: &Plane, shift: f64) -> LineString<f64> {
+    match plane {
+        Plane::Gnomonic {
+            centre,
+            east,
+            north,
+        } => line
+            .iter()
+            .map(|&p| {
+                let n = ellipsoid::normal(p);
+                let depth = ellipsoid::dot(n, *centre);
+                Coord {
+                    x: ellipsoid::dot(n, *east) / depth,
+                    y: ellipsoid::dot(n, *north) / depth,
+                }
+            })
+            .collect(),
+        Plane::LonLat => unwrapped(line, shift),
     }
 }
 
@@ -269,22 +339,33 @@ fn unwrapped(line: &[Pos], shift: f64) -> LineString<f64> {
         .collect()
 }
 
-/// Whether a ring runs clockwise in the (unwrapped) longitude-latitude
-/// plane: twice its signed area is negative.
-fn clockwise(ring: &[Pos]) -> bool {
-    let line = unwrapped(ring, 0.0);
-    let twice: f64 = line.lines().map(|l| l.determinant()).sum();
-    twice < 0.0
+/// The shape's parts, each polygon's orientation read in the plane (seen
+/// from outside the earth, east to the right of north in both planes).
+fn parts<'a>(shape: &'a Shape, plane: &Plane) -> Vec<Part<'a>> {
+    let area = |rings: &'a Rings| {
+        let ring = planar(&rings[0], plane, 0.0);
+        let twice: f64 = ring.lines().map(|l| l.determinant()).sum();
+        Part::Area {
+            rings,
+            inverted: twice < 0.0,
+        }
+    };
+    match shape {
+        Shape::Point(p) => vec![Part::Point(*p)],
+        Shape::Line(line) => vec![Part::Line(line)],
+        Shape::Polygon(rings) => vec![area(rings)],
+        Shape::Multi(polygons) => polygons.iter().map(area).collect(),
+    }
 }
 
 /// The part as a `geo` geometry (a polygon whatever its orientation).
-fn geometry(part: &Part, shift: f64) -> Geometry<f64> {
+fn geometry(part: &Part, plane: &Plane, shift: f64) -> Geometry<f64> {
     match part {
-        Part::Point([lon, lat]) => Geometry::Point(Point::new(lon + shift, *lat)),
-        Part::Line(line) => Geometry::LineString(unwrapped(line, shift)),
+        Part::Point(p) => Geometry::Point(Point(planar(std::slice::from_ref(p), plane, shift)[0])),
+        Part::Line(line) => Geometry::LineString(planar(line, plane, shift)),
         Part::Area { rings, .. } => Geometry::Polygon(Polygon::new(
-            unwrapped(&rings[0], shift),
-            rings[1..].iter().map(|r| unwrapped(r, shift)).collect(),
+            planar(&rings[0], plane, shift),
+            rings[1..].iter().map(|r| planar(r, plane, shift)).collect(),
         )),
     }
 }
@@ -301,56 +382,77 @@ fn inverted(part: &Part) -> bool {
     matches!(part, Part::Area { inverted: true, .. })
 }
 
-/// Whether `test` holds of `x` against `y` with `x` in place or moved a
-/// turn east or west (for shapes on either side of the antimeridian).
-fn relates(x: &Part, y: &Part, test: fn(&geo::relate::IntersectionMatrix) -> bool) -> bool {
-    let y = geometry(y, 0.0);
-    [0.0, 360.0, -360.0]
-        .into_iter()
-        .any(|shift| test(&geometry(x, shift).relate(&y)))
+/// Two shapes' parts in a common plane.
+struct Pair<'a> {
+    plane: Plane,
+    a: Vec<Part<'a>>,
+    b: Vec<Part<'a>>,
 }
 
-fn part_intersects(x: &Part, y: &Part) -> bool {
-    match (inverted(x), inverted(y)) {
-        (false, false) => relates(x, y, |m| m.is_intersects()),
-        // Only what lies wholly inside a polygon misses its inverse.
-        (false, true) => !relates(x, y, |m| m.is_within()),
-        (true, false) => !relates(y, x, |m| m.is_within()),
-        // Two inverses both hold the rest of the earth.
-        (true, true) => true,
+impl Pair<'_> {
+    /// Whether `test` holds of `x` against `y` (in the longitude-latitude
+    /// plane, with `x` in place or moved a turn east or west).
+    fn relates(&self, x: &Part, y: &Part, test: fn(&IntersectionMatrix) -> bool) -> bool {
+        let y = geometry(y, &self.plane, 0.0);
+        let shifts: &[f64] = match self.plane {
+            Plane::Gnomonic { .. } => &[0.0],
+            Plane::LonLat => &[0.0, 360.0, -360.0],
+        };
+        shifts
+            .iter()
+            .any(|&shift| test(&geometry(x, &self.plane, shift).relate(&y)))
+    }
+
+    fn part_intersects(&self, x: &Part, y: &Part) -> bool {
+        match (inverted(x), inverted(y)) {
+            (false, false) => self.relates(x, y, |m| m.is_intersects()),
+            // Only what lies wholly inside a polygon misses its inverse.
+            (false, true) => !self.relates(x, y, |m| m.is_within()),
+            (true, false) => !self.relates(y, x, |m| m.is_within()),
+            // Two inverses both hold the rest of the earth.
+            (true, true) => true,
+        }
+    }
+
+    fn part_within(&self, x: &Part, y: &Part) -> bool {
+        match (inverted(x), inverted(y)) {
+            (false, false) => self.relates(x, y, |m| m.is_within()),
+            (false, true) => !self.relates(x, y, |m| m.is_intersects()),
+            (true, false) => false,
+            // The inverse of X lies in the inverse of Y when Y lies in X.
+            (true, true) => self.relates(y, x, |m| m.is_within()),
+        }
     }
 }
 
-fn part_within(x: &Part, y: &Part) -> bool {
-    match (inverted(x), inverted(y)) {
-        (false, false) => relates(x, y, |m| m.is_within()),
-        (false, true) => !relates(x, y, |m| m.is_intersects()),
-        (true, false) => false,
-        // The inverse of X lies in the inverse of Y when Y lies in X.
-        (true, true) => relates(y, x, |m| m.is_within()),
-    }
-}
-
-/// Parts of both shapes, if comparing them stays within bounds.
-fn pairs<'a>(a: &'a Shape, b: &'a Shape) -> Option<(Vec<Part<'a>>, Vec<Part<'a>>)> {
-    let (pa, pb) = (parts(a), parts(b));
+/// Both shapes' parts, if comparing them stays within bounds.
+fn pair<'a>(a: &'a Shape, b: &'a Shape) -> Option<Pair<'a>> {
+    let plane = plane(&[a, b]);
+    let (pa, pb) = (parts(a, &plane), parts(b, &plane));
     let count = |ps: &[Part]| ps.iter().map(vertices).sum::<usize>();
     count(&pa)
         .checked_mul(count(&pb))
         .filter(|&n| n <= MAX_VERTEX_PAIRS)?;
-    Some((pa, pb))
+    Some(Pair {
+        plane,
+        a: pa,
+        b: pb,
+    })
 }
 
 /// Some part of `a` meets some part of `b`.
 fn intersects(a: &Shape, b: &Shape) -> Option<bool> {
-    let (pa, pb) = pairs(a, b)?;
-    Some(pa.iter().any(|x| pb.iter().any(|y| part_intersects(x, y))))
+    let p = pair(a, b)?;
+    Some(
+        p.a.iter()
+            .any(|x| p.b.iter().any(|y| p.part_intersects(x, y))),
+    )
 }
 
 /// Every part of `a` lies within a part of `b` (and `a` has a part).
 fn within(a: &Shape, b: &Shape) -> Option<bool> {
-    let (pa, pb) = pairs(a, b)?;
-    Some(!pa.is_empty() && pa.iter().all(|x| pb.iter().any(|y| part_within(x, y))))
+    let p = pair(a, b)?;
+    Some(!p.a.is_empty() && p.a.iter().all(|x| p.b.iter().any(|y| p.part_within(x, y))))
 }
 
 fn predicate(args: &[Option<Value>], test: fn(&Shape, &Shape) -> Option<bool>) -> Option<Value> {
@@ -395,9 +497,9 @@ fn st_distance(args: &[Option<Value>]) -> Option<Value> {
     if intersects(&a, &b)? {
         return finite(0.0);
     }
-    let (pa, pb) = pairs(&a, &b)?;
-    let (points_a, edges_a) = skeletons(&pa);
-    let (points_b, edges_b) = skeletons(&pb);
+    let p = pair(&a, &b)?;
+    let (points_a, edges_a) = skeletons(&p.a);
+    let (points_b, edges_b) = skeletons(&p.b);
     // Apart, the nearest points of two shapes include a vertex of one: the
     // candidates are each vertex against the other's vertices and edges.
     // They are ranked by angle on the sphere of normals, and the few that
