@@ -226,6 +226,7 @@ fn the_service_refuses_these_queries(#[case] query: &str, #[case] says: &str) {
 #[case("SELECT VALUE s.key FROM p JOIN s IN p.sizes ORDER BY s['order'] DESC")]
 #[case("SELECT VALUE x FROM x IN p.colors ORDER BY x")]
 #[case("SELECT VALUE o FROM p.name o ORDER BY o")]
+#[case("SELECT VALUE p.id FROM p ORDER BY ST_DISTANCE(p.location, {'type': 'Point', 'coordinates': [0, 0]})")]
 fn order_by_paths_of_the_item_are_served(#[case] query: &str) {
     let body = QueryBody {
         query: query.into(),

@@ -311,3 +311,46 @@ fn pages_resume_after_the_last_key() {
         .unwrap();
     assert_eq!((last.documents.len(), last.continuation), (1, None));
 }
+
+/// Issue 10: the spatial functions in filters, as the documentation's
+/// proximity and containment queries use them (distances in metres).
+#[test]
+fn spatial_functions_filter_items() {
+    let docs = [
+        json!({"id": "hq", "location": {"type": "Point", "coordinates": [-122.12826822304672, 47.63980239335718]}}),
+        json!({"id": "rd", "location": {"type": "Point", "coordinates": [-96.84368664765994, 46.81297794314663]}}),
+        json!({"id": "lake", "location": {"type": "Point", "coordinates": [31.9, -4.8]}}),
+        json!({"id": "bad", "location": {"type": "Point", "coordinates": [31.9, -132.8]}}),
+        json!({"id": "none"}),
+    ];
+    assert_eq!(
+        run(
+            "SELECT c.id FROM c WHERE ST_DISTANCE(c.location, \
+             {'type': 'Point', 'coordinates': [-122.11758113953535, 47.66901087006131]}) < 30000",
+            &docs
+        ),
+        vec![json!({"id": "hq"})]
+    );
+    assert_eq!(
+        run(
+            "SELECT VALUE c.id FROM c WHERE ST_WITHIN(c.location, {'type': 'Polygon', \
+             'coordinates': [[[31.8, -5], [32, -5], [32, -4.7], [31.8, -4.7], [31.8, -5]]]})",
+            &docs
+        ),
+        vec![json!("lake")]
+    );
+    assert_eq!(
+        run(
+            "SELECT VALUE c.id FROM c WHERE IS_DEFINED(c.location) AND NOT ST_ISVALID(c.location)",
+            &docs
+        ),
+        vec![json!("bad")]
+    );
+    let km = run(
+        "SELECT VALUE ST_DISTANCE(c.location, {'type': 'Point', 'coordinates': \
+         [-122.11758113953535, 47.66901087006131]}) / 1000 FROM c WHERE c.id = 'rd'",
+        &docs,
+    );
+    let km = km[0].as_f64().unwrap();
+    assert!((km - 1907.438421299902).abs() < 1e-6, "{km}");
+}

@@ -22,6 +22,7 @@ mod integer;
 mod math;
 mod object;
 mod regex;
+mod spatial;
 mod string;
 mod type_check;
 
@@ -34,7 +35,7 @@ type Function = fn(&[Option<Value>]) -> Option<Value>;
 fn registry() -> &'static HashMap<&'static str, Function> {
     static REGISTRY: OnceLock<HashMap<&'static str, Function>> = OnceLock::new();
     REGISTRY.get_or_init(|| {
-        let families: [&[(&str, Function)]; 10] = [
+        let families: [&[(&str, Function)]; 11] = [
             array::FUNCTIONS,
             conditional::FUNCTIONS,
             conversion::FUNCTIONS,
@@ -43,6 +44,7 @@ fn registry() -> &'static HashMap<&'static str, Function> {
             math::FUNCTIONS,
             object::FUNCTIONS,
             regex::FUNCTIONS,
+            spatial::FUNCTIONS,
             string::FUNCTIONS,
             type_check::FUNCTIONS,
         ];
@@ -169,6 +171,7 @@ mod tests {
             "STRINGTOARRAY",
             "UNDEFINED",
             "DATETIMEADD",
+            "ST_DISTANCE",
         ] {
             assert!(is_known(name), "{name}");
         }
