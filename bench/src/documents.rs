@@ -1,5 +1,6 @@
 //! The documents the bench stores: JSON items of an exact size, spread
-//! over a fixed number of logical partitions, addressed by a sequence number.
+//! over a fixed number of logical partitions, addressed by a sequence number,
+//! with a few small fields the queries group, join and filter on.
 
 use bytes::Bytes;
 
@@ -16,19 +17,40 @@ pub fn partition(seq: usize) -> String {
     format!("p{:02}", seq % PARTITIONS)
 }
 
+/// Groups (`grp` values) the items fall into.
+pub const GROUPS: usize = 10;
+
+/// The group of item `seq`: `seq % GROUPS`.
+pub fn group(seq: usize) -> usize {
+    seq % GROUPS
+}
+
+/// The three tags of item `seq`: `a` + seq mod 3, `b` + seq mod 5,
+/// `c` + seq mod 7 (three distinct strings; each value tags about a third,
+/// fifth or seventh of the items).
+pub fn tags(seq: usize) -> [String; 3] {
+    [
+        format!("a{}", seq % 3),
+        format!("b{}", seq % 5),
+        format!("c{}", seq % 7),
+    ]
+}
+
 /// The `x-ms-documentdb-partitionkey` header of item `seq`: a JSON array.
 pub fn partition_header(seq: usize) -> String {
     format!("[\"{}\"]", partition(seq))
 }
 
 /// Item `seq` as JSON of exactly `size` bytes (or the smallest it can be,
-/// if `size` is smaller): `{"id", "pk", "seq", ["ttl",] "payload"}`, the
-/// payload padding the rest.
+/// if `size` is smaller): `{"id", "pk", "seq", "grp", "tags", ["ttl",]
+/// "payload"}`, the payload padding the rest.
 pub fn document(seq: usize, ttl: Option<i64>, size: usize) -> Bytes {
+    let [a, b, c] = tags(seq);
     let mut head = format!(
-        "{{\"id\":\"{}\",\"pk\":\"{}\",\"seq\":{seq}",
+        "{{\"id\":\"{}\",\"pk\":\"{}\",\"seq\":{seq},\"grp\":{},\"tags\":[\"{a}\",\"{b}\",\"{c}\"]",
         id(seq),
-        partition(seq)
+        partition(seq),
+        group(seq)
     );
     if let Some(ttl) = ttl {
         head.push_str(&format!(",\"ttl\":{ttl}"));
@@ -65,6 +87,8 @@ mod tests {
         assert_eq!(value["id"], id(seq));
         assert_eq!(value["pk"], partition(seq));
         assert_eq!(value["seq"], seq);
+        assert_eq!(value["grp"], group(seq));
+        assert_eq!(value["tags"], serde_json::json!(tags(seq)));
         assert_eq!(value.get("ttl").and_then(Value::as_i64), ttl);
     }
 

@@ -31,6 +31,8 @@ pub struct Settings {
     pub sizes: Vec<usize>,
     pub concurrencies: Vec<usize>,
     pub fill_concurrency: usize,
+    /// The queries measured, at every size, on every Cosmos target.
+    pub queries: Vec<QueryKind>,
     pub query_budget: Duration,
     pub query_runs: (usize, usize),
     pub purge: PurgeSettings,
@@ -335,7 +337,7 @@ async fn measure_queries(
     items: usize,
     out: &mut TargetResults,
 ) {
-    for kind in [QueryKind::Filter, QueryKind::Count] {
+    for &kind in &settings.queries {
         let q = query::measure(
             endpoint,
             signer,

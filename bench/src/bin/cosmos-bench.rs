@@ -9,6 +9,7 @@ use std::time::Duration;
 use clap::Parser;
 use cosmos_bench::load::Window;
 use cosmos_bench::measure::purge::PurgeSettings;
+use cosmos_bench::measure::query::QueryKind;
 use cosmos_bench::run::{self, Parts, Paths, Settings};
 
 #[derive(Debug, Parser)]
@@ -45,6 +46,13 @@ struct Cli {
     /// Concurrencies of the point loads.
     #[arg(long, value_delimiter = ',', default_value = "1,16,64")]
     concurrency: Vec<usize>,
+    /// Queries to measure, comma-separated: filter,count,join,group-by,top,
+    /// distinct,functions,average (see bench/README.md).
+    #[arg(
+        long,
+        default_value = "filter,count,join,group-by,top,distinct,functions,average"
+    )]
+    queries: String,
     /// Item counts for memory and queries (point loads use the largest).
     #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
     sizes: Vec<usize>,
@@ -78,6 +86,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let queries = match QueryKind::parse_list(&cli.queries) {
+        Ok(queries) => queries,
+        Err(e) => {
+            eprintln!("cosmos-bench: --queries: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let settings = Settings {
         window: Window {
             warmup: Duration::from_secs_f64(cli.warmup),
@@ -88,6 +103,7 @@ fn main() -> ExitCode {
         sizes: cli.sizes.clone(),
         concurrencies: cli.concurrency.clone(),
         fill_concurrency: 32,
+        queries,
         query_budget: Duration::from_secs(2),
         query_runs: (3, 200),
         purge: PurgeSettings {
