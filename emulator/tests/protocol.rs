@@ -463,6 +463,34 @@ fn order_by_several_keys_needs_a_composite_index() {
     );
 }
 
+/// NaN and the infinities compute and compare while a query runs; a result
+/// that holds one is refused with 400/4001, as the service's engine does.
+#[test]
+fn a_result_json_cannot_hold_is_refused() {
+    let c = TestClient::with_container(None);
+    assert_eq!(
+        c.create_item(&json!({"id": "a", "pk": "p", "n": 0})).status,
+        201
+    );
+    let query = |text: &str| {
+        c.post(
+            &format!("{COLL}/docs"),
+            &json!({ "query": text }),
+            &[
+                ("x-ms-documentdb-isquery", "True"),
+                ("content-type", "application/query+json"),
+                ("x-ms-documentdb-partitionkey", "[\"p\"]"),
+            ],
+        )
+    };
+    let served = query("SELECT VALUE c.id FROM c WHERE 7 / c.n > 1000000");
+    assert_eq!(served.body["Documents"], json!(["a"]));
+    let refused = query("SELECT VALUE {quotient: 7 / c.n} FROM c");
+    refused.assert_error(400, "BadRequest");
+    assert_eq!(refused.header("x-ms-substatus"), Some("4001"));
+    assert!(refused.message().contains("cannot be represented in JSON"));
+}
+
 #[test]
 fn pkranges_incremental_feed_ends_with_304() {
     let c = TestClient::with_container(None);

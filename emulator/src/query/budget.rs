@@ -22,6 +22,8 @@ thread_local! {
     /// Rows JOINs may still make for the current item.
     static ROWS: Cell<usize> = const { Cell::new(MAX_JOIN_ROWS) };
     static TOO_MANY_ROWS: Cell<bool> = const { Cell::new(false) };
+    /// A result held NaN or an infinity, which JSON cannot hold.
+    static NON_FINITE: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Runs a query (or part of one); a refusal if any row went over budget.
@@ -29,8 +31,19 @@ pub fn scope<T>(run: impl FnOnce() -> T) -> ApiResult<T> {
     EXCEEDED.set(false);
     ROWS.set(MAX_JOIN_ROWS);
     TOO_MANY_ROWS.set(false);
+    NON_FINITE.set(false);
     next_row();
     let result = run();
+    if NON_FINITE.replace(false) {
+        EXCEEDED.set(false);
+        TOO_MANY_ROWS.set(false);
+        return Err(ApiError::bad_request(
+            "The query's result holds a number that cannot be represented in JSON (NaN or an \
+             infinity, e.g. from a division by zero or SQRT of a negative number). Guard the \
+             expression, e.g. with IS_FINITE_NUMBER.",
+        )
+        .with_substatus(4001));
+    }
     if TOO_MANY_ROWS.replace(false) {
         EXCEEDED.set(false);
         return Err(ApiError::bad_request(format!(
@@ -61,6 +74,11 @@ pub fn charge_row() -> bool {
     }
     ROWS.set(left - 1);
     true
+}
+
+/// Records that a result holds NaN or an infinity: the scope fails.
+pub fn found_non_finite() {
+    NON_FINITE.set(true);
 }
 
 /// A fresh count of JOIN rows for the next item: the bound is on what one

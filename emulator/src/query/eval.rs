@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::ast::{Aggregate, BinaryOp, Expr, From, Select, SubqueryKind, UnaryOp};
 use super::budget;
 use super::functions;
+use super::number as num;
 use crate::error::{ApiError, ApiResult};
 
 /// Checks, once per query, that every function called exists, and that
@@ -247,9 +248,9 @@ pub fn eval(expr: &Expr, root: &[&Value]) -> Option<Value> {
             let v = eval(operand, root)?;
             match op {
                 UnaryOp::Not => Some(Value::Bool(!v.as_bool()?)),
-                UnaryOp::Neg => Some(number(-v.as_f64()?)),
-                UnaryOp::Plus => v.is_number().then_some(v),
-                UnaryOp::BitNot => Some(Value::from(!to_int32(v.as_f64()?))),
+                UnaryOp::Neg => Some(number(-num::read(&v)?)),
+                UnaryOp::Plus => num::is_number(&v).then_some(v),
+                UnaryOp::BitNot => Some(Value::from(!to_int32(num::read(&v)?))),
             }
         }
         Expr::Binary(op, a, b) => compare(*op, &eval(a, root)?, &eval(b, root)?),
@@ -350,8 +351,7 @@ fn compare(op: BinaryOp, a: &Value, b: &Value) -> Option<Value> {
 
 /// One step of a chain: `left op right`, with the dialect's three-valued
 /// AND and OR (false, resp. true, wins over undefined) and a lazy `??`.
-/// Arithmetic is on doubles, as in JavaScript; results that are not finite
-/// are undefined (JSON has no NaN or infinity).
+/// Arithmetic is on doubles, as in JavaScript.
 fn apply(op: BinaryOp, left: Option<Value>, right: &Expr, root: &[&Value]) -> Option<Value> {
     let boolean = |v: Option<Value>| v.and_then(|v| v.as_bool());
     match op {
@@ -383,8 +383,8 @@ fn apply(op: BinaryOp, left: Option<Value>, right: &Expr, root: &[&Value]) -> Op
         | BinaryOp::ShiftLeft
         | BinaryOp::ShiftRight
         | BinaryOp::ShiftRightZero => {
-            let a = to_int32(left?.as_f64()?);
-            let b = to_int32(eval(right, root)?.as_f64()?);
+            let a = to_int32(num::read(&left?)?);
+            let b = to_int32(num::read(&eval(right, root)?)?);
             // Shift counts are taken modulo 32, as JavaScript does.
             let shift = (b as u32) & 31;
             Some(match op {
@@ -397,8 +397,8 @@ fn apply(op: BinaryOp, left: Option<Value>, right: &Expr, root: &[&Value]) -> Op
             })
         }
         _ => {
-            let a = left?.as_f64()?;
-            let b = eval(right, root)?.as_f64()?;
+            let a = num::read(&left?)?;
+            let b = num::read(&eval(right, root)?)?;
             let n = match op {
                 BinaryOp::Add => a + b,
                 BinaryOp::Sub => a - b,
@@ -407,7 +407,9 @@ fn apply(op: BinaryOp, left: Option<Value>, right: &Expr, root: &[&Value]) -> Op
                 BinaryOp::Mod => a % b,
                 _ => return None,
             };
-            n.is_finite().then(|| number(n))
+            // NaN and the infinities stay numbers while the query runs; a
+            // result that holds one is refused (see `number.rs`).
+            Some(number(n))
         }
     }
 }
@@ -427,6 +429,10 @@ pub fn compare_same_type(a: &Value, b: &Value) -> Option<Ordering> {
         (Value::Null, Value::Null) => Some(Ordering::Equal),
         (Value::Bool(x), Value::Bool(y)) => Some(x.cmp(y)),
         (Value::Number(x), Value::Number(y)) => x.as_f64()?.partial_cmp(&y.as_f64()?),
+        // A computed NaN or infinity against a number.
+        _ if num::is_non_finite(a) || num::is_non_finite(b) => {
+            num::read(a)?.partial_cmp(&num::read(b)?)
+        }
         (Value::String(x), Value::String(y)) => Some(x.cmp(y)),
         (Value::Array(_), Value::Array(_)) | (Value::Object(_), Value::Object(_)) => {
             (a == b).then_some(Ordering::Equal)
@@ -454,12 +460,10 @@ pub fn sort_order(a: &Option<Value>, b: &Option<Value>) -> Ordering {
     })
 }
 
+/// A computed number as a value (NaN and the infinities as the engine's
+/// marker, see `number.rs`).
 pub fn number(n: f64) -> Value {
-    if n.fract() == 0.0 && n.abs() < 9.0e15 {
-        Value::from(n as i64)
-    } else {
-        serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number)
-    }
+    super::number::to_value(n)
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use super::ast::{Aggregate, Expr, Projection, Select};
-use super::{budget, eval, rows};
+use super::{budget, eval, number, rows};
 
 /// One SELECT, ready to run over rows.
 pub(super) struct Executor<'q> {
@@ -56,7 +56,7 @@ impl<'q> Executor<'q> {
 
     pub fn project(&self, row: &[&Value]) -> Option<Value> {
         self.next_row();
-        match &self.select.projection {
+        let result = match &self.select.projection {
             // One name only (the parser refuses `*` with JOINs): this
             // SELECT's first, after those of the rows around it.
             Projection::Star => row.get(self.scope).map(|v| (*v).clone()),
@@ -67,7 +67,18 @@ impl<'q> Executor<'q> {
                     .filter_map(|(e, name)| Some((name.clone(), eval::eval(e, row)?)))
                     .collect::<Map<_, _>>(),
             )),
+        };
+        self.writable(result)
+    }
+
+    /// A result of the query, checked to be JSON: one holding NaN or an
+    /// infinity fails the query (a subquery's may, until it is returned).
+    fn writable(&self, result: Option<Value>) -> Option<Value> {
+        let computed = !matches!(self.select.projection, Projection::Star);
+        if computed && !self.nested && result.as_ref().is_some_and(number::holds_non_finite) {
+            budget::found_non_finite();
         }
+        result
     }
 
     fn sort_keys(&self, row: &[&Value]) -> Vec<Option<Value>> {
@@ -88,7 +99,7 @@ impl<'q> Executor<'q> {
         mut results: impl Iterator<Item = Option<Value>>,
     ) -> Option<Value> {
         let mut value = |e: &Expr| eval::eval(&eval::substitute_aggregates(e, &mut results), row);
-        match &self.select.projection {
+        let result = match &self.select.projection {
             Projection::Value(e) => value(e),
             Projection::Fields(fields) => Some(Value::Object(
                 fields
@@ -98,7 +109,8 @@ impl<'q> Executor<'q> {
                     .collect::<Map<_, _>>(),
             )),
             Projection::Star => None,
-        }
+        };
+        self.writable(result)
     }
 
     /// Every result, in order, of the rows `feed` gives to the sink.

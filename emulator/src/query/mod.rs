@@ -13,6 +13,7 @@ mod gateway;
 mod lexer;
 mod like;
 mod now;
+mod number;
 mod page;
 mod parser;
 mod plan;

@@ -366,3 +366,47 @@ fn from_subqueries_refuse_what_the_service_refuses(#[case] query: &str, #[case] 
     let message = refused(query);
     assert!(message.contains(says), "{query}: {message}");
 }
+
+/// NaN and the infinities: numbers while the query runs (documented:
+/// `IS_FINITE_NUMBER(8.9 / 0.0)` and `IS_FINITE_NUMBER(SQRT(-1.0))` are
+/// false), comparable (measured: `7 / 0 > 1000000` is true in a filter),
+/// and a query whose result holds one is refused with 400/4001 ("cannot be
+/// represented in JSON"), as the service's engine refuses it.
+#[rstest]
+#[case(
+    "SELECT VALUE {finiteValue: IS_FINITE_NUMBER(1234.567), infiniteValue: IS_FINITE_NUMBER(8.9 / 0.0), nanValue: IS_FINITE_NUMBER(SQRT(-1.0))}",
+    json!([{"finiteValue": true, "infiniteValue": false, "nanValue": false}])
+)]
+#[case("SELECT VALUE p.id FROM p WHERE 7 / 0 > 1000000 AND p.price > 50", json!(["p1"]))]
+#[case("SELECT VALUE p.id FROM p WHERE -1 / 0 < p.price AND p.price < 16", json!(["p3"]))]
+#[case("SELECT VALUE [IS_NUMBER(1 / 0), IS_OBJECT(1 / 0), IS_PRIMITIVE(0 / 0), 0 / 0 = 0 / 0]", json!([[true, false, true, null]]))]
+#[case("SELECT VALUE EXISTS(SELECT VALUE 1 / 0)", json!([true]))]
+#[case("SELECT VALUE p.id FROM p WHERE IS_FINITE_NUMBER(LOG(p.price - 15)) = false", json!(["p3"]))]
+fn non_finite_numbers_compute_and_compare(#[case] query: &str, #[case] expected: Value) {
+    assert_eq!(Value::from(run(query, &products())), expected, "{query}");
+}
+
+#[rstest]
+#[case("SELECT VALUE 7 / 0")]
+#[case("SELECT {quotient: 7 / 0} AS r")]
+#[case("SELECT VALUE [1, SQRT(-1)]")]
+#[case("SELECT p.id, LOG(p.price - 15) AS l FROM p")]
+#[case("SELECT VALUE ARRAY(SELECT VALUE 1 / 0)")]
+fn a_result_holding_nan_or_an_infinity_is_refused(#[case] query: &str) {
+    let error = PreparedQuery::prepare(&QueryBody {
+        query: query.into(),
+        parameters: vec![],
+    })
+    .unwrap()
+    .run_values(products().into_iter())
+    .unwrap_err();
+    assert_eq!(
+        (error.status.as_u16(), error.substatus),
+        (400, Some(4001)),
+        "{query}"
+    );
+    assert!(
+        error.message.contains("cannot be represented in JSON"),
+        "{query}"
+    );
+}

@@ -41,6 +41,17 @@ fn to_string(args: &[Option<Value>]) -> Option<Value> {
     (args.len() == 1).then_some(())?;
     match arg(args, 0)? {
         Value::String(s) => Some(Value::String(s.clone())),
+        // A computed NaN or infinity, written as JavaScript writes it.
+        other if super::super::number::is_non_finite(other) => {
+            let n = super::super::number::read(other)?;
+            Some(Value::from(if n.is_nan() {
+                "NaN"
+            } else if n > 0.0 {
+                "Infinity"
+            } else {
+                "-Infinity"
+            }))
+        }
         other => {
             let text = other.to_string();
             charge(text.len())?;
@@ -137,6 +148,8 @@ mod tests {
     #[case("TOSTRING", json!([[1, "a"]]), Some(json!("[1,\"a\"]")))]
     #[case("TOSTRING", json!([{"a": 1}]), Some(json!("{\"a\":1}")))]
     #[case("TOSTRING", json!([U]), None)]
+    #[case("TOSTRING", json!([crate::query::number::to_value(f64::NEG_INFINITY)]), Some(json!("-Infinity")))]
+    #[case("TOSTRING", json!([crate::query::number::to_value(f64::NAN)]), Some(json!("NaN")))]
     #[case("TOSTRING", json!([1, 2]), None)]
     #[allow(clippy::approx_constant)] // "3.14" is the documented row, not π.
     fn conversions(#[case] name: &str, #[case] args: Value, #[case] expected: Option<Value>) {

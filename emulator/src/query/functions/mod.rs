@@ -88,8 +88,9 @@ fn string(args: &[Option<Value>], i: usize) -> Option<&str> {
     arg(args, i)?.as_str()
 }
 
+/// A number argument, a computed NaN or infinity included.
 fn num(args: &[Option<Value>], i: usize) -> Option<f64> {
-    arg(args, i)?.as_f64()
+    super::number::read(arg(args, i)?)
 }
 
 fn array(args: &[Option<Value>], i: usize) -> Option<&Vec<Value>> {
@@ -121,10 +122,11 @@ fn integer_part(n: f64) -> i64 {
     n.trunc() as i64
 }
 
-/// A number for JSON: integral values as integers, and `undefined` for
-/// NaN and the infinities, which JSON cannot hold.
+/// A number result: integral values as integers; NaN and the infinities
+/// as the engine's marker (`SQRT(-1)` is NaN, which `IS_FINITE_NUMBER`
+/// tells; a query that returns one is refused, see `number.rs`).
 fn finite(n: f64) -> Option<Value> {
-    n.is_finite().then(|| super::eval::number(n))
+    Some(super::number::to_value(n))
 }
 
 #[cfg(test)]

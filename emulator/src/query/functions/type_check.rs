@@ -5,22 +5,27 @@
 
 use serde_json::Value;
 
+use super::super::number;
 use super::{arg, Function};
 
 pub const FUNCTIONS: &[(&str, Function)] = &[
     ("IS_ARRAY", |a| is(a, Value::is_array)),
     ("IS_BOOL", |a| is(a, Value::is_boolean)),
     ("IS_DEFINED", |a| Some(Value::Bool(arg(a, 0).is_some()))),
-    // JSON holds finite numbers only (NaN and the infinities are undefined).
+    // A computed NaN or infinity is a number, but not a finite one.
     ("IS_FINITE_NUMBER", |a| {
-        is(a, |v| v.as_f64().is_some_and(f64::is_finite))
+        is(a, |v| number::read(v).is_some_and(f64::is_finite))
     }),
     ("IS_INTEGER", |a| is(a, is_integer)),
     ("IS_NULL", |a| is(a, Value::is_null)),
-    ("IS_NUMBER", |a| is(a, Value::is_number)),
-    ("IS_OBJECT", |a| is(a, Value::is_object)),
+    ("IS_NUMBER", |a| is(a, number::is_number)),
+    ("IS_OBJECT", |a| {
+        is(a, |v| v.is_object() && !number::is_non_finite(v))
+    }),
     ("IS_PRIMITIVE", |a| {
-        is(a, |v| !v.is_array() && !v.is_object())
+        is(a, |v| {
+            !v.is_array() && (!v.is_object() || number::is_non_finite(v))
+        })
     }),
     ("IS_STRING", |a| is(a, Value::is_string)),
 ];
