@@ -380,12 +380,26 @@ fn expr() -> impl Strategy<Value = String> {
     leaf.prop_recursive(6, 48, 4, |inner| {
         let op = prop::sample::select(vec![
             "+", "-", "*", "/", "%", "||", "??", "=", "!=", "<>", "<", "<=", ">", ">=", "AND", "OR",
+            "&", "|", "^", "<<", ">>", ">>>",
         ]);
         prop_oneof![
             (inner.clone(), op, inner.clone()).prop_map(|(a, op, b)| format!("{a} {op} {b}")),
             inner.clone().prop_map(|a| format!("({a})")),
             inner.clone().prop_map(|a| format!("NOT {a}")),
             inner.clone().prop_map(|a| format!("-{a}")),
+            inner.clone().prop_map(|a| format!("~{a}")),
+            // Subqueries, correlated over the item's array `a`.
+            (
+                prop::sample::select(vec!["EXISTS", "ARRAY", ""]),
+                inner.clone(),
+                inner.clone()
+            )
+                .prop_map(|(kind, v, w)| format!(
+                    "{kind}(SELECT VALUE {v} FROM x IN c.a WHERE {w})"
+                )),
+            inner
+                .clone()
+                .prop_map(|w| format!("(SELECT VALUE COUNT(1) FROM x IN c.a WHERE {w})")),
             (
                 prop::sample::select(FUNCTIONS.to_vec()),
                 prop::collection::vec(inner.clone(), 0..4)
@@ -452,6 +466,9 @@ fn select() -> impl Strategy<Value = String> {
             " FROM c JOIN t IN c.a JOIN u IN t.k",
             " FROM t IN c.a",
             " FROM c.o t",
+            " FROM (SELECT VALUE c FROM c WHERE c.n > 0) c",
+            " FROM c JOIN t IN (SELECT VALUE [c.n, c.s])",
+            " FROM c JOIN (SELECT VALUE x FROM x IN c.a WHERE x > 1) t",
         ]),
         proptest::option::of(expr()),
         proptest::option::of((expr(), any::<bool>())),
