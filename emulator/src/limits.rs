@@ -37,7 +37,7 @@ pub const MAX_QUERY_TEXT_BYTES: usize = 512 * 1024;
 /// JOINs in one query (SQL query limits).
 pub const MAX_JOINS: usize = 10;
 
-/// The emulator's own bound on the rows JOINs make in one query (their
+/// The emulator's own bound on the rows JOINs make of one item (their
 /// product grows fast: ten JOINs over arrays of ten make 10^10).
 pub const MAX_JOIN_ROWS: usize = 1_000_000;
 

@@ -379,8 +379,8 @@ fn expr() -> impl Strategy<Value = String> {
     let leaf = prop_oneof![literal(), path()];
     leaf.prop_recursive(6, 48, 4, |inner| {
         let op = prop::sample::select(vec![
-            "+", "-", "*", "/", "%", "||", "??", "=", "!=", "<>", "<", "<=", ">", ">=", "AND", "OR",
-            "&", "|", "^", "<<", ">>", ">>>",
+            "+", "-", "*", "/", "%", "||", "??", "=", "!=", "<>", "<", "<=", ">", ">=", "AND",
+            "OR", "&", "|", "^", "<<", ">>", ">>>",
         ]);
         prop_oneof![
             (inner.clone(), op, inner.clone()).prop_map(|(a, op, b)| format!("{a} {op} {b}")),
