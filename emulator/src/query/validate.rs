@@ -51,6 +51,17 @@ pub(super) fn validate(
         eval::check_functions(e, false)?;
         all.push(e);
     }
+    // Documented: GROUP BY takes no subquery (nor an aggregate, refused above).
+    if select
+        .group_by
+        .iter()
+        .any(|e| !eval::subqueries(e).is_empty())
+    {
+        return Err(ApiError::bad_request(format!(
+            "GROUP BY does not accept subqueries: group by a path or an expression of the item. Query: {}",
+            truncated(text)
+        )));
+    }
     let names: Vec<String> = outer.iter().chain(select.aliases()).cloned().collect();
     let aggregating = projected.iter().any(|e| eval::contains_aggregate(e));
     if aggregating || !select.group_by.is_empty() {
