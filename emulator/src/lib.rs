@@ -65,6 +65,8 @@ pub struct Config {
     pub tls: bool,
     /// Where to write the certificate clients should trust (with `tls`).
     pub cert_out: Option<std::path::PathBuf>,
+    /// How long change log entries are kept, emulator-clock seconds.
+    pub change_feed_retention: i64,
 }
 
 impl Default for Config {
@@ -77,6 +79,7 @@ impl Default for Config {
             background_purge: true,
             tls: false,
             cert_out: None,
+            change_feed_retention: store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
         }
     }
 }
@@ -121,7 +124,10 @@ impl Server {
             None
         };
         let state = AppState {
-            store: Arc::new(Store::new(Clock::new(config.clock))),
+            store: Arc::new(
+                Store::new(Clock::new(config.clock))
+                    .with_change_feed_retention(config.change_feed_retention),
+            ),
             key: Arc::new(key),
             scheme: if config.tls { "https" } else { "http" },
             certificate: certificates
