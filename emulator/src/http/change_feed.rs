@@ -110,8 +110,10 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
                     ApiError::bad_request(format!(
                         "The continuation asks for changes from LSN {} on, but this container's \
                          change log now starts after LSN {oldest}: changes older than the \
-                         retention (--change-feed-retention) are gone. Start again from now.",
-                        after + 1
+                         retention (--change-feed-retention), or past the log's bound of {} MB \
+                         of versions, are gone. Start again from now.",
+                        after + 1,
+                        crate::limits::MAX_CHANGE_LOG_BYTES / (1024 * 1024)
                     ))
                 })?;
                 let changes = log

@@ -19,14 +19,16 @@
 //! entry costs a few dozen bytes while its version is the live one; an
 //! older version stays in memory as long as its entry is retained. Entries
 //! older than the retention (in emulator-clock seconds) are dropped as new
-//! ones arrive and when the feed is read; reading from before the retained
-//! start is refused.
+//! ones arrive, and so are the oldest once the entries' JSON passes
+//! [`MAX_CHANGE_LOG_BYTES`] (a busy container cannot hold an hour of
+//! versions in memory); reading from before the retained start is refused.
 
 use std::collections::VecDeque;
 
 use bytes::Bytes;
 
 use super::ItemKey;
+pub use crate::limits::MAX_CHANGE_LOG_BYTES;
 
 /// The retention when `--change-feed-retention` is not given: an hour of
 /// emulator-clock time.
@@ -68,6 +70,9 @@ pub struct ChangeLog {
     /// The LSN of the newest entry ever dropped (0: none): a reader that
     /// continues from before it has missed changes.
     dropped_through: u64,
+    /// The JSON bytes the retained entries reference (shared or not).
+    bytes: usize,
+    max_bytes: usize,
 }
 
 impl ChangeLog {
@@ -77,6 +82,8 @@ impl ChangeLog {
             last_lsn: 0,
             retention,
             dropped_through: 0,
+            bytes: 0,
+            max_bytes: MAX_CHANGE_LOG_BYTES,
         }
     }
 
@@ -94,18 +101,24 @@ impl ChangeLog {
     /// Appends a change logged at `crts` under `lsn` (from
     /// [`Self::next_lsn`]), dropping what has outlived the retention.
     pub fn append(&mut self, change: Change) {
-        self.expire(change.crts);
+        self.bytes += change.body.len();
         self.entries.push_back(change);
+        self.expire_at(self.entries.back().map_or(0, |c| c.crts));
     }
 
     /// Drops the entries older than the retention at `now`.
     pub fn expire(&mut self, now: i64) {
+        self.expire_at(now);
+    }
+
+    fn expire_at(&mut self, now: i64) {
         let oldest_kept = now.saturating_sub(self.retention);
         while let Some(front) = self.entries.front() {
-            if front.crts >= oldest_kept {
+            if front.crts >= oldest_kept && self.bytes <= self.max_bytes {
                 break;
             }
             self.dropped_through = front.lsn;
+            self.bytes -= front.body.len();
             self.entries.pop_front();
         }
     }
@@ -157,6 +170,27 @@ mod tests {
         assert_eq!(ids, ["b", "c"]);
         assert_eq!(log.after(3).unwrap().count(), 0);
         assert_eq!(log.last_lsn(), 3);
+    }
+
+    #[test]
+    fn the_oldest_entries_go_once_their_json_passes_the_bound() {
+        let mut log = ChangeLog::new(1000);
+        log.max_bytes = 10;
+        for id in ["a", "b", "c"] {
+            let lsn = log.next_lsn();
+            log.append(Change {
+                lsn,
+                crts: 1,
+                key: ItemKey::new("[\"p\"]", id),
+                kind: ChangeKind::Create,
+                body: Bytes::from_static(b"{\"x\":1}"),
+                previous_lsn: None,
+            });
+        }
+        // 7 bytes each: only the last fits 10.
+        let ids: Vec<&str> = log.after(2).unwrap().map(|c| c.key.id()).collect();
+        assert_eq!(ids, ["c"]);
+        assert_eq!(log.after(1).err(), Some(2));
     }
 
     #[test]
