@@ -7,10 +7,10 @@ use serde::Serialize;
 
 use crate::checks::{Check, Ratio};
 use crate::load::Throughput;
+use crate::measure::change_feed::ChangeFeedRead;
 use crate::measure::conformance::Conformance;
 use crate::measure::dataset::Memory;
 use crate::measure::purge::Purge;
-use crate::measure::change_feed::ChangeFeedRead;
 use crate::measure::query::QueryLatency;
 use crate::measure::startup::Startup;
 use crate::run::Settings;

@@ -11,10 +11,8 @@
 
 pub mod auth;
 pub mod clock;
-pub mod error;
-// Not called yet: the EPK-scoped change feed (issue 11) is its first user.
-#[allow(dead_code)]
 mod epk;
+pub mod error;
 mod http;
 mod json;
 pub mod limits;

@@ -128,6 +128,44 @@ fn latest_version_from_now_pages_and_scopes() {
     assert_eq!(ids(&late), ["x"]);
 }
 
+/// A feed scoped to a range of effective partition keys, as the Python SDK
+/// scopes one to a partition key: the EPK of "a" is
+/// 3A5381E1114EB8D3FCC90795045B49B7 (computed by the official Python SDK,
+/// see `epk.rs`), of "" 32E9366E637A71B4E710384B2F4970A0.
+#[test]
+fn latest_version_scoped_to_an_epk_range() {
+    let c = TestClient::with_container(None);
+    for pk in ["a", ""] {
+        assert_eq!(
+            c.create_item(&json!({"id": format!("in-{pk}"), "pk": pk}))
+                .status,
+            201
+        );
+    }
+    let epk = |start: &str, end: &str| {
+        ids(&read(
+            &c,
+            &[
+                LATEST,
+                ("x-ms-documentdb-partitionkeyrangeid", "0"),
+                ("x-ms-start-epk", start),
+                ("x-ms-end-epk", end),
+            ],
+            None,
+        ))
+    };
+    // Exactly the key of "a": [epk, epk + 1).
+    assert_eq!(
+        epk(
+            "3A5381E1114EB8D3FCC90795045B49B7",
+            "3A5381E1114EB8D3FCC90795045B49B8"
+        ),
+        ["in-a"]
+    );
+    assert_eq!(epk("30", "3A"), ["in-"]);
+    assert_eq!(epk("", "FF"), ["in-a", "in-"]);
+}
+
 /// Deletes and expired items never appear in the latest-version feed.
 #[test]
 fn latest_version_never_shows_deletes_or_expired_items() {

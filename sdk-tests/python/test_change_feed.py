@@ -50,6 +50,13 @@ def test_latest_version_from_a_point_in_time_and_for_one_partition_key(database,
     assert ids(c.query_items_change_feed(start_time=since)) == ["late", "other"]
     assert ids(c.query_items_change_feed(start_time="Beginning", partition_key="q")) == ["other"]
     assert ids(c.query_items_change_feed(start_time="Beginning", partition_key="p")) == ["early", "late"]
+    # Feed ranges: the container's one range, and the range of one key.
+    ranges = list(c.read_feed_ranges())
+    assert len(ranges) == 1
+    assert ids(c.query_items_change_feed(feed_range=ranges[0], start_time="Beginning")) == [
+        "early", "late", "other"]
+    key_range = c.feed_range_from_partition_key("q")
+    assert ids(c.query_items_change_feed(feed_range=key_range, start_time="Beginning")) == ["other"]
 
 
 def test_deletes_and_expired_items_never_appear_in_latest_version(database, clock):

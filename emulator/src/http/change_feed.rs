@@ -12,7 +12,10 @@
 //! now (`If-None-Match: *`), a continuation (`If-None-Match: <etag>`, the
 //! `etag` of the previous answer: an LSN) or a point in time
 //! (`If-Modified-Since`, latest version only). Every answer carries `etag`;
-//! an answer with nothing new is 304 with an empty body.
+//! an answer with nothing new is 304 with an empty body. A feed is scoped to
+//! a partition key by `x-ms-documentdb-partitionkey`, or to a range of
+//! effective partition keys by `x-ms-start-epk`/`x-ms-end-epk` (as the
+//! Python SDK sends a partition key or a feed range).
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -89,9 +92,24 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
     }
     let limit = PageLimit::from_header(headers.max_item_count())?;
     let partition = headers.partition_key();
+    // The SDKs scope a feed to a partition key (or a feed range) as a range
+    // of effective partition keys, beside the range id.
+    let epk_range = match (headers.text("x-ms-start-epk"), headers.text("x-ms-end-epk")) {
+        (Some(start), Some(end)) if !(start.is_empty() && end.eq_ignore_ascii_case("FF")) => {
+            Some((start.to_string(), end.to_string()))
+        }
+        _ => None,
+    };
     state.store.with_container(db, coll, |c, now| {
         let scope = Store::partition_scope(c, partition)?;
-        let in_scope = |pk: &str| scope.as_deref().is_none_or(|s| s == pk);
+        let in_scope = |pk: &str| {
+            scope.as_deref().is_none_or(|s| s == pk)
+                && epk_range.as_ref().is_none_or(|(start, end)| {
+                    let components = serde_json::from_str(pk).unwrap_or_default();
+                    let epk = crate::epk::effective_partition_key(c.partition_key(), &components);
+                    crate::epk::in_range(&epk, start, end)
+                })
+        };
         let after = match start {
             Start::Beginning => 0,
             Start::Now => c.log().last_lsn(),
