@@ -242,3 +242,140 @@ async fn wrong_key_is_refused() {
         "{error}"
     );
 }
+
+/// Waits for the purge of everything due (`POST /_emulator/purge`).
+async fn purge(emulator: &Emulator) {
+    let key = cosmos_emulator::auth::MasterKey::from_base64(emulator.key()).unwrap();
+    let date = httpdate::fmt_http_date(std::time::SystemTime::now());
+    let auth = cosmos_emulator::auth::authorization_header(
+        &key,
+        &cosmos_emulator::auth::payload("POST", "", "", &date, ""),
+    );
+    let reply = reqwest::Client::new()
+        .post(format!("{}/_emulator/purge", emulator.endpoint()))
+        .header("x-ms-date", date)
+        .header("authorization", auth)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status().as_u16(), 200);
+}
+
+/// The change feed through the SDK's `query_change_feed` (issue 11): the
+/// latest version from the beginning, and all versions and deletes from a
+/// checkpoint taken at "now", with a TTL expiration as one delete.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn change_feed_with_a_ttl_delete() {
+    use azure_data_cosmos::options::{ChangeFeedMode, ChangeFeedOptions, ChangeFeedStartFrom};
+    use futures::StreamExt;
+
+    let emulator = start_emulator();
+    let client = client(&emulator, emulator.key()).await.expect("client");
+    let items = container(&client, TimeToLive::Seconds(10)).await;
+
+    // All versions and deletes: a checkpoint at "now", before any change.
+    let avad = || ChangeFeedOptions::default().with_mode(ChangeFeedMode::AllVersionsAndDeletes);
+    let mut start = items
+        .query_change_feed::<serde_json::Value>(
+            FeedScope::full_container(),
+            ChangeFeedStartFrom::Now,
+            Some(avad()),
+        )
+        .await
+        .expect("change feed from now");
+    // The feed is endless: read until a page brings nothing new.
+    let first = tokio::time::timeout(std::time::Duration::from_secs(10), start.next())
+        .await
+        .expect("a first page within 10 s");
+    assert!(first.expect("a page").expect("a page").items().is_empty());
+    let checkpoint = start.to_continuation_token().expect("a checkpoint");
+
+    items
+        .create_item("c", "a", &order("a", "c", 1.0, None), None)
+        .await
+        .unwrap();
+    items
+        .upsert_item("c", "a", &order("a", "c", 2.0, None), None)
+        .await
+        .unwrap();
+    items
+        .create_item("c", "kept", &order("kept", "c", 1.0, Some(-1)), None)
+        .await
+        .unwrap();
+
+    // Latest version from the beginning: each live item once, latest version.
+    let mut latest = items
+        .query_change_feed::<Order>(
+            FeedScope::full_container(),
+            ChangeFeedStartFrom::Beginning,
+            None,
+        )
+        .await
+        .expect("change feed from the beginning");
+    let mut seen = Vec::new();
+    loop {
+        let page = tokio::time::timeout(std::time::Duration::from_secs(10), latest.next())
+            .await
+            .expect("a page within 10 s")
+            .expect("a page")
+            .expect("a page");
+        if page.items().is_empty() {
+            break;
+        }
+        for item in page.items() {
+            let order = item.current().expect("a current version");
+            seen.push((order.id.clone(), order.total));
+        }
+    }
+    assert_eq!(
+        seen,
+        vec![("a".to_string(), 2.0), ("kept".to_string(), 1.0)]
+    );
+
+    advance(&emulator, 11).await;
+    purge(&emulator).await;
+
+    let mut changes = items
+        .query_change_feed::<serde_json::Value>(
+            FeedScope::full_container(),
+            ChangeFeedStartFrom::Now,
+            Some(avad().with_continuation_token(checkpoint)),
+        )
+        .await
+        .expect("change feed from the checkpoint");
+    let mut summary = Vec::new();
+    loop {
+        let page = tokio::time::timeout(std::time::Duration::from_secs(10), changes.next())
+            .await
+            .expect("a page within 10 s")
+            .expect("a page")
+            .expect("a page");
+        if page.items().is_empty() {
+            break;
+        }
+        for item in page.items() {
+            let metadata = item.metadata().expect("metadata");
+            let id = item
+                .current()
+                .and_then(|c| c["id"].as_str().map(String::from))
+                .or_else(|| metadata.id().map(String::from))
+                .unwrap_or_default();
+            summary.push((
+                format!("{:?}", item.operation_type().expect("an operation")),
+                id,
+                metadata.time_to_live_expired().unwrap_or(false),
+            ));
+        }
+    }
+    let expected: Vec<(String, String, bool)> = [
+        ("Create", "a", false),
+        ("Replace", "a", false),
+        ("Create", "kept", false),
+        ("Delete", "a", true),
+    ]
+    .iter()
+    .map(|(op, id, ttl)| (op.to_string(), id.to_string(), *ttl))
+    .collect();
+    assert_eq!(summary, expected);
+}
