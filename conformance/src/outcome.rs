@@ -105,7 +105,7 @@ pub fn expected_token(expect: &Expect, matching: Option<&Map<String, Value>>) ->
             None => "visible".to_string(),
         },
         Expect::Absent => "absent".to_string(),
-        Expect::Rows(rows) => render_rows(rows),
+        Expect::Rows(rows) | Expect::Changes(rows) => render_rows(rows),
     }
 }
 
@@ -133,7 +133,7 @@ pub fn ttl_part(label: &str, expected: &str, token: &str) -> String {
     }
 }
 
-fn render_rows(rows: &[String]) -> String {
+pub(crate) fn render_rows(rows: &[String]) -> String {
     format!("[{}]", rows.join(", "))
 }
 
