@@ -138,7 +138,7 @@ pub async fn read(
         }
         let arrived: BTreeSet<&str> = documents
             .iter()
-            .filter(|d| is_ttl_delete(d))
+            .filter(is_ttl_delete)
             .filter_map(change_id)
             .collect();
         let elapsed = started.elapsed();
@@ -333,22 +333,35 @@ async fn drain(
     )))
 }
 
+/// What a refused answer was, for a skip reason: stable text (the status,
+/// the error's code and the start of its message), never a body that holds
+/// ids or times.
 fn answered(response: &Response, note: &str) -> String {
-    let mut text = match response.error() {
-        Some((code, message)) => format!("{} {code}: {message}", response.status),
-        None => format!("{}: {}", response.status, excerpt(&response.body)),
-    };
     if response.etag.is_none() && matches!(response.status, 200 | 304) {
-        text.push_str(&format!(
-            " (no etag header{})",
-            if note.is_empty() {
-                String::new()
-            } else {
-                format!(": {note}")
-            }
-        ));
+        return format!("{} without an etag header ({note})", response.status);
     }
-    text
+    match response.error() {
+        Some((code, message)) => {
+            // The service's messages go on with ActivityId and the like.
+            let first = message
+                .split(['\r', '\n'])
+                .next()
+                .unwrap_or("")
+                .split("ActivityId")
+                .next()
+                .unwrap_or("")
+                .trim()
+                .trim_end_matches([',', ';']);
+            let first: String = first.chars().take(160).collect();
+            if first.is_empty() {
+                format!("{} {code}", response.status)
+            } else {
+                format!("{} {code}: {first}", response.status)
+            }
+        }
+        None if response.status == 200 => "200 without a Documents array".to_string(),
+        None => format!("{} (no error code)", response.status),
+    }
 }
 
 fn metadata(doc: &Value) -> Option<&serde_json::Map<String, Value>> {
