@@ -87,6 +87,8 @@ pub enum FeedOutcome {
 struct Refusal {
     observed: Observed,
     why: String,
+    /// The answer shows the target lacks the mode, whichever read it is.
+    skip: bool,
 }
 
 /// One change feed step: optionally wait for the purge, read every page
@@ -109,6 +111,18 @@ pub async fn read(
             Err(reason) => return Ok(FeedOutcome::Unsupported(reason)),
         }
     }
+    if probe && mode == FeedMode::AllVersions {
+        // The mode starts only from now or a continuation: a target that
+        // serves a start from the beginning ignores it.
+        let response = client.send(request(collection_link, changes, None)).await?;
+        if response.status < 400 {
+            return Ok(FeedOutcome::Unsupported(format!(
+                "the target has no all-versions-and-deletes change feed: GET docs with A-IM: {} from the beginning, which the mode refuses (400), answered {}: a feed that ignores A-IM",
+                a_im(mode),
+                response.status
+            )));
+        }
+    }
     let awaited: BTreeSet<&str> = expected
         .iter()
         .filter_map(|e| ttl_delete_bound(e).map(|(id, _)| id))
@@ -128,7 +142,7 @@ pub async fn read(
                 state.cursors.insert(mode, etag.clone());
                 start = Some(etag);
             }
-            Err(refusal) if first => {
+            Err(refusal) if first || refusal.skip => {
                 return Ok(FeedOutcome::Unsupported(refusal.why));
             }
             Err(refusal) => return Ok(FeedOutcome::Observed(refusal.observed)),
@@ -260,6 +274,7 @@ async fn drain(
             }
         ),
         observed,
+        skip: false,
     };
     let mut documents = Vec::new();
     let mut if_none_match = start;
@@ -297,24 +312,34 @@ async fn drain(
             };
             return Ok(Err(refuse(observed, answered(&response, ""))));
         };
-        if first {
-            let foreign = match mode {
-                // Nothing is newer than now: a start from now answers 304.
-                FeedMode::AllVersions => {
-                    Some("200 where a start from now answers 304: a feed that ignores A-IM")
-                }
-                FeedMode::LatestVersion => page
-                    .iter()
-                    .any(|d| d.get("_lsn").is_none())
-                    .then_some("items without _lsn: a feed that ignores A-IM"),
-            };
-            if let Some(foreign) = foreign {
-                let observed = Observed {
-                    token: format!("200 ({foreign})"),
-                    detail: Some(format!("body: {}", excerpt(&response.body))),
-                };
-                return Ok(Err(refuse(observed, format!("200 ({foreign})"))));
+        // The shape of a page tells the mode: a target that answers another
+        // shape ignores A-IM, whichever read of the case it is.
+        let foreign = match mode {
+            // Nothing is newer than now: a start from now answers 304.
+            FeedMode::AllVersions if first => {
+                Some("200 where a start from now answers 304: a feed that ignores A-IM")
             }
+            FeedMode::AllVersions => page
+                .iter()
+                .any(|d| {
+                    metadata(d)
+                        .and_then(|m| m.get("operationType"))
+                        .is_none()
+                })
+                .then_some("items that are not changes (no metadata.operationType): a feed that ignores A-IM"),
+            FeedMode::LatestVersion => page
+                .iter()
+                .any(|d| d.get("_lsn").is_none())
+                .then_some("items without _lsn: a feed that ignores A-IM"),
+        };
+        if let Some(foreign) = foreign {
+            let observed = Observed {
+                token: format!("200 ({foreign})"),
+                detail: Some(format!("body: {}", excerpt(&response.body))),
+            };
+            let mut refusal = refuse(observed, format!("200 ({foreign})"));
+            refusal.skip = true;
+            return Ok(Err(refusal));
         }
         let empty = page.is_empty();
         documents.extend(page);
