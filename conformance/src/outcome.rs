@@ -339,6 +339,21 @@ impl CaseRun {
             .collect()
     }
 
+    /// What the change feed steps that waited for the purge say about it,
+    /// e.g. `@2500 changes all-versions after purge: waited 41.0 s for the
+    /// TTL deletes of a, b (bound 300 s)`.
+    pub fn waits(&self) -> Vec<String> {
+        self.steps
+            .iter()
+            .filter(|s| s.label.ends_with(" after purge"))
+            .filter_map(|s| {
+                s.detail
+                    .as_ref()
+                    .map(|d| format!("@{} {}: {d}", s.at, s.label))
+            })
+            .collect()
+    }
+
     /// Whether every step got an answer: no setup failure, no step left
     /// unanswered or not run. Only such a case can be an expected failure.
     pub fn ran_fully(&self) -> bool {

@@ -39,6 +39,9 @@ struct Flaws {
     /// `A-IM: Full-Fidelity Feed` answers like the latest-version feed
     /// (304 from now, then plain items), as @vercel/cosmosdb-server does.
     plain_all_versions: bool,
+    /// No test clock: time is the system's, and items are purged in the
+    /// background, two seconds after they expire.
+    wall: bool,
 }
 
 #[derive(Clone)]
@@ -163,6 +166,25 @@ impl Respond for Fake {
         let body: Map<String, Value> = request.body_json().unwrap_or_default();
         let mut state = self.state.lock().unwrap();
         let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+        if flaws.wall {
+            state.now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs() as i64;
+            let now = state.now;
+            let due: Vec<String> = state
+                .items
+                .iter()
+                .filter(|(p, i)| state.expiry(p, i).is_some_and(|at| at + 2 <= now))
+                .map(|(p, _)| p.clone())
+                .collect();
+            for p in due {
+                state.delete(&p, Some(true), now);
+            }
+            if segments.first() == Some(&"_emulator") {
+                return error(404, "NotFound");
+            }
+        }
         match (method, segments.as_slice()) {
             ("GET", [""]) => ResponseTemplate::new(200).set_body_json(json!({"id": "fake"})),
             ("GET", ["_emulator", "clock"]) => {
@@ -328,6 +350,10 @@ fn feed(state: &mut State, flaws: Flaws, request: &Request, container: &str) -> 
 }
 
 async fn run_against(flaws: Flaws) -> Report {
+    run_at_scale(flaws, 0.01).await
+}
+
+async fn run_at_scale(flaws: Flaws, time_scale: f64) -> Report {
     let server = MockServer::start().await;
     Mock::given(any())
         .respond_with(Fake {
@@ -349,7 +375,10 @@ async fn run_against(flaws: Flaws) -> Report {
         "CF.latest-after-purge",
         "CF.latest-version-only",
     ]);
-    common::run(&config(&server.uri()), &cases, Duration::from_secs(60)).await
+    let mut config = config(&server.uri());
+    config.time_scale = time_scale;
+    config.purge_wait = Duration::from_secs(10);
+    common::run(&config, &cases, Duration::from_secs(60)).await
 }
 
 fn summary(report: &Report) -> Vec<(String, Status)> {
@@ -518,4 +547,44 @@ async fn a_latest_version_feed_with_every_version_fails() {
         Status::Failed,
         "expected [b], observed [a, b]",
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_the_wall_clock_a_purge_step_polls_until_its_ttl_deletes_arrive() {
+    // 0.004 s a fixture second: CF.ttl-delete lasts 16 s. Steps closer than
+    // 1.5 s to an expiry instant make some cases unobservable (skipped).
+    let report = run_at_scale(
+        Flaws {
+            wall: true,
+            ..Flaws::default()
+        },
+        0.004,
+    )
+    .await;
+    assert!(
+        report.target.clock.starts_with("wall"),
+        "{}",
+        report.target.clock
+    );
+    for id in [
+        "CF.ttl-delete",
+        "CF.never-expires",
+        "CF.latest-after-purge",
+        "CF.latest-version-only",
+    ] {
+        assert_case(&report, id, Status::Passed, "");
+    }
+    let waits = common::case(&report, "CF.ttl-delete").waits.join("\n");
+    assert!(
+        waits.contains("@2500 changes all-versions after purge: waited")
+            && waits.contains("for the TTL deletes of a, b (bound 10 s)"),
+        "{waits}"
+    );
+    assert_case(
+        &report,
+        "CF.rescued-by-disable",
+        Status::Skipped,
+        "on the wall clock",
+    );
+    assert!(!report.failed(), "{:?}", summary(&report));
 }
