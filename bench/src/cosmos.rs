@@ -98,6 +98,34 @@ impl Signer {
         )
     }
 
+    /// A page of the latest-version change feed, from the beginning or
+    /// after `etag`.
+    pub fn change_feed(
+        &self,
+        db: &str,
+        coll: &str,
+        etag: Option<&str>,
+        page: &str,
+    ) -> Request<Body> {
+        let link = format!("dbs/{db}/colls/{coll}");
+        let mut headers = vec![
+            ("a-im", "Incremental Feed"),
+            ("x-ms-documentdb-partitionkeyrangeid", "0"),
+            ("x-ms-max-item-count", page),
+        ];
+        if let Some(etag) = etag {
+            headers.push(("if-none-match", etag));
+        }
+        self.signed(
+            Method::GET,
+            &format!("/{link}/docs"),
+            "docs",
+            &link,
+            &headers,
+            Bytes::new(),
+        )
+    }
+
     pub fn read_item(&self, db: &str, coll: &str, id: &str, pk_header: &str) -> Request<Body> {
         let link = format!("dbs/{db}/colls/{coll}/docs/{id}");
         self.signed(

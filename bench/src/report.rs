@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::checks::{Check, Ratio};
 use crate::load::Throughput;
+use crate::measure::change_feed::ChangeFeedRead;
 use crate::measure::conformance::Conformance;
 use crate::measure::dataset::Memory;
 use crate::measure::purge::Purge;
@@ -46,6 +47,8 @@ pub struct TargetResults {
     pub reads: Vec<Throughput>,
     pub writes: Vec<Throughput>,
     pub queries: Vec<QueryLatency>,
+    /// The latest-version change feed read from the beginning, per size.
+    pub change_feed: Vec<ChangeFeedRead>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -241,6 +244,22 @@ impl Results {
                     p50,
                     p99,
                     q.error.as_deref().unwrap_or("")
+                );
+            }
+        }
+
+        md.push_str("\n## Change feed (latest version, from the beginning, pages of 1,000)\n\n| target | items | pages | seconds | items/s | note |\n|---|---:|---:|---:|---:|---|\n");
+        for t in &self.targets {
+            for f in &t.change_feed {
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {:.3} | {} | {} |",
+                    t.name,
+                    count(f.items as f64),
+                    f.pages,
+                    f.seconds,
+                    count(f.items_per_second),
+                    f.error.as_deref().unwrap_or("")
                 );
             }
         }

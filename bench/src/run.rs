@@ -10,6 +10,7 @@ use crate::checks;
 use crate::connection::Endpoint;
 use crate::cosmos::Signer;
 use crate::load::{throughput, Window};
+use crate::measure::change_feed;
 use crate::measure::conformance;
 use crate::measure::dataset::{self, Memory, DATABASE};
 use crate::measure::purge::{self, PurgeSettings};
@@ -360,5 +361,19 @@ async fn measure_queries(
                 .unwrap_or_default()
         ));
         out.queries.push(q);
+    }
+    if out.name == "emulator" {
+        let feed = change_feed::measure(endpoint, signer, CONTAINER, items).await;
+        progress(format_args!(
+            "  {} items, change feed from the beginning: {:.3} s, {} items/s{}",
+            count(items as f64),
+            feed.seconds,
+            count(feed.items_per_second),
+            feed.error
+                .as_deref()
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default()
+        ));
+        out.change_feed.push(feed);
     }
 }

@@ -87,6 +87,7 @@ impl ApiError {
             StatusCode::NOT_FOUND => "NotFound",
             StatusCode::METHOD_NOT_ALLOWED => "MethodNotAllowed",
             StatusCode::CONFLICT => "Conflict",
+            StatusCode::GONE => "Gone",
             StatusCode::PRECONDITION_FAILED => "PreconditionFailed",
             StatusCode::PAYLOAD_TOO_LARGE => "RequestEntityTooLarge",
             StatusCode::UNSUPPORTED_MEDIA_TYPE => "UnsupportedMediaType",

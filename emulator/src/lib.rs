@@ -4,12 +4,14 @@
 //! Start it in-process with [`Emulator::start`] (tests, tools) or as the
 //! `cosmos-emulator` binary. The modules, one concept each:
 //! `ttl` (the TTL rules), `store` (data and the expiry index), `purge` (the
-//! background deletion), `query` (the SQL dialect), `patch`, `http` (routes
-//! and handlers), `auth` (master-key signatures), `error` (the wire format of
-//! failures), `clock` (the one source of time).
+//! background deletion), `query` (the SQL dialect), `patch`, `epk`
+//! (effective partition keys), `http` (routes and handlers), `auth`
+//! (master-key signatures), `error` (the wire format of failures), `clock`
+//! (the one source of time).
 
 pub mod auth;
 pub mod clock;
+mod epk;
 pub mod error;
 mod http;
 mod json;
@@ -65,6 +67,8 @@ pub struct Config {
     pub tls: bool,
     /// Where to write the certificate clients should trust (with `tls`).
     pub cert_out: Option<std::path::PathBuf>,
+    /// How long change log entries are kept, emulator-clock seconds.
+    pub change_feed_retention: i64,
 }
 
 impl Default for Config {
@@ -77,6 +81,7 @@ impl Default for Config {
             background_purge: true,
             tls: false,
             cert_out: None,
+            change_feed_retention: store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
         }
     }
 }
@@ -121,7 +126,10 @@ impl Server {
             None
         };
         let state = AppState {
-            store: Arc::new(Store::new(Clock::new(config.clock))),
+            store: Arc::new(
+                Store::new(Clock::new(config.clock))
+                    .with_change_feed_retention(config.change_feed_retention),
+            ),
             key: Arc::new(key),
             scheme: if config.tls { "https" } else { "http" },
             certificate: certificates

@@ -37,6 +37,11 @@ pub const MAX_QUERY_TEXT_BYTES: usize = 512 * 1024;
 /// JOINs in one query (SQL query limits).
 pub const MAX_JOINS: usize = 10;
 
+/// The emulator's own bound on the JSON a container's change log keeps
+/// (versions an all-versions-and-deletes reader may still read): past it
+/// the oldest entries go, as past the retention (`--change-feed-retention`).
+pub const MAX_CHANGE_LOG_BYTES: usize = 256 * 1024 * 1024;
+
 /// The emulator's own bound on the rows JOINs make of one item (their
 /// product grows fast: ten JOINs over arrays of ten make 10^10).
 pub const MAX_JOIN_ROWS: usize = 1_000_000;

@@ -39,6 +39,10 @@ struct Cli {
     /// Write the certificate clients should trust to this file (PEM).
     #[arg(long, requires = "tls")]
     cert_out: Option<std::path::PathBuf>,
+    /// How long the change feed's all-versions-and-deletes mode can read
+    /// back, in seconds of the emulator's clock.
+    #[arg(long, default_value_t = cosmos_emulator::store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS, value_parser = clap::value_parser!(i64).range(0..))]
+    change_feed_retention: i64,
 }
 
 /// mimalloc: items are allocated on request threads and freed by the purge
@@ -72,6 +76,7 @@ fn main() -> ExitCode {
         background_purge: true,
         tls: cli.tls,
         cert_out: cli.cert_out,
+        change_feed_retention: cli.change_feed_retention,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -87,6 +87,32 @@ impl PartitionKeyDefinition {
 
     /// Refuses a key whose values take more than [`MAX_PARTITION_KEY_BYTES`]
     /// (their JSON text, outside the enclosing array).
+    /// The partition key of the canonical `key` (`["a"]`) as the object the
+    /// change feed's delete metadata carries: `{"pk": "a"}`, nested for a
+    /// nested path (`/a/b` → `{"a": {"b": ...}}`), one member per path of a
+    /// hierarchical key; undefined components are left out.
+    pub fn key_object(&self, key: &str) -> Value {
+        let components: Vec<Value> = serde_json::from_str(key).unwrap_or_default();
+        let mut object = Value::Object(Map::new());
+        for (path, component) in self.paths.iter().zip(components) {
+            if component == Value::Object(Map::new()) {
+                continue;
+            }
+            let mut at = &mut object;
+            for (i, name) in path.iter().enumerate() {
+                let Some(map) = at.as_object_mut() else { break };
+                if i + 1 == path.len() {
+                    map.insert(name.clone(), component.clone());
+                    break;
+                }
+                at = map
+                    .entry(name.clone())
+                    .or_insert_with(|| Value::Object(Map::new()));
+            }
+        }
+        object
+    }
+
     pub fn check_size(key: &str) -> ApiResult<()> {
         let size = key.len().saturating_sub(2);
         if size > MAX_PARTITION_KEY_BYTES + 2 {

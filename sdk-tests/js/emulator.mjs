@@ -168,6 +168,16 @@ export class Clock {
   set(epochSeconds) {
     return this.#call("POST", { set: epochSeconds });
   }
+  /** POST /_emulator/purge: resolves once every item due now is purged
+   * (its TTL delete in the change feed); the number purged. */
+  async purge() {
+    const url = new URL("purge", this.url).toString();
+    const headers = masterKeyHeaders("POST", "", "", this.key);
+    headers["content-type"] = "application/json";
+    const res = await request(url, { method: "POST", headers, body: "{}", agent: this.agent });
+    if (res.status !== 200) throw new Error(`POST /_emulator/purge: ${res.status} ${res.body}`);
+    return JSON.parse(res.body).purged;
+  }
 }
 
 export function unique(prefix) {

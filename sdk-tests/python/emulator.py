@@ -167,6 +167,16 @@ class Clock:
     def set(self, epoch_seconds: int) -> int:
         return self._call("POST", {"set": epoch_seconds})
 
+    def purge(self) -> int:
+        """POST /_emulator/purge: returns once every item due now is purged
+        (its TTL delete in the change feed); the number purged."""
+        headers = master_key_headers("POST", "", "", self.key)
+        headers["content-type"] = "application/json"
+        url = self.url.rsplit("/", 1)[0] + "/purge"
+        req = urllib.request.Request(url, data=b"{}", method="POST", headers=headers)
+        with urllib.request.urlopen(req, context=self.context, timeout=30) as resp:
+            return json.loads(resp.read())["purged"]
+
 
 def new_workdir() -> Path:
     return Path(tempfile.mkdtemp(prefix="cosmos-sdk-tests-"))

@@ -1,8 +1,10 @@
 //! The emulator's own control API (README, "Test clock protocol"):
 //! `GET /_emulator/clock` → `{"now": s}`; `POST` `{"advance": s}` or
 //! `{"set": s}` → `{"now": s}`, 404 unless started with `--clock manual`;
-//! and `GET /_emulator/stats`, the items stored per container (expired or
-//! not yet purged included), with either clock.
+//! `GET /_emulator/stats`, the items stored per container (expired or not
+//! yet purged included), with either clock; and `POST /_emulator/purge`,
+//! which returns once every item due at the emulator's time is purged (its
+//! TTL delete in the change log): a deterministic wait for tests.
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
@@ -54,4 +56,28 @@ pub async fn update_clock(State(state): State<AppState>, body: Body) -> ApiResul
     };
     state.store.time_moved();
     Ok(Json(json!({"now": now})).into_response())
+}
+
+/// Purges everything due now, then answers `{"purged": n}`: after it, every
+/// expired item's TTL delete is in the change feed.
+pub async fn purge(State(state): State<AppState>) -> ApiResult<Response> {
+    let store = state.store.clone();
+    let purged = tokio::task::spawn_blocking(move || {
+        let mut total = 0;
+        loop {
+            let (purged, _) = store.purge_batch(crate::purge::BATCH);
+            total += purged;
+            if purged < crate::purge::BATCH {
+                return total;
+            }
+        }
+    })
+    .await
+    .map_err(|_| {
+        ApiError::new(
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            "The purge failed.",
+        )
+    })?;
+    Ok(Json(json!({"purged": purged})).into_response())
 }

@@ -88,6 +88,9 @@ pub async fn read_feed(
     PathParams((db, coll)): PathParams<(String, String)>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
+    if super::change_feed::is_change_feed(&headers) {
+        return super::change_feed::read(&state, &db, &coll, &headers);
+    }
     // Prepared once: SDKs read feeds (and poll them) often.
     static ALL: LazyLock<PreparedQuery> = LazyLock::new(|| {
         PreparedQuery::prepare(&QueryBody {

@@ -2,6 +2,7 @@
 //! middleware, and the handlers per resource (PROTOCOL.md).
 
 mod account;
+mod change_feed;
 mod containers;
 mod control;
 mod databases;
@@ -81,6 +82,7 @@ fn routes() -> Router<AppState> {
             get(control::read_clock).post(control::update_clock),
         )
         .route("/_emulator/stats", get(control::stats))
+        .route("/_emulator/purge", axum::routing::post(control::purge))
 }
 
 /// What every request passes through: authentication and the common

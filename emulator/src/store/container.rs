@@ -3,7 +3,7 @@
 //! Every lookup here takes `now` and treats an expired item as absent (R5),
 //! whether or not the background purge has removed it yet.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Bound;
 
 use bytes::Bytes;
@@ -12,6 +12,7 @@ use serde_json::{json, Map, Value};
 use super::expiry::ExpiryIndex;
 use super::indexing;
 use super::item::{new_etag, Etag, Item, ItemKey, MAX_ITEM_BYTES};
+use super::log::{Change, ChangeKind, ChangeLog};
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::PartitionKeyDefinition;
 use crate::rid;
@@ -82,6 +83,10 @@ pub struct Container {
     /// Item number (the last part of an item's RID) to key, for RID-based paths.
     by_number: HashMap<u64, ItemKey>,
     next_item: u64,
+    /// Every change, for the all-versions-and-deletes feed (see `log.rs`).
+    log: ChangeLog,
+    /// Live items by the LSN of their last write: the latest-version feed.
+    by_lsn: BTreeMap<u64, ItemKey>,
 }
 
 impl Container {
@@ -91,6 +96,7 @@ impl Container {
         number: u32,
         settings: ContainerSettings,
         now: i64,
+        change_feed_retention: i64,
     ) -> Self {
         Container {
             id,
@@ -105,6 +111,8 @@ impl Container {
             expiry: ExpiryIndex::default(),
             by_number: HashMap::new(),
             next_item: 1,
+            log: ChangeLog::new(change_feed_retention),
+            by_lsn: BTreeMap::new(),
         }
     }
 
@@ -258,31 +266,66 @@ impl Container {
         // The serialiser's buffer grows by doubling, and allocators may keep
         // a block whole when it shrinks: store an exact-size copy.
         let body = Bytes::copy_from_slice(&bytes);
+        let lsn = self.log.next_lsn();
         let item = Item {
             body,
             ts: now,
             ttl: item_ttl,
             etag,
             number,
+            lsn,
         };
-        match self.items.insert(key.clone(), item.clone()) {
-            Some(old) => self.expiry.remove(&key, old.ttl, old.ts),
+        let previous_lsn = match self.items.insert(key.clone(), item.clone()) {
+            Some(old) => {
+                self.expiry.remove(&key, old.ttl, old.ts);
+                self.by_lsn.remove(&old.lsn);
+                Some(old.lsn)
+            }
             None => {
                 self.order.insert(key.clone());
                 self.by_number.insert(number, key.clone());
+                None
             }
-        }
+        };
         self.expiry.insert(&key, item.ttl, item.ts);
+        self.by_lsn.insert(lsn, key.clone());
+        self.log.append(Change {
+            lsn,
+            crts: now,
+            key,
+            kind: match previous_lsn {
+                Some(_) => ChangeKind::Replace,
+                None => ChangeKind::Create,
+            },
+            body: item.body.clone(),
+            previous_lsn,
+        });
         Ok(item)
     }
 
-    /// Removes an item from storage and from every index.
-    pub fn remove(&mut self, key: &ItemKey) -> Option<Item> {
+    /// Removes an item from storage and from every index, logging its
+    /// delete at `now`: by a client, or (`ttl_expired`) because it expired.
+    pub fn remove(&mut self, key: &ItemKey, now: i64, ttl_expired: bool) -> Option<Item> {
         let item = self.items.remove(key)?;
         self.expiry.remove(key, item.ttl, item.ts);
+        self.forget(key, &item, now, ttl_expired);
+        Some(item)
+    }
+
+    /// Drops a removed item from the other indexes and logs its delete.
+    fn forget(&mut self, key: &ItemKey, item: &Item, now: i64, ttl_expired: bool) {
         self.order.remove(key);
         self.by_number.remove(&item.number);
-        Some(item)
+        self.by_lsn.remove(&item.lsn);
+        let lsn = self.log.next_lsn();
+        self.log.append(Change {
+            lsn,
+            crts: now,
+            key: key.clone(),
+            kind: ChangeKind::Delete { ttl_expired },
+            body: item.body.clone(),
+            previous_lsn: Some(item.lsn),
+        });
     }
 
     /// Takes out of storage up to `limit` items that are due at `now`, and
@@ -292,8 +335,8 @@ impl Container {
         let due = self.expiry.pop_due(self.settings.default_ttl, now, limit);
         for key in &due {
             if let Some(item) = self.items.remove(key) {
-                self.order.remove(key);
-                self.by_number.remove(&item.number);
+                // One TTL delete per expired item, logged when it is purged.
+                self.forget(key, &item, now, true);
                 purged.push(item);
             }
         }
@@ -316,6 +359,29 @@ impl Container {
             return None;
         }
         self.by_number.get(&number)
+    }
+
+    /// The live items changed after `lsn`, in the order of their last write
+    /// (the latest-version change feed): expired items are skipped.
+    pub fn latest_changes<'a>(
+        &'a self,
+        after: u64,
+        now: i64,
+    ) -> impl Iterator<Item = (&'a ItemKey, &'a Item)> + 'a {
+        self.by_lsn
+            .range(after.saturating_add(1)..)
+            .map(|(_, key)| (key, &self.items[key]))
+            .filter(move |(_, item)| self.is_live(item, now))
+    }
+
+    /// The log of changes (the all-versions-and-deletes feed).
+    pub fn log(&self) -> &ChangeLog {
+        &self.log
+    }
+
+    /// Drops log entries past the retention at `now`.
+    pub fn expire_log(&mut self, now: i64) {
+        self.log.expire(now);
     }
 
     /// The next instant at which an item expires under the current settings.

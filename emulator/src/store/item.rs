@@ -65,6 +65,8 @@ pub struct Item {
     pub etag: Etag,
     /// The item's number in its container: the last part of its RID.
     pub number: u64,
+    /// The LSN of the change that wrote this version (the change feed's `_lsn`).
+    pub lsn: u64,
 }
 
 /// A version stamp, written as the service does: a quoted UUID.
@@ -90,10 +92,31 @@ impl std::fmt::Display for Etag {
 }
 
 impl Item {
+    /// The item as the change feed serves it: with `_lsn`, spliced in
+    /// before the closing brace (no parse).
+    pub fn with_lsn(&self) -> Bytes {
+        with_lsn(&self.body, self.lsn)
+    }
+
     pub fn parse(&self) -> Map<String, Value> {
         crate::json::parse_unguarded(&self.body)
             .expect("stored items are JSON objects within the nesting limit")
     }
+}
+
+/// `body` (a stored item's JSON object) with `"_lsn": lsn` as its last property.
+pub fn with_lsn(body: &Bytes, lsn: u64) -> Bytes {
+    let Some(end) = body.iter().rposition(|b| *b == b'}') else {
+        return body.clone();
+    };
+    let mut out = Vec::with_capacity(body.len() + 24);
+    out.extend_from_slice(&body[..end]);
+    let empty = body[..end].iter().rev().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    if !empty {
+        out.push(b',');
+    }
+    out.extend_from_slice(format!("\"_lsn\":{lsn}}}").as_bytes());
+    Bytes::from(out)
 }
 
 /// Checks that objects and arrays nest at most [`MAX_NESTING_DEPTH`] levels

@@ -7,6 +7,7 @@ mod container;
 mod expiry;
 mod indexing;
 mod item;
+mod log;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -18,8 +19,12 @@ use tokio::sync::Notify;
 
 pub use container::{Container, ContainerSettings};
 pub use item::{
-    check_nesting, strip_system_properties, too_deep, validate_id, validate_name, Etag, Item,
-    ItemKey, MAX_ITEM_BYTES,
+    check_nesting, strip_system_properties, too_deep, validate_id, validate_name, with_lsn, Etag,
+    Item, ItemKey, MAX_ITEM_BYTES,
+};
+pub use log::{
+    Change, ChangeKind, ChangeLog,
+    DEFAULT_RETENTION_SECONDS as DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
 };
 
 use crate::clock::Clock;
@@ -147,6 +152,8 @@ pub struct Store {
     next_purge_at: AtomicI64,
     /// Logical sequence number of the last write, for session tokens.
     lsn: AtomicU64,
+    /// How long a container's change log keeps entries, emulator-clock seconds.
+    change_feed_retention: i64,
 }
 
 impl Store {
@@ -157,7 +164,14 @@ impl Store {
             purge_wakeup: Notify::new(),
             next_purge_at: AtomicI64::new(i64::MAX),
             lsn: AtomicU64::new(1),
+            change_feed_retention: log::DEFAULT_RETENTION_SECONDS,
         }
+    }
+
+    /// Keeps change log entries for `seconds` of emulator-clock time.
+    pub fn with_change_feed_retention(mut self, seconds: i64) -> Self {
+        self.change_feed_retention = seconds;
+        self
     }
 
     fn read(&self) -> RwLockReadGuard<'_, Catalog> {
@@ -234,7 +248,14 @@ impl Store {
             return Err(ApiError::conflict());
         }
         db.next_container += 1;
-        let container = Container::new(id.clone(), db.number, db.next_container, settings, now);
+        let container = Container::new(
+            id.clone(),
+            db.number,
+            db.next_container,
+            settings,
+            now,
+            self.change_feed_retention,
+        );
         let json = container.to_json(&db.rid);
         db.containers.insert(id, container);
         self.wrote();
@@ -433,8 +454,8 @@ impl Store {
     }
 
     pub fn delete_item(&self, address: ItemAddress<'_>) -> ApiResult<()> {
-        self.with_live_item(address, |c, key, _| {
-            c.remove(&key);
+        self.with_live_item(address, |c, key, now| {
+            c.remove(&key, now, false);
             Ok(())
         })?;
         self.wrote();
@@ -582,7 +603,8 @@ fn live_or_discard(c: &mut Container, key: &ItemKey, now: i64) -> Option<Etag> {
     if let Some(item) = c.get(key, now) {
         return Some(item.etag);
     }
-    c.remove(key);
+    // Expired (or absent): its one TTL delete is logged as it goes.
+    c.remove(key, now, true);
     None
 }
 

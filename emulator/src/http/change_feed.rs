@@ -1,0 +1,247 @@
+//! The change feed: `GET .../docs` with `A-IM` (see PROTOCOL-NEXT §1, §2).
+//!
+//! - `A-IM: Incremental Feed` (any case): the latest version of each live
+//!   item changed after the start, in the order of its last write, each
+//!   with `_lsn`. Deletes and expired items never appear.
+//! - `A-IM: Full-Fidelity Feed` with
+//!   `x-ms-cosmos-changefeed-wire-format-version: 2021-09-15`: every create,
+//!   replace and delete in the container's change log after the start, TTL
+//!   purges as deletes with `timeToLiveExpired: true`.
+//!
+//! The start is the beginning (no `If-None-Match`; latest version only),
+//! now (`If-None-Match: *`), a continuation (`If-None-Match: <etag>`, the
+//! `etag` of the previous answer: an LSN) or a point in time
+//! (`If-Modified-Since`, latest version only). Every answer carries `etag`;
+//! an answer with nothing new is 304 with an empty body. A feed is scoped to
+//! a partition key by `x-ms-documentdb-partitionkey`, or to a range of
+//! effective partition keys by `x-ms-start-epk`/`x-ms-end-epk` (as the
+//! Python SDK sends a partition key or a feed range).
+
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use serde_json::{json, Value};
+
+use super::request::CosmosHeaders;
+use super::response::{feed, READ_CHARGE};
+use super::AppState;
+use crate::error::{ApiError, ApiResult};
+use crate::query::PageLimit;
+use crate::store::{Change, ChangeKind, Container, Store};
+
+/// The change feed's wire format of the all-versions-and-deletes mode.
+const WIRE_FORMAT: &str = "2021-09-15";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    LatestVersion,
+    AllVersionsAndDeletes,
+}
+
+/// Where a read starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    Beginning,
+    Now,
+    /// After this LSN.
+    After(u64),
+}
+
+/// Whether a request to `.../docs` asks for the change feed.
+pub fn is_change_feed(headers: &HeaderMap) -> bool {
+    headers.text("a-im").is_some()
+}
+
+pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiResult<Response> {
+    let mode = mode(headers)?;
+    let start = match headers.text("if-none-match").map(str::trim) {
+        None => Start::Beginning,
+        Some("*") => Start::Now,
+        Some(token) => Start::After(parse_token(token)?),
+    };
+    let since = headers
+        .text("if-modified-since")
+        .map(|text| {
+            httpdate::parse_http_date(text)
+                .map(|t| {
+                    t.duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_secs() as i64)
+                })
+                .map_err(|_| {
+                    ApiError::bad_request(format!(
+                        "The If-Modified-Since header '{text}' is not an RFC 1123 date, e.g. 'Tue, 01 Nov 2022 10:00:00 GMT'."
+                    ))
+                })
+        })
+        .transpose()?;
+    if mode == Mode::AllVersionsAndDeletes && (start == Start::Beginning || since.is_some()) {
+        return Err(ApiError::bad_request(
+            "The all versions and deletes change feed mode reads from now or from a continuation \
+             only: send If-None-Match: * or the etag of a previous answer (starting from the \
+             beginning or from a point in time is not supported in this mode).",
+        ));
+    }
+    if let Some(range) = headers.text("x-ms-documentdb-partitionkeyrangeid") {
+        if range.trim() != "0" {
+            return Err(ApiError::new(
+                StatusCode::GONE,
+                format!("The partition key range '{range}' does not exist (this container has one range, \"0\"): read the ranges again."),
+            )
+            .with_substatus(1002));
+        }
+    }
+    let limit = PageLimit::from_header(headers.max_item_count())?;
+    let partition = headers.partition_key();
+    // The SDKs scope a feed to a partition key (or a feed range) as a range
+    // of effective partition keys, beside the range id.
+    let epk_range = match (headers.text("x-ms-start-epk"), headers.text("x-ms-end-epk")) {
+        (Some(start), Some(end)) if !(start.is_empty() && end.eq_ignore_ascii_case("FF")) => {
+            Some((start.to_string(), end.to_string()))
+        }
+        _ => None,
+    };
+    state.store.with_container(db, coll, |c, now| {
+        let scope = Store::partition_scope(c, partition)?;
+        let in_scope = |pk: &str| {
+            scope.as_deref().is_none_or(|s| s == pk)
+                && epk_range.as_ref().is_none_or(|(start, end)| {
+                    let components = serde_json::from_str(pk).unwrap_or_default();
+                    let epk = crate::epk::effective_partition_key(c.partition_key(), &components);
+                    crate::epk::in_range(&epk, start, end)
+                })
+        };
+        let after = match start {
+            Start::Beginning => 0,
+            Start::Now => c.log().last_lsn(),
+            Start::After(lsn) => lsn,
+        };
+        let (documents, last) = match mode {
+            Mode::LatestVersion => {
+                let changes = c
+                    .latest_changes(after, now)
+                    .filter(|(key, item)| in_scope(key.pk()) && since.is_none_or(|t| item.ts >= t))
+                    .map(|(_, item)| (item.lsn, item.with_lsn()));
+                page(changes, limit.items)
+            }
+            Mode::AllVersionsAndDeletes => {
+                let log = c.log().after(after).map_err(|oldest| {
+                    ApiError::bad_request(format!(
+                        "The continuation asks for changes from LSN {} on, but this container's \
+                         change log now starts after LSN {oldest}: changes older than the \
+                         retention (--change-feed-retention), or past the log's bound of {} MB \
+                         of versions, are gone. Start again from now.",
+                        after + 1,
+                        crate::limits::MAX_CHANGE_LOG_BYTES / (1024 * 1024)
+                    ))
+                })?;
+                let changes = log
+                    .filter(|change| in_scope(change.key.pk()))
+                    .map(|change| (change.lsn, full_fidelity(c, change)));
+                page(changes, limit.items)
+            }
+        };
+        // A full page continues after its last change; otherwise the reader
+        // is up to date with the whole container.
+        let etag = match last {
+            Some(lsn) if documents.len() >= limit.items => lsn,
+            _ => c.log().last_lsn().max(after),
+        };
+        Ok(answer(&c.rid, &documents, etag))
+    })
+}
+
+fn mode(headers: &HeaderMap) -> ApiResult<Mode> {
+    let a_im = headers.text("a-im").unwrap_or_default().trim();
+    if a_im.eq_ignore_ascii_case("Incremental Feed") {
+        return Ok(Mode::LatestVersion);
+    }
+    if a_im.eq_ignore_ascii_case("Full-Fidelity Feed") {
+        return match headers.text("x-ms-cosmos-changefeed-wire-format-version") {
+            Some(WIRE_FORMAT) => Ok(Mode::AllVersionsAndDeletes),
+            other => Err(ApiError::bad_request(format!(
+                "The all versions and deletes change feed needs the header \
+                 x-ms-cosmos-changefeed-wire-format-version: {WIRE_FORMAT} (got {})",
+                other.map_or("none".to_string(), |v| format!("'{v}'"))
+            ))),
+        };
+    }
+    Err(ApiError::bad_request(format!(
+        "The A-IM header '{a_im}' is not a change feed mode: send 'Incremental Feed' (latest \
+         version) or 'Full-Fidelity Feed' (all versions and deletes)."
+    )))
+}
+
+/// A continuation: the `etag` of an earlier answer, an LSN, quoted or not.
+fn parse_token(token: &str) -> ApiResult<u64> {
+    token.trim_matches('"').parse().map_err(|_| {
+        ApiError::bad_request(format!(
+            "Invalid Continuation Token: '{token}' is not the etag of a change feed answer."
+        ))
+    })
+}
+
+/// Up to `limit` changes, with the LSN of the last one.
+fn page(changes: impl Iterator<Item = (u64, Bytes)>, limit: usize) -> (Vec<Bytes>, Option<u64>) {
+    let mut documents = Vec::new();
+    let mut last = None;
+    for (lsn, document) in changes.take(limit) {
+        documents.push(document);
+        last = Some(lsn);
+    }
+    (documents, last)
+}
+
+/// One change as the all-versions-and-deletes mode serves it.
+fn full_fidelity(c: &Container, change: &Change) -> Bytes {
+    let mut metadata = json!({
+        "operationType": match change.kind {
+            ChangeKind::Create => "create",
+            ChangeKind::Replace => "replace",
+            ChangeKind::Delete { .. } => "delete",
+        },
+        "lsn": change.lsn,
+        "crts": change.crts,
+    });
+    if let Some(previous) = change.previous_lsn {
+        metadata["previousImageLSN"] = previous.into();
+    }
+    let image = |lsn| -> Value {
+        let bytes = crate::store::with_lsn(&change.body, lsn);
+        serde_json::from_slice(&bytes).unwrap_or_default()
+    };
+    let value = match change.kind {
+        ChangeKind::Create | ChangeKind::Replace => {
+            json!({"current": image(change.lsn), "metadata": metadata})
+        }
+        ChangeKind::Delete { ttl_expired } => {
+            metadata["id"] = change.key.id().into();
+            metadata["partitionKey"] = c.partition_key().key_object(change.key.pk());
+            metadata["timeToLiveExpired"] = ttl_expired.into();
+            json!({
+                "current": {},
+                "metadata": metadata,
+                "previous": image(change.previous_lsn.unwrap_or_default()),
+            })
+        }
+    };
+    Bytes::from(value.to_string())
+}
+
+/// 200 with the changes, or 304 with none; `etag` is where to continue.
+fn answer(rid: &str, documents: &[Bytes], etag: u64) -> Response {
+    let etag = HeaderValue::from_str(&format!("\"{etag}\"")).expect("digits");
+    let mut response = if documents.is_empty() {
+        let mut response = StatusCode::NOT_MODIFIED.into_response();
+        response
+            .headers_mut()
+            .insert("x-ms-request-charge", HeaderValue::from_static(READ_CHARGE));
+        response
+            .headers_mut()
+            .insert("x-ms-item-count", HeaderValue::from(0));
+        response
+    } else {
+        feed(rid, "Documents", documents, None, READ_CHARGE)
+    };
+    response.headers_mut().insert("etag", etag);
+    response
+}

@@ -1,0 +1,211 @@
+//! A container's change log: every change to its items, in the order of a
+//! log sequence number (LSN), kept for a bounded time.
+//!
+//! This is the one structure the change feed, the transactional batch and
+//! persistence build on (see `DESIGN.md`, "One ordered change log per
+//! container"):
+//!
+//! - Every create, replace (upserts and patches of an existing item), delete
+//!   and TTL purge appends one [`Change`] with the next LSN. A transactional
+//!   batch will take one LSN ([`ChangeLog::next_lsn`]) and append each of its
+//!   operations under it, as the service's `_lsn` "is a batch ID".
+//! - The latest-version change feed reads the live items in the order of the
+//!   LSN of their last write (the container's `by_lsn` index); the
+//!   all-versions-and-deletes feed reads this log ([`ChangeLog::after`]).
+//! - Persistence (`--data-dir`) will write these entries ahead and replay
+//!   them on start: an entry holds everything needed to redo its change.
+//!
+//! An entry shares its item's JSON (`Bytes` is reference-counted), so a log
+//! entry costs a few dozen bytes while its version is the live one; an
+//! older version stays in memory as long as its entry is retained. Entries
+//! older than the retention (in emulator-clock seconds) are dropped as new
+//! ones arrive, and so are the oldest once the entries' JSON passes
+//! [`MAX_CHANGE_LOG_BYTES`] (a busy container cannot hold an hour of
+//! versions in memory); reading from before the retained start is refused.
+
+use std::collections::VecDeque;
+
+use bytes::Bytes;
+
+use super::ItemKey;
+pub use crate::limits::MAX_CHANGE_LOG_BYTES;
+
+/// The retention when `--change-feed-retention` is not given: an hour of
+/// emulator-clock time.
+pub const DEFAULT_RETENTION_SECONDS: i64 = 3600;
+
+/// What a change did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    Create,
+    Replace,
+    /// `ttl_expired`: the purge removed an expired item (or a write found it
+    /// expired and took its id), rather than a client deleting it.
+    Delete {
+        ttl_expired: bool,
+    },
+}
+
+/// One logged change.
+#[derive(Debug, Clone)]
+pub struct Change {
+    pub lsn: u64,
+    /// When it was logged, emulator-clock epoch seconds (`crts`).
+    pub crts: i64,
+    pub key: ItemKey,
+    pub kind: ChangeKind,
+    /// The item after the change (create, replace) or before it (delete).
+    pub body: Bytes,
+    /// The LSN of the item's version this change replaced or deleted.
+    pub previous_lsn: Option<u64>,
+}
+
+#[derive(Debug)]
+pub struct ChangeLog {
+    entries: VecDeque<Change>,
+    /// The last LSN given out; 0 before the first change.
+    last_lsn: u64,
+    /// How long entries are kept, emulator-clock seconds.
+    retention: i64,
+    /// The LSN of the newest entry ever dropped (0: none): a reader that
+    /// continues from before it has missed changes.
+    dropped_through: u64,
+    /// The JSON bytes the retained entries reference (shared or not).
+    bytes: usize,
+    max_bytes: usize,
+}
+
+impl ChangeLog {
+    pub fn new(retention: i64) -> Self {
+        ChangeLog {
+            entries: VecDeque::new(),
+            last_lsn: 0,
+            retention,
+            dropped_through: 0,
+            bytes: 0,
+            max_bytes: MAX_CHANGE_LOG_BYTES,
+        }
+    }
+
+    /// Gives out the next LSN (one per change, or one per batch).
+    pub fn next_lsn(&mut self) -> u64 {
+        self.last_lsn += 1;
+        self.last_lsn
+    }
+
+    /// The last LSN given out (the container's "now" in the feed).
+    pub fn last_lsn(&self) -> u64 {
+        self.last_lsn
+    }
+
+    /// Appends a change logged at `crts` under `lsn` (from
+    /// [`Self::next_lsn`]), dropping what has outlived the retention.
+    pub fn append(&mut self, change: Change) {
+        self.bytes += change.body.len();
+        self.entries.push_back(change);
+        self.expire_at(self.entries.back().map_or(0, |c| c.crts));
+    }
+
+    /// Drops the entries older than the retention at `now`.
+    pub fn expire(&mut self, now: i64) {
+        self.expire_at(now);
+    }
+
+    fn expire_at(&mut self, now: i64) {
+        let oldest_kept = now.saturating_sub(self.retention);
+        while let Some(front) = self.entries.front() {
+            if front.crts >= oldest_kept && self.bytes <= self.max_bytes {
+                break;
+            }
+            self.dropped_through = front.lsn;
+            self.bytes -= front.body.len();
+            self.entries.pop_front();
+        }
+    }
+
+    /// The entries after `lsn`, in order; `Err` with the oldest LSN still
+    /// readable when some entries after `lsn` were dropped already.
+    pub fn after(&self, lsn: u64) -> Result<impl Iterator<Item = &Change>, u64> {
+        if lsn < self.dropped_through {
+            return Err(self.dropped_through);
+        }
+        let start = self.entries.partition_point(|c| c.lsn <= lsn);
+        Ok(self.entries.range(start..))
+    }
+
+    /// How many entries are retained (for tests and stats).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(log: &mut ChangeLog, id: &str, crts: i64) -> u64 {
+        let lsn = log.next_lsn();
+        log.append(Change {
+            lsn,
+            crts,
+            key: ItemKey::new("[\"p\"]", id),
+            kind: ChangeKind::Create,
+            body: Bytes::from_static(b"{}"),
+            previous_lsn: None,
+        });
+        lsn
+    }
+
+    #[test]
+    fn entries_come_in_lsn_order_after_a_point() {
+        let mut log = ChangeLog::new(100);
+        for (i, id) in ["a", "b", "c"].iter().enumerate() {
+            assert_eq!(change(&mut log, id, 10), i as u64 + 1);
+        }
+        let ids: Vec<&str> = log.after(1).unwrap().map(|c| c.key.id()).collect();
+        assert_eq!(ids, ["b", "c"]);
+        assert_eq!(log.after(3).unwrap().count(), 0);
+        assert_eq!(log.last_lsn(), 3);
+    }
+
+    #[test]
+    fn the_oldest_entries_go_once_their_json_passes_the_bound() {
+        let mut log = ChangeLog::new(1000);
+        log.max_bytes = 10;
+        for id in ["a", "b", "c"] {
+            let lsn = log.next_lsn();
+            log.append(Change {
+                lsn,
+                crts: 1,
+                key: ItemKey::new("[\"p\"]", id),
+                kind: ChangeKind::Create,
+                body: Bytes::from_static(b"{\"x\":1}"),
+                previous_lsn: None,
+            });
+        }
+        // 7 bytes each: only the last fits 10.
+        let ids: Vec<&str> = log.after(2).unwrap().map(|c| c.key.id()).collect();
+        assert_eq!(ids, ["c"]);
+        assert_eq!(log.after(1).err(), Some(2));
+    }
+
+    #[test]
+    fn entries_past_the_retention_are_dropped_and_reading_before_them_is_refused() {
+        let mut log = ChangeLog::new(100);
+        change(&mut log, "old", 0);
+        change(&mut log, "kept", 50);
+        change(&mut log, "new", 101);
+        assert_eq!(log.len(), 2, "the entry of 0 is older than 101 - 100");
+        assert_eq!(log.after(0).err(), Some(1), "LSN 1 was dropped");
+        let ids: Vec<&str> = log.after(1).unwrap().map(|c| c.key.id()).collect();
+        assert_eq!(ids, ["kept", "new"]);
+        log.expire(1000);
+        assert_eq!(log.len(), 0);
+        assert!(log.after(3).unwrap().next().is_none());
+        assert!(log.after(2).is_err());
+    }
+}
