@@ -40,7 +40,7 @@ pub const MAX_JOINS: usize = 10;
 /// The emulator's own bound on the JSON a container's change log keeps
 /// (versions an all-versions-and-deletes reader may still read): past it
 /// the oldest entries go, as past the retention (`--change-feed-retention`).
-pub const MAX_CHANGE_LOG_BYTES: usize = 256 * 1024 * 1024;
+pub const MAX_CHANGE_LOG_BYTES: usize = 64 * 1024 * 1024;
 
 /// The emulator's own bound on the rows JOINs make of one item (their
 /// product grows fast: ten JOINs over arrays of ten make 10^10).

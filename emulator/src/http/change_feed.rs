@@ -6,7 +6,8 @@
 //! - `A-IM: Full-Fidelity Feed` with
 //!   `x-ms-cosmos-changefeed-wire-format-version: 2021-09-15`: every create,
 //!   replace and delete in the container's change log after the start, TTL
-//!   purges as deletes with `timeToLiveExpired: true`.
+//!   purges as deletes with `timeToLiveExpired: true` (deletes carry the
+//!   item's id and partition key, not its last image).
 //!
 //! The start is the beginning (no `If-None-Match`; latest version only),
 //! now (`If-None-Match: *`), a continuation (`If-None-Match: <etag>`, the
@@ -213,15 +214,14 @@ fn full_fidelity(c: &Container, change: &Change) -> Bytes {
         ChangeKind::Create | ChangeKind::Replace => {
             json!({"current": image(change.lsn), "metadata": metadata})
         }
+        // No `previous` image: the service documents none ("there is
+        // currently no way to get the previous version"), and keeping one
+        // would hold every purged item in memory for the retention.
         ChangeKind::Delete { ttl_expired } => {
             metadata["id"] = change.key.id().into();
             metadata["partitionKey"] = c.partition_key().key_object(change.key.pk());
             metadata["timeToLiveExpired"] = ttl_expired.into();
-            json!({
-                "current": {},
-                "metadata": metadata,
-                "previous": image(change.previous_lsn.unwrap_or_default()),
-            })
+            json!({"current": {}, "metadata": metadata})
         }
     };
     Bytes::from(value.to_string())

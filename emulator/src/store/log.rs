@@ -54,7 +54,7 @@ pub struct Change {
     pub crts: i64,
     pub key: ItemKey,
     pub kind: ChangeKind,
-    /// The item after the change (create, replace) or before it (delete).
+    /// The item after the change (create, replace); empty for a delete.
     pub body: Bytes,
     /// The LSN of the item's version this change replaced or deleted.
     pub previous_lsn: Option<u64>,
