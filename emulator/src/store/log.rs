@@ -60,9 +60,15 @@ pub struct Change {
     pub previous_lsn: Option<u64>,
 }
 
+/// Entries per chunk of the log: the log grows a chunk at a time, never by
+/// reallocating (and copying) the whole of it under the store's lock.
+const CHUNK: usize = 1024;
+
 #[derive(Debug)]
 pub struct ChangeLog {
-    entries: VecDeque<Change>,
+    /// The entries in LSN order, in chunks of at most [`CHUNK`]; only the
+    /// last chunk is not full.
+    chunks: VecDeque<VecDeque<Change>>,
     /// The last LSN given out; 0 before the first change.
     last_lsn: u64,
     /// How long entries are kept, emulator-clock seconds.
@@ -78,7 +84,7 @@ pub struct ChangeLog {
 impl ChangeLog {
     pub fn new(retention: i64) -> Self {
         ChangeLog {
-            entries: VecDeque::new(),
+            chunks: VecDeque::new(),
             last_lsn: 0,
             retention,
             dropped_through: 0,
@@ -102,8 +108,16 @@ impl ChangeLog {
     /// [`Self::next_lsn`]), dropping what has outlived the retention.
     pub fn append(&mut self, change: Change) {
         self.bytes += change.body.len();
-        self.entries.push_back(change);
-        self.expire_at(self.entries.back().map_or(0, |c| c.crts));
+        let crts = change.crts;
+        match self.chunks.back_mut() {
+            Some(chunk) if chunk.len() < CHUNK => chunk.push_back(change),
+            _ => {
+                let mut chunk = VecDeque::with_capacity(CHUNK);
+                chunk.push_back(change);
+                self.chunks.push_back(chunk);
+            }
+        }
+        self.expire_at(crts);
     }
 
     /// Drops the entries older than the retention at `now`.
@@ -113,13 +127,20 @@ impl ChangeLog {
 
     fn expire_at(&mut self, now: i64) {
         let oldest_kept = now.saturating_sub(self.retention);
-        while let Some(front) = self.entries.front() {
+        while let Some(chunk) = self.chunks.front_mut() {
+            let Some(front) = chunk.front() else {
+                self.chunks.pop_front();
+                continue;
+            };
             if front.crts >= oldest_kept && self.bytes <= self.max_bytes {
                 break;
             }
             self.dropped_through = front.lsn;
             self.bytes -= front.body.len();
-            self.entries.pop_front();
+            chunk.pop_front();
+            if chunk.is_empty() {
+                self.chunks.pop_front();
+            }
         }
     }
 
@@ -129,17 +150,28 @@ impl ChangeLog {
         if lsn < self.dropped_through {
             return Err(self.dropped_through);
         }
-        let start = self.entries.partition_point(|c| c.lsn <= lsn);
-        Ok(self.entries.range(start..))
+        // The first chunk holding an entry after `lsn`, then the entry.
+        let first = self
+            .chunks
+            .partition_point(|chunk| chunk.back().is_some_and(|c| c.lsn <= lsn));
+        let start = self
+            .chunks
+            .get(first)
+            .map_or(0, |chunk| chunk.partition_point(|c| c.lsn <= lsn));
+        Ok(self
+            .chunks
+            .range(first..)
+            .enumerate()
+            .flat_map(move |(k, chunk)| chunk.range(if k == 0 { start } else { 0 }..)))
     }
 
     /// How many entries are retained (for tests and stats).
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.chunks.iter().map(VecDeque::len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.chunks.iter().all(VecDeque::is_empty)
     }
 }
 
@@ -170,6 +202,28 @@ mod tests {
         assert_eq!(ids, ["b", "c"]);
         assert_eq!(log.after(3).unwrap().count(), 0);
         assert_eq!(log.last_lsn(), 3);
+    }
+
+    #[test]
+    fn entries_span_chunks_in_order() {
+        let mut log = ChangeLog::new(1_000_000);
+        for i in 0..(3 * CHUNK + 5) {
+            change(&mut log, &format!("i{i}"), i as i64);
+        }
+        assert_eq!(log.len(), 3 * CHUNK + 5);
+        for after in [0, 1, CHUNK as u64 - 1, CHUNK as u64, 2 * CHUNK as u64 + 7] {
+            let lsns: Vec<u64> = log.after(after).unwrap().map(|c| c.lsn).collect();
+            let expected: Vec<u64> = (after + 1..=3 * CHUNK as u64 + 5).collect();
+            assert_eq!(lsns, expected, "after {after}");
+        }
+        // Retention drops whole and partial chunks from the front.
+        log.expire(1_000_000 + CHUNK as i64 + 10);
+        assert_eq!(log.len(), 3 * CHUNK + 5 - (CHUNK + 10));
+        assert_eq!(
+            log.after(CHUNK as u64 + 10).unwrap().next().unwrap().lsn,
+            CHUNK as u64 + 11
+        );
+        assert!(log.after(CHUNK as u64 + 9).is_err());
     }
 
     #[test]
