@@ -93,6 +93,8 @@ pub struct Response {
     pub status: u16,
     pub body: String,
     pub continuation: Option<String>,
+    /// The `etag` header: the change feed's continuation.
+    pub etag: Option<String>,
 }
 
 impl Response {
@@ -264,6 +266,11 @@ impl Client {
             .and_then(|v| v.to_str().ok())
             .filter(|v| !v.is_empty())
             .map(str::to_string);
+        let etag = response
+            .headers()
+            .get("etag")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
         let body = response.text().await.map_err(|e| TransportError {
             kind: TransportKind::Other,
             message: format!("{what}: reading the body: {}", describe(&e)),
@@ -272,6 +279,7 @@ impl Client {
             status,
             body,
             continuation,
+            etag,
         })
     }
 }

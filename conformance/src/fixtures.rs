@@ -84,6 +84,54 @@ pub enum Action {
     ReadContainer {
         matching: Option<Map<String, Value>>,
     },
+    /// Reads the container's change feed (scoped to the case's partition)
+    /// and renders what came since the case's previous read of that mode.
+    Changes(Changes),
+}
+
+/// A change feed read (`changes = "<mode>"`): see the README's change feed
+/// section for the requests and the tokens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Changes {
+    pub mode: FeedMode,
+    /// Where to start; `None` continues from the case's previous read of
+    /// this mode (its last `etag`).
+    pub from: Option<FeedStart>,
+    /// First wait for the purge of every item due (all-versions only): the
+    /// target's `POST /_emulator/purge`, or on the wall clock polling until
+    /// the expected TTL deletes arrive, up to a bound.
+    pub purge: bool,
+    /// A property shown beside each id (latest-version only), e.g. `a v=2`.
+    pub show: Option<String>,
+    /// `x-ms-max-item-count`, to read in several pages.
+    pub page_size: Option<u32>,
+}
+
+/// The change feed's two modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FeedMode {
+    /// `A-IM: Incremental Feed`: the latest version of each live item.
+    LatestVersion,
+    /// `A-IM: Full-Fidelity Feed`: every create, replace and delete.
+    AllVersions,
+}
+
+impl FeedMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            FeedMode::LatestVersion => "latest-version",
+            FeedMode::AllVersions => "all-versions",
+        }
+    }
+}
+
+/// Where a change feed read starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedStart {
+    /// No `If-None-Match` (latest-version only).
+    Beginning,
+    /// `If-None-Match: *`.
+    Now,
 }
 
 impl Action {
@@ -106,6 +154,18 @@ impl Action {
             Action::CreateContainer(_) => "create-container c".to_string(),
             Action::ReplaceContainer(_) => "replace-container c".to_string(),
             Action::ReadContainer { .. } => "read-container c".to_string(),
+            Action::Changes(changes) => {
+                let mut label = format!("changes {}", changes.mode.name());
+                match changes.from {
+                    Some(FeedStart::Now) => label.push_str(" from now"),
+                    Some(FeedStart::Beginning) => label.push_str(" from beginning"),
+                    None => {}
+                }
+                if changes.purge {
+                    label.push_str(" after purge");
+                }
+                label
+            }
         }
     }
 
@@ -121,6 +181,7 @@ impl Action {
         match self {
             Action::Read { .. } | Action::ReadContainer { .. } => ExpectKind::Presence,
             Action::Query { .. } => ExpectKind::Rows,
+            Action::Changes(_) => ExpectKind::Changes,
             _ => ExpectKind::Status,
         }
     }
@@ -131,6 +192,7 @@ enum ExpectKind {
     Status,
     Presence,
     Rows,
+    Changes,
 }
 
 /// What a step expects to observe.
@@ -144,6 +206,9 @@ pub enum Expect {
     Absent,
     /// A query's rows, order ignored: an object's `id`, else the value as JSON.
     Rows(Vec<String>),
+    /// A change feed read's entries, order ignored: `create a`,
+    /// `ttl-delete a @>=1000`, `a v=2`...
+    Changes(Vec<String>),
 }
 
 impl Expect {
@@ -169,6 +234,15 @@ impl Expect {
                         .map(str::to_string)
                         .collect(),
                 )))
+            }
+            ExpectKind::Changes => {
+                let inner = text
+                    .strip_prefix('[')
+                    .and_then(|t| t.strip_suffix(']'))
+                    .ok_or_else(|| {
+                        format!("a change feed read expects entries like \"[create a, ttl-delete a @>=1000]\", not {text:?}")
+                    })?;
+                Ok(Expect::Changes(normalize_rows(split_entries(inner))))
             }
             ExpectKind::Status => {
                 let (status, code) = match text.split_once(' ') {
@@ -197,6 +271,50 @@ impl Expect {
 pub fn normalize_rows(mut rows: Vec<String>) -> Vec<String> {
     rows.sort();
     rows
+}
+
+/// Splits `a v={"x":1,"y":2}, b` at the commas outside JSON brackets and
+/// strings, trimmed, without empty entries.
+pub fn split_entries(text: &str) -> Vec<String> {
+    let mut entries = Vec::new();
+    let (mut depth, mut in_string, mut escaped) = (0i32, false, false);
+    let mut current = String::new();
+    for c in text.chars() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else {
+            match c {
+                '"' => in_string = true,
+                '[' | '{' => depth += 1,
+                ']' | '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    entries.push(std::mem::take(&mut current));
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        current.push(c);
+    }
+    entries.push(current);
+    entries
+        .into_iter()
+        .map(|e| e.trim().to_string())
+        .filter(|e| !e.is_empty())
+        .collect()
+}
+
+/// An expected TTL delete, `ttl-delete <id> @>=<instant>`: the id and the
+/// case time its `crts` must not precede.
+pub fn ttl_delete_bound(entry: &str) -> Option<(&str, u64)> {
+    let rest = entry.strip_prefix("ttl-delete ")?;
+    let (id, bound) = rest.rsplit_once(" @>=")?;
+    Some((id, bound.parse().ok()?))
 }
 
 /// A fixture that cannot be used, with where and why.
@@ -257,6 +375,11 @@ struct RawStep {
     create_container: Option<String>,
     replace_container: Option<String>,
     read_container: Option<String>,
+    changes: Option<String>,
+    from: Option<String>,
+    purge: Option<bool>,
+    show: Option<String>,
+    page_size: Option<u32>,
     expect: String,
 }
 
@@ -379,6 +502,19 @@ fn build_case(raw: RawCase, area: &str, file: &Path) -> Result<Case, String> {
         let step = build_step(raw_step, now).map_err(|e| format!("step {}: {e}", index + 1))?;
         now = step.at;
         steps.push(step);
+    }
+    let mut started = BTreeSet::new();
+    for (index, step) in steps.iter().enumerate() {
+        if let Action::Changes(changes) = &step.action {
+            if changes.from.is_none() && !started.contains(&changes.mode) {
+                return Err(format!(
+                    "step {}: the case's first `changes = \"{}\"` says where it starts (`from`)",
+                    index + 1,
+                    changes.mode.name()
+                ));
+            }
+            started.insert(changes.mode);
+        }
     }
     let creates_container = steps
         .iter()
@@ -520,9 +656,18 @@ fn build_step(raw: RawStep, previous_at: u64) -> Result<Step, String> {
             matching: matching.clone(),
         });
     }
+    if let Some(mode) = &raw.changes {
+        actions.push(Action::Changes(changes(&raw, mode)?));
+    } else if raw.from.is_some()
+        || raw.purge.is_some()
+        || raw.show.is_some()
+        || raw.page_size.is_some()
+    {
+        return Err("`from`, `purge`, `show` and `page-size` belong to `changes`".to_string());
+    }
     let action = match actions.len() {
         1 => actions.pop().expect("one action"),
-        0 => return Err("a step needs one action (create, upsert, replace, patch, delete, read, query, create-container, replace-container, read-container)".to_string()),
+        0 => return Err("a step needs one action (create, upsert, replace, patch, delete, read, query, create-container, replace-container, read-container, changes)".to_string()),
         _ => return Err("a step has exactly one action".to_string()),
     };
     if raw.operations.is_some() && !matches!(action, Action::Patch { .. }) {
@@ -540,7 +685,97 @@ fn build_step(raw: RawStep, previous_at: u64) -> Result<Step, String> {
     if matching.is_some() && expect != Expect::Visible {
         return Err("`match` only makes sense with expect = \"visible\"".to_string());
     }
+    if let (Action::Changes(changes), Expect::Changes(entries)) = (&action, &expect) {
+        check_entries(changes, entries)?;
+    }
     Ok(Step { at, action, expect })
+}
+
+fn changes(raw: &RawStep, mode: &str) -> Result<Changes, String> {
+    let mode = match mode {
+        "latest-version" => FeedMode::LatestVersion,
+        "all-versions" => FeedMode::AllVersions,
+        _ => {
+            return Err(format!(
+                "`changes` is \"latest-version\" or \"all-versions\", not {mode:?}"
+            ))
+        }
+    };
+    let from = match raw.from.as_deref() {
+        None => None,
+        Some("now") => Some(FeedStart::Now),
+        Some("beginning") if mode == FeedMode::LatestVersion => Some(FeedStart::Beginning),
+        Some("beginning") => {
+            return Err(
+                "the all-versions feed starts only from now (`from = \"now\"`), never from the beginning"
+                    .to_string(),
+            )
+        }
+        Some(other) => {
+            return Err(format!(
+                "`from` is \"now\" or \"beginning\", not {other:?}"
+            ))
+        }
+    };
+    let purge = raw.purge.unwrap_or(false);
+    if purge && mode != FeedMode::AllVersions {
+        return Err(
+            "`purge` waits for TTL deletes, which only the all-versions feed shows".to_string(),
+        );
+    }
+    if raw.show.is_some() && mode != FeedMode::LatestVersion {
+        return Err("`show` belongs to the latest-version feed".to_string());
+    }
+    if raw.page_size == Some(0) {
+        return Err("`page-size` is at least 1".to_string());
+    }
+    Ok(Changes {
+        mode,
+        from,
+        purge,
+        show: raw.show.clone(),
+        page_size: raw.page_size,
+    })
+}
+
+/// The entries a change feed read may expect: `create a`, `replace a`,
+/// `delete a`, `ttl-delete a @>=N` (all-versions); `a` or, with `show`,
+/// `a <show>=<JSON>` (latest-version).
+fn check_entries(changes: &Changes, entries: &[String]) -> Result<(), String> {
+    for entry in entries {
+        let ok = match changes.mode {
+            FeedMode::AllVersions => {
+                ttl_delete_bound(entry).is_some()
+                    || ["create ", "replace ", "delete "]
+                        .iter()
+                        .any(|op| entry.strip_prefix(op).is_some_and(|id| !id.contains(' ')))
+            }
+            FeedMode::LatestVersion => match (&changes.show, entry.split_once(' ')) {
+                (None, None) => true,
+                (Some(show), Some((_, shown))) => shown
+                    .strip_prefix(show.as_str())
+                    .and_then(|v| v.strip_prefix('='))
+                    .is_some_and(|v| serde_json::from_str::<Value>(v).is_ok()),
+                _ => false,
+            },
+        };
+        if !ok {
+            return Err(match changes.mode {
+                FeedMode::AllVersions => format!(
+                    "an all-versions entry is `create ID`, `replace ID`, `delete ID` or `ttl-delete ID @>=INSTANT`, not {entry:?}"
+                ),
+                FeedMode::LatestVersion => format!(
+                    "a latest-version entry is the item's id{}, not {entry:?}",
+                    changes
+                        .show
+                        .as_ref()
+                        .map(|s| format!(" and its `{s}`, e.g. `a {s}=2`"))
+                        .unwrap_or_default()
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn json(text: &str, what: &str) -> Result<Value, String> {

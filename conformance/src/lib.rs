@@ -10,6 +10,7 @@
 pub mod client;
 pub mod clock;
 pub mod expectations;
+pub mod feed;
 pub mod fixtures;
 pub mod outcome;
 pub mod preflight;
@@ -47,6 +48,9 @@ pub struct RunConfig {
     /// A label (name or file) and the known failures.
     pub expectations: Option<(String, Expectations)>,
     pub filter: Option<String>,
+    /// On the wall clock, how long a change feed step waits for the purge
+    /// (the TTL deletes it expects).
+    pub purge_wait: Duration,
 }
 
 /// The cases a `--filter` selects: comma-separated patterns, each matching
@@ -107,7 +111,9 @@ pub async fn run(
             if let clock::TimeMode::Wall(wall) = mode {
                 target.time_scale = Some(wall.scale);
             }
-            Session::open(client, mode).await
+            Session::open(client, mode)
+                .await
+                .map(|s| s.with_purge_wait(config.purge_wait))
         }
         Err(error) => Err(error),
     };

@@ -78,6 +78,10 @@ struct Args {
     /// Cases run side by side on the wall clock.
     #[arg(long, default_value_t = 32)]
     concurrency: usize,
+    /// On the wall clock, the longest a change feed step waits (real
+    /// seconds) for the TTL deletes of the purge it expects.
+    #[arg(long, default_value_t = 300.0)]
+    purge_wait: f64,
 }
 
 /// How a run ended.
@@ -132,6 +136,9 @@ fn run(args: Args) -> Result<End, String> {
     if !(args.request_timeout.is_finite() && args.request_timeout > 0.0) {
         return Err("--request-timeout must be a positive number of seconds".to_string());
     }
+    if !(args.purge_wait.is_finite() && args.purge_wait >= 0.0) {
+        return Err("--purge-wait must be a number of seconds".to_string());
+    }
     let config = RunConfig {
         credentials,
         insecure: args.insecure,
@@ -141,6 +148,7 @@ fn run(args: Args) -> Result<End, String> {
         concurrency: args.concurrency,
         expectations,
         filter: args.filter.clone(),
+        purge_wait: Duration::from_secs_f64(args.purge_wait),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -105,7 +105,7 @@ pub fn expected_token(expect: &Expect, matching: Option<&Map<String, Value>>) ->
             None => "visible".to_string(),
         },
         Expect::Absent => "absent".to_string(),
-        Expect::Rows(rows) => render_rows(rows),
+        Expect::Rows(rows) | Expect::Changes(rows) => render_rows(rows),
     }
 }
 
@@ -133,7 +133,7 @@ pub fn ttl_part(label: &str, expected: &str, token: &str) -> String {
     }
 }
 
-fn render_rows(rows: &[String]) -> String {
+pub(crate) fn render_rows(rows: &[String]) -> String {
     format!("[{}]", rows.join(", "))
 }
 
@@ -336,6 +336,21 @@ impl CaseRun {
             .iter()
             .filter(|s| s.ttl_matches() && !s.matches())
             .map(StepOutcome::mismatch_with_detail)
+            .collect()
+    }
+
+    /// What the change feed steps that waited for the purge say about it,
+    /// e.g. `@2500 changes all-versions after purge: waited 41.0 s for the
+    /// TTL deletes of a, b (bound 300 s)`.
+    pub fn waits(&self) -> Vec<String> {
+        self.steps
+            .iter()
+            .filter(|s| s.label.ends_with(" after purge"))
+            .filter_map(|s| {
+                s.detail
+                    .as_ref()
+                    .map(|d| format!("@{} {}: {d}", s.at, s.label))
+            })
             .collect()
     }
 

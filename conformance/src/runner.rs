@@ -3,7 +3,8 @@
 
 use crate::client::{segment, Client, Request, Response, TransportError};
 use crate::clock::{excerpt, TimeMode, Timeline, WallClock};
-use crate::fixtures::{Action, Case, Step};
+use crate::feed::{self, FeedOutcome, FeedState, DEFAULT_PURGE_WAIT};
+use crate::fixtures::{ttl_delete_bound, Action, Case, Expect, Step};
 use crate::outcome::{
     expected_token, observe_error, observe_read, observe_rows, observe_write, CaseRun, Observed,
     StepOutcome, NOT_RUN, NO_ANSWER,
@@ -11,6 +12,7 @@ use crate::outcome::{
 use reqwest::Method;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 use tokio::sync::Semaphore;
 
 /// The partition key path of every container the suite creates.
@@ -25,6 +27,7 @@ pub struct Session {
     client: Client,
     mode: TimeMode,
     database: String,
+    purge_wait: Duration,
 }
 
 impl Session {
@@ -44,7 +47,15 @@ impl Session {
             client,
             mode,
             database,
+            purge_wait: DEFAULT_PURGE_WAIT,
         })
+    }
+
+    /// On the wall clock, the longest a change feed step waits for the
+    /// TTL deletes it expects (default [`DEFAULT_PURGE_WAIT`]).
+    pub fn with_purge_wait(mut self, purge_wait: Duration) -> Session {
+        self.purge_wait = purge_wait;
+        self
     }
 
     pub fn mode(&self) -> TimeMode {
@@ -85,6 +96,13 @@ impl Session {
                     run.skipped = Some(skip_reason(&wall, &unobservable));
                     return run;
                 }
+                if let Some(step) = case.steps.iter().find(|s| waits_for_nothing(s)) {
+                    run.skipped = Some(format!(
+                        "@{} waits for the purge but expects no TTL delete: on the wall clock nothing tells when the purge has run; only a test clock (POST /_emulator/purge) can observe it",
+                        step.at
+                    ));
+                    return run;
+                }
                 Some(wall)
             }
             TimeMode::Manual => None,
@@ -112,12 +130,48 @@ impl Session {
             }
         }
         let mut timeline = Timeline::start(self.mode);
+        let mut feeds = if case
+            .steps
+            .iter()
+            .any(|s| matches!(s.action, Action::Changes(_)))
+        {
+            match self.feed_state().await {
+                Ok(state) => Some(state),
+                Err(error) => {
+                    run.setup_error = Some(error);
+                    return run;
+                }
+            }
+        } else {
+            None
+        };
         for (step, outcome) in case.steps.iter().zip(run.steps.iter_mut()) {
             if let Err(error) = timeline.reach(&self.client, step.at).await {
                 run.setup_error = Some(format!("letting time reach @{}: {error}", step.at));
                 return run;
             }
-            let observed = target.perform(step).await;
+            let observed = match (&step.action, &step.expect, feeds.as_mut()) {
+                (Action::Changes(changes), Expect::Changes(expected), Some(state)) => {
+                    match feed::read(
+                        &self.client,
+                        &target.collection_link,
+                        changes,
+                        expected,
+                        state,
+                        self.purge_wait,
+                    )
+                    .await
+                    {
+                        Ok(FeedOutcome::Observed(observed)) => observed,
+                        Ok(FeedOutcome::Unsupported(reason)) => {
+                            run.skipped = Some(reason);
+                            return run;
+                        }
+                        Err(error) => Observed::no_answer(&error),
+                    }
+                }
+                _ => target.perform(step).await,
+            };
             let stop = observed.token == NO_ANSWER;
             outcome.observed = observed.token;
             outcome.detail = observed.detail;
@@ -128,6 +182,39 @@ impl Session {
             }
         }
         run
+    }
+}
+
+impl Session {
+    /// Where a case's change feed times start: the target's test clock now,
+    /// or the system clock (case time 0 is now in both).
+    async fn feed_state(&self) -> Result<FeedState, String> {
+        match self.mode {
+            TimeMode::Manual => match crate::clock::target_now(&self.client).await? {
+                Some(now) => Ok(FeedState::new(now as f64, 1.0, false)),
+                None => Err(
+                    "the target's test clock stopped answering GET /_emulator/clock".to_string(),
+                ),
+            },
+            TimeMode::Wall(wall) => {
+                let now = SystemTime::now()
+                    .duration_since(SystemTime::UNIX_EPOCH)
+                    .map(|d| d.as_secs_f64())
+                    .unwrap_or(0.0);
+                Ok(FeedState::new(now, wall.scale, true))
+            }
+        }
+    }
+}
+
+/// A `purge` step that expects no TTL delete: on the wall clock there is
+/// nothing to wait for.
+fn waits_for_nothing(step: &Step) -> bool {
+    match (&step.action, &step.expect) {
+        (Action::Changes(changes), Expect::Changes(entries)) => {
+            changes.purge && !entries.iter().any(|e| ttl_delete_bound(e).is_some())
+        }
+        _ => false,
     }
 }
 
@@ -302,6 +389,8 @@ impl CaseTarget<'_> {
             Action::ReplaceContainer(body) => {
                 observe_write(&self.write_container(Method::PUT, body).await?, true)
             }
+            // Read by the session, which keeps the case's feed cursors.
+            Action::Changes(_) => unreachable!("change feed steps are read by run_case"),
             Action::ReadContainer { matching } => {
                 let link = self.collection_link.clone();
                 let request = Request::new(Method::GET, path(&link), "colls", link);
@@ -432,6 +521,6 @@ impl CaseTarget<'_> {
     }
 }
 
-fn partition_key_header() -> String {
+pub(crate) fn partition_key_header() -> String {
     json!([PARTITION_KEY_VALUE]).to_string()
 }

@@ -20,6 +20,7 @@ fn response(status: u16, body: &str) -> Response {
         status,
         body: body.to_string(),
         continuation: None,
+        etag: None,
     }
 }
 

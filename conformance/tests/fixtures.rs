@@ -230,3 +230,111 @@ fn the_built_in_fixtures_are_the_fixtures_directory() {
         );
     }
 }
+
+const FEED: &str = r#"
+schema-version = 1
+area = "change-feed"
+title = "t"
+
+[[case]]
+id = "F.1"
+title = "t"
+source = { cites = ["R5"], seeds = ["000"] }
+container = '{"defaultTtl": 10}'
+steps = [
+  { at = 0, changes = "all-versions", from = "now", expect = "[]" },
+  { at = 0, create = '{"id": "a"}', expect = "201" },
+  { at = 0, changes = "latest-version", from = "beginning", show = "v", page-size = 1, expect = '[a v={"x":1,"y":2}]' },
+  { at = 20, changes = "all-versions", purge = true, expect = "[ttl-delete a @>=10, create a]" },
+]
+"#;
+
+#[test]
+fn change_feed_steps_load_with_their_entries_sorted() {
+    use cosmos_conformance::fixtures::{Changes, FeedMode, FeedStart};
+    let cases = parse_file(Path::new("feed.toml"), FEED).unwrap();
+    let steps = &cases[0].steps;
+    assert_eq!(
+        steps[2].action,
+        Action::Changes(Changes {
+            mode: FeedMode::LatestVersion,
+            from: Some(FeedStart::Beginning),
+            purge: false,
+            show: Some("v".into()),
+            page_size: Some(1),
+        })
+    );
+    assert_eq!(
+        steps[2].expect,
+        Expect::Changes(vec![r#"a v={"x":1,"y":2}"#.into()])
+    );
+    assert_eq!(
+        steps[3].expect,
+        Expect::Changes(vec!["create a".into(), "ttl-delete a @>=10".into()])
+    );
+    assert_eq!(steps[3].action.label(), "changes all-versions after purge");
+}
+
+#[rstest]
+#[case::unknown_mode(
+    r#"changes = "all-versions", from = "now""#,
+    r#"changes = "every", from = "now""#,
+    "is \"latest-version\" or \"all-versions\""
+)]
+#[case::all_versions_from_the_beginning(
+    r#"changes = "all-versions", from = "now""#,
+    r#"changes = "all-versions", from = "beginning""#,
+    "starts only from now"
+)]
+#[case::no_start(
+    r#"changes = "all-versions", from = "now""#,
+    r#"changes = "all-versions""#,
+    "says where it starts"
+)]
+#[case::purge_on_latest(
+    r#"from = "beginning", show"#,
+    r#"from = "beginning", purge = true, show"#,
+    "only the all-versions feed"
+)]
+#[case::show_on_all_versions(
+    r#"purge = true,"#,
+    r#"purge = true, show = "v","#,
+    "`show` belongs to the latest-version feed"
+)]
+#[case::from_on_a_read(
+    r#"{ at = 0, create = '{"id": "a"}', expect"#,
+    r#"{ at = 0, create = '{"id": "a"}', from = "now", expect"#,
+    "belong to `changes`"
+)]
+#[case::ttl_delete_without_instant(
+    "ttl-delete a @>=10",
+    "ttl-delete a",
+    "`ttl-delete ID @>=INSTANT`"
+)]
+#[case::unknown_operation("create a]", "upsert a]", "an all-versions entry is")]
+#[case::latest_without_shown_value(
+    r#"'[a v={"x":1,"y":2}]'"#,
+    "'[a]'",
+    "a latest-version entry is the item's id and its `v`"
+)]
+#[case::no_brackets(
+    r#"expect = "[]" }"#,
+    r#"expect = "" }"#,
+    "a change feed read expects entries"
+)]
+fn a_broken_change_feed_step_is_refused(
+    #[case] from: &str,
+    #[case] to: &str,
+    #[case] message: &str,
+) {
+    assert!(
+        FEED.contains(from),
+        "the test's pattern {from:?} is in FEED"
+    );
+    let error = parse_file(Path::new("broken.toml"), &FEED.replacen(from, to, 1)).unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.contains(message),
+        "{text:?} should contain {message:?}"
+    );
+}

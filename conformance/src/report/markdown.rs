@@ -41,6 +41,14 @@ pub fn render(report: &Report) -> String {
             if case.message.is_none() && !case.protocol.is_empty() {
                 note = format!("protocol: {}", case.protocol.join("; "));
             }
+            if !case.waits.is_empty() {
+                let waits = case.waits.join("; ");
+                note = if note.is_empty() {
+                    waits
+                } else {
+                    format!("{note}; {waits}")
+                };
+            }
             let observed = if case.observed == case.expected {
                 "as expected"
             } else {

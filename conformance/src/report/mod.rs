@@ -139,6 +139,9 @@ pub struct CaseReport {
     /// Where the case sits in the documentation's tables, if it is a cell.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cell: Option<TableCell>,
+    /// How its change feed steps waited for the purge (the bound, how long).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waits: Vec<String>,
 }
 
 /// A cell of the example tables (`E`) or the matrix (`M`): the row is the
@@ -231,6 +234,7 @@ impl Report {
                     mismatches: run.ttl_mismatches(),
                     protocol: run.protocol_notes(),
                     cell: TableCell::of(case),
+                    waits: run.waits(),
                 }
             })
             .collect();

@@ -39,6 +39,7 @@ pub fn config(endpoint: &str) -> RunConfig {
         concurrency: 32,
         expectations: None,
         filter: None,
+        purge_wait: std::time::Duration::from_secs(5),
     }
 }
 
