@@ -58,8 +58,8 @@ async fn client(emulator: &Emulator, key: &str) -> azure_data_cosmos::Result<Cos
         .await
 }
 
-/// Moves the emulator's test clock through its HTTP control API, signed.
-async fn advance(emulator: &Emulator, seconds: i64) {
+/// A signed `POST` to the emulator's control API (`/_emulator/...`).
+async fn control(emulator: &Emulator, path: &str, body: serde_json::Value) {
     let key = cosmos_emulator::auth::MasterKey::from_base64(emulator.key()).unwrap();
     let date = httpdate::fmt_http_date(std::time::SystemTime::now());
     let auth = cosmos_emulator::auth::authorization_header(
@@ -67,14 +67,19 @@ async fn advance(emulator: &Emulator, seconds: i64) {
         &cosmos_emulator::auth::payload("POST", "", "", &date, ""),
     );
     let reply = reqwest::Client::new()
-        .post(format!("{}/_emulator/clock", emulator.endpoint()))
+        .post(format!("{}/_emulator/{path}", emulator.endpoint()))
         .header("x-ms-date", date)
         .header("authorization", auth)
-        .json(&json!({"advance": seconds}))
+        .json(&body)
         .send()
         .await
         .unwrap();
     assert_eq!(reply.status().as_u16(), 200);
+}
+
+/// Moves the emulator's test clock.
+async fn advance(emulator: &Emulator, seconds: i64) {
+    control(emulator, "clock", json!({"advance": seconds})).await;
 }
 
 async fn container(client: &CosmosClient, default_ttl: TimeToLive) -> ContainerClient {
@@ -245,21 +250,7 @@ async fn wrong_key_is_refused() {
 
 /// Waits for the purge of everything due (`POST /_emulator/purge`).
 async fn purge(emulator: &Emulator) {
-    let key = cosmos_emulator::auth::MasterKey::from_base64(emulator.key()).unwrap();
-    let date = httpdate::fmt_http_date(std::time::SystemTime::now());
-    let auth = cosmos_emulator::auth::authorization_header(
-        &key,
-        &cosmos_emulator::auth::payload("POST", "", "", &date, ""),
-    );
-    let reply = reqwest::Client::new()
-        .post(format!("{}/_emulator/purge", emulator.endpoint()))
-        .header("x-ms-date", date)
-        .header("authorization", auth)
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status().as_u16(), 200);
+    control(emulator, "purge", json!({})).await;
 }
 
 /// The change feed through the SDK's `query_change_feed` (issue 11): the
