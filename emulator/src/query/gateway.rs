@@ -132,15 +132,7 @@ impl PreparedQuery {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{PreparedQuery, QueryBody};
-
-    fn prepare(q: &str) -> PreparedQuery {
-        PreparedQuery::prepare(&QueryBody {
-            query: q.into(),
-            parameters: vec![],
-        })
-        .unwrap()
-    }
+    use super::super::tests::prepared as prepare;
 
     /// The forms the hosted gateway was recorded to refuse, and to answer.
     #[test]

@@ -281,17 +281,8 @@ fn payload_sql(s: &Select, alias: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{PreparedQuery, QueryBody};
+    use super::super::tests::prepared as prepare;
     use serde_json::{json, Value};
-
-    fn prepare(q: &str) -> PreparedQuery {
-        PreparedQuery::prepare(&QueryBody {
-            query: q.into(),
-            parameters: vec![],
-        })
-        .unwrap()
-    }
-
     /// Runs the plan's rewritten query the way the SDK does.
     fn run_rewritten(plan: &Value, docs: &[Value]) -> Vec<Value> {
         let text = plan["queryInfo"]["rewrittenQuery"]

@@ -4,6 +4,15 @@
 use super::*;
 use serde_json::json;
 
+/// A query without parameters, prepared (it must be valid).
+pub(crate) fn prepared(q: &str) -> PreparedQuery {
+    PreparedQuery::prepare(&QueryBody {
+        query: q.into(),
+        parameters: vec![],
+    })
+    .unwrap()
+}
+
 pub(crate) fn run(q: &str, docs: &[Value]) -> Vec<Value> {
     let body = QueryBody {
         query: q.into(),
