@@ -8,7 +8,7 @@
 use rstest::rstest;
 use serde_json::{json, Value};
 
-use super::tests::run;
+use super::tests::{prepared, run};
 use super::{PreparedQuery, QueryBody};
 
 fn products() -> Vec<Value> {
@@ -322,20 +322,16 @@ fn from_subqueries(#[case] query: &str, #[case] expected: Value) {
         .iter()
         .map(|d| bytes::Bytes::from(d.to_string()))
         .collect();
-    let page = PreparedQuery::prepare(&QueryBody {
-        query: query.into(),
-        parameters: vec![],
-    })
-    .unwrap()
-    .run_page(
-        bodies.iter().map(|b| ("[]", "id", b)),
-        None,
-        super::PageLimit {
-            items: 100,
-            bytes: usize::MAX,
-        },
-    )
-    .unwrap();
+    let page = prepared(query)
+        .run_page(
+            bodies.iter().map(|b| ("[]", "id", b)),
+            None,
+            super::PageLimit {
+                items: 100,
+                bytes: usize::MAX,
+            },
+        )
+        .unwrap();
     let paged: Vec<Value> = page
         .documents
         .iter()
@@ -393,13 +389,9 @@ fn non_finite_numbers_compute_and_compare(#[case] query: &str, #[case] expected:
 #[case("SELECT p.id, LOG(p.price - 15) AS l FROM p")]
 #[case("SELECT VALUE ARRAY(SELECT VALUE 1 / 0)")]
 fn a_result_holding_nan_or_an_infinity_is_refused(#[case] query: &str) {
-    let error = PreparedQuery::prepare(&QueryBody {
-        query: query.into(),
-        parameters: vec![],
-    })
-    .unwrap()
-    .run_values(products().into_iter())
-    .unwrap_err();
+    let error = prepared(query)
+        .run_values(products().into_iter())
+        .unwrap_err();
     assert_eq!(
         (error.status.as_u16(), error.substatus),
         (400, Some(4001)),

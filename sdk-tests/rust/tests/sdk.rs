@@ -253,13 +253,24 @@ async fn purge(emulator: &Emulator) {
     control(emulator, "purge", json!({})).await;
 }
 
+/// The next page of a change feed, which is endless: within 10 s, or fail.
+async fn next_page<P, E: std::fmt::Debug>(
+    pages: &mut (impl futures::Stream<Item = Result<P, E>> + Unpin),
+) -> P {
+    use futures::StreamExt;
+    tokio::time::timeout(std::time::Duration::from_secs(10), pages.next())
+        .await
+        .expect("a page within 10 s")
+        .expect("a page")
+        .expect("a page")
+}
+
 /// The change feed through the SDK's `query_change_feed` (issue 11): the
 /// latest version from the beginning, and all versions and deletes from a
 /// checkpoint taken at "now", with a TTL expiration as one delete.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn change_feed_with_a_ttl_delete() {
     use azure_data_cosmos::options::{ChangeFeedMode, ChangeFeedOptions, ChangeFeedStartFrom};
-    use futures::StreamExt;
 
     let emulator = start_emulator();
     let client = client(&emulator, emulator.key()).await.expect("client");
@@ -276,10 +287,7 @@ async fn change_feed_with_a_ttl_delete() {
         .await
         .expect("change feed from now");
     // The feed is endless: read until a page brings nothing new.
-    let first = tokio::time::timeout(std::time::Duration::from_secs(10), start.next())
-        .await
-        .expect("a first page within 10 s");
-    assert!(first.expect("a page").expect("a page").items().is_empty());
+    assert!(next_page(&mut start).await.items().is_empty());
     let checkpoint = start.to_continuation_token().expect("a checkpoint");
 
     items
@@ -306,11 +314,7 @@ async fn change_feed_with_a_ttl_delete() {
         .expect("change feed from the beginning");
     let mut seen = Vec::new();
     loop {
-        let page = tokio::time::timeout(std::time::Duration::from_secs(10), latest.next())
-            .await
-            .expect("a page within 10 s")
-            .expect("a page")
-            .expect("a page");
+        let page = next_page(&mut latest).await;
         if page.items().is_empty() {
             break;
         }
@@ -337,11 +341,7 @@ async fn change_feed_with_a_ttl_delete() {
         .expect("change feed from the checkpoint");
     let mut summary = Vec::new();
     loop {
-        let page = tokio::time::timeout(std::time::Duration::from_secs(10), changes.next())
-            .await
-            .expect("a page within 10 s")
-            .expect("a page")
-            .expect("a page");
+        let page = next_page(&mut changes).await;
         if page.items().is_empty() {
             break;
         }
