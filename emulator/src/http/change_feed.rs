@@ -204,7 +204,7 @@ fn full_fidelity(c: &Container, change: &Change) -> Bytes {
         "crts": change.crts,
     });
     if let Some(previous) = change.previous_lsn {
-        metadata["previousImageLSN"] = previous.into();
+        metadata["previousImageLSN"] = previous.get().into();
     }
     let image = |lsn| -> Value {
         let bytes = crate::store::with_lsn(&change.body, lsn);

@@ -3,7 +3,8 @@
 //! Every lookup here takes `now` and treats an expired item as absent (R5),
 //! whether or not the background purge has removed it yet.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
+use std::num::NonZeroU64;
 use std::ops::Bound;
 
 use bytes::Bytes;
@@ -12,6 +13,7 @@ use serde_json::{json, Map, Value};
 use super::expiry::ExpiryIndex;
 use super::indexing;
 use super::item::{new_etag, Etag, Item, ItemKey, MAX_ITEM_BYTES};
+use super::latest::LatestWrites;
 use super::log::{Change, ChangeKind, ChangeLog};
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::PartitionKeyDefinition;
@@ -76,18 +78,23 @@ pub struct Container {
     pub etag: String,
     pub settings: ContainerSettings,
     /// The items, for point operations.
-    items: HashMap<ItemKey, Item>,
+    items: FastMap<ItemKey, Item>,
     /// Their keys in order, for feeds and queries that page by key.
     order: BTreeSet<ItemKey>,
     expiry: ExpiryIndex,
     /// Item number (the last part of an item's RID) to key, for RID-based paths.
-    by_number: HashMap<u64, ItemKey>,
+    by_number: FastMap<u64, ItemKey>,
     next_item: u64,
     /// Every change, for the all-versions-and-deletes feed (see `log.rs`).
     log: ChangeLog,
     /// Live items by the LSN of their last write: the latest-version feed.
-    by_lsn: BTreeMap<u64, ItemKey>,
+    by_lsn: LatestWrites,
 }
+
+/// The hash maps of a container: foldhash (hashbrown's own default) instead
+/// of SipHash, which was a tenth of a purge's time. Keys are chosen by the
+/// emulator's own clients, so resistance to hash flooding is not needed.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 impl Container {
     pub fn new(
@@ -106,13 +113,13 @@ impl Container {
             ts: now,
             etag: new_etag(),
             settings,
-            items: HashMap::new(),
+            items: FastMap::default(),
             order: BTreeSet::new(),
             expiry: ExpiryIndex::default(),
-            by_number: HashMap::new(),
+            by_number: FastMap::default(),
             next_item: 1,
             log: ChangeLog::new(change_feed_retention),
-            by_lsn: BTreeMap::new(),
+            by_lsn: LatestWrites::default(),
         }
     }
 
@@ -278,8 +285,8 @@ impl Container {
         let previous_lsn = match self.items.insert(key.clone(), item.clone()) {
             Some(old) => {
                 self.expiry.remove(&key, old.ttl, old.ts);
-                self.by_lsn.remove(&old.lsn);
-                Some(old.lsn)
+                self.by_lsn.remove(old.lsn, &key);
+                NonZeroU64::new(old.lsn)
             }
             None => {
                 self.order.insert(key.clone());
@@ -318,7 +325,7 @@ impl Container {
     fn forget(&mut self, key: &ItemKey, item: &Item, now: i64, ttl_expired: bool) {
         self.order.remove(key);
         self.by_number.remove(&item.number);
-        self.by_lsn.remove(&item.lsn);
+        self.by_lsn.remove(item.lsn, key);
         let lsn = self.log.next_lsn();
         self.log.append(Change {
             lsn,
@@ -326,7 +333,7 @@ impl Container {
             key: key.clone(),
             kind: ChangeKind::Delete { ttl_expired },
             body: Bytes::new(),
-            previous_lsn: Some(item.lsn),
+            previous_lsn: NonZeroU64::new(item.lsn),
         });
     }
 
@@ -371,7 +378,7 @@ impl Container {
         now: i64,
     ) -> impl Iterator<Item = (&'a ItemKey, &'a Item)> + 'a {
         self.by_lsn
-            .range(after.saturating_add(1)..)
+            .after(after)
             .map(|(_, key)| (key, &self.items[key]))
             .filter(move |(_, item)| self.is_live(item, now))
     }

@@ -23,10 +23,11 @@
 //! [`MAX_CHANGE_LOG_BYTES`] (a busy container cannot hold an hour of
 //! versions in memory); reading from before the retained start is refused.
 
-use std::collections::VecDeque;
+use std::num::NonZeroU64;
 
 use bytes::Bytes;
 
+use super::sequence::{Sequence, Sequenced};
 use super::ItemKey;
 pub use crate::limits::MAX_CHANGE_LOG_BYTES;
 
@@ -56,19 +57,21 @@ pub struct Change {
     pub kind: ChangeKind,
     /// The item after the change (create, replace); empty for a delete.
     pub body: Bytes,
-    /// The LSN of the item's version this change replaced or deleted.
-    pub previous_lsn: Option<u64>,
+    /// The LSN of the item's version this change replaced or deleted
+    /// (LSNs start at 1: the niche keeps an entry at 80 bytes).
+    pub previous_lsn: Option<NonZeroU64>,
 }
 
-/// Entries per chunk of the log: the log grows a chunk at a time, never by
-/// reallocating (and copying) the whole of it under the store's lock.
-const CHUNK: usize = 1024;
+impl Sequenced for Change {
+    fn lsn(&self) -> u64 {
+        self.lsn
+    }
+}
 
 #[derive(Debug)]
 pub struct ChangeLog {
-    /// The entries in LSN order, in chunks of at most [`CHUNK`]; only the
-    /// last chunk is not full.
-    chunks: VecDeque<VecDeque<Change>>,
+    /// The entries in LSN order.
+    entries: Sequence<Change>,
     /// The last LSN given out; 0 before the first change.
     last_lsn: u64,
     /// How long entries are kept, emulator-clock seconds.
@@ -84,7 +87,7 @@ pub struct ChangeLog {
 impl ChangeLog {
     pub fn new(retention: i64) -> Self {
         ChangeLog {
-            chunks: VecDeque::new(),
+            entries: Sequence::default(),
             last_lsn: 0,
             retention,
             dropped_through: 0,
@@ -109,14 +112,7 @@ impl ChangeLog {
     pub fn append(&mut self, change: Change) {
         self.bytes += change.body.len();
         let crts = change.crts;
-        match self.chunks.back_mut() {
-            Some(chunk) if chunk.len() < CHUNK => chunk.push_back(change),
-            _ => {
-                let mut chunk = VecDeque::with_capacity(CHUNK);
-                chunk.push_back(change);
-                self.chunks.push_back(chunk);
-            }
-        }
+        self.entries.push(change);
         self.expire_at(crts);
     }
 
@@ -127,20 +123,13 @@ impl ChangeLog {
 
     fn expire_at(&mut self, now: i64) {
         let oldest_kept = now.saturating_sub(self.retention);
-        while let Some(chunk) = self.chunks.front_mut() {
-            let Some(front) = chunk.front() else {
-                self.chunks.pop_front();
-                continue;
-            };
+        while let Some(front) = self.entries.front() {
             if front.crts >= oldest_kept && self.bytes <= self.max_bytes {
                 break;
             }
             self.dropped_through = front.lsn;
             self.bytes -= front.body.len();
-            chunk.pop_front();
-            if chunk.is_empty() {
-                self.chunks.pop_front();
-            }
+            self.entries.pop_front();
         }
     }
 
@@ -150,34 +139,23 @@ impl ChangeLog {
         if lsn < self.dropped_through {
             return Err(self.dropped_through);
         }
-        // The first chunk holding an entry after `lsn`, then the entry.
-        let first = self
-            .chunks
-            .partition_point(|chunk| chunk.back().is_some_and(|c| c.lsn <= lsn));
-        let start = self
-            .chunks
-            .get(first)
-            .map_or(0, |chunk| chunk.partition_point(|c| c.lsn <= lsn));
-        Ok(self
-            .chunks
-            .range(first..)
-            .enumerate()
-            .flat_map(move |(k, chunk)| chunk.range(if k == 0 { start } else { 0 }..)))
+        Ok(self.entries.after(lsn))
     }
 
     /// How many entries are retained (for tests and stats).
     pub fn len(&self) -> usize {
-        self.chunks.iter().map(VecDeque::len).sum()
+        self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.chunks.iter().all(VecDeque::is_empty)
+        self.entries.len() == 0
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::sequence::CHUNK;
 
     fn change(log: &mut ChangeLog, id: &str, crts: i64) -> u64 {
         let lsn = log.next_lsn();
