@@ -212,6 +212,12 @@ impl Signer {
 }
 
 impl Signer {
+    /// `POST /_emulator/purge`: returns once everything due is purged (and
+    /// change log entries past their retention are dropped).
+    pub fn purge(&self) -> Request<Body> {
+        self.signed(Method::POST, "/_emulator/purge", "", "", &[], Bytes::new())
+    }
+
     /// `GET /_emulator/stats`: stored and live items per container.
     pub fn stats(&self) -> Request<Body> {
         self.signed(Method::GET, "/_emulator/stats", "", "", &[], Bytes::new())

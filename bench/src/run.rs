@@ -111,12 +111,13 @@ pub async fn run(
         match purge::measure(&emulator, key, settings.purge.clone()).await {
             Ok(p) => {
                 progress(format_args!(
-                    "  purged in {:.3} s; read p99 during {}; RSS {} → {} → {}",
+                    "  purged in {:.3} s; read p99 during {}; RSS {} → {} → {} → {} (log dropped)",
                     p.purge_seconds,
                     p.reads_during.as_ref().map_or("–".into(), |l| ms(l.p99_us)),
                     mib(p.rss_full_bytes),
                     mib(p.rss_purged_bytes),
-                    mib(p.rss_settled_bytes)
+                    mib(p.rss_settled_bytes),
+                    mib(p.rss_log_dropped_bytes)
                 ));
                 Some(p)
             }

@@ -4,6 +4,10 @@
 //! gone is measured, with the read latency before, during and after, and
 //! the resident memory before, full and after.
 //!
+//! Each purged item leaves one TTL delete in the container's change log,
+//! retained for the change feed; the memory they hold is measured by
+//! moving the clock past the retention and dropping them.
+//!
 //! Physical deletion is invisible through the Cosmos API (expired items are
 //! absent at once, R5), so it is observed through the emulator's own
 //! `GET /_emulator/stats` (items stored, expired or not), polled every
@@ -27,6 +31,9 @@ const CONTAINER: &str = "purge";
 /// The items' own `ttl`; the clock moves one second past it.
 const TTL: i64 = 60;
 
+/// The emulator's default change feed retention (`--change-feed-retention`).
+const RETENTION_SECONDS: i64 = 3600;
+
 #[derive(Debug, Clone, Serialize)]
 pub struct PurgeSettings {
     /// Items that expire.
@@ -49,8 +56,11 @@ pub struct Purge {
     pub rss_full_bytes: u64,
     /// At the moment the purge was seen complete.
     pub rss_purged_bytes: u64,
-    /// One second later.
+    /// One second later (the TTL deletes still retained in the change log).
     pub rss_settled_bytes: u64,
+    /// Once the clock passed the change log's retention and its entries
+    /// were dropped.
+    pub rss_log_dropped_bytes: u64,
     /// From sending the clock advance to the stored count reaching `kept`.
     pub purge_seconds: f64,
     /// (seconds since the advance, items still stored), sampled.
@@ -149,6 +159,15 @@ pub async fn measure(target: &Target, key: &str, settings: PurgeSettings) -> Res
     let samples = load.stop().await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let rss_settled_bytes = process.rss()?;
+    // Past the retention (the emulator's default), the purge drops the log.
+    send_once(&endpoint, signer.advance_clock(RETENTION_SECONDS + 1))
+        .await
+        .map_err(|e| format!("moving the test clock past the retention: {e}"))?;
+    send_once(&endpoint, signer.purge())
+        .await
+        .map_err(|e| format!("purging: {e}"))?;
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let rss_log_dropped_bytes = process.rss()?;
     Ok(Purge {
         settings,
         fill,
@@ -156,6 +175,7 @@ pub async fn measure(target: &Target, key: &str, settings: PurgeSettings) -> Res
         rss_full_bytes,
         rss_purged_bytes,
         rss_settled_bytes,
+        rss_log_dropped_bytes,
         purge_seconds: (done - advanced).as_secs_f64(),
         progress,
         reads_before: Latency::of(samples.started_within(load_start, advance_us)),

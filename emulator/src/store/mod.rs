@@ -7,7 +7,9 @@ mod container;
 mod expiry;
 mod indexing;
 mod item;
+mod latest;
 mod log;
+mod sequence;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -538,13 +540,16 @@ impl Store {
                 return (count, Some(now));
             }
         }
-        // This pass is done: give back what the purge left oversized.
+        // This pass is done: give back what the purge left oversized, and
+        // the change log entries past their retention (otherwise dropped
+        // only when the container is written again).
         for c in catalog
             .databases
             .values_mut()
             .flat_map(|db| db.containers.values_mut())
         {
             c.shrink_after_purge();
+            c.expire_log(now);
         }
         let next = catalog
             .databases
