@@ -14,9 +14,10 @@
 //! `etag` of the previous answer: an LSN) or a point in time
 //! (`If-Modified-Since`, latest version only). Every answer carries `etag`;
 //! an answer with nothing new is 304 with an empty body. A feed is scoped to
-//! a partition key by `x-ms-documentdb-partitionkey`, or to a range of
-//! effective partition keys by `x-ms-start-epk`/`x-ms-end-epk` (as the
-//! Python SDK sends a partition key or a feed range).
+//! a partition key (or a hierarchical key's prefix) by
+//! `x-ms-documentdb-partitionkey`, or to a range of effective partition keys
+//! by `x-ms-start-epk`/`x-ms-end-epk` (as the Python SDK sends a partition
+//! key or a feed range); see `scope.rs`.
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
