@@ -38,8 +38,9 @@ impl ItemKey {
     pub fn scope_start(scope: &KeyScope) -> Self {
         match scope {
             KeyScope::Exact(pk) => Self::partition_start(pk),
-            // Below every `pk NUL id` whose pk starts with the text.
-            KeyScope::Prefix { text, .. } => ItemKey(text.as_str().into()),
+            // `text NUL`: below every `pk NUL id` whose pk starts with the
+            // text (a value follows the text's comma, and NUL is the least).
+            KeyScope::Prefix { text, .. } => Self::partition_start(text),
         }
     }
 
