@@ -101,6 +101,13 @@ pub fn signed_resource(path: &str) -> SignedResource {
             links: vec![String::new()],
         };
     }
+    // Delete by partition key (`.../colls/{c}/operations/partitionkeydelete`):
+    // both SDKs sign it as the container (Python maps its `partitionkey`
+    // resource type to `colls`, "for the feature to work"; JavaScript signs
+    // `ResourceType.container`) with the container's link.
+    if segments.len() == 6 && segments[4] == "operations" && segments[5] == "partitionkeydelete" {
+        return container_resource(&segments[..4]);
+    }
     let (resource_type, link_segments) = if segments.len() % 2 == 1 {
         (
             segments[segments.len() - 1].clone(),
@@ -109,16 +116,28 @@ pub fn signed_resource(path: &str) -> SignedResource {
     } else {
         (segments[segments.len() - 2].clone(), &segments[..])
     };
-    let name_link = link_segments.join("/");
-    let mut links = vec![name_link];
+    SignedResource {
+        resource_type,
+        links: links(link_segments),
+    }
+}
+
+/// The container `dbs/{db}/colls/{c}` as the signed resource.
+fn container_resource(link_segments: &[String]) -> SignedResource {
+    SignedResource {
+        resource_type: "colls".into(),
+        links: links(link_segments),
+    }
+}
+
+/// The links a client may have signed for a resource.
+fn links(link_segments: &[String]) -> Vec<String> {
+    let mut links = vec![link_segments.join("/")];
     // RID-based paths are signed with the addressed resource's RID alone, lower-cased.
     if link_segments.len() >= 2 && rid::looks_like_database_rid(&link_segments[1]) {
         links.push(link_segments[link_segments.len() - 1].to_lowercase());
     }
-    SignedResource {
-        resource_type,
-        links,
-    }
+    links
 }
 
 /// The parts of a request that authentication reads.
@@ -275,6 +294,11 @@ mod tests {
         "dbs/db1/colls/c1/docs/item 1"
     )]
     #[case("/dbs/db1/colls/c1/pkranges", "pkranges", "dbs/db1/colls/c1")]
+    #[case(
+        "/dbs/db1/colls/c1/operations/partitionkeydelete",
+        "colls",
+        "dbs/db1/colls/c1"
+    )]
     #[case("/_emulator/clock", "", "")]
     fn resource_type_and_link(#[case] path: &str, #[case] ty: &str, #[case] link: &str) {
         let r = signed_resource(path);

@@ -303,6 +303,49 @@ mod tests {
         assert_eq!(effective_partition_key(&def, &pk), expected);
     }
 
+    // A prefix of a hierarchical key is the range [EPK(prefix), EPK(prefix) + "FF").
+    // Expected values from the Python SDK:
+    //   d = PartitionKey(path=["/state", "/city", "/zipcode"], kind="MultiHash")
+    //   d._get_epk_range_for_prefix_partition_key(["CA"])  → min, max below
+    //   d._get_effective_partition_key_string(V)          → each item's EPK
+    #[test]
+    fn a_hierarchical_prefix_range_holds_exactly_the_keys_under_it() {
+        let def = definition(json!({"paths": ["/state", "/city", "/zipcode"]}));
+        let (min, max) = (
+            "2F442D3F30B24D244283F3B36B4CB88B",
+            "2F442D3F30B24D244283F3B36B4CB88BFF",
+        );
+        assert_eq!(effective_partition_key(&def, &json!(["CA"])), min);
+        for (pk, expected, inside) in [
+            (json!(["CA", "Oxnard", "93033"]), "2F442D3F30B24D244283F3B36B4CB88B3BCEFBDDC93E6B92BBF05E9CF21167293F3866B6199C2C6C89F7F0BAB7CCCA72", true), // V = ["CA", "Oxnard", "93033"]
+            (json!(["CA", "Ojai", "93023"]), "2F442D3F30B24D244283F3B36B4CB88B3BBC15F73901E616A1B6B431FC9738B202606D39486AFD18C955997DF6276F25", true), // V = ["CA", "Ojai", "93023"]
+            (json!(["CA", {}, {}]), "2F442D3F30B24D244283F3B36B4CB88B11622DAA78F835834610ABE56EFF5CB511622DAA78F835834610ABE56EFF5CB5", true), // V = ["CA", NonePartitionKeyValue, NonePartitionKeyValue]
+            (json!(["WA", "Seattle", "98101"]), "0845FB119899DE50766A2C4CEFC2FA731FA1E63F928D920107C8D7720A70328B1A48015686B46E3387DC8A592CE8D2BB", false), // V = ["WA", "Seattle", "98101"]
+        ] {
+            let epk = effective_partition_key(&def, &pk);
+            assert_eq!(epk, expected, "{pk}");
+            assert_eq!(in_range(&epk, min, max), inside, "{pk}");
+        }
+    }
+
+    // A level an item lacks is undefined, not null: two different keys.
+    // PartitionKey(path=["/city", "/zipcode"], kind="MultiHash")
+    //   ._get_effective_partition_key_string(["Vancouver", NonePartitionKeyValue]) and (["Vancouver", None])
+    #[test]
+    fn an_undefined_level_hashes_apart_from_null() {
+        let def = definition(json!({"paths": ["/city", "/zipcode"]}));
+        let item = def.key_of(json!({"city": "Vancouver"}).as_object().unwrap());
+        let pk: Value = serde_json::from_str(&item).unwrap();
+        assert_eq!(
+            effective_partition_key(&def, &pk),
+            "1CC3DC3B88C9BE3E028DE3D16601589E11622DAA78F835834610ABE56EFF5CB5"
+        );
+        assert_eq!(
+            effective_partition_key(&def, &json!(["Vancouver", null])),
+            "1CC3DC3B88C9BE3E028DE3D16601589E378867E4430E67857ACE5C908374FE16"
+        );
+    }
+
     // Expected values: PartitionKey(path="/pk", kind="Hash", version=1)
     //   ._get_effective_partition_key_string([V]).upper(), V in each row's
     // comment (Python's V1 is lower case; the service's and JavaScript's upper).

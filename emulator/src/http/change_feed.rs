@@ -14,9 +14,10 @@
 //! `etag` of the previous answer: an LSN) or a point in time
 //! (`If-Modified-Since`, latest version only). Every answer carries `etag`;
 //! an answer with nothing new is 304 with an empty body. A feed is scoped to
-//! a partition key by `x-ms-documentdb-partitionkey`, or to a range of
-//! effective partition keys by `x-ms-start-epk`/`x-ms-end-epk` (as the
-//! Python SDK sends a partition key or a feed range).
+//! a partition key (or a hierarchical key's prefix) by
+//! `x-ms-documentdb-partitionkey`, or to a range of effective partition keys
+//! by `x-ms-start-epk`/`x-ms-end-epk` (as the Python SDK sends a partition
+//! key or a feed range); see `scope.rs`.
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -25,10 +26,11 @@ use serde_json::{json, Value};
 
 use super::request::CosmosHeaders;
 use super::response::{feed, READ_CHARGE};
+use super::scope::FeedScope;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::query::PageLimit;
-use crate::store::{Change, ChangeKind, Container, Store};
+use crate::store::{Change, ChangeKind, Container};
 
 /// The change feed's wire format of the all-versions-and-deletes mode.
 const WIRE_FORMAT: &str = "2021-09-15";
@@ -92,25 +94,10 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
         }
     }
     let limit = PageLimit::from_header(headers.max_item_count())?;
-    let partition = headers.partition_key();
-    // The SDKs scope a feed to a partition key (or a feed range) as a range
-    // of effective partition keys, beside the range id.
-    let epk_range = match (headers.text("x-ms-start-epk"), headers.text("x-ms-end-epk")) {
-        (Some(start), Some(end)) if !(start.is_empty() && end.eq_ignore_ascii_case("FF")) => {
-            Some((start.to_string(), end.to_string()))
-        }
-        _ => None,
-    };
     state.store.with_container(db, coll, |c, now| {
-        let scope = Store::partition_scope(c, partition)?;
-        let in_scope = |pk: &str| {
-            scope.as_deref().is_none_or(|s| s == pk)
-                && epk_range.as_ref().is_none_or(|(start, end)| {
-                    let components = serde_json::from_str(pk).unwrap_or_default();
-                    let epk = crate::epk::effective_partition_key(c.partition_key(), &components);
-                    crate::epk::in_range(&epk, start, end)
-                })
-        };
+        // A partition key (or a hierarchical prefix), or a feed range as a
+        // range of effective partition keys beside the range id.
+        let mut scope = FeedScope::from_headers(c, headers)?;
         let after = match start {
             Start::Beginning => 0,
             Start::Now => c.log().last_lsn(),
@@ -120,7 +107,9 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
             Mode::LatestVersion => {
                 let changes = c
                     .latest_changes(after, now)
-                    .filter(|(key, item)| in_scope(key.pk()) && since.is_none_or(|t| item.ts >= t))
+                    .filter(|(key, item)| {
+                        scope.contains(key.pk()) && since.is_none_or(|t| item.ts >= t)
+                    })
                     .map(|(_, item)| (item.lsn, item.with_lsn()));
                 page(changes, limit.items)
             }
@@ -136,7 +125,7 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
                     ))
                 })?;
                 let changes = log
-                    .filter(|change| in_scope(change.key.pk()))
+                    .filter(|change| scope.contains(change.key.pk()))
                     .map(|change| (change.lsn, full_fidelity(c, change)));
                 page(changes, limit.items)
             }

@@ -10,11 +10,12 @@ use axum::response::Response;
 
 use super::request::{Body, CosmosHeaders, PathParams};
 use super::response::{feed, item, no_content, resource, QUERY_CHARGE, READ_CHARGE, WRITE_CHARGE};
+use super::scope::FeedScope;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::patch::{self, PatchBody};
 use crate::query::{Continuation, PageLimit, PreparedQuery, QueryBody};
-use crate::store::{ItemAddress, ItemKey, ItemWrite, Store, WriteMode};
+use crate::store::{ItemAddress, ItemKey, ItemWrite, WriteMode};
 
 type ItemPath = PathParams<(String, String, String)>;
 
@@ -117,13 +118,14 @@ fn run_query(
         .transpose()?;
     let (rid, page) = state.store.with_container(db, coll, |c, now| {
         query.check_order_by_index(&c.settings.indexing_policy)?;
-        let scope = Store::partition_scope(c, headers.partition_key())?;
+        let FeedScope { key, mut epk } = FeedScope::from_headers(c, headers)?;
         let after = match &continuation {
             Some(Continuation::After { pk, id }) => Some(ItemKey::new(pk, id)),
             _ => None,
         };
         let items = c
-            .live_items(scope.as_deref(), after.as_ref(), now)
+            .live_items(key.as_ref(), after.as_ref(), now)
+            .filter(move |(key, _)| epk.contains(key.pk()))
             .map(|(key, item)| (key.pk(), key.id(), &item.body));
         Ok((
             c.rid.clone(),
@@ -225,4 +227,23 @@ pub async fn delete(
         if_match: headers.if_match(),
     })?;
     Ok(no_content(WRITE_CHARGE))
+}
+
+/// `POST .../operations/partitionkeydelete`: deletes every item of the
+/// logical partition in the partition key header, or of every partition
+/// under a hierarchical key's prefix. The service runs it in the
+/// background but hides the items at once; here they are gone at once.
+/// Answers 200 with no body, as the service does.
+pub async fn delete_partition(
+    State(state): State<AppState>,
+    PathParams((db, coll)): PathParams<(String, String)>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let deleted = state
+        .store
+        .delete_partition(&db, &coll, headers.partition_key())?;
+    tracing::debug!(db, coll, deleted, "deleted by partition key");
+    let mut response = no_content(WRITE_CHARGE);
+    *response.status_mut() = StatusCode::OK;
+    Ok(response)
 }

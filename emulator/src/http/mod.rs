@@ -10,6 +10,7 @@ mod items;
 mod pkranges;
 mod request;
 mod response;
+mod scope;
 
 use std::sync::Arc;
 
@@ -77,6 +78,10 @@ fn routes() -> Router<AppState> {
                 .delete(items::delete),
         )
         .route("/dbs/{db}/colls/{coll}/pkranges", get(pkranges::read))
+        .route(
+            "/dbs/{db}/colls/{coll}/operations/partitionkeydelete",
+            axum::routing::post(items::delete_partition),
+        )
         .route(
             "/_emulator/clock",
             get(control::read_clock).post(control::update_clock),

@@ -16,7 +16,7 @@ use super::item::{new_etag, Etag, Item, ItemKey, MAX_ITEM_BYTES};
 use super::latest::LatestWrites;
 use super::log::{Change, ChangeKind, ChangeLog};
 use crate::error::{ApiError, ApiResult};
-use crate::partition_key::PartitionKeyDefinition;
+use crate::partition_key::{KeyScope, PartitionKeyDefinition};
 use crate::rid;
 use crate::ttl::{self, Ttl};
 
@@ -206,24 +206,44 @@ impl Container {
         self.items.get(key).filter(|item| self.is_live(item, now))
     }
 
-    /// Live items in key order, optionally within one partition and after a
-    /// key (for paging). Expired items are skipped (R5).
+    /// Live items in key order, optionally within one partition (or a
+    /// hierarchical key's prefix) and after a key (for paging). Expired
+    /// items are skipped (R5).
     pub fn live_items<'a>(
         &'a self,
-        partition: Option<&'a str>,
+        scope: Option<&'a KeyScope>,
         after: Option<&ItemKey>,
         now: i64,
     ) -> impl Iterator<Item = (&'a ItemKey, &'a Item)> + 'a {
-        let lower = match (after, partition) {
+        let lower = match (after, scope) {
             (Some(after), _) => Bound::Excluded(after.clone()),
-            (None, Some(pk)) => Bound::Included(ItemKey::partition_start(pk)),
+            (None, Some(scope)) => Bound::Included(ItemKey::scope_start(scope)),
             (None, None) => Bound::Unbounded,
         };
         self.order
             .range((lower, Bound::Unbounded))
-            .take_while(move |key| partition.is_none_or(|pk| key.pk() == pk))
+            .take_while(move |key| scope.is_none_or(|s| s.contains(key.pk())))
             .map(|key| (key, &self.items[key]))
             .filter(move |(_, item)| self.is_live(item, now))
+    }
+
+    /// Deletes every item in `scope` at `now` (delete by partition key), each
+    /// logged as a delete; an expired item not yet purged is logged as its
+    /// one TTL delete, as the purge would have. Returns the removed items,
+    /// for the caller to free once the lock is released.
+    pub fn remove_scope(&mut self, scope: &KeyScope, now: i64) -> Vec<Item> {
+        let keys: Vec<ItemKey> = self
+            .order
+            .range(ItemKey::scope_start(scope)..)
+            .take_while(|key| scope.contains(key.pk()))
+            .cloned()
+            .collect();
+        keys.iter()
+            .filter_map(|key| {
+                let expired = !self.is_live(&self.items[key], now);
+                self.remove(key, now, expired)
+            })
+            .collect()
     }
 
     /// How many items are visible now: stored minus expired-but-not-purged.

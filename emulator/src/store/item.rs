@@ -7,6 +7,7 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
+use crate::partition_key::KeyScope;
 use crate::ttl::Ttl;
 
 pub use crate::limits::MAX_ITEM_BYTES;
@@ -31,6 +32,16 @@ impl ItemKey {
     /// The smallest key of a partition, where a scan of it starts.
     pub fn partition_start(pk: &str) -> Self {
         Self::new(pk, "")
+    }
+
+    /// Where a scan of the keys in `scope` starts: at or before the first.
+    pub fn scope_start(scope: &KeyScope) -> Self {
+        match scope {
+            KeyScope::Exact(pk) => Self::partition_start(pk),
+            // `text NUL`: below every `pk NUL id` whose pk starts with the
+            // text (a value follows the text's comma, and NUL is the least).
+            KeyScope::Prefix { text, .. } => Self::partition_start(text),
+        }
     }
 
     fn split(&self) -> (&str, &str) {

@@ -31,7 +31,7 @@ pub use log::{
 
 use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};
-use crate::partition_key::PartitionKeyDefinition;
+use crate::partition_key::{KeyScope, PartitionKeyDefinition};
 use crate::rid;
 use crate::ttl;
 
@@ -386,9 +386,7 @@ impl Store {
         PartitionKeyDefinition::check_size(&pk)?;
         if let Some(header) = write.partition_key_header {
             if c.partition_key().key_from_header(header)? != pk {
-                return Err(ApiError::bad_request(
-                    "PartitionKey extracted from document doesn't match the one specified in the header.",
-                ));
+                return Err(c.partition_key().mismatch_error());
             }
         }
         let key = ItemKey::new(&pk, &id);
@@ -464,6 +462,37 @@ impl Store {
         Ok(())
     }
 
+    /// Deletes every item of the logical partition the header names, or of
+    /// every partition under a hierarchical key's prefix: gone at once from
+    /// every path, each logged as a delete (see [`Container::remove_scope`]).
+    /// Returns how many items went.
+    pub fn delete_partition(
+        &self,
+        database: &str,
+        container: &str,
+        header: Option<&str>,
+    ) -> ApiResult<usize> {
+        let now = self.clock.now();
+        let mut catalog = self.write();
+        let c = catalog.database_mut(database)?.container_mut(container)?;
+        let scope = match header {
+            Some(h) => c.partition_key().scope_from_header(h)?,
+            None if c.partition_key().wire.is_null() => KeyScope::Exact("[]".into()),
+            None => {
+                return Err(ApiError::bad_request(
+                    "PartitionKey value must be supplied for this operation: send the \
+                     x-ms-documentdb-partitionkey header with the key whose items to delete, \
+                     e.g. [\"value\"].",
+                ))
+            }
+        };
+        let removed = c.remove_scope(&scope, now);
+        drop(catalog);
+        self.wrote();
+        // Freed here, outside the lock.
+        Ok(removed.len())
+    }
+
     /// For a RID-based path (`/dbs/{dbRid}/colls/{collRid}/docs/{docRid}`,
     /// as .NET sends), the (partition key header, id) of the addressed item;
     /// `None` for a name-based path. A RID that names no item is a 404.
@@ -484,16 +513,6 @@ impl Store {
                 .with_message(format!("Resource Not Found: no item has the RID '{item}'."))
         })?;
         Ok(Some((key.pk().to_string(), key.id().to_string())))
-    }
-
-    /// The partition a feed or query request is scoped to, if any.
-    pub fn partition_scope(
-        container: &Container,
-        header: Option<&str>,
-    ) -> ApiResult<Option<String>> {
-        header
-            .map(|h| container.partition_key().key_from_header(h))
-            .transpose()
     }
 
     // ---- expiry ----------------------------------------------------------

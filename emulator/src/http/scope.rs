@@ -1,0 +1,104 @@
+//! Which items a query, a read feed or a change feed reads: the partition
+//! key header (a whole key, or for a hierarchical key a prefix of its
+//! levels) and the range of effective partition keys (EPK) that the SDKs
+//! send for a feed range or a hierarchical prefix (`x-ms-start-epk` /
+//! `x-ms-end-epk`, `[start, end)`). One helper for every feed, so that a
+//! range means the same everywhere, and the same as in Azure: each item's
+//! EPK is computed with the service's hashing (see [`crate::epk`]).
+
+use axum::http::HeaderMap;
+use serde_json::Value;
+
+use super::request::CosmosHeaders;
+use crate::epk;
+use crate::error::{ApiError, ApiResult};
+use crate::partition_key::{KeyScope, PartitionKeyDefinition};
+use crate::store::Container;
+
+/// A request's scope within one container.
+pub struct FeedScope<'a> {
+    /// The header's key or prefix; `None`: every partition. Scans in key
+    /// order start at it (see `Container::live_items`).
+    pub key: Option<KeyScope>,
+    pub epk: EpkFilter<'a>,
+}
+
+impl<'a> FeedScope<'a> {
+    pub fn from_headers(container: &'a Container, headers: &HeaderMap) -> ApiResult<Self> {
+        let definition = container.partition_key();
+        let key = headers
+            .partition_key()
+            .map(|h| definition.scope_from_header(h))
+            .transpose()?;
+        Ok(FeedScope {
+            key,
+            epk: EpkFilter::from_headers(definition, headers)?,
+        })
+    }
+
+    /// Whether the item with the canonical partition key `pk` is in scope.
+    pub fn contains(&mut self, pk: &str) -> bool {
+        self.key.as_ref().is_none_or(|k| k.contains(pk)) && self.epk.contains(pk)
+    }
+}
+
+/// The EPK range of a request, if it names less than the whole container.
+pub struct EpkFilter<'a> {
+    definition: &'a PartitionKeyDefinition,
+    /// `[start, end)`, upper-case hex as the SDKs send them.
+    range: Option<(String, String)>,
+    /// The last partition judged and the verdict: feeds in key order meet
+    /// each partition's items together, so each partition is hashed once
+    /// per request rather than once per item.
+    last: Option<(Box<str>, bool)>,
+}
+
+impl<'a> EpkFilter<'a> {
+    fn from_headers(
+        definition: &'a PartitionKeyDefinition,
+        headers: &HeaderMap,
+    ) -> ApiResult<Self> {
+        let start = headers.text("x-ms-start-epk").map(str::trim);
+        let end = headers.text("x-ms-end-epk").map(str::trim);
+        for (name, value) in [("x-ms-start-epk", start), ("x-ms-end-epk", end)] {
+            if let Some(value) = value.filter(|v| !v.bytes().all(|b| b.is_ascii_hexdigit())) {
+                return Err(ApiError::bad_request(format!(
+                    "The {name} header '{value}' is not an effective partition key: send hex \
+                     digits, e.g. '' (the minimum) or 'FF' (the maximum), as the SDKs compute \
+                     them for a feed range."
+                )));
+            }
+        }
+        let range = match (start, end) {
+            (None, None) => None,
+            (start, end) => {
+                let (start, end) = (start.unwrap_or(""), end.unwrap_or("FF"));
+                // The whole container: nothing to filter.
+                (!(start.is_empty() && end.eq_ignore_ascii_case("FF")))
+                    .then(|| (start.to_ascii_uppercase(), end.to_ascii_uppercase()))
+            }
+        };
+        Ok(EpkFilter {
+            definition,
+            range,
+            last: None,
+        })
+    }
+
+    /// Whether the canonical partition key `pk` hashes into the range.
+    pub fn contains(&mut self, pk: &str) -> bool {
+        let Some((start, end)) = &self.range else {
+            return true;
+        };
+        if let Some((last, verdict)) = &self.last {
+            if **last == *pk {
+                return *verdict;
+            }
+        }
+        let components: Value = serde_json::from_str(pk).unwrap_or_default();
+        let key = epk::effective_partition_key(self.definition, &components);
+        let verdict = epk::in_range(&key, start, end);
+        self.last = Some((pk.into(), verdict));
+        verdict
+    }
+}
