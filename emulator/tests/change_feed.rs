@@ -348,3 +348,63 @@ fn reading_before_the_retained_start_is_refused() {
     // The latest-version feed reads the live items, whatever their age.
     assert_eq!(ids(&read(&c, &[LATEST], None)), ["old", "new"]);
 }
+
+/// A container's `changeFeedPolicy.retentionDuration` (minutes, as the SDKs
+/// send it) sets its log's retention instead of `--change-feed-retention`,
+/// on create and on replace; the policy is served back as given.
+#[test]
+fn a_change_feed_policy_sets_the_container_retention() {
+    let c = TestClient::with_container(None);
+    let body = json!({
+        "id": "c",
+        "partitionKey": {"paths": ["/pk"], "kind": "Hash"},
+        "changeFeedPolicy": {"retentionDuration": 2},
+    });
+    let replaced = c.put(COLL, &body, &[]);
+    assert_eq!(replaced.status, 200, "{}", replaced.body);
+    assert_eq!(
+        replaced.body["changeFeedPolicy"],
+        json!({"retentionDuration": 2})
+    );
+
+    let token = etag(&all_versions(&c, "*"));
+    assert_eq!(c.create_item(&json!({"id": "a", "pk": "p"})).status, 201);
+    c.advance(119);
+    assert_eq!(c.create_item(&json!({"id": "b", "pk": "p"})).status, 201);
+    let kept = all_versions(&c, &token);
+    assert_eq!(kept.status, 200, "two minutes keep both: {}", kept.body);
+    assert_eq!(kept.body["Documents"].as_array().unwrap().len(), 2);
+    c.advance(2);
+    assert_eq!(
+        purge(&c),
+        0,
+        "the purge pass drops the log past its retention"
+    );
+    all_versions(&c, &token).assert_error(400, "BadRequest");
+
+    // Without the policy, the default hour again.
+    let mut default = body.clone();
+    default.as_object_mut().unwrap().remove("changeFeedPolicy");
+    assert_eq!(c.put(COLL, &default, &[]).status, 200);
+    let token = etag(&all_versions(&c, "*"));
+    assert_eq!(c.create_item(&json!({"id": "c", "pk": "p"})).status, 201);
+    c.advance(600);
+    assert_eq!(purge(&c), 0);
+    assert_eq!(all_versions(&c, &token).status, 200);
+
+    for invalid in [
+        json!({"retentionDuration": -1}),
+        json!({"retentionDuration": 1.5}),
+        json!(10),
+    ] {
+        let mut bad = body.clone();
+        bad["changeFeedPolicy"] = invalid;
+        let refused = c.put(COLL, &bad, &[]);
+        refused.assert_error(400, "BadRequest");
+        assert!(
+            refused.message().contains("changeFeedPolicy"),
+            "{}",
+            refused.body
+        );
+    }
+}

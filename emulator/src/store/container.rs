@@ -26,6 +26,9 @@ pub struct ContainerSettings {
     pub partition_key: PartitionKeyDefinition,
     pub default_ttl: Option<Ttl>,
     pub indexing_policy: Value,
+    /// `changeFeedPolicy.retentionDuration`, in seconds: how long this
+    /// container's change log keeps entries; `None`: `--change-feed-retention`.
+    pub change_feed_retention: Option<i64>,
     /// Other client properties, echoed back unchanged (e.g. `uniqueKeyPolicy`).
     pub extra: Map<String, Value>,
 }
@@ -42,6 +45,7 @@ impl ContainerSettings {
                  time to live needs indexing mode 'consistent' or 'lazy' (R10). Remove defaultTtl or change the indexing mode.",
             ));
         }
+        let change_feed_retention = change_feed_retention(body.get("changeFeedPolicy"))?;
         let mut extra = body.clone();
         for owned in ["id", "partitionKey", "defaultTtl", "indexingPolicy"] {
             extra.remove(owned);
@@ -63,9 +67,31 @@ impl ContainerSettings {
             partition_key,
             default_ttl,
             indexing_policy,
+            change_feed_retention,
             extra,
         })
     }
+}
+
+/// Reads a container's `changeFeedPolicy` (`{"retentionDuration": minutes}`,
+/// as the SDKs send it; kept in `extra` and served back as given): the
+/// retention in seconds, `None` for none or 0 (the latest-version policy).
+fn change_feed_retention(policy: Option<&Value>) -> ApiResult<Option<i64>> {
+    let Some(policy) = policy.filter(|p| !p.is_null()) else {
+        return Ok(None);
+    };
+    let minutes = match policy.as_object().map(|p| p.get("retentionDuration")) {
+        Some(None | Some(Value::Null)) => Some(0),
+        Some(Some(minutes)) => minutes.as_i64().filter(|m| *m >= 0),
+        None => None,
+    }
+    .ok_or_else(|| {
+        ApiError::bad_request(format!(
+            "The changeFeedPolicy {policy} is invalid: it is an object whose retentionDuration is a \
+             whole number of minutes, 0 or more, e.g. {{\"retentionDuration\": 10}}."
+        ))
+    })?;
+    Ok((minutes > 0).then(|| minutes.saturating_mul(60)))
 }
 
 #[derive(Debug)]
@@ -103,8 +129,9 @@ impl Container {
         number: u32,
         settings: ContainerSettings,
         now: i64,
-        change_feed_retention: i64,
+        default_retention: i64,
     ) -> Self {
+        let retention = settings.change_feed_retention.unwrap_or(default_retention);
         Container {
             id,
             rid: rid::container(database_number, number),
@@ -118,7 +145,7 @@ impl Container {
             expiry: ExpiryIndex::default(),
             by_number: FastMap::default(),
             next_item: 1,
-            log: ChangeLog::new(change_feed_retention),
+            log: ChangeLog::new(retention),
             by_lsn: LatestWrites::default(),
         }
     }
@@ -134,7 +161,14 @@ impl Container {
     /// Replaces the container's settings. Items that are expired under the
     /// current settings are purged first, so that no later setting can bring
     /// them back (L11); the others keep their index entries (L6, L7).
-    pub fn replace_settings(&mut self, settings: ContainerSettings, now: i64) -> ApiResult<()> {
+    /// `default_retention` is the change log's retention for a container
+    /// without a change feed policy.
+    pub fn replace_settings(
+        &mut self,
+        settings: ContainerSettings,
+        now: i64,
+        default_retention: i64,
+    ) -> ApiResult<()> {
         if settings.partition_key.wire != self.settings.partition_key.wire
             && !settings.partition_key.wire.is_null()
         {
@@ -143,6 +177,8 @@ impl Container {
             ));
         }
         self.purge_due(now, usize::MAX, &mut Vec::new());
+        self.log
+            .set_retention(settings.change_feed_retention.unwrap_or(default_retention));
         let partition_key = self.settings.partition_key.clone();
         self.settings = ContainerSettings {
             partition_key,

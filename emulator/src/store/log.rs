@@ -96,6 +96,12 @@ impl ChangeLog {
         }
     }
 
+    /// Keeps entries for `seconds` from now on (a container's change feed
+    /// policy changed); entries already older go at the next append or purge.
+    pub fn set_retention(&mut self, seconds: i64) {
+        self.retention = seconds;
+    }
+
     /// Gives out the next LSN (one per change, or one per batch).
     pub fn next_lsn(&mut self) -> u64 {
         self.last_lsn += 1;

@@ -300,7 +300,7 @@ impl Store {
             )));
         }
         check_if_match(if_match, &container.etag)?;
-        container.replace_settings(settings, now)?;
+        container.replace_settings(settings, now, self.change_feed_retention)?;
         let json = container.to_json(&db_rid);
         self.wrote();
         drop(catalog);
