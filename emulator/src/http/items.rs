@@ -118,6 +118,9 @@ fn run_query(
         .transpose()?;
     let (rid, page) = state.store.with_container(db, coll, |c, now| {
         query.check_order_by_index(&c.settings.indexing_policy)?;
+        let resolved =
+            query.resolve_computed(&c.settings.computed_properties, &c.settings.indexing_policy)?;
+        let query = resolved.as_ref().unwrap_or(query);
         let FeedScope { key, mut epk } = FeedScope::from_headers(c, headers)?;
         let after = match &continuation {
             Some(Continuation::After { pk, id }) => Some(ItemKey::new(pk, id)),

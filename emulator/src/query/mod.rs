@@ -6,6 +6,7 @@
 
 mod ast;
 pub mod budget;
+mod computed;
 mod eval;
 mod execute;
 mod functions;
@@ -27,6 +28,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 pub use ast::{Expr, From, Projection, Select};
+pub use computed::ComputedProperties;
 use execute::Executor;
 use page::page_of_values;
 pub use page::{Continuation, Page, PageLimit};
@@ -72,6 +74,11 @@ impl PreparedQuery {
             .collect();
         let select = parser::parse(&body.query, &parameters)?;
         validate::validate(&select, &body.query, &[], false)?;
+        Ok(Self::from_select(select))
+    }
+
+    /// A validated query, with what running it needs to know of it.
+    fn from_select(select: Select) -> Self {
         let projected: Vec<&Expr> = match &select.projection {
             Projection::Star => Vec::new(),
             Projection::Value(e) => vec![e],
@@ -90,13 +97,13 @@ impl PreparedQuery {
             // JOINs and FROM paths read the item to know how many rows it makes.
             || select.from.as_ref().is_some_and(|f| !f.is_plain())
             || !select.group_by.is_empty();
-        Ok(PreparedQuery {
+        PreparedQuery {
             select,
             aggregate,
             required,
             reads_documents,
             now_millis: None,
-        })
+        }
     }
 
     /// Whether each item is one row, itself (`FROM c`, no JOIN).

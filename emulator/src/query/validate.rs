@@ -279,7 +279,7 @@ impl super::PreparedQuery {
 }
 
 /// The index path (`/a/b`) of an ORDER BY key read from the item itself.
-fn index_path(expr: &Expr, from: &From) -> Option<String> {
+pub(super) fn index_path(expr: &Expr, from: &From) -> Option<String> {
     match expr {
         Expr::Var(0) if from.source.is_none() => Some(String::new()),
         Expr::Property(base, name) => Some(format!("{}/{name}", index_path(base, from)?)),

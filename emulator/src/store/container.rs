@@ -17,6 +17,7 @@ use super::latest::LatestWrites;
 use super::log::{Change, ChangeKind, ChangeLog};
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::{KeyScope, PartitionKeyDefinition};
+use crate::query::ComputedProperties;
 use crate::rid;
 use crate::ttl::{self, Ttl};
 
@@ -29,6 +30,8 @@ pub struct ContainerSettings {
     /// `changeFeedPolicy.retentionDuration`, in seconds: how long this
     /// container's change log keeps entries; `None`: `--change-feed-retention`.
     pub change_feed_retention: Option<i64>,
+    /// `computedProperties`, validated (served back as given, from `extra`).
+    pub computed_properties: ComputedProperties,
     /// Other client properties, echoed back unchanged (e.g. `uniqueKeyPolicy`).
     pub extra: Map<String, Value>,
 }
@@ -46,6 +49,7 @@ impl ContainerSettings {
             ));
         }
         let change_feed_retention = change_feed_retention(body.get("changeFeedPolicy"))?;
+        let computed_properties = ComputedProperties::parse(body.get("computedProperties"))?;
         let mut extra = body.clone();
         for owned in ["id", "partitionKey", "defaultTtl", "indexingPolicy"] {
             extra.remove(owned);
@@ -68,6 +72,7 @@ impl ContainerSettings {
             default_ttl,
             indexing_policy,
             change_feed_retention,
+            computed_properties,
             extra,
         })
     }
