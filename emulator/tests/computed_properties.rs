@@ -276,3 +276,38 @@ fn several_order_by_keys_need_a_composite_index_as_for_persisted_properties() {
         vec![json!("a"), json!("c"), json!("b"), json!("d")]
     );
 }
+
+/// A definition nested near the query limit, read from a query nested as
+/// deep: evaluation goes twice as deep as either, and is still served.
+#[test]
+fn nesting_at_the_limit_in_both_the_definition_and_the_query_is_served() {
+    let nested = |inner: &str| "ABS([{a: (".repeat(30) + inner + &")}][0].a)".repeat(30);
+    let definition = format!("SELECT VALUE {} FROM c", nested("c.n"));
+    let c = started();
+    let body = container(json!([{"name": "cp_deep", "query": definition}]), None);
+    assert_eq!(c.post("/dbs/db/colls", &body, &[]).status, 201);
+    c.create_item(&json!({"id": "a", "pk": "p", "n": -3}));
+    let query = format!("SELECT VALUE {} FROM c", nested("-c.cp_deep"));
+    assert_eq!(c.query(&query, json!([])), vec![json!(3)]);
+}
+
+#[test]
+fn the_change_feed_leaves_them_out() {
+    let c = with_items(cps(), None);
+    let feed = c.get(
+        &format!("{COLL}/docs"),
+        &[
+            ("a-im", "Incremental feed"),
+            ("x-ms-documentdb-partitionkeyrangeid", "0"),
+        ],
+    );
+    assert_eq!(feed.status, 200, "{}", feed.body);
+    let items = feed.body["Documents"].as_array().unwrap();
+    assert_eq!(items.len(), 4);
+    for item in items {
+        assert!(
+            item.get("cp_lower").is_none() && item.get("cp_power").is_none(),
+            "{item}"
+        );
+    }
+}

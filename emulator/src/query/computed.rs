@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use super::ast::{Aggregate, Expr, From, Select};
 use super::{eval, parser, PreparedQuery};
 use crate::error::{ApiError, ApiResult};
+use crate::limits::MAX_SUBSTITUTED_BYTES;
 
 /// The service's limit of computed properties per container.
 pub const MAX_COMPUTED_PROPERTIES: usize = 20;
@@ -43,6 +44,8 @@ const NONDETERMINISTIC: [&str; 7] = [
 struct ComputedProperty {
     name: String,
     expr: Expr,
+    /// The length of its query: what one reference copies into a query.
+    query_bytes: usize,
 }
 
 /// A container's computed properties, validated.
@@ -86,6 +89,7 @@ impl ComputedProperties {
                 Ok(ComputedProperty {
                     name: name.clone(),
                     expr,
+                    query_bytes: query.len(),
                 })
             })
             .collect::<ApiResult<Vec<_>>>()?;
@@ -96,12 +100,12 @@ impl ComputedProperties {
         self.0.is_empty()
     }
 
-    fn expression(&self, name: &str) -> Option<&Expr> {
-        self.0.iter().find(|p| p.name == name).map(|p| &p.expr)
+    fn property(&self, name: &str) -> Option<&ComputedProperty> {
+        self.0.iter().find(|p| p.name == name)
     }
 
     /// The computed property `expr` reads from the item named `Var(root)`.
-    fn referenced(&self, expr: &Expr, root: usize) -> Option<&Expr> {
+    fn referenced(&self, expr: &Expr, root: usize) -> Option<&ComputedProperty> {
         let name = match expr {
             Expr::Property(base, name) if **base == Expr::Var(root) => name,
             Expr::Index(base, index) if **base == Expr::Var(root) => match index.as_ref() {
@@ -110,14 +114,22 @@ impl ComputedProperties {
             },
             _ => return None,
         };
-        self.expression(name)
+        self.property(name)
     }
 
     /// Replaces, in `select`, each reference to a computed property by its
     /// expression; whether there was any. `root` is the index of the name
     /// bound to the item: `None` at the top (found from the FROM clause),
     /// the outer query's in a subquery (whose outer names come first).
-    fn resolve_select(&self, select: &mut Select, outer_root: Option<usize>, top: bool) -> bool {
+    /// `copied` counts the bytes of query text the references copy, and
+    /// substitution stops past [`MAX_SUBSTITUTED_BYTES`].
+    fn resolve_select(
+        &self,
+        select: &mut Select,
+        outer_root: Option<usize>,
+        top: bool,
+        copied: &mut usize,
+    ) -> bool {
         let mut changed = false;
         let (source_root, clause_root) = match &select.from {
             Some(from) if top => (Some(0), item_is_first_name(from).then_some(0)),
@@ -127,13 +139,13 @@ impl ComputedProperties {
         if let Some(from) = &mut select.from {
             if let Some(inner) = &mut from.derived {
                 // `FROM (SELECT ... FROM c) x`: a query over the container.
-                changed |= self.resolve_select(inner, None, true);
+                changed |= self.resolve_select(inner, None, true, copied);
             }
             if let Some(source) = &mut from.source {
-                changed |= self.resolve_expr(source, source_root);
+                changed |= self.resolve_expr(source, source_root, copied);
             }
             for join in &mut from.joins {
-                changed |= self.resolve_expr(join, clause_root);
+                changed |= self.resolve_expr(join, clause_root, copied);
             }
         }
         let mut clauses: Vec<&mut Expr> = Vec::new();
@@ -146,24 +158,28 @@ impl ComputedProperties {
         clauses.extend(select.group_by.iter_mut());
         clauses.extend(select.order_by.iter_mut().map(|k| &mut k.expr));
         for e in clauses {
-            changed |= self.resolve_expr(e, clause_root);
+            changed |= self.resolve_expr(e, clause_root, copied);
         }
         changed
     }
 
-    fn resolve_expr(&self, expr: &mut Expr, root: Option<usize>) -> bool {
+    fn resolve_expr(&self, expr: &mut Expr, root: Option<usize>, copied: &mut usize) -> bool {
         if let Some(root) = root {
-            if let Some(definition) = self.referenced(expr, root) {
-                *expr = rebased(definition, root);
+            if let Some(property) = self.referenced(expr, root) {
+                *copied = copied.saturating_add(property.query_bytes);
+                if *copied > MAX_SUBSTITUTED_BYTES {
+                    return false;
+                }
+                *expr = rebased(&property.expr, root);
                 return true;
             }
         }
         match expr {
-            Expr::Subquery(_, select) => self.resolve_select(select, root, false),
+            Expr::Subquery(_, select) => self.resolve_select(select, root, false, copied),
             _ => children_mut(expr)
                 .into_iter()
                 .fold(false, |changed, child| {
-                    self.resolve_expr(child, root) | changed
+                    self.resolve_expr(child, root, copied) | changed
                 }),
         }
     }
@@ -361,7 +377,16 @@ impl PreparedQuery {
         }
         self.check_computed_order_by(computed, indexing_policy)?;
         let mut select = self.select.clone();
-        if !computed.resolve_select(&mut select, None, true) {
+        let mut copied = 0;
+        let changed = computed.resolve_select(&mut select, None, true, &mut copied);
+        if copied > MAX_SUBSTITUTED_BYTES {
+            // Each reference copies the property's expression into the query.
+            return Err(ApiError::bad_request(format!(
+                "The query's computed property references copy more than {MAX_SUBSTITUTED_BYTES} bytes \
+                 of their definitions' queries: reference computed properties fewer times."
+            )));
+        }
+        if !changed {
             return Ok(None);
         }
         let mut resolved = PreparedQuery::from_select(select);
@@ -387,7 +412,7 @@ impl PreparedQuery {
             return Ok(());
         };
         let name = path[1..].split('/').next().unwrap_or_default();
-        if computed.expression(name).is_none() || is_indexed(&path, indexing_policy) {
+        if computed.property(name).is_none() || is_indexed(&path, indexing_policy) {
             return Ok(());
         }
         Err(ApiError::bad_request(format!(

@@ -420,3 +420,27 @@ fn ordering_by_a_computed_property_needs_its_index(#[case] policy: Value, #[case
         .resolve_computed(&cps, &json!({}))
         .is_ok());
 }
+
+#[test]
+fn references_that_copy_too_much_are_refused_not_expanded() {
+    // A 100 KB definition read 200 times would copy 20 MB of expressions.
+    let long = format!("SELECT VALUE CONCAT(c.a, '{}') FROM c", "x".repeat(100_000));
+    let cps = computed(&[("cp_long", &long)]);
+    let reads = vec!["c.cp_long"; 200].join(", ");
+    let error = prepared(&format!("SELECT VALUE [{reads}] FROM c"))
+        .resolve_computed(&cps, &json!({}))
+        .unwrap_err();
+    assert!(
+        error.message.contains("copy more than"),
+        "{}",
+        error.message
+    );
+    let few = vec!["c.cp_long"; 100].join(", ");
+    let rows = prepared(&format!("SELECT VALUE ARRAY_LENGTH([{few}]) FROM c"))
+        .resolve_computed(&cps, &json!({}))
+        .unwrap()
+        .unwrap()
+        .run_values(std::iter::once(json!({"a": "b"})))
+        .unwrap();
+    assert_eq!(rows, vec![json!(100)]);
+}
