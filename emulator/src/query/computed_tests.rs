@@ -312,29 +312,37 @@ fn a_computed_property_shadows_a_persisted_one_except_in_wildcards() {
     let doc = json!({"id": "a", "name": "Ann", "cp_lower": "stored"});
     let cps = [("cp_lower", "SELECT VALUE LOWER(c.name) FROM c")];
     assert_eq!(
-        run_with(&cps, "SELECT VALUE c.cp_lower FROM c", &[doc.clone()]),
+        run_with(
+            &cps,
+            "SELECT VALUE c.cp_lower FROM c",
+            std::slice::from_ref(&doc)
+        ),
         vec![json!("ann")]
     );
     assert_eq!(
-        run_with(&cps, "SELECT VALUE x['cp_lower'] FROM x", &[doc.clone()]),
+        run_with(
+            &cps,
+            "SELECT VALUE x['cp_lower'] FROM x",
+            std::slice::from_ref(&doc)
+        ),
         vec![json!("ann")]
     );
     assert_eq!(
         run_with(
             &cps,
             "SELECT * FROM c WHERE c.cp_lower = 'ann'",
-            &[doc.clone()]
+            std::slice::from_ref(&doc)
         ),
         vec![doc.clone()]
     );
     assert!(run_with(
         &cps,
         "SELECT * FROM c WHERE c.cp_lower = 'stored'",
-        &[doc.clone()]
+        std::slice::from_ref(&doc)
     )
     .is_empty());
     assert_eq!(
-        run_with(&cps, "SELECT VALUE c FROM c", &[doc.clone()]),
+        run_with(&cps, "SELECT VALUE c FROM c", std::slice::from_ref(&doc)),
         vec![doc]
     );
 }
@@ -347,7 +355,7 @@ fn references_resolve_through_joins_subqueries_and_derived_queries() {
         run_with(
             &cps,
             "SELECT VALUE [t, c.cp_lower] FROM c JOIN t IN c.tags",
-            &[doc.clone()]
+            std::slice::from_ref(&doc)
         ),
         vec![json!(["x", "ann"]), json!(["y", "ann"])]
     );
@@ -355,7 +363,7 @@ fn references_resolve_through_joins_subqueries_and_derived_queries() {
         run_with(
             &cps,
             "SELECT VALUE ARRAY(SELECT VALUE CONCAT(t, r.cp_lower) FROM t IN r.tags) FROM r",
-            &[doc.clone()]
+            std::slice::from_ref(&doc)
         ),
         vec![json!(["xann", "yann"])]
     );
@@ -363,7 +371,7 @@ fn references_resolve_through_joins_subqueries_and_derived_queries() {
         run_with(
             &cps,
             "SELECT VALUE d.l FROM (SELECT c.cp_lower AS l FROM c) d",
-            &[doc.clone()]
+            std::slice::from_ref(&doc)
         ),
         vec![json!("ann")]
     );
