@@ -431,4 +431,17 @@ fn a_minimal_container_comes_back_in_the_service_shape() {
         assert!(body.get(absent).is_none(), "{absent}: {body}");
     }
     assert_eq!(c.get("/dbs/db/colls/c", &[]).body, reply.body);
+
+    // The service adds the `_etag` exclusion to a client's own excluded paths.
+    let custom = c.post(
+        "/dbs/db/colls",
+        &json!({"id": "custom", "partitionKey": {"paths": ["/pk"]},
+                "indexingPolicy": {"excludedPaths": [{"path": "/big/*"}]}}),
+        &[],
+    );
+    custom.assert_status(201);
+    assert_eq!(
+        custom.body["indexingPolicy"]["excludedPaths"],
+        json!([{"path": "/big/*"}, {"path": "/\"_etag\"/?"}])
+    );
 }
