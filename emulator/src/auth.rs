@@ -108,6 +108,13 @@ pub fn signed_resource(path: &str) -> SignedResource {
     if segments.len() == 6 && segments[4] == "operations" && segments[5] == "partitionkeydelete" {
         return container_resource(&segments[..4]);
     }
+    // One offer (`/offers/{rid}`): both SDKs sign its RID alone, lower-cased.
+    if segments.len() == 2 && segments[0] == "offers" {
+        return SignedResource {
+            resource_type: "offers".into(),
+            links: vec![segments[1].to_lowercase()],
+        };
+    }
     let (resource_type, link_segments) = if segments.len() % 2 == 1 {
         (
             segments[segments.len() - 1].clone(),

@@ -30,6 +30,11 @@ pub fn item(db: u32, container: u32, item: u64) -> String {
     encode(&bytes)
 }
 
+/// An offer's RID: 3 bytes, 4 characters (`offers/{rid}/`), the service's length.
+pub fn offer(number: u32) -> String {
+    encode(&number.to_le_bytes()[..3])
+}
+
 /// The (database, container, item) numbers an item RID encodes.
 pub fn parse_item(rid: &str) -> Option<(u32, u32, u64)> {
     let bytes = BASE64.decode(rid.replace('-', "/")).ok()?;

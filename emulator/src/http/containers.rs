@@ -43,7 +43,10 @@ pub async fn create_or_query(
         let results = query.run_values(state.store.containers(&db)?.into_iter())?;
         return Ok(value_feed(&rid, "DocumentCollections", &results));
     }
-    let created = state.store.create_container(&db, &body.object()?)?;
+    let throughput = super::offers::requested_throughput(&headers)?;
+    let created = state
+        .store
+        .create_container(&db, &body.object()?, throughput)?;
     Ok(resource(StatusCode::CREATED, &created, WRITE_CHARGE))
 }
 

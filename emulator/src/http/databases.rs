@@ -27,7 +27,8 @@ pub async fn create_or_query(
         let results = query.run_values(state.store.databases().into_iter())?;
         return Ok(value_feed("", "Databases", &results));
     }
-    let created = state.store.create_database(&body.object()?)?;
+    let throughput = super::offers::requested_throughput(&headers)?;
+    let created = state.store.create_database(&body.object()?, throughput)?;
     Ok(resource(StatusCode::CREATED, &created, WRITE_CHARGE))
 }
 

@@ -3,10 +3,12 @@
 
 mod account;
 mod change_feed;
+mod conflicts;
 mod containers;
 mod control;
 mod databases;
 mod items;
+mod offers;
 mod pkranges;
 mod request;
 mod response;
@@ -78,6 +80,16 @@ fn routes() -> Router<AppState> {
                 .delete(items::delete),
         )
         .route("/dbs/{db}/colls/{coll}/pkranges", get(pkranges::read))
+        .route(
+            "/dbs/{db}/colls/{coll}/conflicts",
+            get(conflicts::read_feed).post(conflicts::query),
+        )
+        .route(
+            "/dbs/{db}/colls/{coll}/conflicts/{id}",
+            get(conflicts::read).delete(conflicts::read),
+        )
+        .route("/offers", get(offers::list).post(offers::query))
+        .route("/offers/{rid}", get(offers::read).put(offers::replace))
         .route(
             "/dbs/{db}/colls/{coll}/operations/partitionkeydelete",
             axum::routing::post(items::delete_partition),

@@ -16,6 +16,8 @@ use crate::limits::{MAX_COMPOSITE_INDEX_PATHS, MAX_INDEXING_PATHS};
 const INDEXING_MODES: [&str; 3] = ["consistent", "lazy", "none"];
 const SPATIAL_TYPES: [&str; 4] = ["Point", "Polygon", "MultiPolygon", "LineString"];
 const ORDERS: [&str; 2] = ["ascending", "descending"];
+/// The excluded path of the system property `_etag`.
+const ETAG_PATH: &str = "/\"_etag\"/?";
 
 /// Whether a normalised policy turns indexing off (R10 forbids TTL then).
 pub fn is_mode_none(policy: &Value) -> bool {
@@ -64,7 +66,12 @@ pub fn parse(value: Option<&Value>) -> ApiResult<Value> {
         return Ok(Value::Object(normalised));
     }
     let included = included.unwrap_or_else(|| vec![json!({"path": "/*"})]);
-    let excluded = excluded.unwrap_or_else(|| vec![json!({"path": "/\"_etag\"/?"})]);
+    // The service never indexes `_etag`: it adds the path to the excluded
+    // ones a client sends (after them), so reads always show it.
+    let mut excluded = excluded.unwrap_or_default();
+    if !excluded.iter().any(|p| p["path"] == ETAG_PATH) {
+        excluded.push(json!({ "path": ETAG_PATH }));
+    }
     let names_root = |list: &[Value]| list.iter().any(|p| p["path"] == "/*");
     if !names_root(&included) && !names_root(&excluded) {
         return Err(ApiError::bad_request(
@@ -402,11 +409,34 @@ mod tests {
             json!({
                 "indexingMode": "consistent", "automatic": true,
                 "includedPaths": [{"path": "/*"}],
-                "excludedPaths": [{"path": "/big/*"}],
+                // The service adds `_etag` after the client's excluded paths.
+                "excludedPaths": [{"path": "/big/*"}, {"path": "/\"_etag\"/?"}],
                 "compositeIndexes": [[{"path": "/a", "order": "ascending"}, {"path": "/b", "order": "descending"}]],
                 "spatialIndexes": [{"path": "/loc/*", "types": ["Point", "Polygon"]}]
             })
         );
+    }
+
+    #[test]
+    fn the_etag_path_is_excluded_once() {
+        let etag = json!({"path": "/\"_etag\"/?"});
+        for (included, excluded) in [
+            (json!([{"path": "/*"}]), json!([])),
+            (
+                json!([{"path": "/*"}]),
+                json!([etag.clone(), {"path": "/big/*"}]),
+            ),
+            (json!([{"path": "/a/?"}]), json!([{"path": "/*"}])),
+        ] {
+            let normalised =
+                policy(json!({"includedPaths": included, "excludedPaths": excluded})).unwrap();
+            let paths = normalised["excludedPaths"].as_array().unwrap();
+            assert_eq!(
+                paths.iter().filter(|p| **p == etag).count(),
+                1,
+                "{normalised}"
+            );
+        }
     }
 
     #[test]

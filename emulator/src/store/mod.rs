@@ -9,6 +9,7 @@ mod indexing;
 mod item;
 mod latest;
 mod log;
+mod offers;
 mod sequence;
 
 use std::collections::BTreeMap;
@@ -28,6 +29,7 @@ pub use log::{
     Change, ChangeKind, ChangeLog,
     DEFAULT_RETENTION_SECONDS as DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
 };
+pub use offers::{Migration, Throughput};
 
 use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};
@@ -85,6 +87,7 @@ impl Database {
 struct Catalog {
     databases: BTreeMap<String, Database>,
     next_database: u32,
+    offers: offers::Offers,
 }
 
 impl Catalog {
@@ -194,7 +197,12 @@ impl Store {
 
     // ---- databases -------------------------------------------------------
 
-    pub fn create_database(&self, body: &Map<String, Value>) -> ApiResult<Value> {
+    /// Creates a database, with the shared throughput the request asks for.
+    pub fn create_database(
+        &self,
+        body: &Map<String, Value>,
+        throughput: Option<Throughput>,
+    ) -> ApiResult<Value> {
         let id = validate_name(body.get("id"))?.to_string();
         let now = self.clock.now();
         let mut catalog = self.write();
@@ -213,6 +221,10 @@ impl Store {
             next_container: 0,
         };
         let json = database.to_json();
+        if let Some(throughput) = throughput {
+            let (link, rid) = (format!("dbs/{}/", database.rid), database.rid.clone());
+            catalog.offers.create(link, rid, throughput, now);
+        }
         catalog.databases.insert(id, database);
         self.wrote();
         Ok(json)
@@ -232,19 +244,35 @@ impl Store {
 
     pub fn delete_database(&self, id: &str) -> ApiResult<()> {
         let mut catalog = self.write();
-        let name = catalog.database(id)?.id.clone();
+        let (name, rid) = {
+            let db = catalog.database(id)?;
+            (db.id.clone(), db.rid.clone())
+        };
         catalog.databases.remove(&name);
+        // Its offer and its containers' offers go with it.
+        catalog.offers.remove_under(&format!("dbs/{rid}/"));
         self.wrote();
         Ok(())
     }
 
     // ---- containers ------------------------------------------------------
 
-    pub fn create_container(&self, database: &str, body: &Map<String, Value>) -> ApiResult<Value> {
+    /// Creates a container with the dedicated throughput the request asks
+    /// for; without any, 400 RU/s of its own unless its database shares
+    /// throughput (see `offers.rs`).
+    pub fn create_container(
+        &self,
+        database: &str,
+        body: &Map<String, Value>,
+        throughput: Option<Throughput>,
+    ) -> ApiResult<Value> {
         let id = validate_name(body.get("id"))?.to_string();
         let settings = ContainerSettings::parse(body)?;
         let now = self.clock.now();
         let mut catalog = self.write();
+        let shared = catalog.offers.has_offer(&catalog.database(database)?.rid);
+        let throughput =
+            throughput.or((!shared).then_some(Throughput::Manual(offers::MIN_MANUAL_THROUGHPUT)));
         let db = catalog.database_mut(database)?;
         if db.containers.contains_key(&id) {
             return Err(ApiError::conflict());
@@ -259,7 +287,14 @@ impl Store {
             self.change_feed_retention,
         );
         let json = container.to_json(&db.rid);
+        let (link, rid) = (
+            format!("dbs/{}/colls/{}/", db.rid, container.rid),
+            container.rid.clone(),
+        );
         db.containers.insert(id, container);
+        if let Some(throughput) = throughput {
+            catalog.offers.create(link, rid, throughput, now);
+        }
         self.wrote();
         Ok(json)
     }
@@ -313,7 +348,9 @@ impl Store {
         let mut catalog = self.write();
         let db = catalog.database_mut(database)?;
         let name = db.resolve_container(id)?;
+        let link = format!("dbs/{}/colls/{}/", db.rid, db.containers[&name].rid);
         db.containers.remove(&name);
+        catalog.offers.remove_under(&link);
         self.wrote();
         Ok(())
     }

@@ -1,0 +1,87 @@
+//! `/offers` and `/offers/{rid}`: the throughput of databases and containers
+//! (see `store/offers.rs`). Signed with resource type `offers` and, for one
+//! offer, its RID in lower case (`auth.rs`).
+
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::Response;
+
+use super::request::{Body, CosmosHeaders, PathParams};
+use super::response::{resource, value_feed, READ_CHARGE, WRITE_CHARGE};
+use super::AppState;
+use crate::error::{ApiError, ApiResult};
+use crate::query::{PreparedQuery, QueryBody};
+use crate::store::{Migration, Throughput};
+
+/// The throughput a database or container create asks for, by its headers.
+pub fn requested_throughput(headers: &HeaderMap) -> ApiResult<Option<Throughput>> {
+    Throughput::from_headers(
+        headers.text("x-ms-offer-throughput"),
+        headers.text("x-ms-cosmos-offer-autopilot-settings"),
+    )
+}
+
+pub async fn list(State(state): State<AppState>) -> Response {
+    value_feed("", "Offers", &state.store.offers())
+}
+
+/// `POST /offers` with a query, as the SDKs read a resource's throughput:
+/// `SELECT * FROM root r WHERE r.resource = @link`.
+pub async fn query(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    if !headers.is_query() {
+        return Err(ApiError::bad_request(
+            "Offers are created with their database or container (x-ms-offer-throughput or \
+             x-ms-cosmos-offer-autopilot-settings); POST /offers only queries them, with \
+             x-ms-documentdb-isquery: true.",
+        ));
+    }
+    let query = PreparedQuery::prepare_at(
+        &body.typed::<QueryBody>("query")?,
+        state.store.clock.now_millis(),
+    )?;
+    let results = query.run_values(state.store.offers().into_iter())?;
+    Ok(value_feed("", "Offers", &results))
+}
+
+pub async fn read(
+    State(state): State<AppState>,
+    PathParams(rid): PathParams<String>,
+) -> ApiResult<Response> {
+    let (offer, minimum) = state.store.offer(&rid)?;
+    let mut response = resource(StatusCode::OK, &offer, READ_CHARGE);
+    response
+        .headers_mut()
+        .insert("x-ms-cosmos-min-throughput", HeaderValue::from(minimum));
+    Ok(response)
+}
+
+pub async fn replace(
+    State(state): State<AppState>,
+    PathParams(rid): PathParams<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    let migration = match (
+        headers.flag("x-ms-cosmos-migrate-offer-to-autopilot"),
+        headers.flag("x-ms-cosmos-migrate-offer-to-manual-throughput"),
+    ) {
+        (false, false) => Migration::None,
+        (true, false) => Migration::ToAutoscale,
+        (false, true) => Migration::ToManual,
+        (true, true) => {
+            return Err(ApiError::bad_request(
+                "Both x-ms-cosmos-migrate-offer-to-autopilot and \
+                 x-ms-cosmos-migrate-offer-to-manual-throughput were sent: migrate one way at a time.",
+            ))
+        }
+    };
+    let replaced =
+        state
+            .store
+            .replace_offer(&rid, &body.object()?, migration, headers.if_match())?;
+    Ok(resource(StatusCode::OK, &replaced, WRITE_CHARGE))
+}
