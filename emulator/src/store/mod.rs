@@ -335,7 +335,7 @@ impl Store {
 
     /// The key an item request addresses: the partition key header (required
     /// when the container is partitioned) and the id.
-    pub(super) fn key_from_header(
+    fn key_from_header(
         container: &Container,
         header: Option<&str>,
         id: &str,
@@ -475,7 +475,7 @@ impl Store {
     /// After an item write (lock released): a new session LSN, and the purge
     /// task told about the item's expiry instant if it is earlier than the
     /// one it sleeps towards (mini-redis's rule).
-    pub(super) fn item_written(&self, expires_at: Option<i64>) {
+    fn item_written(&self, expires_at: Option<i64>) {
         self.wrote();
         if let Some(at) = expires_at {
             if self.next_purge_at.fetch_min(at, Ordering::AcqRel) > at {
