@@ -175,9 +175,11 @@ fn parse_parts(list: &str) -> Result<Parts, String> {
             "batch" => parts.batch = true,
             "purge" => parts.purge = true,
             "conformance" => parts.conformance = true,
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "--only: unknown part {other:?} (emulator, bare, peer, batch, purge, conformance)"
-            )),
+            ))
+            }
         }
     }
     Ok(parts)
