@@ -165,6 +165,43 @@ impl Signer {
         )
     }
 
+    /// A transactional batch in the partition `pk_header` (`Some`), or a
+    /// bulk request (`None`: each operation names its own partition, sent
+    /// as the JavaScript SDK's bulk does); `body` is the JSON array of
+    /// operations.
+    pub fn batch(
+        &self,
+        db: &str,
+        coll: &str,
+        pk_header: Option<&str>,
+        body: Bytes,
+    ) -> Request<Body> {
+        let link = format!("dbs/{db}/colls/{coll}");
+        let mut headers = vec![
+            ("content-type", "application/json"),
+            ("x-ms-cosmos-is-batch-request", "True"),
+        ];
+        match pk_header {
+            Some(pk) => headers.extend([
+                ("x-ms-cosmos-batch-atomic", "True"),
+                ("x-ms-documentdb-partitionkey", pk),
+            ]),
+            None => headers.extend([
+                ("x-ms-cosmos-batch-atomic", "False"),
+                ("x-ms-cosmos-batch-continue-on-error", "True"),
+                ("x-ms-documentdb-partitionkeyrangeid", "0"),
+            ]),
+        }
+        self.signed(
+            Method::POST,
+            &format!("/{link}/docs"),
+            "docs",
+            &link,
+            &headers,
+            body,
+        )
+    }
+
     /// One page of a cross-partition query; `body` is `{"query", "parameters"}`.
     pub fn query(
         &self,

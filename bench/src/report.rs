@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::checks::{Check, Ratio};
 use crate::load::Throughput;
+use crate::measure::batch::BatchResults;
 use crate::measure::change_feed::ChangeFeedRead;
 use crate::measure::conformance::Conformance;
 use crate::measure::dataset::Memory;
@@ -25,6 +26,8 @@ pub struct Results {
     pub machine: Machine,
     pub settings: Settings,
     pub targets: Vec<TargetResults>,
+    /// Transactional batch and bulk against single creates (emulator).
+    pub batch: Option<BatchResults>,
     pub purge: Option<Purge>,
     pub conformance: Option<Conformance>,
     pub ratios: Vec<Ratio>,
@@ -264,6 +267,12 @@ impl Results {
             }
         }
 
+        md.push_str("\n## Transactional batch and bulk (emulator)\n\n");
+        match &self.batch {
+            Some(b) => batch_table(&mut md, b),
+            None => md.push_str("Not measured (see the notes).\n"),
+        }
+
         md.push_str("\n## TTL purge (emulator)\n\n");
         match &self.purge {
             Some(p) => purge_table(&mut md, p),
@@ -391,6 +400,58 @@ impl Results {
                 );
             }
             None => md.push_str("The bare server was not measured.\n"),
+        }
+    }
+}
+
+fn batch_table(md: &mut String, b: &BatchResults) {
+    let _ = writeln!(
+        md,
+        "New {}-byte items created in a fresh emulator, each row in a container of its own, {} operations per batch or bulk request (every answer 2xx; a batch of each kind checked first to answer 200 with a 201 per operation).\n",
+        b.item_bytes,
+        crate::measure::batch::OPERATIONS
+    );
+    md.push_str("| how | concurrency | items/s | requests/s | p50 | p99 | server CPU µs/item | errors |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for row in &b.rows {
+        let per_item = row.items_per_second / row.load.per_second.max(1e-9);
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            row.way.describe(),
+            row.load.concurrency,
+            count(row.items_per_second),
+            count(row.load.per_second),
+            row.load
+                .latency
+                .as_ref()
+                .map_or("–".into(), |l| ms(l.p50_us)),
+            row.load
+                .latency
+                .as_ref()
+                .map_or("–".into(), |l| ms(l.p99_us)),
+            row.load
+                .server_cpu_us_per_request
+                .map_or("–".into(), |v| format!("{:.1}", v / per_item)),
+            row.load.errors
+        );
+    }
+    let items = |way, concurrency| {
+        b.rows
+            .iter()
+            .find(|r| r.way == way && r.load.concurrency == concurrency)
+            .map(|r| r.items_per_second)
+    };
+    use crate::measure::batch::Way;
+    for (way, concurrency) in [(Way::Batch, 1), (Way::Bulk, 16)] {
+        if let (Some(many), Some(single)) =
+            (items(way, concurrency), items(Way::Single, concurrency))
+        {
+            let _ = writeln!(
+                md,
+                "\n{} at concurrency {concurrency}: {:.1}× the items/s of single creates.",
+                way.describe(),
+                many / single.max(1e-9)
+            );
         }
     }
 }

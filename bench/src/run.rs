@@ -10,6 +10,7 @@ use crate::checks;
 use crate::connection::Endpoint;
 use crate::cosmos::Signer;
 use crate::load::{throughput, Window};
+use crate::measure::batch;
 use crate::measure::change_feed;
 use crate::measure::conformance;
 use crate::measure::dataset::{self, Memory, DATABASE};
@@ -59,6 +60,8 @@ pub struct Parts {
     pub emulator: bool,
     pub bare: bool,
     pub peer: bool,
+    /// Transactional batch and bulk against single creates (emulator).
+    pub batch: bool,
     pub purge: bool,
     pub conformance: bool,
 }
@@ -101,6 +104,44 @@ pub async fn run(
             None => notes.push("peer skipped: no --peer-dir".into()),
         }
     }
+
+    let batch = if parts.batch {
+        progress(format_args!("emulator: transactional batch and bulk"));
+        let emulator = targets::emulator(&bin("cosmos-emulator"), &logs);
+        match batch::measure(&emulator, key, settings.window, settings.item_bytes).await {
+            Ok(b) => {
+                for row in &b.rows {
+                    progress(format_args!(
+                        "  {} c={}: {} items/s ({} req/s, p50 {}){}",
+                        row.way.describe(),
+                        row.load.concurrency,
+                        count(row.items_per_second),
+                        count(row.load.per_second),
+                        row.load
+                            .latency
+                            .as_ref()
+                            .map_or("–".into(), |l| ms(l.p50_us)),
+                        if row.load.errors > 0 {
+                            format!(
+                                ", {} errors: {}",
+                                row.load.errors,
+                                row.load.first_error.as_deref().unwrap_or("")
+                            )
+                        } else {
+                            String::new()
+                        }
+                    ));
+                }
+                Some(b)
+            }
+            Err(e) => {
+                notes.push(format!("batch: {e}"));
+                None
+            }
+        }
+    } else {
+        None
+    };
 
     let purge = if parts.purge {
         progress(format_args!(
@@ -183,6 +224,7 @@ pub async fn run(
         machine,
         settings: settings.clone(),
         targets: results,
+        batch,
         purge,
         conformance,
         ratios,

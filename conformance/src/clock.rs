@@ -310,6 +310,11 @@ fn ttl_values(case: &Case) -> Vec<u64> {
                     }
                 }
             }
+            Action::Batch(operations) => {
+                for value in crate::batch::written_ttls(operations) {
+                    take(Some(value));
+                }
+            }
             _ => {}
         }
     }

@@ -87,6 +87,8 @@ pub enum Action {
     /// Reads the container's change feed (scoped to the case's partition)
     /// and renders what came since the case's previous read of that mode.
     Changes(Changes),
+    /// A transactional batch in the case's partition (see `batch.rs`).
+    Batch(Vec<Map<String, Value>>),
 }
 
 /// A change feed read (`changes = "<mode>"`): see the README's change feed
@@ -166,6 +168,7 @@ impl Action {
                 }
                 label
             }
+            Action::Batch(operations) => crate::batch::label(operations),
         }
     }
 
@@ -173,7 +176,11 @@ impl Action {
     pub fn is_item_write(&self) -> bool {
         matches!(
             self,
-            Action::Create(_) | Action::Upsert(_) | Action::Replace(_) | Action::Patch { .. }
+            Action::Create(_)
+                | Action::Upsert(_)
+                | Action::Replace(_)
+                | Action::Patch { .. }
+                | Action::Batch(_)
         )
     }
 
@@ -182,6 +189,7 @@ impl Action {
             Action::Read { .. } | Action::ReadContainer { .. } => ExpectKind::Presence,
             Action::Query { .. } => ExpectKind::Rows,
             Action::Changes(_) => ExpectKind::Changes,
+            Action::Batch(_) => ExpectKind::Batch,
             _ => ExpectKind::Status,
         }
     }
@@ -193,6 +201,7 @@ enum ExpectKind {
     Presence,
     Rows,
     Changes,
+    Batch,
 }
 
 /// What a step expects to observe.
@@ -209,6 +218,8 @@ pub enum Expect {
     /// A change feed read's entries, order ignored: `create a`,
     /// `ttl-delete a @>=1000`, `a v=2`...
     Changes(Vec<String>),
+    /// A batch's HTTP status and each operation's status, in order.
+    Batch { status: u16, results: Vec<u16> },
 }
 
 impl Expect {
@@ -244,6 +255,11 @@ impl Expect {
                     })?;
                 Ok(Expect::Changes(normalize_rows(split_entries(inner))))
             }
+            ExpectKind::Batch => match crate::batch::parse_expect(text)? {
+                Some((status, results)) => Ok(Expect::Batch { status, results }),
+                // A refusal of the whole request reads as a write's.
+                None => Expect::parse(text, ExpectKind::Status),
+            },
             ExpectKind::Status => {
                 let (status, code) = match text.split_once(' ') {
                     Some((status, code)) => (status, Some(code.trim().to_string())),
@@ -376,6 +392,7 @@ struct RawStep {
     replace_container: Option<String>,
     read_container: Option<String>,
     changes: Option<String>,
+    batch: Option<String>,
     from: Option<String>,
     purge: Option<bool>,
     show: Option<String>,
@@ -656,6 +673,9 @@ fn build_step(raw: RawStep, previous_at: u64) -> Result<Step, String> {
             matching: matching.clone(),
         });
     }
+    if let Some(text) = &raw.batch {
+        actions.push(Action::Batch(crate::batch::parse(text)?));
+    }
     if let Some(mode) = &raw.changes {
         actions.push(Action::Changes(changes(&raw, mode)?));
     } else if raw.from.is_some()
@@ -667,7 +687,7 @@ fn build_step(raw: RawStep, previous_at: u64) -> Result<Step, String> {
     }
     let action = match actions.len() {
         1 => actions.pop().expect("one action"),
-        0 => return Err("a step needs one action (create, upsert, replace, patch, delete, read, query, create-container, replace-container, read-container, changes)".to_string()),
+        0 => return Err("a step needs one action (create, upsert, replace, patch, delete, read, query, create-container, replace-container, read-container, changes, batch)".to_string()),
         _ => return Err("a step has exactly one action".to_string()),
     };
     if raw.operations.is_some() && !matches!(action, Action::Patch { .. }) {

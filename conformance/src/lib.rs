@@ -7,6 +7,7 @@
 //! ([`expectations`]) and writes reports ([`report`]). It never links the
 //! emulator: its expected outcomes come only from the fixtures.
 
+pub mod batch;
 pub mod client;
 pub mod clock;
 pub mod expectations;

@@ -106,6 +106,10 @@ pub fn expected_token(expect: &Expect, matching: Option<&Map<String, Value>>) ->
         },
         Expect::Absent => "absent".to_string(),
         Expect::Rows(rows) | Expect::Changes(rows) => render_rows(rows),
+        Expect::Batch { status, results } => {
+            let results: Vec<String> = results.iter().map(u16::to_string).collect();
+            format!("{status} {}", render_rows(&results))
+        }
     }
 }
 
@@ -121,6 +125,9 @@ pub fn ttl_part(label: &str, expected: &str, token: &str) -> String {
             .then(|| digits.parse::<u16>().ok())
             .flatten()
     };
+    if label.starts_with("batch ") {
+        return crate::batch::ttl_part(token);
+    }
     if status(expected).is_none() {
         return token.to_string();
     }

@@ -389,6 +389,21 @@ impl CaseTarget<'_> {
             Action::ReplaceContainer(body) => {
                 observe_write(&self.write_container(Method::PUT, body).await?, true)
             }
+            Action::Batch(operations) => {
+                let body = crate::batch::body(operations, PARTITION_KEY_VALUE, self.wall.as_ref());
+                let request = Request::new(
+                    Method::POST,
+                    path(&self.docs_link()),
+                    "docs",
+                    self.collection_link.clone(),
+                )
+                .header("x-ms-cosmos-is-batch-request", "True")
+                .header("x-ms-cosmos-batch-atomic", "True")
+                .header("x-ms-cosmos-batch-continue-on-error", "False")
+                .header("x-ms-documentdb-partitionkey", partition_key_header())
+                .json(&body);
+                crate::batch::observe(&self.client.send(request).await?)
+            }
             // Read by the session, which keeps the case's feed cursors.
             Action::Changes(_) => unreachable!("change feed steps are read by run_case"),
             Action::ReadContainer { matching } => {

@@ -62,6 +62,10 @@ pub const MAX_COMPOSITE_INDEX_PATHS: usize = 8;
 /// Operations in one patch request (partial document update limits).
 pub const MAX_PATCH_OPERATIONS: usize = 10;
 
+/// Operations in one transactional batch or bulk request (per-request
+/// limits: "maximum operations in a transactional batch").
+pub const MAX_BATCH_OPERATIONS: usize = 100;
+
 /// How far a request's `x-ms-date` may be from the server's wall clock
 /// before the signature is refused (the service refuses older or newer tokens).
 pub const MAX_CLOCK_SKEW_SECONDS: i64 = 15 * 60;

@@ -34,8 +34,8 @@ struct Cli {
     /// Recorded in the results, e.g. the git revision.
     #[arg(long)]
     label: Option<String>,
-    /// Parts to run, comma-separated: emulator,bare,peer,purge,conformance.
-    #[arg(long, default_value = "emulator,bare,peer,purge,conformance")]
+    /// Parts to run, comma-separated: emulator,bare,peer,batch,purge,conformance.
+    #[arg(long, default_value = "emulator,bare,peer,batch,purge,conformance")]
     only: String,
     /// Seconds of each point-load window.
     #[arg(long, default_value_t = 3.0)]
@@ -163,6 +163,7 @@ fn parse_parts(list: &str) -> Result<Parts, String> {
         emulator: false,
         bare: false,
         peer: false,
+        batch: false,
         purge: false,
         conformance: false,
     };
@@ -171,12 +172,13 @@ fn parse_parts(list: &str) -> Result<Parts, String> {
             "emulator" => parts.emulator = true,
             "bare" => parts.bare = true,
             "peer" => parts.peer = true,
+            "batch" => parts.batch = true,
             "purge" => parts.purge = true,
             "conformance" => parts.conformance = true,
             other => {
                 return Err(format!(
-                    "--only: unknown part {other:?} (emulator, bare, peer, purge, conformance)"
-                ))
+                "--only: unknown part {other:?} (emulator, bare, peer, batch, purge, conformance)"
+            ))
             }
         }
     }

@@ -1,6 +1,7 @@
 //! The measurements, one module each. Each takes a running target (or
 //! starts its own) and returns a serialisable result.
 
+pub mod batch;
 pub mod change_feed;
 pub mod conformance;
 pub mod dataset;

@@ -170,11 +170,17 @@ fn parse_token(token: &str) -> ApiResult<u64> {
     })
 }
 
-/// Up to `limit` changes, with the LSN of the last one.
+/// Up to `limit` changes, with the LSN of the last one. A page never ends
+/// inside a transactional batch (several changes under one LSN): it takes
+/// the rest of the batch past `limit`, since the continuation is an LSN and
+/// the next page starts after it.
 fn page(changes: impl Iterator<Item = (u64, Bytes)>, limit: usize) -> (Vec<Bytes>, Option<u64>) {
     let mut documents = Vec::new();
     let mut last = None;
-    for (lsn, document) in changes.take(limit) {
+    for (lsn, document) in changes {
+        if documents.len() >= limit && last != Some(lsn) {
+            break;
+        }
         documents.push(document);
         last = Some(lsn);
     }

@@ -15,7 +15,7 @@ use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::patch::{self, PatchBody};
 use crate::query::{Continuation, PageLimit, PreparedQuery, QueryBody};
-use crate::store::{ItemAddress, ItemKey, ItemWrite, WriteMode};
+use crate::store::{Edit, ItemAddress, ItemKey, ItemWrite, WriteMode};
 
 type ItemPath = PathParams<(String, String, String)>;
 
@@ -45,6 +45,9 @@ pub async fn create_or_query(
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<Response> {
+    if super::batch::is_batch(&headers) {
+        return super::batch::execute(&state, &db, &coll, &headers, &body);
+    }
     if headers.is_query() {
         let query = PreparedQuery::prepare_at(
             &body.typed::<QueryBody>("query")?,
@@ -181,7 +184,23 @@ pub async fn patch(
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<Response> {
-    let request: PatchBody = body.typed("patch")?;
+    let edit = patch_edit(body.typed("patch")?, state.store.clock.now_millis())?;
+    let (pk, id) = address(&state, &db, &coll, id, &headers)?;
+    let target = ItemAddress {
+        database: &db,
+        container: &coll,
+        partition_key: pk.as_deref(),
+        id: &id,
+        if_match: headers.if_match(),
+    };
+    let stored = state.store.edit_item(target, edit)?;
+    Ok(item(StatusCode::OK, &stored, WRITE_CHARGE))
+}
+
+/// A patch request as an edit of the current body: its `condition` (a
+/// `FROM c WHERE ...` clause, read at `now_millis`) must hold, else 412,
+/// then its operations apply. Also a transactional batch's `Patch`.
+pub(super) fn patch_edit(request: PatchBody, now_millis: i64) -> ApiResult<Edit> {
     request.validate()?;
     let condition = request
         .condition
@@ -192,19 +211,11 @@ pub async fn patch(
                     query: format!("SELECT * {c}"),
                     parameters: Vec::new(),
                 },
-                state.store.clock.now_millis(),
+                now_millis,
             )
         })
         .transpose()?;
-    let (pk, id) = address(&state, &db, &coll, id, &headers)?;
-    let target = ItemAddress {
-        database: &db,
-        container: &coll,
-        partition_key: pk.as_deref(),
-        id: &id,
-        if_match: headers.if_match(),
-    };
-    let stored = state.store.edit_item(target, |doc| {
+    Ok(Box::new(move |doc| {
         if let Some(condition) = &condition {
             let current = serde_json::Value::Object(doc.clone());
             if condition.run_values(std::iter::once(current))?.is_empty() {
@@ -212,8 +223,7 @@ pub async fn patch(
             }
         }
         patch::apply(doc, &request.operations)
-    })?;
-    Ok(item(StatusCode::OK, &stored, WRITE_CHARGE))
+    }))
 }
 
 pub async fn delete(

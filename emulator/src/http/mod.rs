@@ -2,6 +2,7 @@
 //! middleware, and the handlers per resource (PROTOCOL.md).
 
 mod account;
+mod batch;
 mod change_feed;
 mod conflicts;
 mod containers;

@@ -302,17 +302,35 @@ impl Container {
     pub fn write(
         &mut self,
         key: ItemKey,
-        mut body: Map<String, Value>,
+        body: Map<String, Value>,
         item_ttl: Option<Ttl>,
         now: i64,
     ) -> ApiResult<Item> {
         let number = match self.items.get(&key) {
             Some(old) => old.number,
-            None => {
-                self.next_item += 1;
-                self.next_item
-            }
+            None => self.next_number(),
         };
+        let mut item = self.version(number, body, item_ttl, now)?;
+        item.lsn = self.log.next_lsn();
+        self.install(key, item.clone());
+        Ok(item)
+    }
+
+    /// The number a new item would get (the last part of its RID).
+    pub fn next_number(&self) -> u64 {
+        self.next_item + 1
+    }
+
+    /// Builds an item version numbered `number`, written at `now`, without
+    /// storing it (its `lsn` is 0 until [`Self::install`]): the system
+    /// properties are added and the stored size is checked.
+    pub fn version(
+        &self,
+        number: u64,
+        mut body: Map<String, Value>,
+        item_ttl: Option<Ttl>,
+        now: i64,
+    ) -> ApiResult<Item> {
         let etag = Etag::new();
         let rid = rid::item(self.database_number, self.number, number);
         let database_rid = rid::database(self.database_number);
@@ -334,16 +352,23 @@ impl Container {
         // The serialiser's buffer grows by doubling, and allocators may keep
         // a block whole when it shrinks: store an exact-size copy.
         let body = Bytes::copy_from_slice(&bytes);
-        let lsn = self.log.next_lsn();
-        let item = Item {
+        Ok(Item {
             body,
             ts: now,
             ttl: item_ttl,
             etag,
             number,
-            lsn,
-        };
-        let previous_lsn = match self.items.insert(key.clone(), item.clone()) {
+            lsn: 0,
+        })
+    }
+
+    /// Stores a version built by [`Self::version`] at `key`, under its
+    /// `lsn` (from [`Self::next_lsn`]), and logs it as a create or a replace.
+    pub fn install(&mut self, key: ItemKey, item: Item) {
+        self.next_item = self.next_item.max(item.number);
+        let (lsn, number, ttl, ts) = (item.lsn, item.number, item.ttl, item.ts);
+        let body = item.body.clone();
+        let previous_lsn = match self.items.insert(key.clone(), item) {
             Some(old) => {
                 self.expiry.remove(&key, old.ttl, old.ts);
                 self.by_lsn.remove(old.lsn, &key);
@@ -355,20 +380,25 @@ impl Container {
                 None
             }
         };
-        self.expiry.insert(&key, item.ttl, item.ts);
+        self.expiry.insert(&key, ttl, ts);
         self.by_lsn.insert(lsn, key.clone());
         self.log.append(Change {
             lsn,
-            crts: now,
+            crts: ts,
             key,
             kind: match previous_lsn {
                 Some(_) => ChangeKind::Replace,
                 None => ChangeKind::Create,
             },
-            body: item.body.clone(),
+            body,
             previous_lsn,
         });
-        Ok(item)
+    }
+
+    /// Gives out the next LSN of the container's change log: one per change,
+    /// or one for a whole transactional batch.
+    pub fn next_lsn(&mut self) -> u64 {
+        self.log.next_lsn()
     }
 
     /// Removes an item from storage and from every index, logging its
@@ -376,18 +406,27 @@ impl Container {
     pub fn remove(&mut self, key: &ItemKey, now: i64, ttl_expired: bool) -> Option<Item> {
         let item = self.items.remove(key)?;
         self.expiry.remove(key, item.ttl, item.ts);
-        self.forget(key, &item, now, ttl_expired);
+        let lsn = self.log.next_lsn();
+        self.forget(key, &item, now, ttl_expired, lsn);
+        Some(item)
+    }
+
+    /// Removes an item deleted by a client, logging the delete under `lsn`
+    /// (a transactional batch's one LSN).
+    pub fn remove_under(&mut self, key: &ItemKey, now: i64, lsn: u64) -> Option<Item> {
+        let item = self.items.remove(key)?;
+        self.expiry.remove(key, item.ttl, item.ts);
+        self.forget(key, &item, now, false, lsn);
         Some(item)
     }
 
     /// Drops a removed item from the other indexes and logs its delete.
     /// The delete keeps no image of the item: a purge of a million items
     /// logs a million deletes of a few dozen bytes each, and frees the items.
-    fn forget(&mut self, key: &ItemKey, item: &Item, now: i64, ttl_expired: bool) {
+    fn forget(&mut self, key: &ItemKey, item: &Item, now: i64, ttl_expired: bool, lsn: u64) {
         self.order.remove(key);
         self.by_number.remove(&item.number);
         self.by_lsn.remove(item.lsn, key);
-        let lsn = self.log.next_lsn();
         self.log.append(Change {
             lsn,
             crts: now,
@@ -406,7 +445,8 @@ impl Container {
         for key in &due {
             if let Some(item) = self.items.remove(key) {
                 // One TTL delete per expired item, logged when it is purged.
-                self.forget(key, &item, now, true);
+                let lsn = self.log.next_lsn();
+                self.forget(key, &item, now, true, lsn);
                 purged.push(item);
             }
         }

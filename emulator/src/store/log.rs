@@ -7,8 +7,9 @@
 //!
 //! - Every create, replace (upserts and patches of an existing item), delete
 //!   and TTL purge appends one [`Change`] with the next LSN. A transactional
-//!   batch will take one LSN ([`ChangeLog::next_lsn`]) and append each of its
-//!   operations under it, as the service's `_lsn` "is a batch ID".
+//!   batch takes one LSN ([`ChangeLog::next_lsn`]) and appends each of its
+//!   operations under it, as the service's `_lsn` "is a batch ID" (see
+//!   `batch.rs`); feeds never end a page inside one LSN.
 //! - The latest-version change feed reads the live items in the order of the
 //!   LSN of their last write (the container's `by_lsn` index); the
 //!   all-versions-and-deletes feed reads this log ([`ChangeLog::after`]).

@@ -3,6 +3,8 @@
 //! Reads take the lock shared; writes and purge batches take it exclusively
 //! and briefly. All operations read time from the one [`Clock`].
 
+mod batch;
+mod checks;
 mod container;
 mod expiry;
 mod indexing;
@@ -20,6 +22,8 @@ use axum::http::StatusCode;
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
+pub use batch::{Action, BatchMode, Edit, Operation, Outcome};
+use checks::{checked_partition_key, checked_write, edited};
 pub use container::{Container, ContainerSettings};
 pub use item::{
     check_nesting, strip_system_properties, too_deep, validate_id, validate_name, with_lsn, Etag,
@@ -33,7 +37,7 @@ pub use offers::{Migration, Throughput};
 
 use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};
-use crate::partition_key::{KeyScope, PartitionKeyDefinition};
+use crate::partition_key::KeyScope;
 use crate::rid;
 use crate::ttl;
 
@@ -408,24 +412,11 @@ impl Store {
         container: &str,
         mut write: ItemWrite<'_>,
     ) -> ApiResult<(StatusCode, Item)> {
-        strip_system_properties(&mut write.body);
-        let id = validate_id(write.body.get("id"))?.to_string();
-        if let Some(url_id) = write.url_id.filter(|u| *u != id) {
-            return Err(ApiError::bad_request(format!(
-                "The id '{id}' in the body does not match the id '{url_id}' in the URL: replace cannot change an item's id."
-            )));
-        }
-        let item_ttl = ttl::item_ttl(write.body.get("ttl"))?;
+        let (id, item_ttl) = checked_write(&mut write.body, write.url_id)?;
         let now = self.clock.now();
         let mut catalog = self.write();
         let c = catalog.database_mut(database)?.container_mut(container)?;
-        let pk = c.partition_key().key_of(&write.body);
-        PartitionKeyDefinition::check_size(&pk)?;
-        if let Some(header) = write.partition_key_header {
-            if c.partition_key().key_from_header(header)? != pk {
-                return Err(c.partition_key().mismatch_error());
-            }
-        }
+        let pk = checked_partition_key(c, &write.body, write.partition_key_header)?;
         let key = ItemKey::new(&pk, &id);
         let existing = live_or_discard(c, &key, now);
         let status = match (write.mode, existing) {
@@ -470,20 +461,8 @@ impl Store {
     ) -> ApiResult<Item> {
         let id = address.id;
         let (item, expires) = self.with_live_item(address, |c, key, now| {
-            let mut body = c.get(&key, now).expect("live").parse();
-            strip_system_properties(&mut body);
-            let mut body = edit(body)?;
-            strip_system_properties(&mut body);
-            check_nesting(&body)?;
-            if validate_id(body.get("id"))? != id {
-                return Err(ApiError::bad_request("A patch cannot change an item's id."));
-            }
-            if c.partition_key().key_of(&body) != key.pk() {
-                return Err(ApiError::bad_request(
-                    "A patch cannot change an item's partition key value.",
-                ));
-            }
-            let item_ttl = ttl::item_ttl(body.get("ttl"))?;
+            let current = c.get(&key, now).expect("live");
+            let (body, item_ttl) = edited(c, &key, id, current, edit)?;
             write_and_expiry(c, key, body, item_ttl, now)
         })?;
         self.item_written(expires);

@@ -1,0 +1,238 @@
+//! Transactional batch and bulk on the wire: `POST .../docs` with
+//! `x-ms-cosmos-is-batch-request: true` and a JSON array of operations
+//! (PROTOCOL-NEXT §3), as the Python SDK's `execute_item_batch` and the
+//! JavaScript SDK's `items.batch`, `items.bulk` and `executeBulkOperations`
+//! send it.
+//!
+//! - `x-ms-cosmos-batch-atomic` absent or `true`: a transactional batch in
+//!   the logical partition of `x-ms-documentdb-partitionkey`, all or nothing.
+//! - `x-ms-cosmos-batch-atomic: false`: bulk, each operation by itself
+//!   (in the partition its own `partitionKey` names), stopping at the first
+//!   failure unless `x-ms-cosmos-batch-continue-on-error: true`.
+//!
+//! Operations: `{"operationType": "Create"|"Upsert"|"Read"|"Replace"|
+//! "Delete"|"Patch", "id"?, "resourceBody"?, "partitionKey"?, "ifMatch"?,
+//! "ifNoneMatch"?}`. The answer is an array of results in order,
+//! `{"statusCode", "requestCharge", "eTag"?, "resourceBody"?}` (a failed
+//! operation also has `message`, and `subStatusCode` when it has one), with
+//! 200 when every operation succeeded and 207 Multi-Status otherwise, as the
+//! SDKs read it (the Java and JavaScript SDKs look for the failed operation
+//! in a 207).
+
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::{BufMut, BytesMut};
+use serde_json::{Map, Value};
+
+use super::items::patch_edit;
+use super::request::{Body, CosmosHeaders};
+use super::response::{READ_CHARGE, WRITE_CHARGE};
+use super::AppState;
+use crate::error::{ApiError, ApiResult};
+use crate::json;
+use crate::limits::{MAX_BATCH_OPERATIONS, MAX_NESTING_DEPTH};
+use crate::patch::PatchBody;
+use crate::store::{check_nesting, Action, BatchMode, Operation, Outcome};
+
+/// Whether a `POST .../docs` is a batch or bulk request.
+pub fn is_batch(headers: &HeaderMap) -> bool {
+    headers.flag("x-ms-cosmos-is-batch-request")
+}
+
+pub fn execute(
+    state: &AppState,
+    db: &str,
+    coll: &str,
+    headers: &HeaderMap,
+    body: &Body,
+) -> ApiResult<Response> {
+    let operations = operations(&body.0, state.store.clock.now_millis())?;
+    let reads: Vec<bool> = operations
+        .iter()
+        .map(|o| matches!(o.action, Action::Read))
+        .collect();
+    let atomic = !headers
+        .text("x-ms-cosmos-batch-atomic")
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("false"));
+    let mode = if atomic {
+        BatchMode::Atomic
+    } else {
+        BatchMode::Bulk {
+            continue_on_error: headers.flag("x-ms-cosmos-batch-continue-on-error"),
+        }
+    };
+    let outcomes = state
+        .store
+        .batch(db, coll, headers.partition_key(), operations, mode)?;
+    Ok(answer(&outcomes, &reads))
+}
+
+/// The operations of a request body, each checked up to what needs the
+/// container; a malformed one refuses the whole request (nothing is applied).
+fn operations(bytes: &[u8], now_millis: i64) -> ApiResult<Vec<Operation>> {
+    // An item sits three levels down (the array, the operation, its
+    // `resourceBody`): allow for the two above it, then check each item.
+    let depth = json::nesting_depth(bytes);
+    if depth > MAX_NESTING_DEPTH + 2 {
+        return Err(ApiError::bad_request(format!(
+            "The batch body nests objects and arrays {depth} levels deep: an item may nest at most \
+             {MAX_NESTING_DEPTH} levels (the item itself is the first). Flatten the documents."
+        )));
+    }
+    let value: Value = json::parse_unguarded(bytes)
+        .map_err(|e| ApiError::bad_request(format!("The batch body is invalid: {e}.")))?;
+    let Value::Array(values) = value else {
+        return Err(ApiError::bad_request(
+            "A batch request's body must be a JSON array of operations, e.g. \
+             [{\"operationType\": \"Create\", \"resourceBody\": {...}}].",
+        ));
+    };
+    if values.is_empty() {
+        return Err(ApiError::bad_request(
+            "The batch request did not have any operations to be executed.",
+        ));
+    }
+    if values.len() > MAX_BATCH_OPERATIONS {
+        return Err(ApiError::bad_request(format!(
+            "Batch request has more operations than what is supported: {} operations, at most \
+             {MAX_BATCH_OPERATIONS} in one request.",
+            values.len()
+        )));
+    }
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(index, value)| {
+            operation(value, now_millis).map_err(|e| {
+                let message = format!("Operation {index} of the batch: {}", e.message);
+                e.with_message(message)
+            })
+        })
+        .collect()
+}
+
+fn operation(value: Value, now_millis: i64) -> ApiResult<Operation> {
+    let Value::Object(mut fields) = value else {
+        return Err(ApiError::bad_request(
+            "each operation must be a JSON object with an 'operationType'.",
+        ));
+    };
+    let text = |fields: &mut Map<String, Value>, name: &str| -> ApiResult<Option<String>> {
+        match fields.remove(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(other) => Err(ApiError::bad_request(format!(
+                "'{name}' must be a string, got {other}."
+            ))),
+        }
+    };
+    let kind = text(&mut fields, "operationType")?.unwrap_or_default();
+    let id = text(&mut fields, "id")?;
+    let if_match = text(&mut fields, "ifMatch")?;
+    let if_none_match = text(&mut fields, "ifNoneMatch")?;
+    // The JavaScript SDK sends it as JSON text (`"[\"a\"]"`); an array is
+    // taken as its JSON.
+    let partition_key = match fields.remove("partitionKey") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s),
+        Some(other) => Some(other.to_string()),
+    };
+    let body = fields.remove("resourceBody");
+    let item = |body: Option<Value>| -> ApiResult<Map<String, Value>> {
+        match body {
+            Some(Value::Object(item)) => {
+                check_nesting(&item)?;
+                Ok(item)
+            }
+            _ => Err(ApiError::bad_request(format!(
+                "a {kind} operation needs the item as a JSON object in 'resourceBody'."
+            ))),
+        }
+    };
+    let action = match kind.to_ascii_lowercase().as_str() {
+        "create" => Action::Create(item(body)?),
+        "upsert" => Action::Upsert(item(body)?),
+        "replace" => Action::Replace(item(body)?),
+        "read" => Action::Read,
+        "delete" => Action::Delete,
+        "patch" => {
+            let request: PatchBody = serde_json::from_value(body.unwrap_or_default())
+                .map_err(|e| ApiError::bad_request(format!("the patch is invalid: {e}.")))?;
+            Action::Patch(patch_edit(request, now_millis)?)
+        }
+        _ => {
+            return Err(ApiError::bad_request(format!(
+                "the operationType '{kind}' is not one of Create, Upsert, Read, Replace, Delete, Patch."
+            )))
+        }
+    };
+    Ok(Operation {
+        action,
+        id,
+        partition_key,
+        if_match,
+        if_none_match,
+    })
+}
+
+/// 200 with every result, or 207 Multi-Status when an operation failed.
+fn answer(outcomes: &[Outcome], reads: &[bool]) -> Response {
+    let status = if outcomes.iter().any(Outcome::is_failure) {
+        StatusCode::MULTI_STATUS
+    } else {
+        StatusCode::OK
+    };
+    let mut total = 0.0;
+    let mut body = BytesMut::new();
+    body.put_u8(b'[');
+    for (index, outcome) in outcomes.iter().enumerate() {
+        if index > 0 {
+            body.put_u8(b',');
+        }
+        let charge = charge(outcome, reads.get(index).copied().unwrap_or(true));
+        total += charge;
+        body.put_slice(
+            format!(
+                "{{\"statusCode\":{},\"requestCharge\":{charge}",
+                outcome.status.as_u16()
+            )
+            .as_bytes(),
+        );
+        if let Some(error) = &outcome.error {
+            if let Some(substatus) = error.substatus {
+                body.put_slice(format!(",\"subStatusCode\":{substatus}").as_bytes());
+            }
+            body.put_slice(
+                format!(",\"message\":{}", Value::from(error.message.clone())).as_bytes(),
+            );
+        }
+        if let Some(item) = &outcome.item {
+            body.put_slice(format!(",\"eTag\":{}", Value::from(item.etag.to_string())).as_bytes());
+            body.put_slice(b",\"resourceBody\":");
+            body.put_slice(&item.body);
+        }
+        body.put_u8(b'}');
+    }
+    body.put_u8(b']');
+    let mut response = (status, body.freeze()).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    if let Ok(total) = HeaderValue::from_str(&format!("{}", (total * 100.0).round() / 100.0)) {
+        headers.insert("x-ms-request-charge", total);
+    }
+    response
+}
+
+/// What an operation costs: a write's charge when a write ran, a read's
+/// for a read or a failure, nothing when it did not run (424).
+fn charge(outcome: &Outcome, is_read: bool) -> f64 {
+    let charge = match (outcome.status, &outcome.error) {
+        (StatusCode::FAILED_DEPENDENCY, None) => "0",
+        (_, None) if !is_read => WRITE_CHARGE,
+        _ => READ_CHARGE,
+    };
+    charge.parse().unwrap_or(0.0)
+}

@@ -1,0 +1,401 @@
+//! Transactional batch and bulk: several item operations in one container,
+//! applied under the store's one write lock.
+//!
+//! - **Atomic** (a transactional batch, one logical partition): every
+//!   operation is staged against an overlay of the container (what the batch
+//!   has written so far over what is stored), so the container itself is not
+//!   touched. The first failure ends the batch: that operation gets its own
+//!   status, every other one 424, and the overlay is dropped, so no reader
+//!   ever sees any of it (readers take the lock shared, after or before the
+//!   whole batch). When all succeed, the staged writes are installed in
+//!   order under **one LSN** of the container's change log (the service's
+//!   `_lsn` "is a batch ID").
+//! - **Bulk**: the operations are applied one by one, each staged and
+//!   installed by itself under its own LSN, each with its own result; after a
+//!   failure the rest are 424 unless the client asked to continue on error.
+//!
+//! TTL holds as for single writes (R5, R9): an expired item is absent to
+//! every operation and its id free to create; when a write takes the id of an
+//! expired item, that item's TTL delete is logged first, as a single write
+//! does; an invalid `ttl` fails its operation with the single write's message.
+
+use std::collections::HashMap;
+
+use axum::http::StatusCode;
+use serde_json::{Map, Value};
+
+use super::{
+    check_if_match, checked_partition_key, checked_write, edited, live_or_discard, Container, Item,
+    ItemKey, Store, WriteMode,
+};
+use crate::error::{ApiError, ApiResult};
+use crate::ttl::{self, Ttl};
+
+/// A patch as a batch carries it: the new body made of the current one
+/// (its condition checked first).
+pub type Edit = Box<dyn FnOnce(Map<String, Value>) -> ApiResult<Map<String, Value>> + Send>;
+
+/// What one operation does.
+pub enum Action {
+    Create(Map<String, Value>),
+    Upsert(Map<String, Value>),
+    Read,
+    Replace(Map<String, Value>),
+    Delete,
+    Patch(Edit),
+}
+
+/// One operation of a batch or bulk request.
+pub struct Operation {
+    pub action: Action,
+    /// The id it addresses (read, replace, delete, patch).
+    pub id: Option<String>,
+    /// Its own partition key, as a header value (`["a"]`), if it names one.
+    pub partition_key: Option<String>,
+    pub if_match: Option<String>,
+    pub if_none_match: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchMode {
+    Atomic,
+    Bulk { continue_on_error: bool },
+}
+
+/// One operation's result.
+#[derive(Debug)]
+pub struct Outcome {
+    pub status: StatusCode,
+    /// The item read or written (none for a delete, a 304 or a failure).
+    pub item: Option<Item>,
+    /// Why it failed (none for a 424: another operation failed).
+    pub error: Option<ApiError>,
+}
+
+impl Outcome {
+    fn done(status: StatusCode, item: Option<Item>) -> Self {
+        Outcome {
+            status,
+            item,
+            error: None,
+        }
+    }
+
+    fn failed(error: ApiError) -> Self {
+        Outcome {
+            status: error.status,
+            item: None,
+            error: Some(error),
+        }
+    }
+
+    fn failed_dependency() -> Self {
+        Outcome::done(StatusCode::FAILED_DEPENDENCY, None)
+    }
+
+    pub fn is_failure(&self) -> bool {
+        self.status.as_u16() >= 400
+    }
+}
+
+/// What a commit wrote: `Some(earliest expiry)` when anything was written.
+type Written = Option<Option<i64>>;
+
+impl Store {
+    /// Runs a transactional batch (`BatchMode::Atomic`, all in the partition
+    /// `partition_key_header`) or a bulk request; one result per operation,
+    /// in order. A request-level refusal (the container, the partition key,
+    /// an operation for another partition) is an `Err` and changes nothing.
+    pub fn batch(
+        &self,
+        database: &str,
+        container: &str,
+        partition_key_header: Option<&str>,
+        operations: Vec<Operation>,
+        mode: BatchMode,
+    ) -> ApiResult<Vec<Outcome>> {
+        let now = self.clock.now();
+        let mut catalog = self.write();
+        let c = catalog.database_mut(database)?.container_mut(container)?;
+        let (outcomes, written) = match mode {
+            BatchMode::Atomic => atomic(c, partition_key_header, operations, now)?,
+            BatchMode::Bulk { continue_on_error } => {
+                bulk(c, partition_key_header, operations, continue_on_error, now)
+            }
+        };
+        drop(catalog);
+        if let Some(expires) = written {
+            self.item_written(expires);
+        }
+        Ok(outcomes)
+    }
+}
+
+fn atomic(
+    c: &mut Container,
+    header: Option<&str>,
+    operations: Vec<Operation>,
+    now: i64,
+) -> ApiResult<(Vec<Outcome>, Written)> {
+    let pk = Store::key_from_header(c, header, "-")?.pk().to_string();
+    check_one_partition(c, &pk, &operations)?;
+    let count = operations.len();
+    let mut stage = Stage::new(c, now);
+    let mut outcomes = Vec::with_capacity(count);
+    for (index, operation) in operations.into_iter().enumerate() {
+        match stage.apply(&pk, operation) {
+            Ok(outcome) => outcomes.push(outcome),
+            Err(error) => {
+                // Rolled back: the stage is dropped, the container untouched.
+                let mut outcomes: Vec<Outcome> =
+                    (0..count).map(|_| Outcome::failed_dependency()).collect();
+                outcomes[index] = Outcome::failed(error);
+                return Ok((outcomes, None));
+            }
+        }
+    }
+    let writes = stage.writes;
+    Ok((outcomes, commit(c, writes, now)))
+}
+
+/// The service refuses a whole batch in which an operation names, or
+/// writes, another logical partition than the request's.
+fn check_one_partition(c: &Container, pk: &str, operations: &[Operation]) -> ApiResult<()> {
+    let refused = || {
+        ApiError::bad_request(
+            "One or more operations within the batch request have a different partition key value than the request.",
+        )
+    };
+    for operation in operations {
+        if let Some(own) = &operation.partition_key {
+            if c.partition_key().key_from_header(own)? != pk {
+                return Err(refused());
+            }
+        }
+        if let Action::Create(body) | Action::Upsert(body) | Action::Replace(body) =
+            &operation.action
+        {
+            if c.partition_key().key_of(body) != pk {
+                return Err(refused());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn bulk(
+    c: &mut Container,
+    header: Option<&str>,
+    operations: Vec<Operation>,
+    continue_on_error: bool,
+    now: i64,
+) -> (Vec<Outcome>, Written) {
+    let mut outcomes = Vec::with_capacity(operations.len());
+    let mut written: Written = None;
+    let mut stopped = false;
+    for operation in operations {
+        if stopped {
+            outcomes.push(Outcome::failed_dependency());
+            continue;
+        }
+        let staged = operation_partition(c, header, &operation).and_then(|pk| {
+            let mut stage = Stage::new(c, now);
+            let outcome = stage.apply(&pk, operation)?;
+            Ok((outcome, stage.writes))
+        });
+        match staged {
+            Ok((outcome, writes)) => {
+                if let Some(expires) = commit(c, writes, now) {
+                    written = Some(earliest(written.flatten(), expires));
+                }
+                outcomes.push(outcome);
+            }
+            Err(error) => {
+                outcomes.push(Outcome::failed(error));
+                stopped = !continue_on_error;
+            }
+        }
+    }
+    (outcomes, written)
+}
+
+/// A bulk operation's partition: its own, else the request's, else (create
+/// and upsert) its body's.
+fn operation_partition(
+    c: &Container,
+    header: Option<&str>,
+    operation: &Operation,
+) -> ApiResult<String> {
+    if let Some(given) = operation.partition_key.as_deref().or(header) {
+        return c.partition_key().key_from_header(given);
+    }
+    match &operation.action {
+        Action::Create(body) | Action::Upsert(body) => Ok(c.partition_key().key_of(body)),
+        _ => Ok(Store::key_from_header(c, None, "-")?.pk().to_string()),
+    }
+}
+
+fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Installs staged writes in order under one new LSN. An expired item whose
+/// id a write takes has its TTL delete logged first (as a single write does).
+fn commit(c: &mut Container, writes: Vec<(ItemKey, Option<Item>)>, now: i64) -> Written {
+    if writes.is_empty() {
+        return None;
+    }
+    for (key, _) in &writes {
+        live_or_discard(c, key, now);
+    }
+    let lsn = c.next_lsn();
+    let mut expires = None;
+    for (key, version) in writes {
+        match version {
+            Some(mut item) => {
+                item.lsn = lsn;
+                expires = earliest(expires, ttl::expires_at(c.default_ttl(), item.ttl, item.ts));
+                c.install(key, item);
+            }
+            None => {
+                c.remove_under(&key, now, lsn);
+            }
+        }
+    }
+    Some(expires)
+}
+
+/// Operations applied to an overlay of a container, which stays untouched.
+struct Stage<'c> {
+    c: &'c Container,
+    now: i64,
+    /// Each key the stage wrote: its new version, or `None` once deleted.
+    overlay: HashMap<ItemKey, Option<Item>>,
+    /// The writes in order, to install on commit.
+    writes: Vec<(ItemKey, Option<Item>)>,
+    /// The number the next new item gets (the last part of its RID).
+    next_number: u64,
+}
+
+impl<'c> Stage<'c> {
+    fn new(c: &'c Container, now: i64) -> Self {
+        Stage {
+            c,
+            now,
+            overlay: HashMap::new(),
+            writes: Vec::new(),
+            next_number: c.next_number(),
+        }
+    }
+
+    /// The live item at `key` as the batch sees it so far; expired items
+    /// are absent (R5).
+    fn current(&self, key: &ItemKey) -> Option<&Item> {
+        match self.overlay.get(key) {
+            Some(staged) => staged.as_ref(),
+            None => self.c.get(key, self.now),
+        }
+    }
+
+    /// The live item at `key`, once `If-Match` holds; absent is a 404.
+    fn existing(&self, key: &ItemKey, if_match: Option<&str>) -> ApiResult<&Item> {
+        let item = self.current(key).ok_or_else(ApiError::not_found)?;
+        check_if_match(if_match, item.etag)?;
+        Ok(item)
+    }
+
+    fn put(&mut self, key: ItemKey, body: Map<String, Value>, ttl: Option<Ttl>) -> ApiResult<Item> {
+        let number = match self.current(&key) {
+            Some(item) => item.number,
+            None => {
+                self.next_number += 1;
+                self.next_number - 1
+            }
+        };
+        let item = self.c.version(number, body, ttl, self.now)?;
+        self.overlay.insert(key.clone(), Some(item.clone()));
+        self.writes.push((key, Some(item.clone())));
+        Ok(item)
+    }
+
+    /// A create, upsert or replace (of the item `url_id`), as a single write.
+    fn write(
+        &mut self,
+        pk: &str,
+        mode: WriteMode,
+        url_id: Option<&str>,
+        mut body: Map<String, Value>,
+        if_match: Option<&str>,
+    ) -> ApiResult<Outcome> {
+        let (id, item_ttl) = checked_write(&mut body, url_id)?;
+        if checked_partition_key(self.c, &body, None)? != pk {
+            return Err(ApiError::bad_request(
+                "PartitionKey extracted from document doesn't match the one specified in the header.",
+            ));
+        }
+        let key = ItemKey::new(pk, &id);
+        let existing = self.current(&key).map(|item| item.etag);
+        let status = match (mode, existing) {
+            (WriteMode::Create, Some(_)) => return Err(ApiError::conflict()),
+            (WriteMode::Replace, None) => return Err(ApiError::not_found()),
+            (_, Some(etag)) => {
+                check_if_match(if_match, etag)?;
+                StatusCode::OK
+            }
+            (_, None) => StatusCode::CREATED,
+        };
+        let item = self.put(key, body, item_ttl)?;
+        Ok(Outcome::done(status, Some(item)))
+    }
+
+    /// Applies one operation in the partition `pk`; an `Err` is its failure.
+    fn apply(&mut self, pk: &str, operation: Operation) -> ApiResult<Outcome> {
+        let Operation {
+            action,
+            id,
+            if_match,
+            if_none_match,
+            ..
+        } = operation;
+        let if_match = if_match.as_deref();
+        let key = |id: &str| ItemKey::new(pk, id);
+        let addressed = || {
+            id.clone().ok_or_else(|| {
+                ApiError::bad_request("The operation must name the item it addresses: send 'id'.")
+            })
+        };
+        match action {
+            Action::Create(body) => self.write(pk, WriteMode::Create, None, body, if_match),
+            Action::Upsert(body) => self.write(pk, WriteMode::Upsert, None, body, if_match),
+            Action::Replace(body) => {
+                let id = addressed()?;
+                self.write(pk, WriteMode::Replace, Some(&id), body, if_match)
+            }
+            Action::Read => {
+                let item = self.existing(&key(&addressed()?), if_match)?;
+                if if_none_match.as_deref() == Some(item.etag.to_string().as_str()) {
+                    return Ok(Outcome::done(StatusCode::NOT_MODIFIED, None));
+                }
+                Ok(Outcome::done(StatusCode::OK, Some(item.clone())))
+            }
+            Action::Delete => {
+                let key = key(&addressed()?);
+                self.existing(&key, if_match)?;
+                self.overlay.insert(key.clone(), None);
+                self.writes.push((key, None));
+                Ok(Outcome::done(StatusCode::NO_CONTENT, None))
+            }
+            Action::Patch(edit) => {
+                let id = addressed()?;
+                let key = key(&id);
+                let current = self.existing(&key, if_match)?;
+                let (body, item_ttl) = edited(self.c, &key, &id, current, edit)?;
+                let item = self.put(key, body, item_ttl)?;
+                Ok(Outcome::done(StatusCode::OK, Some(item)))
+            }
+        }
+    }
+}

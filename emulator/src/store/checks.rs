@@ -1,0 +1,72 @@
+//! The checks an item write passes before it is stored, shared by single
+//! writes and patches (`mod.rs`) and by transactional batch and bulk
+//! (`batch.rs`).
+
+use serde_json::{Map, Value};
+
+use super::{check_nesting, strip_system_properties, validate_id, Container, Item, ItemKey};
+use crate::error::{ApiError, ApiResult};
+use crate::partition_key::PartitionKeyDefinition;
+use crate::ttl;
+
+/// Validates an item body for create, upsert or replace (its system
+/// properties dropped): its id (the one in the URL, for a replace) and its
+/// `ttl` (R9).
+pub(super) fn checked_write(
+    body: &mut Map<String, Value>,
+    url_id: Option<&str>,
+) -> ApiResult<(String, Option<ttl::Ttl>)> {
+    strip_system_properties(body);
+    let id = validate_id(body.get("id"))?.to_string();
+    if let Some(url_id) = url_id.filter(|u| *u != id) {
+        return Err(ApiError::bad_request(format!(
+            "The id '{id}' in the body does not match the id '{url_id}' in the URL: replace cannot change an item's id."
+        )));
+    }
+    let item_ttl = ttl::item_ttl(body.get("ttl"))?;
+    Ok((id, item_ttl))
+}
+
+/// The partition key of an item body, within the size limit and equal to
+/// the one the request names, if it names one.
+pub(super) fn checked_partition_key(
+    c: &Container,
+    body: &Map<String, Value>,
+    header: Option<&str>,
+) -> ApiResult<String> {
+    let pk = c.partition_key().key_of(body);
+    PartitionKeyDefinition::check_size(&pk)?;
+    if let Some(header) = header {
+        if c.partition_key().key_from_header(header)? != pk {
+            return Err(c.partition_key().mismatch_error());
+        }
+    }
+    Ok(pk)
+}
+
+/// The body `edit` (a patch) makes of the live item `current` at `key`,
+/// checked as a write: it keeps the id and the partition key, nests within
+/// the limit, and has a valid `ttl` (R9).
+pub(super) fn edited(
+    c: &Container,
+    key: &ItemKey,
+    id: &str,
+    current: &Item,
+    edit: impl FnOnce(Map<String, Value>) -> ApiResult<Map<String, Value>>,
+) -> ApiResult<(Map<String, Value>, Option<ttl::Ttl>)> {
+    let mut body = current.parse();
+    strip_system_properties(&mut body);
+    let mut body = edit(body)?;
+    strip_system_properties(&mut body);
+    check_nesting(&body)?;
+    if validate_id(body.get("id"))? != id {
+        return Err(ApiError::bad_request("A patch cannot change an item's id."));
+    }
+    if c.partition_key().key_of(&body) != key.pk() {
+        return Err(ApiError::bad_request(
+            "A patch cannot change an item's partition key value.",
+        ));
+    }
+    let item_ttl = ttl::item_ttl(body.get("ttl"))?;
+    Ok((body, item_ttl))
+}
