@@ -17,7 +17,7 @@ use axum::http::StatusCode;
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
-pub use container::{Container, ContainerSettings};
+pub use container::{Container, ContainerSettings, OwnerHeaders};
 pub use item::{
     check_nesting, strip_system_properties, too_deep, validate_id, validate_name, with_lsn, Etag,
     Item, ItemKey, MAX_ITEM_BYTES,
@@ -103,6 +103,15 @@ fn not_found(kind: &str, id: &str) -> ApiError {
     ApiError::not_found().with_message(format!(
         "Resource Not Found: the {kind} '{id}' does not exist. Entity with the specified id does not exist in the system."
     ))
+}
+
+/// An item request's container, for the response headers and the checks
+/// of `x-ms-cosmos-intended-collection-rid` and `x-ms-session-token`.
+#[derive(Debug, Clone)]
+pub struct ContainerContext {
+    pub owner: OwnerHeaders,
+    /// The last LSN of the container's change log.
+    pub lsn: u64,
 }
 
 /// What kind of item write a request asks for.
@@ -250,6 +259,7 @@ impl Store {
         db.next_container += 1;
         let container = Container::new(
             id.clone(),
+            &db.id,
             db.number,
             db.next_container,
             settings,
@@ -269,6 +279,16 @@ impl Store {
         let db = catalog.database(database)?;
         let container = db.container(id)?;
         Ok((container.to_json(&db.rid), container.live_count(now)))
+    }
+
+    /// The JSON bytes of a container's live items (`x-ms-resource-usage`
+    /// when a client asks for quota information): O(items), so only then.
+    pub fn live_bytes(&self, database: &str, id: &str) -> ApiResult<usize> {
+        self.with_container(database, id, |c, now| {
+            Ok(c.live_items(None, None, now)
+                .map(|(_, item)| item.body.len())
+                .sum())
+        })
     }
 
     pub fn containers(&self, database: &str) -> ApiResult<Vec<Value>> {
@@ -317,6 +337,22 @@ impl Store {
     }
 
     // ---- items -----------------------------------------------------------
+
+    /// The container an item request addresses, as its responses name it,
+    /// with its change log's last LSN: the state a read from now on sees
+    /// at least (the session token).
+    pub fn container_context(
+        &self,
+        database: &str,
+        container: &str,
+    ) -> ApiResult<ContainerContext> {
+        self.with_container(database, container, |c, _| {
+            Ok(ContainerContext {
+                owner: c.owner.clone(),
+                lsn: c.log().last_lsn(),
+            })
+        })
+    }
 
     /// Runs `f` on a container under the shared lock.
     pub fn with_container<T>(
@@ -384,9 +420,12 @@ impl Store {
         PartitionKeyDefinition::check_size(&pk)?;
         if let Some(header) = write.partition_key_header {
             if c.partition_key().key_from_header(header)? != pk {
+                // Substatus 1001, as the service: SDKs refresh their
+                // container cache on it.
                 return Err(ApiError::bad_request(
                     "PartitionKey extracted from document doesn't match the one specified in the header.",
-                ));
+                )
+                .with_substatus(1001));
             }
         }
         let key = ItemKey::new(&pk, &id);
@@ -453,13 +492,14 @@ impl Store {
         Ok(item)
     }
 
-    pub fn delete_item(&self, address: ItemAddress<'_>) -> ApiResult<()> {
-        self.with_live_item(address, |c, key, now| {
+    /// Deletes the live item; returns the LSN of its delete.
+    pub fn delete_item(&self, address: ItemAddress<'_>) -> ApiResult<u64> {
+        let lsn = self.with_live_item(address, |c, key, now| {
             c.remove(&key, now, false);
-            Ok(())
+            Ok(c.log().last_lsn())
         })?;
         self.wrote();
-        Ok(())
+        Ok(lsn)
     }
 
     /// For a RID-based path (`/dbs/{dbRid}/colls/{collRid}/docs/{docRid}`,
