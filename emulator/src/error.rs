@@ -125,11 +125,3 @@ impl IntoResponse for ApiError {
         response
     }
 }
-
-/// Lets handlers that can also refuse with a ready response (one carrying
-/// headers of its own) use `?` on an `ApiError`.
-impl From<ApiError> for Response {
-    fn from(error: ApiError) -> Self {
-        error.into_response()
-    }
-}

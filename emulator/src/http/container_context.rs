@@ -21,6 +21,22 @@ const COLLECTION_RID_MISMATCH: u32 = 1024;
 /// Substatus of a read asking for a state the replica has not reached.
 const READ_SESSION_NOT_AVAILABLE: u32 = 1002;
 
+/// A refusal ready to send: an `ApiError`, or one carrying headers of its
+/// own (the 1002 names its container so that the SDK can clear its session).
+pub struct Refusal(Box<Response>);
+
+impl From<ApiError> for Refusal {
+    fn from(error: ApiError) -> Self {
+        Refusal(Box::new(error.into_response()))
+    }
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        *self.0
+    }
+}
+
 /// The addressed container, once the request's intended RID and session
 /// token hold against it; otherwise the service's refusal. Reads pass
 /// `read = true`: only they honour a session token (a write always acts on
@@ -31,11 +47,8 @@ pub fn check(
     coll: &str,
     headers: &HeaderMap,
     read: bool,
-) -> Result<ContainerContext, Response> {
-    let context = state
-        .store
-        .container_context(db, coll)
-        .map_err(IntoResponse::into_response)?;
+) -> Result<ContainerContext, Refusal> {
+    let context = state.store.container_context(db, coll)?;
     if let Some(intended) = headers.text("x-ms-cosmos-intended-collection-rid") {
         if intended.as_bytes() != context.owner.rid.as_bytes() {
             // The SDKs refresh their container cache on 400/1024 and retry.
@@ -43,12 +56,12 @@ pub fn check(
                 "Collection rid provided by the user does not match the existing collection.",
             )
             .with_substatus(COLLECTION_RID_MISMATCH)
-            .into_response());
+            .into());
         }
     }
     if read {
         if let Some(token) = headers.text("x-ms-session-token").filter(|t| !t.is_empty()) {
-            let seen = session_lsn(token).map_err(IntoResponse::into_response)?;
+            let seen = session_lsn(token)?;
             if seen > context.lsn {
                 // The SDKs clear the session (keyed by the owner path) and retry.
                 let mut response = ApiError::new(
@@ -58,7 +71,7 @@ pub fn check(
                 .with_substatus(READ_SESSION_NOT_AVAILABLE)
                 .into_response();
                 owner_headers(response.headers_mut(), &context);
-                return Err(response);
+                return Err(Refusal(Box::new(response)));
             }
         }
     }

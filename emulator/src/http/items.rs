@@ -8,7 +8,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::Response;
 
-use super::container_context::{self, decorate};
+use super::container_context::{self, decorate, Refusal};
 use super::metrics;
 use super::request::{Body, CosmosHeaders, PathParams};
 use super::response::{
@@ -22,9 +22,8 @@ use crate::store::{ItemAddress, ItemKey, ItemWrite, Store, WriteMode};
 
 type ItemPath = PathParams<(String, String, String)>;
 
-/// A response, or a refusal that carries headers of its own (the 1002 of a
-/// session not yet reached names its container).
-type Reply = Result<Response, Response>;
+/// A response, or a refusal (which may carry headers of its own).
+type Reply = Result<Response, Refusal>;
 
 /// Whether the client asked for no body on a write (`Prefer: return=minimal`:
 /// Python's `no_response`, JavaScript's `contentResponseOnWriteEnabled: false`).
