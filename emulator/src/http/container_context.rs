@@ -115,6 +115,8 @@ pub fn decorate(
     uri: &Uri,
 ) {
     let headers = response.headers_mut();
+    // Room for these and the envelope's common headers, in one growth.
+    headers.reserve(16);
     owner_headers(headers, context);
     headers.insert("x-ms-session-token", session_token(lsn));
     let lsn = HeaderValue::from(lsn);
@@ -139,13 +141,28 @@ fn owner_headers(headers: &mut HeaderMap, context: &ContainerContext) {
     );
 }
 
+/// `0:-1#{lsn}`, written on the stack: the header copies it once.
 fn session_token(lsn: u64) -> HeaderValue {
-    HeaderValue::from_str(&format!("0:-1#{lsn}")).expect("ascii digits")
+    use std::io::Write;
+    let mut buffer = [0u8; 32];
+    let mut cursor = std::io::Cursor::new(&mut buffer[..]);
+    write!(cursor, "0:-1#{lsn}").expect("fits in 32 bytes");
+    let written = cursor.position() as usize;
+    HeaderValue::from_bytes(&buffer[..written]).expect("ascii digits")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn session_tokens_as_the_service_writes_them() {
+        assert_eq!(session_token(12), "0:-1#12");
+        assert_eq!(
+            session_token(u64::MAX),
+            format!("0:-1#{}", u64::MAX).as_str()
+        );
+    }
 
     #[test]
     fn session_tokens_as_the_sdks_send_them() {
