@@ -49,6 +49,13 @@ pub fn check(
     read: bool,
 ) -> Result<ContainerContext, Refusal> {
     let context = state.store.container_context(db, coll)?;
+    verify(&context, headers, read)?;
+    Ok(context)
+}
+
+/// [`check`] of a context the caller already holds (a point read takes it
+/// under the lock of the read itself).
+pub fn verify(context: &ContainerContext, headers: &HeaderMap, read: bool) -> Result<(), Refusal> {
     if let Some(intended) = headers.text("x-ms-cosmos-intended-collection-rid") {
         if intended.as_bytes() != context.owner.rid.as_bytes() {
             // The SDKs refresh their container cache on 400/1024 and retry.
@@ -70,12 +77,12 @@ pub fn check(
                 )
                 .with_substatus(READ_SESSION_NOT_AVAILABLE)
                 .into_response();
-                owner_headers(response.headers_mut(), &context);
+                owner_headers(response.headers_mut(), context);
                 return Err(Refusal(Box::new(response)));
             }
         }
     }
-    Ok(context)
+    Ok(())
 }
 
 /// The highest global LSN a session token names: `0:-1#12`, or several

@@ -171,9 +171,13 @@ pub async fn read(
     uri: Uri,
     headers: HeaderMap,
 ) -> Reply {
-    let context = container_context::check(&state, &db, &coll, &headers, true)?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
-    let found = state.store.read_item(&db, &coll, pk.as_deref(), &id)?;
+    // One hold of the lock for the container's context and the item.
+    let (context, found) = state
+        .store
+        .read_item_in_context(&db, &coll, pk.as_deref(), &id)?;
+    container_context::verify(&context, &headers, true)?;
+    let found = found?;
     let mut response = if headers.text("if-none-match") == Some(found.etag.to_string().as_str()) {
         not_modified()
     } else {

@@ -392,9 +392,28 @@ impl Store {
         partition_key: Option<&str>,
         id: &str,
     ) -> ApiResult<Item> {
+        self.read_item_in_context(database, container, partition_key, id)?
+            .1
+    }
+
+    /// A point read with its container's context, under one hold of the
+    /// lock: the context comes back whether or not the item is found, so
+    /// that the caller checks the request against the container first.
+    pub fn read_item_in_context(
+        &self,
+        database: &str,
+        container: &str,
+        partition_key: Option<&str>,
+        id: &str,
+    ) -> ApiResult<(ContainerContext, ApiResult<Item>)> {
         self.with_container(database, container, |c, now| {
-            let key = Self::key_from_header(c, partition_key, id)?;
-            c.get(&key, now).cloned().ok_or_else(ApiError::not_found)
+            let context = ContainerContext {
+                owner: c.owner.clone(),
+                lsn: c.log().last_lsn(),
+            };
+            let found = Self::key_from_header(c, partition_key, id)
+                .and_then(|key| c.get(&key, now).cloned().ok_or_else(ApiError::not_found));
+            Ok((context, found))
         })
     }
 
