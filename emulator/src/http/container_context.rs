@@ -5,8 +5,12 @@
 //! tokens by (`x-ms-content-path`, `x-ms-alt-content-path`, the session
 //! token, `lsn`, `x-ms-global-committed-lsn`, `x-ms-item-lsn`).
 //!
-//! The session token is the service's `{pkRangeId}:{version}#{globalLsn}`
-//! with the container's change log LSN: one range (`0`), version `-1`.
+//! The session token is the service's `{pkRangeId}:{version}#{globalLsn}`,
+//! one range (`0`), version `-1`, with the store's LSN, which every write
+//! to any resource moves on (the envelope sets it on every response): the
+//! SDKs keep tokens from container responses too (the Rust SDK) and send
+//! them on item reads, so tokens must compare across all of them. The
+//! `lsn` headers are the container's change log LSN, as the change feed's.
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
@@ -49,13 +53,18 @@ pub fn check(
     read: bool,
 ) -> Result<ContainerContext, Refusal> {
     let context = state.store.container_context(db, coll)?;
-    verify(&context, headers, read)?;
+    verify(state, &context, headers, read)?;
     Ok(context)
 }
 
 /// [`check`] of a context the caller already holds (a point read takes it
 /// under the lock of the read itself).
-pub fn verify(context: &ContainerContext, headers: &HeaderMap, read: bool) -> Result<(), Refusal> {
+pub fn verify(
+    state: &AppState,
+    context: &ContainerContext,
+    headers: &HeaderMap,
+    read: bool,
+) -> Result<(), Refusal> {
     if let Some(intended) = headers.text("x-ms-cosmos-intended-collection-rid") {
         if intended.as_bytes() != context.owner.rid.as_bytes() {
             // The SDKs refresh their container cache on 400/1024 and retry.
@@ -69,7 +78,7 @@ pub fn verify(context: &ContainerContext, headers: &HeaderMap, read: bool) -> Re
     if read {
         if let Some(token) = headers.text("x-ms-session-token").filter(|t| !t.is_empty()) {
             let seen = session_lsn(token)?;
-            if seen > context.lsn {
+            if seen > state.store.session_lsn() {
                 // The SDKs clear the session (keyed by the owner path) and retry.
                 let mut response = ApiError::new(
                     StatusCode::NOT_FOUND,
@@ -112,8 +121,9 @@ fn session_lsn(token: &str) -> ApiResult<u64> {
 }
 
 /// The headers naming the container and the state a response reflects:
-/// `lsn` is the container's state after the request (for a write, at least
-/// the write's own LSN), `item_lsn` the LSN of the item served, if one is.
+/// `lsn` is the container's change log LSN after the request (for a write,
+/// at least the write's own), `item_lsn` the LSN of the item served, if one
+/// is. (The envelope adds the session token.)
 pub fn decorate(
     response: &mut Response,
     context: &ContainerContext,
@@ -125,7 +135,6 @@ pub fn decorate(
     // Room for these and the envelope's common headers, in one growth.
     headers.reserve(16);
     owner_headers(headers, context);
-    headers.insert("x-ms-session-token", session_token(lsn));
     let lsn = HeaderValue::from(lsn);
     headers.insert("x-ms-global-committed-lsn", lsn.clone());
     headers.insert("lsn", lsn);
@@ -149,7 +158,7 @@ fn owner_headers(headers: &mut HeaderMap, context: &ContainerContext) {
 }
 
 /// `0:-1#{lsn}`, written on the stack: the header copies it once.
-fn session_token(lsn: u64) -> HeaderValue {
+pub fn session_token(lsn: u64) -> HeaderValue {
     use std::io::Write;
     let mut buffer = [0u8; 32];
     let mut cursor = std::io::Cursor::new(&mut buffer[..]);

@@ -176,7 +176,7 @@ pub async fn read(
     let (context, found) = state
         .store
         .read_item_in_context(&db, &coll, pk.as_deref(), &id)?;
-    container_context::verify(&context, &headers, true)?;
+    container_context::verify(&state, &context, &headers, true)?;
     let found = found?;
     let mut response = if headers.text("if-none-match") == Some(found.etag.to_string().as_str()) {
         not_modified()

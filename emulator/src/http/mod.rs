@@ -222,13 +222,11 @@ async fn envelope(State(state): State<AppState>, request: Request, next: Next) -
 
 fn common_headers(headers: &mut HeaderMap, activity_id: HeaderValue, store: &Store) {
     headers.insert("x-ms-activity-id", activity_id);
-    // Item paths set their container's token; other resources get the
-    // store's (built only then: it is formatted text).
-    if !headers.contains_key("x-ms-session-token") {
-        if let Ok(token) = HeaderValue::from_str(&store.session_token()) {
-            headers.insert("x-ms-session-token", token);
-        }
-    }
+    // Read after the handler: a write's token names at least its own LSN.
+    headers.insert(
+        "x-ms-session-token",
+        container_context::session_token(store.session_lsn()),
+    );
     headers
         .entry("x-ms-request-charge")
         .or_insert(HeaderValue::from_static("1"));

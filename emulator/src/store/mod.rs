@@ -191,8 +191,11 @@ impl Store {
         self.catalog.write().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn session_token(&self) -> String {
-        format!("0:-1#{}", self.lsn.load(Ordering::Acquire))
+    /// The store-wide LSN of session tokens: it grows with every write to
+    /// any resource, so that a token from any response names a state every
+    /// later read has reached, whichever container it was kept for.
+    pub fn session_lsn(&self) -> u64 {
+        self.lsn.load(Ordering::Acquire)
     }
 
     fn wrote(&self) {
