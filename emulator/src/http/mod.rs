@@ -87,10 +87,11 @@ fn routes() -> Router<AppState> {
         .route("/_emulator/purge", axum::routing::post(control::purge))
 }
 
-/// What every request passes through: authentication and the common
-/// headers (`envelope`), the body limit, Cosmos-shaped 404 and 405, and a
-/// panic, should one slip through, answered as a 500 instead of a dropped
-/// connection. The certificate route is public, outside authentication.
+/// What every request passes through: the common headers (`envelope`),
+/// authentication of the routes (`authenticate`), the body limit,
+/// Cosmos-shaped 404 and 405, and a panic, should one slip through,
+/// answered as a 500 instead of a dropped connection. The certificate route
+/// is public, outside authentication.
 fn with_layers(routes: Router<AppState>, state: AppState) -> NormalizePath<Router> {
     let authenticated = routes
         // Only a request for a route is authenticated: an unknown path is a
