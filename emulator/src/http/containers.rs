@@ -53,17 +53,32 @@ pub async fn create_or_query(
 pub async fn read(
     State(state): State<AppState>,
     PathParams((db, coll)): PathParams<(String, String)>,
+    headers: HeaderMap,
 ) -> ApiResult<Response> {
     let (container, live_items) = state.store.container(&db, &coll)?;
     let mut response = resource(StatusCode::OK, &container, READ_CHARGE);
+    // The service's quota and usage, in its `name=value;` form (sizes in
+    // KB). The sizes take a pass over the items: only when asked for
+    // (`x-ms-documentdb-populatequotainfo`, Python's `populate_quota_info`,
+    // JavaScript's `populateQuotaInfo`); the count is always there.
+    let usage = if headers.flag("x-ms-documentdb-populatequotainfo") {
+        let kb = state.store.live_bytes(&db, &coll)?.div_ceil(1024);
+        format!(
+            "functions=0;storedProcedures=0;triggers=0;documentSize={kb};documentsSize={kb};\
+             documentsCount={live_items};collectionSize={kb};"
+        )
+    } else {
+        format!("documentsCount={live_items};")
+    };
     let headers = response.headers_mut();
     headers.insert(
         "x-ms-resource-quota",
         HeaderValue::from_static(
-            "documentSize=10240;documentsSize=10485760;documentsCount=-1;collectionSize=10485760;",
+            "functions=25;storedProcedures=100;triggers=25;documentSize=10240;\
+             documentsSize=10485760;documentsCount=-1;collectionSize=10485760;",
         ),
     );
-    if let Ok(usage) = HeaderValue::from_str(&format!("documentsCount={live_items};")) {
+    if let Ok(usage) = HeaderValue::from_str(&usage) {
         headers.insert("x-ms-resource-usage", usage);
     }
     headers.insert(

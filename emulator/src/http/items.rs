@@ -5,11 +5,15 @@
 use std::sync::LazyLock;
 
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::Response;
 
+use super::container_context::{self, decorate, Refusal};
+use super::metrics;
 use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::{feed, item, no_content, resource, QUERY_CHARGE, READ_CHARGE, WRITE_CHARGE};
+use super::response::{
+    feed, item, item_written, no_content, resource, QUERY_CHARGE, READ_CHARGE, WRITE_CHARGE,
+};
 use super::scope::FeedScope;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
@@ -18,6 +22,17 @@ use crate::query::{Continuation, PageLimit, PreparedQuery, QueryBody};
 use crate::store::{Edit, ItemAddress, ItemKey, ItemWrite, WriteMode};
 
 type ItemPath = PathParams<(String, String, String)>;
+
+/// A response, or a refusal (which may carry headers of its own).
+type Reply = Result<Response, Refusal>;
+
+/// Whether the client asked for no body on a write (`Prefer: return=minimal`:
+/// Python's `no_response`, JavaScript's `contentResponseOnWriteEnabled: false`).
+fn minimal(headers: &HeaderMap) -> bool {
+    headers
+        .text("prefer")
+        .is_some_and(|p| p.trim().eq_ignore_ascii_case("return=minimal"))
+}
 
 /// The (partition key header, id) an item path addresses: as given for
 /// name-based paths, looked up for RID-based ones.
@@ -42,11 +57,14 @@ fn address(
 pub async fn create_or_query(
     State(state): State<AppState>,
     PathParams((db, coll)): PathParams<(String, String)>,
+    uri: Uri,
     headers: HeaderMap,
     body: Body,
-) -> ApiResult<Response> {
+) -> Reply {
     if super::batch::is_batch(&headers) {
-        return super::batch::execute(&state, &db, &coll, &headers, &body);
+        // A stale container reference is refused here too (400/1024).
+        container_context::check(&state, &db, &coll, &headers, false)?;
+        return Ok(super::batch::execute(&state, &db, &coll, &headers, &body)?);
     }
     if headers.is_query() {
         let query = PreparedQuery::prepare_at(
@@ -68,8 +86,12 @@ pub async fn create_or_query(
         {
             query.check_servable_across_partitions()?;
         }
-        return run_query(&state, &db, &coll, &headers, &query, QUERY_CHARGE);
+        let context = container_context::check(&state, &db, &coll, &headers, true)?;
+        let mut response = run_query(&state, &db, &coll, &headers, &query, QUERY_CHARGE)?;
+        decorate(&mut response, &context, context.lsn, None, &uri);
+        return Ok(response);
     }
+    let context = container_context::check(&state, &db, &coll, &headers, false)?;
     let mode = if headers.is_upsert() {
         WriteMode::Upsert
     } else {
@@ -83,18 +105,22 @@ pub async fn create_or_query(
         body: body.object()?,
     };
     let (status, stored) = state.store.write_item(&db, &coll, write)?;
-    Ok(item(status, &stored, WRITE_CHARGE))
+    let mut response = item_written(status, &stored, WRITE_CHARGE, minimal(&headers));
+    decorate(&mut response, &context, stored.lsn, Some(stored.lsn), &uri);
+    Ok(response)
 }
 
 /// `GET .../docs`: every live item, paged, as `SELECT * FROM c` would give.
 pub async fn read_feed(
     State(state): State<AppState>,
     PathParams((db, coll)): PathParams<(String, String)>,
+    uri: Uri,
     headers: HeaderMap,
-) -> ApiResult<Response> {
+) -> Reply {
     if super::change_feed::is_change_feed(&headers) {
-        return super::change_feed::read(&state, &db, &coll, &headers);
+        return Ok(super::change_feed::read(&state, &db, &coll, &headers)?);
     }
+    let context = container_context::check(&state, &db, &coll, &headers, true)?;
     // Prepared once: SDKs read feeds (and poll them) often.
     static ALL: LazyLock<PreparedQuery> = LazyLock::new(|| {
         PreparedQuery::prepare(&QueryBody {
@@ -103,7 +129,9 @@ pub async fn read_feed(
         })
         .expect("a valid query")
     });
-    run_query(&state, &db, &coll, &headers, &ALL, READ_CHARGE)
+    let mut response = run_query(&state, &db, &coll, &headers, &ALL, READ_CHARGE)?;
+    decorate(&mut response, &context, context.lsn, None, &uri);
+    Ok(response)
 }
 
 fn run_query(
@@ -114,6 +142,7 @@ fn run_query(
     query: &PreparedQuery,
     charge: &'static str,
 ) -> ApiResult<Response> {
+    let started = metrics::wanted(headers).then(std::time::Instant::now);
     let limit = PageLimit::from_header(headers.max_item_count())?;
     let continuation = headers
         .continuation()
@@ -139,20 +168,33 @@ fn run_query(
         ))
     })?;
     let token = page.continuation.map(|c| c.to_token());
-    Ok(feed(&rid, "Documents", &page.documents, token, charge))
+    let mut response = feed(&rid, "Documents", &page.documents, token, charge);
+    if let Some(started) = started {
+        metrics::add(response.headers_mut(), headers, &page.documents, started);
+    }
+    Ok(response)
 }
 
 pub async fn read(
     State(state): State<AppState>,
     PathParams((db, coll, id)): ItemPath,
+    uri: Uri,
     headers: HeaderMap,
-) -> ApiResult<Response> {
+) -> Reply {
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
-    let found = state.store.read_item(&db, &coll, pk.as_deref(), &id)?;
-    if headers.text("if-none-match") == Some(found.etag.to_string().as_str()) {
-        return Ok(not_modified());
-    }
-    Ok(item(StatusCode::OK, &found, READ_CHARGE))
+    // One hold of the lock for the container's context and the item.
+    let (context, found) = state
+        .store
+        .read_item_in_context(&db, &coll, pk.as_deref(), &id)?;
+    container_context::verify(&state, &context, &headers, true)?;
+    let found = found?;
+    let mut response = if headers.text("if-none-match") == Some(found.etag.to_string().as_str()) {
+        not_modified()
+    } else {
+        item(StatusCode::OK, &found, READ_CHARGE)
+    };
+    decorate(&mut response, &context, context.lsn, Some(found.lsn), &uri);
+    Ok(response)
 }
 
 fn not_modified() -> Response {
@@ -163,9 +205,11 @@ fn not_modified() -> Response {
 pub async fn replace(
     State(state): State<AppState>,
     PathParams((db, coll, id)): ItemPath,
+    uri: Uri,
     headers: HeaderMap,
     body: Body,
-) -> ApiResult<Response> {
+) -> Reply {
+    let context = container_context::check(&state, &db, &coll, &headers, false)?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
     let write = ItemWrite {
         mode: WriteMode::Replace,
@@ -175,15 +219,19 @@ pub async fn replace(
         body: body.object()?,
     };
     let (_, stored) = state.store.write_item(&db, &coll, write)?;
-    Ok(item(StatusCode::OK, &stored, WRITE_CHARGE))
+    let mut response = item_written(StatusCode::OK, &stored, WRITE_CHARGE, minimal(&headers));
+    decorate(&mut response, &context, stored.lsn, Some(stored.lsn), &uri);
+    Ok(response)
 }
 
 pub async fn patch(
     State(state): State<AppState>,
     PathParams((db, coll, id)): ItemPath,
+    uri: Uri,
     headers: HeaderMap,
     body: Body,
-) -> ApiResult<Response> {
+) -> Reply {
+    let context = container_context::check(&state, &db, &coll, &headers, false)?;
     let edit = patch_edit(body.typed("patch")?, state.store.clock.now_millis())?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
     let target = ItemAddress {
@@ -194,7 +242,9 @@ pub async fn patch(
         if_match: headers.if_match(),
     };
     let stored = state.store.edit_item(target, edit)?;
-    Ok(item(StatusCode::OK, &stored, WRITE_CHARGE))
+    let mut response = item_written(StatusCode::OK, &stored, WRITE_CHARGE, minimal(&headers));
+    decorate(&mut response, &context, stored.lsn, Some(stored.lsn), &uri);
+    Ok(response)
 }
 
 /// A patch request as an edit of the current body: its `condition` (a
@@ -229,17 +279,21 @@ pub(super) fn patch_edit(request: PatchBody, now_millis: i64) -> ApiResult<Edit>
 pub async fn delete(
     State(state): State<AppState>,
     PathParams((db, coll, id)): ItemPath,
+    uri: Uri,
     headers: HeaderMap,
-) -> ApiResult<Response> {
+) -> Reply {
+    let context = container_context::check(&state, &db, &coll, &headers, false)?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
-    state.store.delete_item(ItemAddress {
+    let lsn = state.store.delete_item(ItemAddress {
         database: &db,
         container: &coll,
         partition_key: pk.as_deref(),
         id: &id,
         if_match: headers.if_match(),
     })?;
-    Ok(no_content(WRITE_CHARGE))
+    let mut response = no_content(WRITE_CHARGE);
+    decorate(&mut response, &context, lsn, None, &uri);
+    Ok(response)
 }
 
 /// `POST .../operations/partitionkeydelete`: deletes every item of the

@@ -5,10 +5,12 @@ mod account;
 mod batch;
 mod change_feed;
 mod conflicts;
+mod container_context;
 mod containers;
 mod control;
 mod databases;
 mod items;
+mod metrics;
 mod offers;
 mod pkranges;
 mod request;
@@ -103,12 +105,17 @@ fn routes() -> Router<AppState> {
         .route("/_emulator/purge", axum::routing::post(control::purge))
 }
 
-/// What every request passes through: authentication and the common
-/// headers (`envelope`), the body limit, Cosmos-shaped 404 and 405, and a
-/// panic, should one slip through, answered as a 500 instead of a dropped
-/// connection. The certificate route is public, outside authentication.
+/// What every request passes through: the common headers (`envelope`),
+/// authentication of the routes (`authenticate`), the body limit,
+/// Cosmos-shaped 404 and 405, and a panic, should one slip through,
+/// answered as a 500 instead of a dropped connection. The certificate route
+/// is public, outside authentication.
 fn with_layers(routes: Router<AppState>, state: AppState) -> NormalizePath<Router> {
     let authenticated = routes
+        // Only a request for a route is authenticated: an unknown path is a
+        // 404 whatever its signature (it serves nothing), never a 401 that
+        // would send a client author hunting for a signing bug.
+        .route_layer(middleware::from_fn_with_state(state.clone(), authenticate))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         // Inside the envelope, so that the 500 gets the request's activity id.
@@ -185,15 +192,8 @@ async fn method_not_allowed() -> ApiError {
     ApiError::method_not_allowed()
 }
 
-/// Authenticates every request, then adds the headers every response carries.
-async fn envelope(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let activity_id = request
-        .headers()
-        .get("x-ms-activity-id")
-        .cloned()
-        .unwrap_or_else(|| {
-            HeaderValue::from_str(&uuid::Uuid::new_v4().to_string()).expect("uuid is ascii")
-        });
+/// Checks the master-key signature of a request for a known route.
+async fn authenticate(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let verified = {
         let headers = request.headers();
         let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
@@ -209,14 +209,27 @@ async fn envelope(State(state): State<AppState>, request: Request, next: Next) -
             std::time::SystemTime::now(),
         )
     };
-    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
-    let mut response = match verified {
+    match verified {
         Ok(()) => next.run(request).await,
         Err(error) => {
             tracing::debug!(%error, "refused an unauthenticated request");
             error.into_response()
         }
-    };
+    }
+}
+
+/// What every response passes through: the activity id, a panic turned into
+/// a logged 500, and the headers every response carries.
+async fn envelope(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let activity_id = request
+        .headers()
+        .get("x-ms-activity-id")
+        .cloned()
+        .unwrap_or_else(|| {
+            HeaderValue::from_str(&uuid::Uuid::new_v4().to_string()).expect("uuid is ascii")
+        });
+    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+    let mut response = next.run(request).await;
     if let Some(Panicked(cause)) = response.extensions().get::<Panicked>().cloned() {
         let id = activity_id.to_str().unwrap_or("");
         tracing::error!(activity_id = id, %method, path, %cause, "a request handler panicked");
@@ -228,9 +241,11 @@ async fn envelope(State(state): State<AppState>, request: Request, next: Next) -
 
 fn common_headers(headers: &mut HeaderMap, activity_id: HeaderValue, store: &Store) {
     headers.insert("x-ms-activity-id", activity_id);
-    if let Ok(token) = HeaderValue::from_str(&store.session_token()) {
-        headers.entry("x-ms-session-token").or_insert(token);
-    }
+    // Read after the handler: a write's token names at least its own LSN.
+    headers.insert(
+        "x-ms-session-token",
+        container_context::session_token(store.session_lsn()),
+    );
     headers
         .entry("x-ms-request-charge")
         .or_insert(HeaderValue::from_static("1"));

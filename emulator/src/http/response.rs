@@ -46,6 +46,27 @@ pub fn item(status: StatusCode, item: &Item, charge: &'static str) -> Response {
     response
 }
 
+/// An item a write stored: served whole, or with `minimal` (the client sent
+/// `Prefer: return=minimal`) as the service does, the same status and
+/// headers with an empty body.
+pub fn item_written(
+    status: StatusCode,
+    stored: &Item,
+    charge: &'static str,
+    minimal: bool,
+) -> Response {
+    if !minimal {
+        return item(status, stored, charge);
+    }
+    let mut response = status.into_response();
+    let headers = response.headers_mut();
+    headers.insert("x-ms-request-charge", HeaderValue::from_static(charge));
+    if let Ok(etag) = HeaderValue::from_str(&stored.etag.to_string()) {
+        headers.insert(header::ETAG, etag);
+    }
+    response
+}
+
 pub fn no_content(charge: &'static str) -> Response {
     let mut response = StatusCode::NO_CONTENT.into_response();
     response

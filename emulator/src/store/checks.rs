@@ -38,7 +38,9 @@ pub(super) fn checked_partition_key(
     PartitionKeyDefinition::check_size(&pk)?;
     if let Some(header) = header {
         if c.partition_key().key_from_header(header)? != pk {
-            return Err(c.partition_key().mismatch_error());
+            // Substatus 1001, as the service: SDKs refresh their container
+            // cache on it.
+            return Err(c.partition_key().mismatch_error().with_substatus(1001));
         }
     }
     Ok(pk)

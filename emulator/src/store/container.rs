@@ -7,6 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::num::NonZeroU64;
 use std::ops::Bound;
 
+use axum::http::HeaderValue;
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
 
@@ -120,6 +121,36 @@ pub struct Container {
     log: ChangeLog,
     /// Live items by the LSN of their last write: the latest-version feed.
     by_lsn: LatestWrites,
+    /// The container's RID and name path as response headers, built once:
+    /// every item response carries them (`x-ms-content-path`,
+    /// `x-ms-alt-content-path`), and a clone shares the bytes.
+    pub owner: OwnerHeaders,
+}
+
+/// The headers naming the container that owns an item.
+#[derive(Debug, Clone)]
+pub struct OwnerHeaders {
+    /// The container's RID (`x-ms-content-path`).
+    pub rid: HeaderValue,
+    /// `dbs/{db}/colls/{coll}` by name (`x-ms-alt-content-path`).
+    pub path: HeaderValue,
+}
+
+impl OwnerHeaders {
+    fn new(rid: &str, database_id: &str, id: &str) -> Self {
+        let path = format!("dbs/{database_id}/colls/{id}");
+        OwnerHeaders {
+            rid: HeaderValue::from_str(rid).expect("a RID is base64"),
+            // Names travel raw (UTF-8 is allowed in header bytes); one with a
+            // control character, which no header may hold, percent-encoded.
+            path: HeaderValue::from_bytes(path.as_bytes()).unwrap_or_else(|_| {
+                let encoded =
+                    percent_encoding::utf8_percent_encode(&path, percent_encoding::CONTROLS)
+                        .to_string();
+                HeaderValue::from_str(&encoded).expect("percent-encoded")
+            }),
+        }
+    }
 }
 
 /// The hash maps of a container: foldhash (hashbrown's own default) instead
@@ -130,6 +161,7 @@ type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 impl Container {
     pub fn new(
         id: String,
+        database_id: &str,
         database_number: u32,
         number: u32,
         settings: ContainerSettings,
@@ -137,9 +169,11 @@ impl Container {
         default_retention: i64,
     ) -> Self {
         let retention = settings.change_feed_retention.unwrap_or(default_retention);
+        let rid = rid::container(database_number, number);
         Container {
+            owner: OwnerHeaders::new(&rid, database_id, &id),
             id,
-            rid: rid::container(database_number, number),
+            rid,
             database_number,
             number,
             ts: now,

@@ -24,7 +24,7 @@ use tokio::sync::Notify;
 
 pub use batch::{Action, BatchMode, Edit, Operation, Outcome};
 use checks::{checked_partition_key, checked_write, edited};
-pub use container::{Container, ContainerSettings};
+pub use container::{Container, ContainerSettings, OwnerHeaders};
 pub use item::{
     check_nesting, strip_system_properties, too_deep, validate_id, validate_name, with_lsn, Etag,
     Item, ItemKey, MAX_ITEM_BYTES,
@@ -114,6 +114,15 @@ fn not_found(kind: &str, id: &str) -> ApiError {
     ))
 }
 
+/// An item request's container, for the response headers and the checks
+/// of `x-ms-cosmos-intended-collection-rid` and `x-ms-session-token`.
+#[derive(Debug, Clone)]
+pub struct ContainerContext {
+    pub owner: OwnerHeaders,
+    /// The last LSN of the container's change log.
+    pub lsn: u64,
+}
+
 /// What kind of item write a request asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WriteMode {
@@ -191,8 +200,11 @@ impl Store {
         self.catalog.write().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn session_token(&self) -> String {
-        format!("0:-1#{}", self.lsn.load(Ordering::Acquire))
+    /// The store-wide LSN of session tokens: it grows with every write to
+    /// any resource, so that a token from any response names a state every
+    /// later read has reached, whichever container it was kept for.
+    pub fn session_lsn(&self) -> u64 {
+        self.lsn.load(Ordering::Acquire)
     }
 
     fn wrote(&self) {
@@ -284,6 +296,7 @@ impl Store {
         db.next_container += 1;
         let container = Container::new(
             id.clone(),
+            &db.id,
             db.number,
             db.next_container,
             settings,
@@ -310,6 +323,16 @@ impl Store {
         let db = catalog.database(database)?;
         let container = db.container(id)?;
         Ok((container.to_json(&db.rid), container.live_count(now)))
+    }
+
+    /// The JSON bytes of a container's live items (`x-ms-resource-usage`
+    /// when a client asks for quota information): O(items), so only then.
+    pub fn live_bytes(&self, database: &str, id: &str) -> ApiResult<usize> {
+        self.with_container(database, id, |c, now| {
+            Ok(c.live_items(None, None, now)
+                .map(|(_, item)| item.body.len())
+                .sum())
+        })
     }
 
     pub fn containers(&self, database: &str) -> ApiResult<Vec<Value>> {
@@ -361,6 +384,22 @@ impl Store {
 
     // ---- items -----------------------------------------------------------
 
+    /// The container an item request addresses, as its responses name it,
+    /// with its change log's last LSN: the state a read from now on sees
+    /// at least (the session token).
+    pub fn container_context(
+        &self,
+        database: &str,
+        container: &str,
+    ) -> ApiResult<ContainerContext> {
+        self.with_container(database, container, |c, _| {
+            Ok(ContainerContext {
+                owner: c.owner.clone(),
+                lsn: c.log().last_lsn(),
+            })
+        })
+    }
+
     /// Runs `f` on a container under the shared lock.
     pub fn with_container<T>(
         &self,
@@ -399,9 +438,28 @@ impl Store {
         partition_key: Option<&str>,
         id: &str,
     ) -> ApiResult<Item> {
+        self.read_item_in_context(database, container, partition_key, id)?
+            .1
+    }
+
+    /// A point read with its container's context, under one hold of the
+    /// lock: the context comes back whether or not the item is found, so
+    /// that the caller checks the request against the container first.
+    pub fn read_item_in_context(
+        &self,
+        database: &str,
+        container: &str,
+        partition_key: Option<&str>,
+        id: &str,
+    ) -> ApiResult<(ContainerContext, ApiResult<Item>)> {
         self.with_container(database, container, |c, now| {
-            let key = Self::key_from_header(c, partition_key, id)?;
-            c.get(&key, now).cloned().ok_or_else(ApiError::not_found)
+            let context = ContainerContext {
+                owner: c.owner.clone(),
+                lsn: c.log().last_lsn(),
+            };
+            let found = Self::key_from_header(c, partition_key, id)
+                .and_then(|key| c.get(&key, now).cloned().ok_or_else(ApiError::not_found));
+            Ok((context, found))
         })
     }
 
@@ -469,13 +527,14 @@ impl Store {
         Ok(item)
     }
 
-    pub fn delete_item(&self, address: ItemAddress<'_>) -> ApiResult<()> {
-        self.with_live_item(address, |c, key, now| {
+    /// Deletes the live item; returns the LSN of its delete.
+    pub fn delete_item(&self, address: ItemAddress<'_>) -> ApiResult<u64> {
+        let lsn = self.with_live_item(address, |c, key, now| {
             c.remove(&key, now, false);
-            Ok(())
+            Ok(c.log().last_lsn())
         })?;
         self.wrote();
-        Ok(())
+        Ok(lsn)
     }
 
     /// Deletes every item of the logical partition the header names, or of

@@ -1,0 +1,193 @@
+//! What an item request says about its container, and what the response
+//! says back: the checks of `x-ms-cosmos-intended-collection-rid` (a client
+//! holding a dropped container's RID) and of `x-ms-session-token` (a state
+//! the client has seen), and the headers the SDKs key their session
+//! tokens by (`x-ms-content-path`, `x-ms-alt-content-path`, the session
+//! token, `lsn`, `x-ms-global-committed-lsn`, `x-ms-item-lsn`).
+//!
+//! The session token is the service's `{pkRangeId}:{version}#{globalLsn}`,
+//! one range (`0`), version `-1`, with the store's LSN, which every write
+//! to any resource moves on (the envelope sets it on every response): the
+//! SDKs keep tokens from container responses too (the Rust SDK) and send
+//! them on item reads, so tokens must compare across all of them. The
+//! `lsn` headers are the container's change log LSN, as the change feed's.
+
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+
+use super::request::CosmosHeaders;
+use super::AppState;
+use crate::error::{ApiError, ApiResult};
+use crate::store::ContainerContext;
+
+/// Substatus of a request naming a container by a RID it no longer has.
+const COLLECTION_RID_MISMATCH: u32 = 1024;
+/// Substatus of a read asking for a state the replica has not reached.
+const READ_SESSION_NOT_AVAILABLE: u32 = 1002;
+
+/// A refusal ready to send: an `ApiError`, or one carrying headers of its
+/// own (the 1002 names its container so that the SDK can clear its session).
+pub struct Refusal(Box<Response>);
+
+impl From<ApiError> for Refusal {
+    fn from(error: ApiError) -> Self {
+        Refusal(Box::new(error.into_response()))
+    }
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        *self.0
+    }
+}
+
+/// The addressed container, once the request's intended RID and session
+/// token hold against it; otherwise the service's refusal. Reads pass
+/// `read = true`: only they honour a session token (a write always acts on
+/// the latest state).
+pub fn check(
+    state: &AppState,
+    db: &str,
+    coll: &str,
+    headers: &HeaderMap,
+    read: bool,
+) -> Result<ContainerContext, Refusal> {
+    let context = state.store.container_context(db, coll)?;
+    verify(state, &context, headers, read)?;
+    Ok(context)
+}
+
+/// [`check`] of a context the caller already holds (a point read takes it
+/// under the lock of the read itself).
+pub fn verify(
+    state: &AppState,
+    context: &ContainerContext,
+    headers: &HeaderMap,
+    read: bool,
+) -> Result<(), Refusal> {
+    if let Some(intended) = headers.text("x-ms-cosmos-intended-collection-rid") {
+        if intended.as_bytes() != context.owner.rid.as_bytes() {
+            // The SDKs refresh their container cache on 400/1024 and retry.
+            return Err(ApiError::bad_request(
+                "Collection rid provided by the user does not match the existing collection.",
+            )
+            .with_substatus(COLLECTION_RID_MISMATCH)
+            .into());
+        }
+    }
+    if read {
+        if let Some(token) = headers.text("x-ms-session-token").filter(|t| !t.is_empty()) {
+            let seen = session_lsn(token)?;
+            if seen > state.store.session_lsn() {
+                // The SDKs clear the session (keyed by the owner path) and retry.
+                let mut response = ApiError::new(
+                    StatusCode::NOT_FOUND,
+                    "The read session is not available for the input session token.",
+                )
+                .with_substatus(READ_SESSION_NOT_AVAILABLE)
+                .into_response();
+                owner_headers(response.headers_mut(), context);
+                return Err(Refusal(Box::new(response)));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The highest global LSN a session token names: `0:-1#12`, or several
+/// ranges `0:-1#12,1:-1#7`, each maybe with regional progress `#1=5`.
+fn session_lsn(token: &str) -> ApiResult<u64> {
+    let invalid = || {
+        ApiError::bad_request(format!(
+            "The session token provided '{token}' is invalid. A session token looks like \
+             '0:-1#12' ({{partition key range}}:{{version}}#{{LSN}}): send back one this emulator gave."
+        ))
+    };
+    let mut highest = 0;
+    for pair in token.split(',') {
+        let (_range, vector) = pair.split_once(':').ok_or_else(invalid)?;
+        let mut segments = vector.split('#');
+        let _version: i64 = segments
+            .next()
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(invalid)?;
+        let lsn: u64 = segments
+            .next()
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(invalid)?;
+        highest = highest.max(lsn);
+    }
+    Ok(highest)
+}
+
+/// The headers naming the container and the state a response reflects:
+/// `lsn` is the container's change log LSN after the request (for a write,
+/// at least the write's own), `item_lsn` the LSN of the item served, if one
+/// is. (The envelope adds the session token.)
+pub fn decorate(
+    response: &mut Response,
+    context: &ContainerContext,
+    lsn: u64,
+    item_lsn: Option<u64>,
+    uri: &Uri,
+) {
+    let headers = response.headers_mut();
+    // Room for these and the envelope's common headers, in one growth.
+    headers.reserve(16);
+    owner_headers(headers, context);
+    let lsn = HeaderValue::from(lsn);
+    headers.insert("x-ms-global-committed-lsn", lsn.clone());
+    headers.insert("lsn", lsn);
+    if let Some(item_lsn) = item_lsn {
+        headers.insert("x-ms-item-lsn", HeaderValue::from(item_lsn));
+    }
+    if let Ok(location) = HeaderValue::from_str(uri.path()) {
+        headers.insert("content-location", location);
+    }
+}
+
+fn owner_headers(headers: &mut HeaderMap, context: &ContainerContext) {
+    headers.insert("x-ms-content-path", context.owner.rid.clone());
+    headers.insert("x-ms-alt-content-path", context.owner.path.clone());
+    // The one partition key range: without it the Python SDK takes every
+    // write for a split and refreshes its routing map.
+    headers.insert(
+        "x-ms-documentdb-partitionkeyrangeid",
+        HeaderValue::from_static("0"),
+    );
+}
+
+/// `0:-1#{lsn}`, written on the stack: the header copies it once.
+pub fn session_token(lsn: u64) -> HeaderValue {
+    use std::io::Write;
+    let mut buffer = [0u8; 32];
+    let mut cursor = std::io::Cursor::new(&mut buffer[..]);
+    write!(cursor, "0:-1#{lsn}").expect("fits in 32 bytes");
+    let written = cursor.position() as usize;
+    HeaderValue::from_bytes(&buffer[..written]).expect("ascii digits")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_tokens_as_the_service_writes_them() {
+        assert_eq!(session_token(12), "0:-1#12");
+        assert_eq!(
+            session_token(u64::MAX),
+            format!("0:-1#{}", u64::MAX).as_str()
+        );
+    }
+
+    #[test]
+    fn session_tokens_as_the_sdks_send_them() {
+        assert_eq!(session_lsn("0:-1#12").unwrap(), 12);
+        assert_eq!(session_lsn("0:-1#12,1:-1#40").unwrap(), 40);
+        assert_eq!(session_lsn("0:0#7#1=5#2=9").unwrap(), 7);
+        for bad in ["12", "0:12", "0:-1#x", "0:a#1", ""] {
+            let error = session_lsn(bad).unwrap_err();
+            assert_eq!(error.status, 400, "{bad}");
+        }
+    }
+}

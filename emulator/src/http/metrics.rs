@@ -1,0 +1,101 @@
+//! Query metrics and index metrics, when a query asks for them, in the
+//! service's formats so that the SDKs parse them. The values are this
+//! emulator's: measured times, and counts of what the page returned (an
+//! in-memory scan has no index to report, so the index lists are empty).
+//!
+//! - `x-ms-documentdb-populatequerymetrics: true` → `x-ms-documentdb-query-metrics`,
+//!   `name=value;` pairs (times in milliseconds), as JavaScript's
+//!   `QueryMetrics.createFromDelimitedString` reads them.
+//! - `x-ms-cosmos-populateindexmetrics: true` (Python) →
+//!   `x-ms-cosmos-index-utilization`, base64 of the JSON;
+//!   `x-ms-cosmos-populateindexmetrics-V2: true` (JavaScript) → the same
+//!   header, percent-encoded JSON (what each SDK decodes).
+
+use std::fmt::Write;
+use std::time::Instant;
+
+use axum::http::{HeaderMap, HeaderValue};
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine;
+use bytes::Bytes;
+
+use super::request::CosmosHeaders;
+
+const QUERY_METRICS: &str = "x-ms-documentdb-populatequerymetrics";
+const INDEX_METRICS: &str = "x-ms-cosmos-populateindexmetrics";
+const INDEX_METRICS_V2: &str = "x-ms-cosmos-populateindexmetrics-v2";
+
+/// Index utilization as the first version reports it (Python decodes it).
+const INDEX_UTILIZATION_V1: &str = r#"{"UtilizedSingleIndexes":[],"PotentialSingleIndexes":[],"UtilizedCompositeIndexes":[],"PotentialCompositeIndexes":[]}"#;
+/// And as the second (JavaScript asks for it).
+const INDEX_UTILIZATION_V2: &str = r#"{"UtilizedIndexes":{"SingleIndexes":[],"CompositeIndexes":[]},"PotentialIndexes":{"SingleIndexes":[],"CompositeIndexes":[]}}"#;
+
+/// Whether the query asks for any metrics (then its run is timed).
+pub fn wanted(headers: &HeaderMap) -> bool {
+    headers.flag(QUERY_METRICS) || headers.flag(INDEX_METRICS) || headers.flag(INDEX_METRICS_V2)
+}
+
+/// Adds the metrics the request asked for to a query page's response.
+pub fn add(response: &mut HeaderMap, request: &HeaderMap, documents: &[Bytes], started: Instant) {
+    if request.flag(QUERY_METRICS) {
+        if let Ok(value) = HeaderValue::from_str(&query_metrics(documents, started)) {
+            response.insert("x-ms-documentdb-query-metrics", value);
+        }
+    }
+    let utilization = if request.flag(INDEX_METRICS_V2) {
+        Some(
+            percent_encoding::utf8_percent_encode(
+                INDEX_UTILIZATION_V2,
+                percent_encoding::NON_ALPHANUMERIC,
+            )
+            .to_string(),
+        )
+    } else if request.flag(INDEX_METRICS) {
+        Some(BASE64.encode(INDEX_UTILIZATION_V1))
+    } else {
+        None
+    };
+    if let Some(value) = utilization.and_then(|u| HeaderValue::from_str(&u).ok()) {
+        response.insert("x-ms-cosmos-index-utilization", value);
+    }
+}
+
+/// The service's delimited query metrics for one page.
+fn query_metrics(documents: &[Bytes], started: Instant) -> String {
+    let total_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let count = documents.len();
+    let size: usize = documents.iter().map(Bytes::len).sum();
+    let mut text = String::with_capacity(512);
+    let _ = write!(
+        text,
+        "totalExecutionTimeInMs={total_ms:.2};queryCompileTimeInMs=0.00;\
+         queryLogicalPlanBuildTimeInMs=0.00;queryPhysicalPlanBuildTimeInMs=0.00;\
+         queryOptimizationTimeInMs=0.00;VMExecutionTimeInMs={total_ms:.2};\
+         indexLookupTimeInMs=0.00;instructionCount=0;documentLoadTimeInMs=0.00;\
+         systemFunctionExecuteTimeInMs=0.00;userFunctionExecuteTimeInMs=0.00;\
+         retrievedDocumentCount={count};retrievedDocumentSize={size};\
+         outputDocumentCount={count};outputDocumentSize={size};\
+         writeOutputTimeInMs=0.00;indexUtilizationRatio=1.00"
+    );
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_metrics_are_name_value_pairs() {
+        let docs = [Bytes::from_static(b"{\"id\":\"a\"}")];
+        let text = query_metrics(&docs, Instant::now());
+        let pairs: Vec<(&str, &str)> = text
+            .split(';')
+            .map(|p| p.split_once('=').expect("name=value"))
+            .collect();
+        assert!(pairs.contains(&("retrievedDocumentCount", "1")));
+        assert!(pairs.contains(&("outputDocumentSize", "10")));
+        for (name, value) in pairs {
+            assert!(value.parse::<f64>().is_ok(), "{name}={value}");
+        }
+    }
+}
