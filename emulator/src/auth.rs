@@ -45,7 +45,7 @@ impl MasterKey {
     }
 
     /// Whether `signature` (base64) signs `payload`, compared in constant time.
-    fn verifies(&self, payload: &str, signature: &[u8]) -> bool {
+    pub(crate) fn verifies(&self, payload: &str, signature: &[u8]) -> bool {
         let mut mac = self.0.clone();
         mac.update(payload.as_bytes());
         mac.verify_slice(signature).is_ok()

@@ -1,6 +1,7 @@
 //! The REST surface: routes, the authentication and common-headers
 //! middleware, and the handlers per resource (PROTOCOL.md).
 
+mod access;
 mod account;
 mod change_feed;
 mod containers;
@@ -11,6 +12,7 @@ mod pkranges;
 mod request;
 mod response;
 mod scope;
+mod users;
 
 use std::sync::Arc;
 
@@ -26,6 +28,7 @@ use tower_http::normalize_path::{NormalizePath, NormalizePathLayer};
 
 use crate::auth::{self, MasterKey};
 use crate::error::ApiError;
+use crate::resource_token;
 use crate::store::{Store, MAX_ITEM_BYTES};
 
 /// What every handler shares.
@@ -78,6 +81,7 @@ fn routes() -> Router<AppState> {
                 .delete(items::delete),
         )
         .route("/dbs/{db}/colls/{coll}/pkranges", get(pkranges::read))
+        .merge(user_routes())
         .route(
             "/dbs/{db}/colls/{coll}/operations/partitionkeydelete",
             axum::routing::post(items::delete_partition),
@@ -88,6 +92,31 @@ fn routes() -> Router<AppState> {
         )
         .route("/_emulator/stats", get(control::stats))
         .route("/_emulator/purge", axum::routing::post(control::purge))
+}
+
+/// Users and their permissions.
+fn user_routes() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/dbs/{db}/users",
+            get(users::list_users).post(users::create_or_query_users),
+        )
+        .route(
+            "/dbs/{db}/users/{user}",
+            get(users::read_user)
+                .put(users::replace_user)
+                .delete(users::delete_user),
+        )
+        .route(
+            "/dbs/{db}/users/{user}/permissions",
+            get(users::list_permissions).post(users::create_or_query_permissions),
+        )
+        .route(
+            "/dbs/{db}/users/{user}/permissions/{id}",
+            get(users::read_permission)
+                .put(users::replace_permission)
+                .delete(users::delete_permission),
+        )
 }
 
 /// What every request passes through: authentication and the common
@@ -184,17 +213,22 @@ async fn envelope(State(state): State<AppState>, request: Request, next: Next) -
     let verified = {
         let headers = request.headers();
         let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-        auth::verify(
-            &state.key,
-            &auth::SignedRequest {
-                verb: request.method().as_str(),
-                path: request.uri().path(),
-                authorization: header("authorization"),
-                x_ms_date: header("x-ms-date"),
-                date: header("date"),
-            },
-            std::time::SystemTime::now(),
-        )
+        if let Some(token) = resource_token::signature(header("authorization")) {
+            let path = request.uri().path();
+            access::authorize(&state, request.method(), path, headers, &token)
+        } else {
+            auth::verify(
+                &state.key,
+                &auth::SignedRequest {
+                    verb: request.method().as_str(),
+                    path: request.uri().path(),
+                    authorization: header("authorization"),
+                    x_ms_date: header("x-ms-date"),
+                    date: header("date"),
+                },
+                std::time::SystemTime::now(),
+            )
+        }
     };
     let (method, path) = (request.method().clone(), request.uri().path().to_owned());
     let mut response = match verified {

@@ -10,6 +10,7 @@ mod item;
 mod latest;
 mod log;
 mod sequence;
+mod users;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -28,6 +29,7 @@ pub use log::{
     Change, ChangeKind, ChangeLog,
     DEFAULT_RETENTION_SECONDS as DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
 };
+pub use users::{Grant, PermissionMode, PermissionView, Write};
 
 use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};
@@ -44,6 +46,8 @@ pub struct Database {
     pub etag: String,
     containers: BTreeMap<String, Container>,
     next_container: u32,
+    users: BTreeMap<String, users::User>,
+    next_user: u32,
 }
 
 impl Database {
@@ -211,6 +215,8 @@ impl Store {
             etag: item::new_etag(),
             containers: BTreeMap::new(),
             next_container: 0,
+            users: BTreeMap::new(),
+            next_user: 0,
         };
         let json = database.to_json();
         catalog.databases.insert(id, database);
