@@ -235,6 +235,10 @@ async fn envelope(State(state): State<AppState>, request: Request, next: Next) -
         Ok(()) => next.run(request).await,
         Err(error) => {
             tracing::debug!(%error, "refused an unauthenticated request");
+            // Read what the client is sending first: answering before the
+            // body is read makes hyper close the connection, and a client
+            // that pools it fails its next request.
+            let _ = axum::body::to_bytes(request.into_body(), 8 * MAX_ITEM_BYTES).await;
             error.into_response()
         }
     };
