@@ -223,7 +223,8 @@ fn verify_signature(key: &MasterKey, request: &SignedRequest<'_>) -> Result<(), 
     if kind != Some("master") {
         return Err(ApiError::unauthorized(format!(
             "The authorization token type '{}' is not supported: this emulator accepts master-key \
-             tokens 'type=master&ver=1.0&sig=...'.",
+             tokens 'type=master&ver=1.0&sig=...' and the resource tokens of permissions \
+             'type=resource&ver=1.0&sig=...'.",
             kind.unwrap_or("")
         )));
     }
