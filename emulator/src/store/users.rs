@@ -164,14 +164,11 @@ impl Database {
         }
         let container = self.container(segments[3])?;
         // An item may be named by its RID, as its `_self` does.
-        let item_id = match item_id {
-            Some(id) => Some(
-                container
-                    .key_by_rid(id)
-                    .map_or_else(|| id.to_string(), |key| key.id().to_string()),
-            ),
-            None => None,
-        };
+        let item_id = item_id.map(|id| {
+            container
+                .key_by_rid(id)
+                .map_or_else(|| id.to_string(), |key| key.id().to_string())
+        });
         let partition_key = match partition_key {
             None | Some(Value::Null) => None,
             Some(pk @ Value::Array(_)) => {
