@@ -13,13 +13,13 @@ use super::AppState;
 use crate::error::ApiResult;
 use crate::query::{PreparedQuery, QueryBody};
 use crate::resource_token::{self, Claims};
-use crate::store::{PermissionView, Write};
+use crate::store::{CreateMode, PermissionView};
 
-fn write_mode(headers: &HeaderMap) -> Write {
+fn create_mode(headers: &HeaderMap) -> CreateMode {
     if headers.is_upsert() {
-        Write::Upsert
+        CreateMode::Upsert
     } else {
-        Write::Create
+        CreateMode::Create
     }
 }
 
@@ -72,7 +72,7 @@ pub async fn create_or_query_users(
     }
     let (created, user) = state
         .store
-        .create_user(&db, &body.object()?, write_mode(&headers))?;
+        .create_user(&db, &body.object()?, create_mode(&headers))?;
     Ok(resource(created_or_ok(created), &user, WRITE_CHARGE))
 }
 
@@ -159,7 +159,7 @@ pub async fn create_or_query_permissions(
     let (created, view) =
         state
             .store
-            .create_permission(&db, &user, &body.object()?, write_mode(&headers))?;
+            .create_permission(&db, &user, &body.object()?, create_mode(&headers))?;
     Ok(resource(
         created_or_ok(created),
         &with_token(&state, view, expiry),

@@ -29,7 +29,7 @@ pub use log::{
     Change, ChangeKind, ChangeLog,
     DEFAULT_RETENTION_SECONDS as DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
 };
-pub use users::{Grant, PermissionMode, PermissionView, Write};
+pub use users::{CreateMode, Grant, PermissionMode, PermissionView};
 
 use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};

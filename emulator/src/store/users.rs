@@ -193,7 +193,7 @@ impl Database {
 
 /// How a write treats an existing resource of the same id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Write {
+pub enum CreateMode {
     Create,
     Upsert,
 }
@@ -205,14 +205,14 @@ impl Store {
         &self,
         database: &str,
         body: &Map<String, Value>,
-        write: Write,
+        write: CreateMode,
     ) -> ApiResult<(bool, Value)> {
         let id = validate_name(body.get("id"))?.to_string();
         let now = self.clock.now();
         let mut catalog = self.write();
         let db = catalog.database_mut(database)?;
         if let Some(existing) = db.users.get_mut(&id) {
-            if write == Write::Create {
+            if write == CreateMode::Create {
                 return Err(ApiError::conflict());
             }
             // A user holds nothing but its id: an upsert only touches it.
@@ -298,7 +298,7 @@ impl Store {
         database: &str,
         user: &str,
         body: &Map<String, Value>,
-        write: Write,
+        write: CreateMode,
     ) -> ApiResult<(bool, PermissionView)> {
         let id = validate_name(body.get("id"))?.to_string();
         let now = self.clock.now();
@@ -309,7 +309,7 @@ impl Store {
             .permissions
             .contains_key(&id);
         if exists {
-            if write == Write::Create {
+            if write == CreateMode::Create {
                 return Err(ApiError::conflict());
             }
             drop(catalog);
