@@ -45,7 +45,7 @@ impl MasterKey {
     }
 
     /// Whether `signature` (base64) signs `payload`, compared in constant time.
-    fn verifies(&self, payload: &str, signature: &[u8]) -> bool {
+    pub(crate) fn verifies(&self, payload: &str, signature: &[u8]) -> bool {
         let mut mac = self.0.clone();
         mac.update(payload.as_bytes());
         mac.verify_slice(signature).is_ok()
@@ -230,7 +230,8 @@ fn verify_signature(key: &MasterKey, request: &SignedRequest<'_>) -> Result<(), 
     if kind != Some("master") {
         return Err(ApiError::unauthorized(format!(
             "The authorization token type '{}' is not supported: this emulator accepts master-key \
-             tokens 'type=master&ver=1.0&sig=...'.",
+             tokens 'type=master&ver=1.0&sig=...' and the resource tokens of permissions \
+             'type=resource&ver=1.0&sig=...'.",
             kind.unwrap_or("")
         )));
     }

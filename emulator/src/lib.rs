@@ -20,6 +20,7 @@ mod partition_key;
 mod patch;
 mod purge;
 mod query;
+mod resource_token;
 mod rid;
 pub mod store;
 mod tls;

@@ -35,6 +35,24 @@ pub fn offer(number: u32) -> String {
     encode(&number.to_le_bytes()[..3])
 }
 
+/// A user's: the database's 4 bytes and the user's own 4 (without the
+/// high bit that marks a container).
+pub fn user(db: u32, user: u32) -> String {
+    let mut bytes = [0u8; 8];
+    bytes[..4].copy_from_slice(&db.to_le_bytes());
+    bytes[4..].copy_from_slice(&(user & 0x7fff_ffff).to_be_bytes());
+    encode(&bytes)
+}
+
+/// A permission's: its user's 8 bytes and its own 8.
+pub fn permission(db: u32, user: u32, permission: u64) -> String {
+    let mut bytes = [0u8; 16];
+    bytes[..4].copy_from_slice(&db.to_le_bytes());
+    bytes[4..8].copy_from_slice(&(user & 0x7fff_ffff).to_be_bytes());
+    bytes[8..].copy_from_slice(&permission.to_be_bytes());
+    encode(&bytes)
+}
+
 /// The (database, container, item) numbers an item RID encodes.
 pub fn parse_item(rid: &str) -> Option<(u32, u32, u64)> {
     let bytes = BASE64.decode(rid.replace('-', "/")).ok()?;

@@ -340,7 +340,7 @@ fn unknown_routes_are_404_never_401() {
     let wrong = MasterKey::from_base64("c2VjcmV0LWtleQ==").unwrap();
     for path in [
         "/dbs/db/colls/c/operations/unknown",
-        "/dbs/db/users",
+        "/dbs/db/snapshots",
         "/nothing/here",
         "/dbs/db/colls/c/docs/a/attachments/x/more",
     ] {

@@ -1,6 +1,7 @@
 //! The REST surface: routes, the authentication and common-headers
 //! middleware, and the handlers per resource (PROTOCOL.md).
 
+mod access;
 mod account;
 mod batch;
 mod change_feed;
@@ -16,6 +17,7 @@ mod pkranges;
 mod request;
 mod response;
 mod scope;
+mod users;
 
 use std::sync::Arc;
 
@@ -31,6 +33,7 @@ use tower_http::normalize_path::{NormalizePath, NormalizePathLayer};
 
 use crate::auth::{self, MasterKey};
 use crate::error::ApiError;
+use crate::resource_token;
 use crate::store::{Store, MAX_ITEM_BYTES};
 
 /// What every handler shares.
@@ -83,6 +86,7 @@ fn routes() -> Router<AppState> {
                 .delete(items::delete),
         )
         .route("/dbs/{db}/colls/{coll}/pkranges", get(pkranges::read))
+        .merge(user_routes())
         .route(
             "/dbs/{db}/colls/{coll}/conflicts",
             get(conflicts::read_feed).post(conflicts::query),
@@ -103,6 +107,31 @@ fn routes() -> Router<AppState> {
         )
         .route("/_emulator/stats", get(control::stats))
         .route("/_emulator/purge", axum::routing::post(control::purge))
+}
+
+/// Users and their permissions.
+fn user_routes() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/dbs/{db}/users",
+            get(users::list_users).post(users::create_or_query_users),
+        )
+        .route(
+            "/dbs/{db}/users/{user}",
+            get(users::read_user)
+                .put(users::replace_user)
+                .delete(users::delete_user),
+        )
+        .route(
+            "/dbs/{db}/users/{user}/permissions",
+            get(users::list_permissions).post(users::create_or_query_permissions),
+        )
+        .route(
+            "/dbs/{db}/users/{user}/permissions/{id}",
+            get(users::read_permission)
+                .put(users::replace_permission)
+                .delete(users::delete_permission),
+        )
 }
 
 /// What every request passes through: the common headers (`envelope`),
@@ -197,22 +226,31 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
     let verified = {
         let headers = request.headers();
         let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-        auth::verify(
-            &state.key,
-            &auth::SignedRequest {
-                verb: request.method().as_str(),
-                path: request.uri().path(),
-                authorization: header("authorization"),
-                x_ms_date: header("x-ms-date"),
-                date: header("date"),
-            },
-            std::time::SystemTime::now(),
-        )
+        if let Some(token) = resource_token::signature(header("authorization")) {
+            let path = request.uri().path();
+            access::authorize(&state, request.method(), path, headers, &token)
+        } else {
+            auth::verify(
+                &state.key,
+                &auth::SignedRequest {
+                    verb: request.method().as_str(),
+                    path: request.uri().path(),
+                    authorization: header("authorization"),
+                    x_ms_date: header("x-ms-date"),
+                    date: header("date"),
+                },
+                std::time::SystemTime::now(),
+            )
+        }
     };
     match verified {
         Ok(()) => next.run(request).await,
         Err(error) => {
             tracing::debug!(%error, "refused an unauthenticated request");
+            // Read what the client is sending first: answering before the
+            // body is read makes hyper close the connection, and a client
+            // that pools it fails its next request.
+            let _ = axum::body::to_bytes(request.into_body(), 8 * MAX_ITEM_BYTES).await;
             error.into_response()
         }
     }

@@ -13,6 +13,7 @@ mod latest;
 mod log;
 mod offers;
 mod sequence;
+mod users;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -34,6 +35,7 @@ pub use log::{
     DEFAULT_RETENTION_SECONDS as DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
 };
 pub use offers::{Migration, Throughput};
+pub use users::{CreateMode, Grant, PermissionMode, PermissionView};
 
 use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};
@@ -50,6 +52,8 @@ pub struct Database {
     pub etag: String,
     containers: BTreeMap<String, Container>,
     next_container: u32,
+    users: BTreeMap<String, users::User>,
+    next_user: u32,
 }
 
 impl Database {
@@ -235,6 +239,8 @@ impl Store {
             etag: item::new_etag(),
             containers: BTreeMap::new(),
             next_container: 0,
+            users: BTreeMap::new(),
+            next_user: 0,
         };
         let json = database.to_json();
         if let Some(throughput) = throughput {

@@ -1,0 +1,153 @@
+//! What a request authenticated with a resource token may do: exactly what
+//! the token's permission grants.
+//!
+//! - `Read` allows GET and HEAD, and queries (POST with the query headers);
+//!   `All` also writes and deletes.
+//! - A container permission covers its items; an item permission that item
+//!   alone; a `resourcePartitionKey` only requests whose partition key
+//!   header names that logical partition (a query without it, across
+//!   partitions, is refused).
+//! - Any permission in a container lets its holder read the container and
+//!   its partition key ranges, which the SDKs read before items; any valid
+//!   token reads the database account.
+//! - Databases, containers' creation, replacement and deletion, users,
+//!   permissions and the emulator's control routes need the master key.
+//!
+//! Outside the grant: 403 with the service's message.
+
+use axum::http::{HeaderMap, Method, StatusCode};
+use percent_encoding::percent_decode_str;
+
+use super::request::CosmosHeaders;
+use super::AppState;
+use crate::error::{ApiError, ApiResult};
+use crate::resource_token::{self, Claims};
+use crate::store::{Grant, PermissionMode};
+
+/// Authenticates a resource-token request (`token` is the `sig` part) and
+/// checks that its permission covers it.
+pub fn authorize(
+    state: &AppState,
+    method: &Method,
+    path: &str,
+    headers: &HeaderMap,
+    token: &str,
+) -> ApiResult<()> {
+    let Claims { grant, .. } = resource_token::verify(&state.key, token, state.store.clock.now())?;
+    let segments: Vec<String> = path
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(|s| percent_decode_str(s).decode_utf8_lossy().into_owned())
+        .collect();
+    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+    let reads = *method == Method::GET || *method == Method::HEAD;
+    let queries = *method == Method::POST && headers.is_query();
+    match segments.as_slice() {
+        // The database account.
+        [] if reads => Ok(()),
+        ["dbs", db, "colls", coll, rest @ ..] => {
+            let (db_rid, coll_rid) = state
+                .store
+                .container_rids(db, coll)
+                .ok_or_else(|| forbidden(&grant, "names no container it covers"))?;
+            if db_rid != grant.database_rid || coll_rid != grant.container_rid {
+                return Err(forbidden(&grant, "is for another container"));
+            }
+            let needs = |mode_ok: bool| {
+                if mode_ok {
+                    Ok(())
+                } else {
+                    Err(forbidden(&grant, "writes, and the permission is Read"))
+                }
+            };
+            let partition = || check_partition(state, &grant, db, coll, headers);
+            match rest {
+                // Container metadata the SDKs read before items.
+                [] | ["pkranges"] if reads => Ok(()),
+                ["docs"] if grant.item_id.is_some() => Err(forbidden(
+                    &grant,
+                    "covers one item, not the container's feed",
+                )),
+                ["docs"] => {
+                    needs(reads || queries || grant.mode == PermissionMode::All)?;
+                    partition()
+                }
+                ["docs", id] => {
+                    if let Some(granted) = &grant.item_id {
+                        let id = state
+                            .store
+                            .item_id_by_rid(db, coll, id)
+                            .unwrap_or_else(|| id.to_string());
+                        if *granted != id {
+                            return Err(forbidden(&grant, "is for another item"));
+                        }
+                    }
+                    needs(reads || grant.mode == PermissionMode::All)?;
+                    partition()
+                }
+                ["operations", "partitionkeydelete"] if grant.item_id.is_none() => {
+                    needs(grant.mode == PermissionMode::All)?;
+                    partition()
+                }
+                _ => Err(master_key_only()),
+            }
+        }
+        _ => Err(master_key_only()),
+    }
+}
+
+/// A `resourcePartitionKey` grant: the request must name that partition.
+fn check_partition(
+    state: &AppState,
+    grant: &Grant,
+    db: &str,
+    coll: &str,
+    headers: &HeaderMap,
+) -> ApiResult<()> {
+    let Some(granted) = &grant.partition_key else {
+        return Ok(());
+    };
+    let named = headers
+        .partition_key()
+        .and_then(|h| state.store.canonical_partition_key(db, coll, h));
+    match named {
+        Some(key) if key == *granted => Ok(()),
+        Some(_) => Err(forbidden(grant, "is for another partition key")),
+        None => Err(forbidden(
+            grant,
+            "is restricted to one partition key, and the request does not send it in \
+             x-ms-documentdb-partitionkey (a query across partitions is refused)",
+        )),
+    }
+}
+
+const INSUFFICIENT: &str = "Insufficient permissions provided in the authorization header for \
+     the corresponding request. Please retry with another authorization header.";
+
+fn forbidden(grant: &Grant, why: &str) -> ApiError {
+    let scope = match (&grant.item_id, &grant.partition_key) {
+        (Some(id), _) => format!("the item '{id}' of the container {}", grant.container_rid),
+        (None, Some(pk)) => format!(
+            "the partition key {pk} of the container {}",
+            grant.container_rid
+        ),
+        (None, None) => format!("the container {}", grant.container_rid),
+    };
+    ApiError::new(
+        StatusCode::FORBIDDEN,
+        format!(
+            "{INSUFFICIENT} The resource token grants {:?} on {scope}; this request {why}.",
+            grant.mode
+        ),
+    )
+}
+
+fn master_key_only() -> ApiError {
+    ApiError::new(
+        StatusCode::FORBIDDEN,
+        format!(
+            "{INSUFFICIENT} A resource token gives access to a container's or an item's data; \
+             this request needs the master key."
+        ),
+    )
+}

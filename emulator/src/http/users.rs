@@ -1,0 +1,211 @@
+//! `/dbs/{db}/users[/{user}]` and `.../users/{user}/permissions[/{id}]`.
+//! Every permission served carries a fresh `_token`, valid for
+//! `x-ms-documentdb-expiry-seconds` on the emulator's clock.
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use serde_json::Value;
+
+use super::request::{Body, CosmosHeaders, PathParams};
+use super::response::{no_content, resource, value_feed, READ_CHARGE, WRITE_CHARGE};
+use super::AppState;
+use crate::error::ApiResult;
+use crate::query::{PreparedQuery, QueryBody};
+use crate::resource_token::{self, Claims};
+use crate::store::{CreateMode, PermissionView};
+
+fn create_mode(headers: &HeaderMap) -> CreateMode {
+    if headers.is_upsert() {
+        CreateMode::Upsert
+    } else {
+        CreateMode::Create
+    }
+}
+
+fn created_or_ok(created: bool) -> StatusCode {
+    if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    }
+}
+
+/// Runs a query over `values`, whose feed is named `kind`.
+fn query(
+    state: &AppState,
+    body: &Body,
+    rid: &str,
+    kind: &str,
+    values: Vec<Value>,
+) -> ApiResult<Response> {
+    let query = PreparedQuery::prepare_at(
+        &body.typed::<QueryBody>("query")?,
+        state.store.clock.now_millis(),
+    )?;
+    Ok(value_feed(
+        rid,
+        kind,
+        &query.run_values(values.into_iter())?,
+    ))
+}
+
+// ---- users ---------------------------------------------------------------
+
+pub async fn list_users(
+    State(state): State<AppState>,
+    PathParams(db): PathParams<String>,
+) -> ApiResult<Response> {
+    let (rid, users) = state.store.users(&db)?;
+    Ok(value_feed(&rid, "Users", &users))
+}
+
+pub async fn create_or_query_users(
+    State(state): State<AppState>,
+    PathParams(db): PathParams<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    if headers.is_query() {
+        let (rid, users) = state.store.users(&db)?;
+        return query(&state, &body, &rid, "Users", users);
+    }
+    let (created, user) = state
+        .store
+        .create_user(&db, &body.object()?, create_mode(&headers))?;
+    Ok(resource(created_or_ok(created), &user, WRITE_CHARGE))
+}
+
+pub async fn read_user(
+    State(state): State<AppState>,
+    PathParams((db, user)): PathParams<(String, String)>,
+) -> ApiResult<Response> {
+    Ok(resource(
+        StatusCode::OK,
+        &state.store.user(&db, &user)?,
+        READ_CHARGE,
+    ))
+}
+
+pub async fn replace_user(
+    State(state): State<AppState>,
+    PathParams((db, user)): PathParams<(String, String)>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    let replaced = state
+        .store
+        .replace_user(&db, &user, &body.object()?, headers.if_match())?;
+    Ok(resource(StatusCode::OK, &replaced, WRITE_CHARGE))
+}
+
+pub async fn delete_user(
+    State(state): State<AppState>,
+    PathParams((db, user)): PathParams<(String, String)>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    state.store.delete_user(&db, &user, headers.if_match())?;
+    Ok(no_content(WRITE_CHARGE))
+}
+
+// ---- permissions -----------------------------------------------------------
+
+/// The permission's JSON with a new `_token` that expires `expiry_seconds`
+/// from now on the emulator's clock.
+fn with_token(state: &AppState, view: PermissionView, expiry_seconds: i64) -> Value {
+    let mut json = view.json;
+    let claims = Claims {
+        grant: view.grant,
+        permission_rid: json["_rid"].as_str().unwrap_or("").to_string(),
+        expires_at: state.store.clock.now().saturating_add(expiry_seconds),
+    };
+    json["_token"] = resource_token::issue(&state.key, &claims).into();
+    json
+}
+
+fn expiry(headers: &HeaderMap) -> ApiResult<i64> {
+    resource_token::expiry_seconds(headers.text("x-ms-documentdb-expiry-seconds"))
+}
+
+pub async fn list_permissions(
+    State(state): State<AppState>,
+    PathParams((db, user)): PathParams<(String, String)>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let expiry = expiry(&headers)?;
+    let (rid, views) = state.store.permissions(&db, &user)?;
+    let permissions: Vec<Value> = views
+        .into_iter()
+        .map(|v| with_token(&state, v, expiry))
+        .collect();
+    Ok(value_feed(&rid, "Permissions", &permissions))
+}
+
+pub async fn create_or_query_permissions(
+    State(state): State<AppState>,
+    PathParams((db, user)): PathParams<(String, String)>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    let expiry = expiry(&headers)?;
+    if headers.is_query() {
+        let (rid, views) = state.store.permissions(&db, &user)?;
+        let permissions = views
+            .into_iter()
+            .map(|v| with_token(&state, v, expiry))
+            .collect();
+        return query(&state, &body, &rid, "Permissions", permissions);
+    }
+    let (created, view) =
+        state
+            .store
+            .create_permission(&db, &user, &body.object()?, create_mode(&headers))?;
+    Ok(resource(
+        created_or_ok(created),
+        &with_token(&state, view, expiry),
+        WRITE_CHARGE,
+    ))
+}
+
+pub async fn read_permission(
+    State(state): State<AppState>,
+    PathParams((db, user, id)): PathParams<(String, String, String)>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    let expiry = expiry(&headers)?;
+    let view = state.store.permission(&db, &user, &id)?;
+    Ok(resource(
+        StatusCode::OK,
+        &with_token(&state, view, expiry),
+        READ_CHARGE,
+    ))
+}
+
+pub async fn replace_permission(
+    State(state): State<AppState>,
+    PathParams((db, user, id)): PathParams<(String, String, String)>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    let expiry = expiry(&headers)?;
+    let view =
+        state
+            .store
+            .replace_permission(&db, &user, &id, &body.object()?, headers.if_match())?;
+    Ok(resource(
+        StatusCode::OK,
+        &with_token(&state, view, expiry),
+        WRITE_CHARGE,
+    ))
+}
+
+pub async fn delete_permission(
+    State(state): State<AppState>,
+    PathParams((db, user, id)): PathParams<(String, String, String)>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    state
+        .store
+        .delete_permission(&db, &user, &id, headers.if_match())?;
+    Ok(no_content(WRITE_CHARGE))
+}

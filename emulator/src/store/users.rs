@@ -1,0 +1,491 @@
+//! Users and their permissions, kept in their database: deleting the
+//! database deletes them. A permission grants `All` or `Read` on one
+//! container, optionally one logical partition of it, or one item; what it
+//! grants is resolved to the container's RID when it is written, so that a
+//! container deleted and created again under the same name is not covered.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
+use super::{check_if_match, item, not_found, validate_name, Catalog, Database, Store};
+use crate::error::{ApiError, ApiResult};
+use crate::rid;
+
+/// What a permission lets its holder do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum PermissionMode {
+    /// Read, write and delete.
+    All,
+    /// Read only: reads, read feeds and queries.
+    Read,
+}
+
+impl PermissionMode {
+    fn parse(value: Option<&Value>) -> ApiResult<Self> {
+        match value.and_then(Value::as_str) {
+            Some(m) if m.eq_ignore_ascii_case("all") => Ok(PermissionMode::All),
+            Some(m) if m.eq_ignore_ascii_case("read") => Ok(PermissionMode::Read),
+            _ => Err(ApiError::bad_request(format!(
+                "The input content is invalid: 'permissionMode' must be \"All\" or \"Read\", got {}.",
+                value.map_or_else(|| "nothing".to_string(), Value::to_string)
+            ))),
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            PermissionMode::All => "All",
+            PermissionMode::Read => "Read",
+        }
+    }
+}
+
+/// What one permission covers, by RID: the token carries it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Grant {
+    pub mode: PermissionMode,
+    pub database_rid: String,
+    pub container_rid: String,
+    /// One item's id, for an item permission.
+    pub item_id: Option<String>,
+    /// The canonical partition key (as the store keys items) that a
+    /// `resourcePartitionKey` restricts the grant to.
+    pub partition_key: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct User {
+    id: String,
+    rid: String,
+    number: u32,
+    ts: i64,
+    etag: String,
+    permissions: BTreeMap<String, Permission>,
+    next_permission: u64,
+}
+
+#[derive(Debug)]
+struct Permission {
+    id: String,
+    rid: String,
+    ts: i64,
+    etag: String,
+    /// `resource` as the client wrote it.
+    resource: String,
+    /// `resourcePartitionKey` as the client wrote it.
+    resource_partition_key: Option<Value>,
+    grant: Grant,
+}
+
+/// A permission as the service shows it, with the grant its token carries.
+pub struct PermissionView {
+    pub json: Value,
+    pub grant: Grant,
+}
+
+impl User {
+    fn to_json(&self, database_rid: &str) -> Value {
+        json!({
+            "id": self.id,
+            "_rid": self.rid,
+            "_self": format!("dbs/{database_rid}/users/{}/", self.rid),
+            "_etag": self.etag,
+            "_permissions": "permissions/",
+            "_ts": self.ts,
+        })
+    }
+
+    fn permission(&self, id: &str) -> ApiResult<&Permission> {
+        self.permissions
+            .get(id)
+            .or_else(|| self.permissions.values().find(|p| p.rid == id))
+            .ok_or_else(|| not_found("permission", id))
+    }
+}
+
+impl Permission {
+    fn view(&self, database_rid: &str, user_rid: &str) -> PermissionView {
+        let mut json = json!({
+            "id": self.id,
+            "permissionMode": self.grant.mode.as_str(),
+            "resource": self.resource,
+            "_rid": self.rid,
+            "_self": format!("dbs/{database_rid}/users/{user_rid}/permissions/{}/", self.rid),
+            "_etag": self.etag,
+            "_ts": self.ts,
+        });
+        if let Some(pk) = &self.resource_partition_key {
+            json["resourcePartitionKey"] = pk.clone();
+        }
+        PermissionView {
+            json,
+            grant: self.grant.clone(),
+        }
+    }
+}
+
+impl Database {
+    fn user(&self, id: &str) -> ApiResult<&User> {
+        self.users
+            .get(id)
+            .or_else(|| self.users.values().find(|u| u.rid == id))
+            .ok_or_else(|| not_found("user", id))
+    }
+
+    fn user_mut(&mut self, id: &str) -> ApiResult<&mut User> {
+        let name = self.user(id)?.id.clone();
+        Ok(self.users.get_mut(&name).expect("resolved"))
+    }
+
+    /// Resolves a permission's `resource` (name- or RID-based, with or
+    /// without slashes around it) to the container and item it names.
+    fn grant_for(
+        &self,
+        mode: PermissionMode,
+        resource: &str,
+        partition_key: Option<&Value>,
+    ) -> ApiResult<Grant> {
+        let invalid = |why: &str| {
+            ApiError::bad_request(format!(
+                "The input content is invalid: 'resource' '{resource}' {why}. A permission's resource \
+                 is a container 'dbs/{{db}}/colls/{{coll}}' or an item \
+                 'dbs/{{db}}/colls/{{coll}}/docs/{{id}}' of the user's database."
+            ))
+        };
+        let segments: Vec<&str> = resource.split('/').filter(|s| !s.is_empty()).collect();
+        let item_id = match segments.as_slice() {
+            ["dbs", _, "colls", _] => None,
+            ["dbs", _, "colls", _, "docs", id] => Some(*id),
+            _ => return Err(invalid("is not a link to a container or an item")),
+        };
+        if segments[1] != self.id && segments[1] != self.rid {
+            return Err(invalid("is not in the user's database"));
+        }
+        let container = self.container(segments[3])?;
+        // An item may be named by its RID, as its `_self` does.
+        let item_id = item_id.map(|id| {
+            container
+                .key_by_rid(id)
+                .map_or_else(|| id.to_string(), |key| key.id().to_string())
+        });
+        let partition_key = match partition_key {
+            None | Some(Value::Null) => None,
+            Some(pk @ Value::Array(_)) => {
+                Some(container.partition_key().key_from_header(&pk.to_string())?)
+            }
+            Some(other) => {
+                return Err(ApiError::bad_request(format!(
+                    "The input content is invalid: 'resourcePartitionKey' must be a partition key \
+                     value in an array, e.g. [\"value\"], got {other}."
+                )))
+            }
+        };
+        Ok(Grant {
+            mode,
+            database_rid: self.rid.clone(),
+            container_rid: container.rid.clone(),
+            item_id,
+            partition_key,
+        })
+    }
+}
+
+/// How a write treats an existing resource of the same id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreateMode {
+    Create,
+    Upsert,
+}
+
+impl Store {
+    // ---- users -----------------------------------------------------------
+
+    pub fn create_user(
+        &self,
+        database: &str,
+        body: &Map<String, Value>,
+        write: CreateMode,
+    ) -> ApiResult<(bool, Value)> {
+        let id = validate_name(body.get("id"))?.to_string();
+        let now = self.clock.now();
+        let mut catalog = self.write();
+        let db = catalog.database_mut(database)?;
+        if let Some(existing) = db.users.get_mut(&id) {
+            if write == CreateMode::Create {
+                return Err(ApiError::conflict());
+            }
+            // A user holds nothing but its id: an upsert only touches it.
+            existing.ts = now;
+            existing.etag = item::new_etag();
+            let json = existing.to_json(&db.rid);
+            self.wrote();
+            return Ok((false, json));
+        }
+        db.next_user += 1;
+        let user = User {
+            rid: rid::user(db.number, db.next_user),
+            number: db.next_user,
+            id: id.clone(),
+            ts: now,
+            etag: item::new_etag(),
+            permissions: BTreeMap::new(),
+            next_permission: 0,
+        };
+        let json = user.to_json(&db.rid);
+        db.users.insert(id, user);
+        self.wrote();
+        Ok((true, json))
+    }
+
+    pub fn user(&self, database: &str, id: &str) -> ApiResult<Value> {
+        let catalog = self.read();
+        let db = catalog.database(database)?;
+        Ok(db.user(id)?.to_json(&db.rid))
+    }
+
+    /// The database's RID and its users.
+    pub fn users(&self, database: &str) -> ApiResult<(String, Vec<Value>)> {
+        let catalog = self.read();
+        let db = catalog.database(database)?;
+        let users = db.users.values().map(|u| u.to_json(&db.rid)).collect();
+        Ok((db.rid.clone(), users))
+    }
+
+    /// Replaces a user: the body's id renames it.
+    pub fn replace_user(
+        &self,
+        database: &str,
+        id: &str,
+        body: &Map<String, Value>,
+        if_match: Option<&str>,
+    ) -> ApiResult<Value> {
+        let new_id = validate_name(body.get("id"))?.to_string();
+        let now = self.clock.now();
+        let mut catalog = self.write();
+        let db = catalog.database_mut(database)?;
+        let old_id = db.user(id)?.id.clone();
+        check_if_match(if_match, &db.user(id)?.etag)?;
+        if new_id != old_id && db.users.contains_key(&new_id) {
+            return Err(ApiError::conflict());
+        }
+        let mut user = db.users.remove(&old_id).expect("resolved");
+        user.id = new_id.clone();
+        user.ts = now;
+        user.etag = item::new_etag();
+        let json = user.to_json(&db.rid);
+        db.users.insert(new_id, user);
+        self.wrote();
+        Ok(json)
+    }
+
+    pub fn delete_user(&self, database: &str, id: &str, if_match: Option<&str>) -> ApiResult<()> {
+        let mut catalog = self.write();
+        let db = catalog.database_mut(database)?;
+        let user = db.user(id)?;
+        check_if_match(if_match, &user.etag)?;
+        let name = user.id.clone();
+        db.users.remove(&name);
+        self.wrote();
+        Ok(())
+    }
+
+    // ---- permissions -----------------------------------------------------
+
+    /// Creates (or upserts) a permission; `true` when it is new.
+    pub fn create_permission(
+        &self,
+        database: &str,
+        user: &str,
+        body: &Map<String, Value>,
+        write: CreateMode,
+    ) -> ApiResult<(bool, PermissionView)> {
+        let id = validate_name(body.get("id"))?.to_string();
+        let now = self.clock.now();
+        let mut catalog = self.write();
+        let exists = catalog
+            .database(database)?
+            .user(user)?
+            .permissions
+            .contains_key(&id);
+        if exists {
+            if write == CreateMode::Create {
+                return Err(ApiError::conflict());
+            }
+            drop(catalog);
+            let replaced = self.replace_permission(database, user, &id, body, None)?;
+            return Ok((false, replaced));
+        }
+        let (grant, resource, resource_partition_key) = parse_permission(&catalog, database, body)?;
+        let db = catalog.database_mut(database)?;
+        let (db_number, db_rid) = (db.number, db.rid.clone());
+        let user = db.user_mut(user)?;
+        check_one_permission_per_resource(user, &id, &grant)?;
+        user.next_permission += 1;
+        let permission = Permission {
+            rid: rid::permission(db_number, user.number, user.next_permission),
+            id: id.clone(),
+            ts: now,
+            etag: item::new_etag(),
+            resource,
+            resource_partition_key,
+            grant,
+        };
+        let view = permission.view(&db_rid, &user.rid);
+        user.permissions.insert(id, permission);
+        self.wrote();
+        Ok((true, view))
+    }
+
+    pub fn permission(&self, database: &str, user: &str, id: &str) -> ApiResult<PermissionView> {
+        let catalog = self.read();
+        let db = catalog.database(database)?;
+        let user = db.user(user)?;
+        Ok(user.permission(id)?.view(&db.rid, &user.rid))
+    }
+
+    /// The user's RID and its permissions.
+    pub fn permissions(
+        &self,
+        database: &str,
+        user: &str,
+    ) -> ApiResult<(String, Vec<PermissionView>)> {
+        let catalog = self.read();
+        let db = catalog.database(database)?;
+        let user = db.user(user)?;
+        let views = user
+            .permissions
+            .values()
+            .map(|p| p.view(&db.rid, &user.rid))
+            .collect();
+        Ok((user.rid.clone(), views))
+    }
+
+    pub fn replace_permission(
+        &self,
+        database: &str,
+        user: &str,
+        id: &str,
+        body: &Map<String, Value>,
+        if_match: Option<&str>,
+    ) -> ApiResult<PermissionView> {
+        let body_id = validate_name(body.get("id"))?.to_string();
+        let now = self.clock.now();
+        let mut catalog = self.write();
+        let (grant, resource, resource_partition_key) = parse_permission(&catalog, database, body)?;
+        let db = catalog.database_mut(database)?;
+        let db_rid = db.rid.clone();
+        let user = db.user_mut(user)?;
+        let permission = user.permission(id)?;
+        if body_id != permission.id {
+            return Err(ApiError::bad_request(format!(
+                "The id '{body_id}' in the body does not match the permission '{}' addressed by the URL.",
+                permission.id
+            )));
+        }
+        check_if_match(if_match, &permission.etag)?;
+        check_one_permission_per_resource(user, &body_id, &grant)?;
+        let permission = user.permissions.get_mut(&body_id).expect("resolved");
+        permission.grant = grant;
+        permission.resource = resource;
+        permission.resource_partition_key = resource_partition_key;
+        permission.ts = now;
+        permission.etag = item::new_etag();
+        let view = permission.view(&db_rid, &user.rid);
+        self.wrote();
+        Ok(view)
+    }
+
+    pub fn delete_permission(
+        &self,
+        database: &str,
+        user: &str,
+        id: &str,
+        if_match: Option<&str>,
+    ) -> ApiResult<()> {
+        let mut catalog = self.write();
+        let user = catalog.database_mut(database)?.user_mut(user)?;
+        let permission = user.permission(id)?;
+        check_if_match(if_match, &permission.etag)?;
+        let name = permission.id.clone();
+        user.permissions.remove(&name);
+        self.wrote();
+        Ok(())
+    }
+
+    // ---- what resource tokens are checked against --------------------------
+
+    /// The RIDs of the database and container a request path names, when
+    /// both exist.
+    pub fn container_rids(&self, database: &str, container: &str) -> Option<(String, String)> {
+        let catalog = self.read();
+        let db = catalog.database(database).ok()?;
+        let container = db.container(container).ok()?;
+        Some((db.rid.clone(), container.rid.clone()))
+    }
+
+    /// The canonical form of a partition key header in a container.
+    pub fn canonical_partition_key(
+        &self,
+        database: &str,
+        container: &str,
+        header: &str,
+    ) -> Option<String> {
+        let catalog = self.read();
+        let container = catalog.database(database).ok()?.container(container).ok()?;
+        container.partition_key().key_from_header(header).ok()
+    }
+
+    /// The id of the item with RID `item_rid`, for RID-based item paths.
+    pub fn item_id_by_rid(
+        &self,
+        database: &str,
+        container: &str,
+        item_rid: &str,
+    ) -> Option<String> {
+        let catalog = self.read();
+        let container = catalog.database(database).ok()?.container(container).ok()?;
+        container.key_by_rid(item_rid).map(|k| k.id().to_string())
+    }
+}
+
+/// A permission body's mode, resource and partition key, checked and resolved.
+fn parse_permission(
+    catalog: &Catalog,
+    database: &str,
+    body: &Map<String, Value>,
+) -> ApiResult<(Grant, String, Option<Value>)> {
+    let mode = PermissionMode::parse(body.get("permissionMode"))?;
+    let Some(resource) = body.get("resource").and_then(Value::as_str) else {
+        return Err(ApiError::bad_request(
+            "The input content is invalid: a permission needs 'id', 'permissionMode' and \
+             'resource' (e.g. \"dbs/db/colls/c\"); 'resource' is missing or not a string.",
+        ));
+    };
+    let partition_key = body
+        .get("resourcePartitionKey")
+        .filter(|v| !v.is_null())
+        .cloned();
+    let grant = catalog
+        .database(database)?
+        .grant_for(mode, resource, partition_key.as_ref())?;
+    Ok((grant, resource.to_string(), partition_key))
+}
+
+/// The service gives a user one permission per resource: a second is a 409.
+fn check_one_permission_per_resource(user: &User, id: &str, grant: &Grant) -> ApiResult<()> {
+    let taken = user.permissions.values().find(|p| {
+        p.id != id
+            && p.grant.container_rid == grant.container_rid
+            && p.grant.item_id == grant.item_id
+            && p.grant.partition_key == grant.partition_key
+    });
+    match taken {
+        Some(other) => Err(ApiError::conflict().with_message(format!(
+            "The user already has the permission '{}' on the resource '{}': a user may hold one \
+             permission per resource. Replace that permission instead.",
+            other.id, other.resource
+        ))),
+        None => Ok(()),
+    }
+}
