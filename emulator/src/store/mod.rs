@@ -12,6 +12,7 @@ mod item;
 mod latest;
 mod log;
 mod offers;
+mod ranges;
 mod sequence;
 
 use std::collections::BTreeMap;
@@ -34,6 +35,7 @@ pub use log::{
     DEFAULT_RETENTION_SECONDS as DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
 };
 pub use offers::{Migration, Throughput};
+pub use ranges::RangeMap;
 
 use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};
@@ -282,7 +284,7 @@ impl Store {
             return Err(ApiError::conflict());
         }
         db.next_container += 1;
-        let container = Container::new(
+        let mut container = Container::new(
             id.clone(),
             db.number,
             db.next_container,
@@ -290,6 +292,13 @@ impl Store {
             now,
             self.change_feed_retention,
         );
+        // As many physical ranges as the container's own throughput takes
+        // (a container sharing its database's throughput gets one).
+        if let Some(throughput) = &throughput {
+            let ranges =
+                RangeMap::for_throughput(container.partition_key(), throughput.provisioned());
+            container.set_ranges(ranges);
+        }
         let json = container.to_json(&db.rid);
         let (link, rid) = (
             format!("dbs/{}/colls/{}/", db.rid, container.rid),
