@@ -62,6 +62,8 @@ forEachScheme("partition key ranges", (ctx) => {
       "SELECT TOP 5 c.id FROM c ORDER BY c.n",
       "SELECT VALUE COUNT(1) FROM c",
       "SELECT VALUE SUM(c.n) FROM c",
+      "SELECT VALUE MAX(c.n) FROM c",
+      "SELECT VALUE MIN(c.n) FROM c",
       "SELECT DISTINCT VALUE c.g FROM c",
       "SELECT c.id FROM c WHERE c.n >= 30 ORDER BY c.id OFFSET 2 LIMIT 5",
       "SELECT c.id FROM c WHERE c.n < 10",
