@@ -309,3 +309,32 @@ fn point_operations_and_ttl_are_the_same_in_every_range() {
     }
     assert_eq!(c.read_item("i0", "p0").status, 404);
 }
+
+#[test]
+fn an_emulator_option_gives_every_container_several_ranges() {
+    let c = TestClient::start_config(cosmos_emulator::Config {
+        clock: cosmos_emulator::ClockMode::Manual {
+            start: Some(common::START),
+        },
+        min_ranges_per_container: 4,
+        ..cosmos_emulator::Config::for_tests()
+    });
+    assert_eq!(c.post("/dbs", &json!({"id": DB}), &[]).status, 201);
+    assert_eq!(c.create_container("c", None).status, 201);
+    assert_eq!(ranges(&c).len(), 4, "the default 400 RU/s, four ranges");
+    fill(&c);
+    let per_range: Vec<Vec<String>> = ["0", "1", "2", "3"]
+        .iter()
+        .map(|r| read_range(&c, r, None, "100"))
+        .collect();
+    assert_partition(&per_range);
+    // Throughput above the option still counts: 50,000 RU/s, five ranges.
+    let reply = c.post(
+        "/dbs/db/colls",
+        &json!({"id": "big", "partitionKey": {"paths": ["/pk"], "kind": "Hash"}}),
+        &[("x-ms-offer-throughput", "50000")],
+    );
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    let big = c.get("/dbs/db/colls/big/pkranges", &[]);
+    assert_eq!(big.body["PartitionKeyRanges"].as_array().unwrap().len(), 5);
+}

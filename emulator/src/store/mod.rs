@@ -165,6 +165,8 @@ pub struct Store {
     lsn: AtomicU64,
     /// How long a container's change log keeps entries, emulator-clock seconds.
     change_feed_retention: i64,
+    /// The least number of partition key ranges a new container gets.
+    min_ranges_per_container: usize,
 }
 
 impl Store {
@@ -176,7 +178,14 @@ impl Store {
             next_purge_at: AtomicI64::new(i64::MAX),
             lsn: AtomicU64::new(1),
             change_feed_retention: log::DEFAULT_RETENTION_SECONDS,
+            min_ranges_per_container: 1,
         }
+    }
+
+    /// Gives every new container at least `count` partition key ranges.
+    pub fn with_min_ranges_per_container(mut self, count: usize) -> Self {
+        self.min_ranges_per_container = count.max(1);
+        self
     }
 
     /// Keeps change log entries for `seconds` of emulator-clock time.
@@ -293,12 +302,13 @@ impl Store {
             self.change_feed_retention,
         );
         // As many physical ranges as the container's own throughput takes
-        // (a container sharing its database's throughput gets one).
-        if let Some(throughput) = &throughput {
-            let ranges =
-                RangeMap::for_throughput(container.partition_key(), throughput.provisioned());
-            container.set_ranges(ranges);
-        }
+        // (a container sharing its database's throughput gets one), or
+        // more if the emulator was started with --ranges-per-container.
+        let count = throughput
+            .as_ref()
+            .map_or(1, |t| RangeMap::count_for_throughput(t.provisioned()))
+            .max(self.min_ranges_per_container);
+        container.set_ranges(RangeMap::even(container.partition_key(), count));
         let json = container.to_json(&db.rid);
         let (link, rid) = (
             format!("dbs/{}/colls/{}/", db.rid, container.rid),

@@ -37,8 +37,12 @@ impl RangeMap {
     /// As many ranges as `provisioned` RU/s take (at least one), cut for
     /// `definition`'s hashing.
     pub fn for_throughput(definition: &PartitionKeyDefinition, provisioned: u32) -> Self {
-        let count = provisioned.div_ceil(RU_PER_PHYSICAL_PARTITION).max(1) as usize;
-        Self::even(definition, count)
+        Self::even(definition, Self::count_for_throughput(provisioned))
+    }
+
+    /// How many ranges `provisioned` RU/s take: one per 10,000, at least one.
+    pub fn count_for_throughput(provisioned: u32) -> usize {
+        provisioned.div_ceil(RU_PER_PHYSICAL_PARTITION).max(1) as usize
     }
 
     /// `count` ranges (1..=[`MAX_RANGES`]) splitting the hash space evenly.
@@ -50,7 +54,10 @@ impl RangeMap {
                     let cut = (i * (1u128 << 32) / count) as u32;
                     epk::v1_number_prefix(f64::from(cut))
                 } else {
-                    format!("{:032X}", i * (1u128 << 126) / count)
+                    // i * 2^126 / count, without overflowing 128 bits.
+                    let space = 1u128 << 126;
+                    let cut = space / count * i + space % count * i / count;
+                    format!("{cut:032X}")
                 }
             })
             .collect();
@@ -123,6 +130,21 @@ mod tests {
         assert_eq!(map.range_of("0FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF"), 0);
         assert_eq!(map.range_of("10000000000000000000000000000000"), 1);
         assert_eq!(map.range_of("3FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF"), 3);
+    }
+
+    #[test]
+    fn many_ranges_stay_ascending_and_in_the_space() {
+        let def = definition(json!({"paths": ["/pk"], "kind": "Hash", "version": 2}));
+        let map = RangeMap::even(&def, MAX_RANGES);
+        assert_eq!(map.count(), MAX_RANGES);
+        for i in 1..MAX_RANGES {
+            let (min, max) = map.bounds(i);
+            assert_eq!(map.bounds(i - 1).1, min);
+            assert_eq!(epk::compare(min, max), std::cmp::Ordering::Less, "{i}");
+            assert!(epk::in_range(min, "", "40"), "{min}");
+        }
+        // 8/1000 of the space is 1/125 of it.
+        assert_eq!(map.bounds(8).0, format!("{:032X}", (1u128 << 126) / 125));
     }
 
     #[test]
