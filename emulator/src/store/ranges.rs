@@ -81,10 +81,13 @@ impl RangeMap {
     }
 
     /// The range with the id `id` ("0", "1", ...), if this container has it.
+    /// The .NET SDK may send `{collectionRid},{id}`: the part after the
+    /// comma is the id.
     pub fn by_id(&self, id: &str) -> Option<usize> {
+        let id = id.rsplit(',').next().unwrap_or_default().trim();
         // Only the canonical spelling: "01" names no range in the service.
-        let index: usize = id.trim().parse().ok()?;
-        (index < self.count() && index.to_string() == id.trim()).then_some(index)
+        let index: usize = id.parse().ok()?;
+        (index < self.count() && index.to_string() == id).then_some(index)
     }
 
     /// The index (and id) of the range holding the EPK `epk`.
@@ -110,6 +113,9 @@ mod tests {
         assert_eq!(map.bounds(0), ("", "FF"));
         assert_eq!(map.by_id("0"), Some(0));
         assert_eq!(map.by_id("1"), None);
+        assert_eq!(map.by_id("AgAAAIAAAAE=,0"), Some(0));
+        assert_eq!(map.by_id("01"), None);
+        assert_eq!(map.by_id(""), None);
     }
 
     #[test]
