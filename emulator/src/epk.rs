@@ -66,17 +66,30 @@ pub fn effective_partition_key(definition: &PartitionKeyDefinition, pk: &Value) 
         return String::new();
     }
     let kind = definition.wire.get("kind").and_then(Value::as_str);
-    let version = definition.wire.get("version").and_then(Value::as_i64);
     if kind == Some("MultiHash") {
         components
             .iter()
             .map(|c| hash_v2(std::slice::from_ref(c)))
             .collect()
-    } else if version == Some(1) {
+    } else if is_hash_v1(definition) {
         hash_v1(components)
     } else {
         hash_v2(components)
     }
+}
+
+/// Whether the definition hashes with the legacy V1 scheme.
+pub fn is_hash_v1(definition: &PartitionKeyDefinition) -> bool {
+    definition.wire.get("kind").and_then(Value::as_str) != Some("MultiHash")
+        && definition.wire.get("version").and_then(Value::as_i64) == Some(1)
+}
+
+/// The EPK prefix V1 writes for a hash value: where a range boundary
+/// between V1 hashes falls (see `store/ranges.rs`).
+pub fn v1_number_prefix(hash: f64) -> String {
+    let mut encoded = Vec::new();
+    write_number_for_binary_encoding(hash, &mut encoded);
+    hex_upper(&encoded)
 }
 
 /// Whether `epk` lies in `[min_inclusive, max_exclusive)`. EPKs are ordered
@@ -88,7 +101,8 @@ pub fn in_range(epk: &str, min_inclusive: &str, max_exclusive: &str) -> bool {
         && compare(epk, max_exclusive) == Ordering::Less
 }
 
-fn compare(a: &str, b: &str) -> Ordering {
+/// EPK order: hex strings compared without regard to case.
+pub fn compare(a: &str, b: &str) -> Ordering {
     let upper = |s: &str| {
         s.bytes()
             .map(|b| b.to_ascii_uppercase())

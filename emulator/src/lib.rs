@@ -70,6 +70,9 @@ pub struct Config {
     pub cert_out: Option<std::path::PathBuf>,
     /// How long change log entries are kept, emulator-clock seconds.
     pub change_feed_retention: i64,
+    /// The least number of partition key ranges a new container gets
+    /// (default 1: as many as its throughput takes; see `store/ranges.rs`).
+    pub min_ranges_per_container: usize,
 }
 
 impl Default for Config {
@@ -83,6 +86,7 @@ impl Default for Config {
             tls: false,
             cert_out: None,
             change_feed_retention: store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
+            min_ranges_per_container: 1,
         }
     }
 }
@@ -129,7 +133,8 @@ impl Server {
         let state = AppState {
             store: Arc::new(
                 Store::new(Clock::new(config.clock))
-                    .with_change_feed_retention(config.change_feed_retention),
+                    .with_change_feed_retention(config.change_feed_retention)
+                    .with_min_ranges_per_container(config.min_ranges_per_container),
             ),
             key: Arc::new(key),
             scheme: if config.tls { "https" } else { "http" },

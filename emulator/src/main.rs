@@ -43,6 +43,11 @@ struct Cli {
     /// back, in seconds of the emulator's clock.
     #[arg(long, default_value_t = cosmos_emulator::store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS, value_parser = clap::value_parser!(i64).range(0..))]
     change_feed_retention: i64,
+    /// Give every new container at least this many partition key ranges
+    /// (more if its throughput takes more: one per 10,000 RU/s), to run an
+    /// application or a test suite against several ranges.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    ranges_per_container: u16,
 }
 
 /// mimalloc: items are allocated on request threads and freed by the purge
@@ -77,6 +82,7 @@ fn main() -> ExitCode {
         tls: cli.tls,
         cert_out: cli.cert_out,
         change_feed_retention: cli.change_feed_retention,
+        min_ranges_per_container: cli.ranges_per_container.into(),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -30,6 +30,15 @@ pub fn item(db: u32, container: u32, item: u64) -> String {
     encode(&bytes)
 }
 
+/// A partition key range's RID: the container's, then 8 bytes (a kind
+/// byte, then the range's number), `{container}AgAAAAAAAAA=` for range 0.
+pub fn partition_key_range(container_rid: &str, index: u32) -> String {
+    let mut bytes = [0u8; 8];
+    bytes[0] = 2;
+    bytes[4..].copy_from_slice(&index.to_le_bytes());
+    format!("{container_rid}{}", encode(&bytes))
+}
+
 /// An offer's RID: 3 bytes, 4 characters (`offers/{rid}/`), the service's length.
 pub fn offer(number: u32) -> String {
     encode(&number.to_le_bytes()[..3])

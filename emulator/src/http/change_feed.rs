@@ -84,19 +84,12 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
              beginning or from a point in time is not supported in this mode).",
         ));
     }
-    if let Some(range) = headers.text("x-ms-documentdb-partitionkeyrangeid") {
-        if range.trim() != "0" {
-            return Err(ApiError::new(
-                StatusCode::GONE,
-                format!("The partition key range '{range}' does not exist (this container has one range, \"0\"): read the ranges again."),
-            )
-            .with_substatus(1002));
-        }
-    }
     let limit = PageLimit::from_header(headers.max_item_count())?;
     state.store.with_container(db, coll, |c, now| {
         // A partition key (or a hierarchical prefix), or a feed range as a
-        // range of effective partition keys beside the range id.
+        // range of effective partition keys within the range id's range.
+        // The etag is an LSN of the whole container, so each range's feed
+        // continues from it without losing or repeating that range's items.
         let mut scope = FeedScope::from_headers(c, headers)?;
         let after = match start {
             Start::Beginning => 0,

@@ -75,7 +75,8 @@ pub async fn create_or_query(
             // The container must exist for its plan, as for its query.
             state.store.with_container(&db, &coll, |_, _| Ok(()))?;
             query.check_supported_features(headers.text("x-ms-cosmos-supported-query-features"))?;
-            return Ok(resource(StatusCode::OK, &query.plan()?, READ_CHARGE));
+            let plan = query.plan_for(headers.text("x-ms-cosmos-supported-query-features"))?;
+            return Ok(resource(StatusCode::OK, &plan, READ_CHARGE));
         }
         // Neither a partition key nor a range: every partition at once.
         if headers.partition_key().is_none()

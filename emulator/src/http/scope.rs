@@ -5,8 +5,14 @@
 //! `x-ms-end-epk`, `[start, end)`). One helper for every feed, so that a
 //! range means the same everywhere, and the same as in Azure: each item's
 //! EPK is computed with the service's hashing (see [`crate::epk`]).
+//! A request may also name a physical range
+//! (`x-ms-documentdb-partitionkeyrangeid`, see `store/ranges.rs`): it then
+//! reads only that range's part of the EPK range; an unknown range id is
+//! 410 with substatus 1002, as the service answers for a range gone.
 
-use axum::http::HeaderMap;
+use std::cmp::Ordering;
+
+use axum::http::{HeaderMap, StatusCode};
 use serde_json::Value;
 
 use super::request::CosmosHeaders;
@@ -30,10 +36,15 @@ impl<'a> FeedScope<'a> {
             .partition_key()
             .map(|h| definition.scope_from_header(h))
             .transpose()?;
-        Ok(FeedScope {
-            key,
-            epk: EpkFilter::from_headers(definition, headers)?,
-        })
+        let mut epk = EpkFilter::from_headers(definition, headers)?;
+        if let Some(id) = headers.text("x-ms-documentdb-partitionkeyrangeid") {
+            let ranges = container.ranges();
+            let index = ranges
+                .by_id(id)
+                .ok_or_else(|| range_gone(id, ranges.count()))?;
+            epk.narrow_to(ranges.bounds(index));
+        }
+        Ok(FeedScope { key, epk })
     }
 
     /// Whether the item with the canonical partition key `pk` is in scope.
@@ -85,6 +96,28 @@ impl<'a> EpkFilter<'a> {
         })
     }
 
+    /// Keeps only the part of the range inside `[min, max)`, a physical
+    /// range's bounds: a request names a range id, and may name a part of
+    /// it by EPK (a feed range narrower than the physical range).
+    fn narrow_to(&mut self, (min, max): (&str, &str)) {
+        let (start, end) = self
+            .range
+            .take()
+            .unwrap_or_else(|| (String::new(), "FF".to_string()));
+        let start = if epk::compare(&start, min) == Ordering::Less {
+            min.to_string()
+        } else {
+            start
+        };
+        let end = if epk::compare(max, &end) == Ordering::Less {
+            max.to_string()
+        } else {
+            end
+        };
+        self.range =
+            (!(start.is_empty() && end.eq_ignore_ascii_case("FF"))).then_some((start, end));
+    }
+
     /// Whether the canonical partition key `pk` hashes into the range.
     pub fn contains(&mut self, pk: &str) -> bool {
         let Some((start, end)) = &self.range else {
@@ -102,3 +135,20 @@ impl<'a> EpkFilter<'a> {
         verdict
     }
 }
+
+/// 410 with substatus 1002: the range a request names does not exist (the
+/// SDKs then read `pkranges` again and retry on the ranges they find).
+pub fn range_gone(id: &str, count: usize) -> ApiError {
+    ApiError::new(
+        StatusCode::GONE,
+        format!(
+            "The partition key range '{id}' does not exist (this container has {count} range(s), \
+             \"0\" to \"{}\"): read the ranges again.",
+            count - 1
+        ),
+    )
+    .with_substatus(PARTITION_KEY_RANGE_GONE)
+}
+
+/// The substatus of 410 for a partition key range that is gone.
+pub const PARTITION_KEY_RANGE_GONE: u32 = 1002;

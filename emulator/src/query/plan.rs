@@ -41,7 +41,10 @@ fn as_aggregate(expr: &Expr) -> Option<Aggregate> {
 }
 
 /// How one aggregate is computed per range, so the SDK can combine ranges.
-fn partial(aggregate: Aggregate, expr: &Expr, alias: &[String]) -> String {
+/// MIN/MAX carry their count (`{"max", "count"}`) for clients that declare
+/// `NonValueAggregate` (JavaScript reads that shape); for others (Python,
+/// whose aggregators compare plain values) they are the plain value.
+fn partial(aggregate: Aggregate, expr: &Expr, alias: &[String], min_max_count: bool) -> String {
     let arg = match expr {
         Expr::Call(_, args) => args
             .first()
@@ -62,6 +65,9 @@ fn partial(aggregate: Aggregate, expr: &Expr, alias: &[String]) -> String {
     } else {
         "MAX"
     };
+    if !min_max_count {
+        return format!("{{\"item\": {function}({arg})}}");
+    }
     format!("{{\"item\": {{\"{name}\": {function}({arg}), \"count\": COUNT({arg})}}}}")
 }
 
@@ -74,6 +80,16 @@ fn composition_refused() -> ApiError {
 impl PreparedQuery {
     /// The partitioned query execution info for this query.
     pub fn plan(&self) -> ApiResult<Value> {
+        self.plan_for(Some("NonValueAggregate"))
+    }
+
+    /// The plan for a client declaring `supported` query features
+    /// (`x-ms-cosmos-supported-query-features`): see [`partial`].
+    pub fn plan_for(&self, supported: Option<&str>) -> ApiResult<Value> {
+        let min_max_count = supported
+            .unwrap_or_default()
+            .split(',')
+            .any(|f| f.trim().eq_ignore_ascii_case("NonValueAggregate"));
         let s = &self.select;
         let alias = s.aliases();
         // The item's `_rid`, which ORDER BY pages carry: read through the first name.
@@ -114,7 +130,7 @@ impl PreparedQuery {
                 Projection::Value(e) => match as_aggregate(e) {
                     Some(aggregate) => {
                         aggregates.push(json!(aggregate_name(aggregate)));
-                        format!("[{}]", partial(aggregate, e, alias))
+                        format!("[{}]", partial(aggregate, e, alias, min_max_count))
                     }
                     None if eval::contains_aggregate(e) => return Err(composition_refused()),
                     None => e.to_sql(alias),
@@ -127,7 +143,7 @@ impl PreparedQuery {
                             Some(aggregate) => {
                                 alias_to_aggregate
                                     .insert(name.clone(), json!(aggregate_name(aggregate)));
-                                partial(aggregate, e, alias)
+                                partial(aggregate, e, alias, min_max_count)
                             }
                             None if eval::contains_aggregate(e) => {
                                 return Err(composition_refused())
@@ -156,7 +172,7 @@ impl PreparedQuery {
                         aggregates.push(json!(aggregate_name(aggregate)));
                         rewritten = format!(
                             "SELECT VALUE [{}]{}",
-                            partial(aggregate, e, alias),
+                            partial(aggregate, e, alias, min_max_count),
                             from_where(None)
                         );
                     }
@@ -175,7 +191,7 @@ impl PreparedQuery {
                             parts.push(format!(
                                 "{}: {}",
                                 Value::from(name.as_str()),
-                                partial(aggregate, e, alias)
+                                partial(aggregate, e, alias, min_max_count)
                             ));
                         }
                     }
@@ -378,6 +394,15 @@ mod tests {
             run_rewritten(&plan, &docs()),
             vec![json!([{"item": {"count": 0}}])]
         );
+        // A client without NonValueAggregate (Python) gets plain MIN/MAX values.
+        let plan = prepare("SELECT VALUE MAX(c.n) FROM c")
+            .plan_for(Some("Aggregate,Distinct,OrderBy"))
+            .unwrap();
+        assert_eq!(run_rewritten(&plan, &docs()), vec![json!([{"item": 3}])]);
+        let plan = prepare("SELECT VALUE MAX(c.n) FROM c WHERE c.n > 5")
+            .plan_for(None)
+            .unwrap();
+        assert_eq!(run_rewritten(&plan, &docs()), vec![json!([{}])]);
         let plan = prepare("SELECT COUNT(1) AS total, MIN(c.n) AS low FROM c")
             .plan()
             .unwrap();

@@ -16,6 +16,7 @@ use super::indexing;
 use super::item::{new_etag, Etag, Item, ItemKey, MAX_ITEM_BYTES};
 use super::latest::LatestWrites;
 use super::log::{Change, ChangeKind, ChangeLog};
+use super::ranges::RangeMap;
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::{KeyScope, PartitionKeyDefinition};
 use crate::query::ComputedProperties;
@@ -121,6 +122,8 @@ pub struct Container {
     log: ChangeLog,
     /// Live items by the LSN of their last write: the latest-version feed.
     by_lsn: LatestWrites,
+    /// The physical partition key ranges (`pkranges`), fixed at creation.
+    ranges: RangeMap,
     /// The container's RID and name path as response headers, built once:
     /// every item response carries them (`x-ms-content-path`,
     /// `x-ms-alt-content-path`), and a clone shares the bytes.
@@ -170,6 +173,7 @@ impl Container {
     ) -> Self {
         let retention = settings.change_feed_retention.unwrap_or(default_retention);
         let rid = rid::container(database_number, number);
+        let ranges = RangeMap::even(&settings.partition_key, 1);
         Container {
             owner: OwnerHeaders::new(&rid, database_id, &id),
             id,
@@ -186,7 +190,28 @@ impl Container {
             next_item: 1,
             log: ChangeLog::new(retention),
             by_lsn: LatestWrites::default(),
+            ranges,
         }
+    }
+
+    /// The container's physical partition key ranges.
+    pub fn ranges(&self) -> &RangeMap {
+        &self.ranges
+    }
+
+    pub fn set_ranges(&mut self, ranges: RangeMap) {
+        self.ranges = ranges;
+    }
+
+    /// The index (= id) of the range holding the items of the canonical
+    /// partition key `pk`: for the pkrangeid of an item's responses.
+    pub fn range_of(&self, pk: &str) -> usize {
+        if self.ranges.count() == 1 {
+            return 0;
+        }
+        let components: Value = serde_json::from_str(pk).unwrap_or_default();
+        let key = crate::epk::effective_partition_key(self.partition_key(), &components);
+        self.ranges.range_of(&key)
     }
 
     pub fn default_ttl(&self) -> Option<Ttl> {

@@ -12,6 +12,7 @@ mod item;
 mod latest;
 mod log;
 mod offers;
+mod ranges;
 mod sequence;
 mod users;
 
@@ -35,6 +36,7 @@ pub use log::{
     DEFAULT_RETENTION_SECONDS as DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
 };
 pub use offers::{Migration, Throughput};
+pub use ranges::RangeMap;
 pub use users::{CreateMode, Grant, PermissionMode, PermissionView};
 
 use crate::clock::Clock;
@@ -176,6 +178,8 @@ pub struct Store {
     lsn: AtomicU64,
     /// How long a container's change log keeps entries, emulator-clock seconds.
     change_feed_retention: i64,
+    /// The least number of partition key ranges a new container gets.
+    min_ranges_per_container: usize,
 }
 
 impl Store {
@@ -187,7 +191,14 @@ impl Store {
             next_purge_at: AtomicI64::new(i64::MAX),
             lsn: AtomicU64::new(1),
             change_feed_retention: log::DEFAULT_RETENTION_SECONDS,
+            min_ranges_per_container: 1,
         }
+    }
+
+    /// Gives every new container at least `count` partition key ranges.
+    pub fn with_min_ranges_per_container(mut self, count: usize) -> Self {
+        self.min_ranges_per_container = count.max(1);
+        self
     }
 
     /// Keeps change log entries for `seconds` of emulator-clock time.
@@ -300,7 +311,7 @@ impl Store {
             return Err(ApiError::conflict());
         }
         db.next_container += 1;
-        let container = Container::new(
+        let mut container = Container::new(
             id.clone(),
             &db.id,
             db.number,
@@ -309,6 +320,14 @@ impl Store {
             now,
             self.change_feed_retention,
         );
+        // As many physical ranges as the container's own throughput takes
+        // (a container sharing its database's throughput gets one), or
+        // more if the emulator was started with --ranges-per-container.
+        let count = throughput
+            .as_ref()
+            .map_or(1, |t| RangeMap::count_for_throughput(t.provisioned()))
+            .max(self.min_ranges_per_container);
+        container.set_ranges(RangeMap::even(container.partition_key(), count));
         let json = container.to_json(&db.rid);
         let (link, rid) = (
             format!("dbs/{}/colls/{}/", db.rid, container.rid),

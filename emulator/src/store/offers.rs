@@ -98,7 +98,7 @@ impl Throughput {
         }
     }
 
-    fn provisioned(&self) -> u32 {
+    pub(crate) fn provisioned(&self) -> u32 {
         match self {
             Throughput::Manual(n) => *n,
             Throughput::Autoscale { max, .. } => *max,
