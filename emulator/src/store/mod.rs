@@ -77,15 +77,11 @@ impl Database {
 
     /// A container by name, or by RID for RID-based paths.
     pub fn container(&self, id: &str) -> ApiResult<&Container> {
-        self.containers
-            .get(id)
-            .or_else(|| self.containers.values().find(|c| c.rid == id))
-            .ok_or_else(|| not_found("container", id))
+        by_name_or_rid(&self.containers, id, |c| &c.rid, "container")
     }
 
     fn container_mut(&mut self, id: &str) -> ApiResult<&mut Container> {
-        let name = self.resolve_container(id)?;
-        Ok(self.containers.get_mut(&name).expect("resolved"))
+        by_name_or_rid_mut(&mut self.containers, id, |c| &c.rid, "container")
     }
 
     fn resolve_container(&self, id: &str) -> ApiResult<String> {
@@ -102,16 +98,39 @@ struct Catalog {
 
 impl Catalog {
     fn database(&self, id: &str) -> ApiResult<&Database> {
-        self.databases
-            .get(id)
-            .or_else(|| self.databases.values().find(|d| d.rid == id))
-            .ok_or_else(|| not_found("database", id))
+        by_name_or_rid(&self.databases, id, |d| &d.rid, "database")
     }
 
     fn database_mut(&mut self, id: &str) -> ApiResult<&mut Database> {
-        let name = self.database(id)?.id.clone();
-        Ok(self.databases.get_mut(&name).expect("resolved"))
+        by_name_or_rid_mut(&mut self.databases, id, |d| &d.rid, "database")
     }
+}
+
+/// A resource of a map keyed by name: by its name, or by its RID for
+/// RID-based paths (rare, so a scan).
+fn by_name_or_rid<'a, T>(
+    map: &'a BTreeMap<String, T>,
+    id: &str,
+    rid: impl Fn(&T) -> &str,
+    kind: &str,
+) -> ApiResult<&'a T> {
+    map.get(id)
+        .or_else(|| map.values().find(|v| rid(v) == id))
+        .ok_or_else(|| not_found(kind, id))
+}
+
+fn by_name_or_rid_mut<'a, T>(
+    map: &'a mut BTreeMap<String, T>,
+    id: &str,
+    rid: impl Fn(&T) -> &str,
+    kind: &str,
+) -> ApiResult<&'a mut T> {
+    if map.contains_key(id) {
+        return Ok(map.get_mut(id).expect("just checked"));
+    }
+    map.values_mut()
+        .find(|v| rid(v) == id)
+        .ok_or_else(|| not_found(kind, id))
 }
 
 fn not_found(kind: &str, id: &str) -> ApiError {

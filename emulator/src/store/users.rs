@@ -8,7 +8,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::{check_if_match, item, not_found, validate_name, Catalog, Database, Store};
+use super::{
+    by_name_or_rid, by_name_or_rid_mut, check_if_match, item, validate_name, Catalog, Database,
+    Store,
+};
 use crate::error::{ApiError, ApiResult};
 use crate::rid;
 
@@ -97,10 +100,7 @@ impl User {
     }
 
     fn permission(&self, id: &str) -> ApiResult<&Permission> {
-        self.permissions
-            .get(id)
-            .or_else(|| self.permissions.values().find(|p| p.rid == id))
-            .ok_or_else(|| not_found("permission", id))
+        by_name_or_rid(&self.permissions, id, |p| &p.rid, "permission")
     }
 }
 
@@ -127,15 +127,11 @@ impl Permission {
 
 impl Database {
     fn user(&self, id: &str) -> ApiResult<&User> {
-        self.users
-            .get(id)
-            .or_else(|| self.users.values().find(|u| u.rid == id))
-            .ok_or_else(|| not_found("user", id))
+        by_name_or_rid(&self.users, id, |u| &u.rid, "user")
     }
 
     fn user_mut(&mut self, id: &str) -> ApiResult<&mut User> {
-        let name = self.user(id)?.id.clone();
-        Ok(self.users.get_mut(&name).expect("resolved"))
+        by_name_or_rid_mut(&mut self.users, id, |u| &u.rid, "user")
     }
 
     /// Resolves a permission's `resource` (name- or RID-based, with or
