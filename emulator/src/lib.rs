@@ -34,7 +34,7 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 
 pub use clock::{Clock, ClockMode};
-pub use http::{app, AppState};
+pub use http::{app, AppState, SharedState};
 pub use store::Store;
 
 /// Sets the allocator up for a long-running server: freed memory goes back
@@ -130,19 +130,19 @@ impl Server {
         } else {
             None
         };
-        let state = AppState {
+        let state = AppState::new(SharedState {
             store: Arc::new(
                 Store::new(Clock::new(config.clock))
                     .with_change_feed_retention(config.change_feed_retention)
                     .with_min_ranges_per_container(config.min_ranges_per_container),
             ),
-            key: Arc::new(key),
+            key,
             scheme: if config.tls { "https" } else { "http" },
             certificate: certificates
                 .as_ref()
                 .map(|c| Arc::from(c.authority_pem.as_str())),
             local_addr: listener.local_addr()?,
-        };
+        });
         Ok(Server {
             listener,
             state,

@@ -12,9 +12,11 @@
 //! them on item reads, so tokens must compare across all of them. The
 //! `lsn` headers are the container's change log LSN, as the change feed's.
 
+use axum::http::header::CONTENT_LOCATION;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
+use super::names;
 use super::request::CosmosHeaders;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
@@ -65,7 +67,7 @@ pub fn verify(
     headers: &HeaderMap,
     read: bool,
 ) -> Result<(), Refusal> {
-    if let Some(intended) = headers.text("x-ms-cosmos-intended-collection-rid") {
+    if let Some(intended) = headers.text(names::INTENDED_COLLECTION_RID) {
         if intended.as_bytes() != context.owner.rid.as_bytes() {
             // The SDKs refresh their container cache on 400/1024 and retry.
             return Err(ApiError::bad_request(
@@ -76,7 +78,7 @@ pub fn verify(
         }
     }
     if read {
-        if let Some(token) = headers.text("x-ms-session-token").filter(|t| !t.is_empty()) {
+        if let Some(token) = headers.text(names::SESSION_TOKEN).filter(|t| !t.is_empty()) {
             let seen = session_lsn(token)?;
             if seen > state.store.session_lsn() {
                 // The SDKs clear the session (keyed by the owner path) and retry.
@@ -136,25 +138,22 @@ pub fn decorate(
     headers.reserve(16);
     owner_headers(headers, context);
     let lsn = HeaderValue::from(lsn);
-    headers.insert("x-ms-global-committed-lsn", lsn.clone());
-    headers.insert("lsn", lsn);
+    headers.insert(names::GLOBAL_COMMITTED_LSN, lsn.clone());
+    headers.insert(names::LSN, lsn);
     if let Some(item_lsn) = item_lsn {
-        headers.insert("x-ms-item-lsn", HeaderValue::from(item_lsn));
+        headers.insert(names::ITEM_LSN, HeaderValue::from(item_lsn));
     }
     if let Ok(location) = HeaderValue::from_str(uri.path()) {
-        headers.insert("content-location", location);
+        headers.insert(CONTENT_LOCATION, location);
     }
 }
 
 fn owner_headers(headers: &mut HeaderMap, context: &ContainerContext) {
-    headers.insert("x-ms-content-path", context.owner.rid.clone());
-    headers.insert("x-ms-alt-content-path", context.owner.path.clone());
+    headers.insert(names::CONTENT_PATH, context.owner.rid.clone());
+    headers.insert(names::ALT_CONTENT_PATH, context.owner.path.clone());
     // The one partition key range: without it the Python SDK takes every
     // write for a split and refreshes its routing map.
-    headers.insert(
-        "x-ms-documentdb-partitionkeyrangeid",
-        HeaderValue::from_static("0"),
-    );
+    headers.insert(names::PARTITION_KEY_RANGE_ID, HeaderValue::from_static("0"));
 }
 
 /// `0:-1#{lsn}`, written on the stack: the header copies it once.

@@ -5,6 +5,7 @@
 use std::sync::LazyLock;
 
 use axum::extract::State;
+use axum::http::header::IF_NONE_MATCH;
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::Response;
 
@@ -189,7 +190,7 @@ pub async fn read(
         .read_item_in_context(&db, &coll, pk.as_deref(), &id)?;
     container_context::verify(&state, &context, &headers, true)?;
     let found = found?;
-    let mut response = if headers.text("if-none-match") == Some(found.etag.to_string().as_str()) {
+    let mut response = if headers.text(IF_NONE_MATCH) == Some(found.etag.to_string().as_str()) {
         not_modified()
     } else {
         item(StatusCode::OK, &found, READ_CHARGE)

@@ -2,6 +2,7 @@
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::http::header::AsHeaderName;
 use axum::http::request::Parts;
 use axum::http::HeaderMap;
 use serde::de::DeserializeOwned;
@@ -89,7 +90,8 @@ fn kind(value: &Value) -> &'static str {
 
 /// The Cosmos request headers handlers read.
 pub trait CosmosHeaders {
-    fn text(&self, name: &str) -> Option<&str>;
+    /// By a `&str` name, or a parsed one from [`super::names`] on hot paths.
+    fn text<K: AsHeaderName>(&self, name: K) -> Option<&str>;
 
     fn flag(&self, name: &str) -> bool {
         self.text(name)
@@ -97,7 +99,7 @@ pub trait CosmosHeaders {
     }
 
     fn partition_key(&self) -> Option<&str> {
-        self.text("x-ms-documentdb-partitionkey")
+        self.text(super::names::PARTITION_KEY)
     }
 
     fn if_match(&self) -> Option<&str> {
@@ -129,7 +131,7 @@ pub trait CosmosHeaders {
 impl CosmosHeaders for HeaderMap {
     /// The header as text: UTF-8 is accepted beyond the visible ASCII that
     /// `to_str` allows, since a partition key header carries its JSON raw.
-    fn text(&self, name: &str) -> Option<&str> {
+    fn text<K: AsHeaderName>(&self, name: K) -> Option<&str> {
         self.get(name)
             .and_then(|v| std::str::from_utf8(v.as_bytes()).ok())
     }

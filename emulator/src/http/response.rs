@@ -6,6 +6,7 @@ use axum::response::{IntoResponse, Response};
 use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::Value;
 
+use super::names;
 use crate::store::Item;
 
 /// Request charges: reads cost 1 RU, writes a few (the real service's scale);
@@ -21,7 +22,7 @@ fn json_response(status: StatusCode, body: impl Into<Body>, charge: &'static str
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
-    headers.insert("x-ms-request-charge", HeaderValue::from_static(charge));
+    headers.insert(names::REQUEST_CHARGE, HeaderValue::from_static(charge));
     response
 }
 
@@ -60,7 +61,7 @@ pub fn item_written(
     }
     let mut response = status.into_response();
     let headers = response.headers_mut();
-    headers.insert("x-ms-request-charge", HeaderValue::from_static(charge));
+    headers.insert(names::REQUEST_CHARGE, HeaderValue::from_static(charge));
     if let Ok(etag) = HeaderValue::from_str(&stored.etag.to_string()) {
         headers.insert(header::ETAG, etag);
     }
@@ -71,7 +72,7 @@ pub fn no_content(charge: &'static str) -> Response {
     let mut response = StatusCode::NO_CONTENT.into_response();
     response
         .headers_mut()
-        .insert("x-ms-request-charge", HeaderValue::from_static(charge));
+        .insert(names::REQUEST_CHARGE, HeaderValue::from_static(charge));
     response
 }
 

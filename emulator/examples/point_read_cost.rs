@@ -1,0 +1,120 @@
+//! The server's own cost of a point read: the whole router (layers,
+//! authentication, handler, headers) called in process, without sockets or
+//! a client, so that a profile shows only the emulator's work. The network
+//! benchmark (`cargo xtask bench`) is too noisy on a shared machine to see
+//! a few percent; an instruction count is not:
+//!
+//! ```sh
+//! cargo build --release -p cosmos-emulator --example point_read_cost
+//! # instructions per read: the difference of two runs cancels the setup
+//! valgrind --tool=callgrind target/release/examples/point_read_cost 10000
+//! valgrind --tool=callgrind target/release/examples/point_read_cost 40000
+//! ```
+//!
+//! Run natively it prints the time per read; `perf record -g` on a build
+//! with `-C force-frame-pointers=yes` gives call stacks.
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::http::Request;
+use cosmos_emulator::auth::{self, MasterKey};
+use cosmos_emulator::{app, AppState, Clock, ClockMode, SharedState, Store};
+use tower::ServiceExt;
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+fn signed(key: &MasterKey, method: &str, path: &str, body: Option<String>) -> Request<Body> {
+    let date = httpdate::fmt_http_date(std::time::SystemTime::now());
+    let resource = auth::signed_resource(path);
+    let payload = auth::payload(
+        method,
+        &resource.resource_type,
+        &resource.links[0],
+        &date,
+        "",
+    );
+    let mut builder = Request::builder()
+        .method(method)
+        .uri(path)
+        .header("authorization", auth::authorization_header(key, &payload))
+        .header("x-ms-date", date)
+        .header("x-ms-version", "2020-07-15")
+        .header("user-agent", "read-profile/1")
+        .header("accept", "application/json");
+    if path.contains("/docs") {
+        builder = builder.header("x-ms-documentdb-partitionkey", "[\"p1\"]");
+    }
+    builder
+        .body(body.map(Body::from).unwrap_or_default())
+        .unwrap()
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(300_000);
+    let key = MasterKey::from_base64(cosmos_emulator::WELL_KNOWN_KEY).unwrap();
+    let state = AppState::new(SharedState {
+        store: Arc::new(Store::new(Clock::new(ClockMode::Manual { start: None }))),
+        key: key.clone(),
+        scheme: "http",
+        certificate: None,
+        local_addr: "127.0.0.1:8081".parse().unwrap(),
+    });
+    let service = app(state);
+    let send = |request: Request<Body>| {
+        let service = service.clone();
+        async move {
+            let response = service.oneshot(request).await.unwrap();
+            let status = response.status();
+            let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+                .await
+                .unwrap();
+            (status, body)
+        }
+    };
+    let (s, b) = send(signed(&key, "POST", "/dbs", Some(r#"{"id":"db"}"#.into()))).await;
+    assert!(s.is_success(), "{s} {b:?}");
+    let (s, b) = send(signed(
+        &key,
+        "POST",
+        "/dbs/db/colls",
+        Some(r#"{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash","version":2}}"#.into()),
+    ))
+    .await;
+    assert!(s.is_success(), "{s} {b:?}");
+    let filler = "x".repeat(900);
+    for i in 0..1000 {
+        let body = format!(r#"{{"id":"item{i}","pk":"p1","filler":"{filler}"}}"#);
+        let (s, b) = send(signed(&key, "POST", "/dbs/db/colls/c/docs", Some(body))).await;
+        assert!(s.is_success(), "{s} {b:?}");
+    }
+    let requests: Vec<Request<Body>> = (0..n)
+        .map(|i| {
+            signed(
+                &key,
+                "GET",
+                &format!("/dbs/db/colls/c/docs/item{}", i % 1000),
+                None,
+            )
+        })
+        .collect();
+    let started = Instant::now();
+    let mut bytes = 0;
+    for request in requests {
+        let (s, b) = send(request).await;
+        debug_assert!(s.is_success());
+        bytes += b.len();
+    }
+    let elapsed = started.elapsed();
+    println!(
+        "{n} reads: {:.3} s, {:.2} µs/read ({} bytes each)",
+        elapsed.as_secs_f64(),
+        elapsed.as_secs_f64() * 1e6 / n as f64,
+        bytes / n
+    );
+}
