@@ -107,6 +107,7 @@ fn routes() -> Router<AppState> {
         )
         .route("/_emulator/stats", get(control::stats))
         .route("/_emulator/purge", axum::routing::post(control::purge))
+        .route("/_emulator/split", axum::routing::post(control::split))
 }
 
 /// Users and their permissions.
@@ -280,10 +281,11 @@ async fn envelope(State(state): State<AppState>, request: Request, next: Next) -
 fn common_headers(headers: &mut HeaderMap, activity_id: HeaderValue, store: &Store) {
     headers.insert("x-ms-activity-id", activity_id);
     // Read after the handler: a write's token names at least its own LSN.
-    headers.insert(
-        "x-ms-session-token",
-        container_context::session_token(store.session_lsn()),
+    let token = container_context::session_token(
+        headers.get("x-ms-documentdb-partitionkeyrangeid"),
+        store.session_lsn(),
     );
+    headers.insert("x-ms-session-token", token);
     headers
         .entry("x-ms-request-charge")
         .or_insert(HeaderValue::from_static("1"));

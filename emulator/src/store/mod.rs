@@ -36,7 +36,7 @@ pub use log::{
     DEFAULT_RETENTION_SECONDS as DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
 };
 pub use offers::{Migration, Throughput};
-pub use ranges::RangeMap;
+pub use ranges::{Range, RangeMap, SplitRefusal};
 pub use users::{CreateMode, Grant, PermissionMode, PermissionView};
 
 use crate::clock::Clock;
@@ -146,6 +146,10 @@ pub struct ContainerContext {
     pub owner: OwnerHeaders,
     /// The last LSN of the container's change log.
     pub lsn: u64,
+    /// The partition key range the response names (the item's range for
+    /// an item request): its `x-ms-documentdb-partitionkeyrangeid` and the
+    /// range of its session token.
+    pub range: u32,
 }
 
 /// What kind of item write a request asks for.
@@ -440,6 +444,7 @@ impl Store {
             Ok(ContainerContext {
                 owner: c.owner.clone(),
                 lsn: c.log().last_lsn(),
+                range: c.ranges().ranges()[0].id,
             })
         })
     }
@@ -497,23 +502,27 @@ impl Store {
         id: &str,
     ) -> ApiResult<(ContainerContext, ApiResult<Item>)> {
         self.with_container(database, container, |c, now| {
-            let context = ContainerContext {
+            let mut context = ContainerContext {
                 owner: c.owner.clone(),
                 lsn: c.log().last_lsn(),
+                range: c.ranges().ranges()[0].id,
             };
-            let found = Self::key_from_header(c, partition_key, id)
-                .and_then(|key| c.get(&key, now).cloned().ok_or_else(ApiError::not_found));
+            let found = Self::key_from_header(c, partition_key, id).and_then(|key| {
+                context.range = c.range_of(key.pk());
+                c.get(&key, now).cloned().ok_or_else(ApiError::not_found)
+            });
             Ok((context, found))
         })
     }
 
-    /// Create, upsert or replace. Returns 201 for a new item, 200 otherwise.
+    /// Create, upsert or replace. Returns 201 for a new item, 200 otherwise,
+    /// with the item and the id of the range holding it.
     pub fn write_item(
         &self,
         database: &str,
         container: &str,
         mut write: ItemWrite<'_>,
-    ) -> ApiResult<(StatusCode, Item)> {
+    ) -> ApiResult<(StatusCode, Item, u32)> {
         let (id, item_ttl) = checked_write(&mut write.body, write.url_id)?;
         let now = self.clock.now();
         let mut catalog = self.write();
@@ -530,10 +539,11 @@ impl Store {
             }
             (_, None) => StatusCode::CREATED,
         };
+        let range = c.range_of(key.pk());
         let (item, expires) = write_and_expiry(c, key, write.body, item_ttl, now)?;
         drop(catalog);
         self.item_written(expires);
-        Ok((status, item))
+        Ok((status, item, range))
     }
 
     /// Runs `f` on the live item that a request addresses, under the write
@@ -555,30 +565,60 @@ impl Store {
     }
 
     /// Applies `edit` to the live item's body, then stores the result as a
-    /// write (used by patch). `edit` returns the new body.
+    /// write (used by patch). `edit` returns the new body. Returns the item
+    /// and the id of the range holding it.
     pub fn edit_item(
         &self,
         address: ItemAddress<'_>,
         edit: impl FnOnce(Map<String, Value>) -> ApiResult<Map<String, Value>>,
-    ) -> ApiResult<Item> {
+    ) -> ApiResult<(Item, u32)> {
         let id = address.id;
-        let (item, expires) = self.with_live_item(address, |c, key, now| {
+        let (item, expires, range) = self.with_live_item(address, |c, key, now| {
             let current = c.get(&key, now).expect("live");
             let (body, item_ttl) = edited(c, &key, id, current, edit)?;
-            write_and_expiry(c, key, body, item_ttl, now)
+            let range = c.range_of(key.pk());
+            let (item, expires) = write_and_expiry(c, key, body, item_ttl, now)?;
+            Ok((item, expires, range))
         })?;
         self.item_written(expires);
-        Ok(item)
+        Ok((item, range))
     }
 
-    /// Deletes the live item; returns the LSN of its delete.
-    pub fn delete_item(&self, address: ItemAddress<'_>) -> ApiResult<u64> {
-        let lsn = self.with_live_item(address, |c, key, now| {
+    /// Deletes the live item; returns the LSN of its delete and the id of
+    /// the range that held it.
+    pub fn delete_item(&self, address: ItemAddress<'_>) -> ApiResult<(u64, u32)> {
+        let deleted = self.with_live_item(address, |c, key, now| {
             c.remove(&key, now, false);
-            Ok(c.log().last_lsn())
+            Ok((c.log().last_lsn(), c.range_of(key.pk())))
         })?;
         self.wrote();
-        Ok(lsn)
+        Ok(deleted)
+    }
+
+    /// Splits a container's range in two (`POST /_emulator/split`); returns
+    /// the children. The items stay; requests naming the parent are 410.
+    pub fn split_range(
+        &self,
+        database: &str,
+        container: &str,
+        range: &str,
+    ) -> ApiResult<[Range; 2]> {
+        let mut catalog = self.write();
+        let c = catalog.database_mut(database)?.container_mut(container)?;
+        c.split_range(range).map_err(|refusal| match refusal {
+            SplitRefusal::Unknown => ApiError::not_found().with_message(format!(
+                "The partition key range '{range}' does not exist in container '{container}': \
+                 send the id of one of its current ranges (GET .../pkranges)."
+            )),
+            SplitRefusal::TooNarrow => ApiError::bad_request(format!(
+                "The partition key range '{range}' cannot be split: it spans a single hash value."
+            )),
+            SplitRefusal::TooMany => ApiError::bad_request(format!(
+                "The partition key range '{range}' cannot be split: the container has {} ranges, \
+                 the most this emulator keeps.",
+                ranges::MAX_RANGES
+            )),
+        })
     }
 
     /// Deletes every item of the logical partition the header names, or of
