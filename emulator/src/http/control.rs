@@ -110,7 +110,10 @@ pub async fn split(State(state): State<AppState>, body: Body) -> ApiResult<Respo
     let children: Vec<_> = listing
         .documents
         .into_iter()
-        .filter(|d| children.iter().any(|c| d["id"] == c.id.to_string()))
+        .filter(|d| {
+            let id = d["id"].as_str().and_then(|id| id.parse::<u32>().ok());
+            children.iter().any(|c| Some(c.id) == id)
+        })
         .collect();
     Ok(Json(json!({"PartitionKeyRanges": children})).into_response())
 }
