@@ -387,3 +387,29 @@ fn ttl_is_exact_after_a_split() {
         ITEMS
     );
 }
+
+#[test]
+fn a_bulk_request_for_the_parent_is_gone_and_writes_nothing() {
+    let c = container("400");
+    assert_eq!(split(&c, "0").status, 200);
+    let operations = json!([{"operationType": "Create", "partitionKey": "[\"p1\"]", "resourceBody": {"id": "b", "pk": "p1"}}]);
+    let send = |range: &str| {
+        c.post(
+            &format!("{COLL}/docs"),
+            &operations,
+            &[
+                ("x-ms-cosmos-is-batch-request", "True"),
+                ("x-ms-cosmos-batch-atomic", "False"),
+                ("x-ms-documentdb-partitionkeyrangeid", range),
+            ],
+        )
+    };
+    let gone = send("0");
+    gone.assert_error(410, "Gone");
+    assert_eq!(gone.header("x-ms-substatus"), Some("1002"));
+    assert_eq!(c.read_item("b", "p1").status, 404, "nothing written");
+    // A current range takes it.
+    let reply = send("1");
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(c.read_item("b", "p1").status, 200);
+}

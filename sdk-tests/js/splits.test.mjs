@@ -173,6 +173,27 @@ forEachScheme("range splits", (ctx) => {
     assert.deepEqual(resources.map((d) => d.n).sort((a, b) => a - b), Array.from({ length: ITEMS }, (_, i) => i + 100));
   });
 
+  test("bulk regroups its operations on the children", async () => {
+    const { container, split } = await setup();
+    // The SDK's routing map still has range "0": its first bulk request for
+    // it is 410/1002, then it reads the ranges again and regroups.
+    const warm = await container.items.bulk([
+      { operationType: "Create", resourceBody: { id: "warm", pk: "p0" } },
+    ]);
+    assert.equal(warm[0].statusCode, 201);
+    await split("0");
+    answers.length = 0;
+    const operations = Array.from({ length: 20 }, (_, i) => ({
+      operationType: "Create",
+      resourceBody: { id: `b${i}`, pk: `p${i % 8}`, n: i },
+    }));
+    const results = await container.items.bulk(operations);
+    assert.deepEqual(results.map((r) => r.statusCode), Array(20).fill(201));
+    assert.ok(metTheSplit(), "the SDK met the parent's 410/1002");
+    const { resources } = await container.items.query("SELECT VALUE COUNT(1) FROM c").fetchAll();
+    assert.deepEqual(resources, [ITEMS + 21]);
+  });
+
   test("TTL stays exact after a split", async () => {
     const { container, split } = await setup({ defaultTtl: -1 });
     for (let i = 0; i < ITEMS; i++) {
