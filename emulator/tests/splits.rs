@@ -413,3 +413,26 @@ fn a_bulk_request_for_the_parent_is_gone_and_writes_nothing() {
     assert_eq!(reply.status, 200, "{}", reply.body);
     assert_eq!(c.read_item("b", "p1").status, 200);
 }
+
+#[test]
+fn splits_need_the_master_key_and_work_with_the_system_clock() {
+    let c = TestClient::start_with(
+        cosmos_emulator::ClockMode::System,
+        common::Purge::Background,
+    );
+    assert_eq!(c.post("/dbs", &json!({"id": DB}), &[]).status, 201);
+    assert_eq!(c.create_container("c", None).status, 201);
+    let body = json!({"database": DB, "container": "c", "range": "0"});
+    let unsigned = c.send_with_authorization(
+        "type=master&ver=1.0&sig=AAAA",
+        reqwest::Method::POST,
+        "/_emulator/split",
+        &[],
+        Some(&body),
+    );
+    unsigned.assert_error(401, "Unauthorized");
+    assert_eq!(range_ids(&pkranges(&c, None)), ["0"], "nothing split");
+    let reply = split(&c, "0");
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(range_ids(&pkranges(&c, None)), ["1", "2"]);
+}
