@@ -178,6 +178,16 @@ export class Clock {
     if (res.status !== 200) throw new Error(`POST /_emulator/purge: ${res.status} ${res.body}`);
     return JSON.parse(res.body).purged;
   }
+  /** POST /_emulator/split: splits the range in two; the children as pkranges lists them. */
+  async split(database, container, range) {
+    const url = new URL("split", this.url).toString();
+    const headers = masterKeyHeaders("POST", "", "", this.key);
+    headers["content-type"] = "application/json";
+    const body = JSON.stringify({ database, container, range });
+    const res = await request(url, { method: "POST", headers, body, agent: this.agent });
+    if (res.status !== 200) throw new Error(`POST /_emulator/split: ${res.status} ${res.body}`);
+    return JSON.parse(res.body).PartitionKeyRanges;
+  }
 }
 
 export function unique(prefix) {

@@ -178,5 +178,16 @@ class Clock:
             return json.loads(resp.read())["purged"]
 
 
+    def split(self, database: str, container: str, range_id: str) -> list:
+        """POST /_emulator/split: splits the range in two; the children as pkranges lists them."""
+        headers = master_key_headers("POST", "", "", self.key)
+        headers["content-type"] = "application/json"
+        url = self.url.rsplit("/", 1)[0] + "/split"
+        body = json.dumps({"database": database, "container": container, "range": range_id})
+        req = urllib.request.Request(url, data=body.encode(), method="POST", headers=headers)
+        with urllib.request.urlopen(req, context=self.context, timeout=30) as resp:
+            return json.loads(resp.read())["PartitionKeyRanges"]
+
+
 def new_workdir() -> Path:
     return Path(tempfile.mkdtemp(prefix="cosmos-sdk-tests-"))

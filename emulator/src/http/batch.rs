@@ -46,6 +46,17 @@ pub fn execute(
     headers: &HeaderMap,
     body: &Body,
 ) -> ApiResult<Response> {
+    if let Some(id) = headers.text("x-ms-documentdb-partitionkeyrangeid") {
+        // A batch the SDK grouped for a range that is gone (split): 410/1002,
+        // and the SDK regroups its operations on the current ranges.
+        state.store.with_container(db, coll, |c, _| {
+            let ranges = c.ranges();
+            match ranges.by_id(id) {
+                Some(_) => Ok(()),
+                None => Err(super::scope::range_gone(id, ranges)),
+            }
+        })?;
+    }
     let operations = operations(&body.0, state.store.clock.now_millis())?;
     let reads: Vec<bool> = operations
         .iter()

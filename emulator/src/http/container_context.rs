@@ -5,8 +5,9 @@
 //! tokens by (`x-ms-content-path`, `x-ms-alt-content-path`, the session
 //! token, `lsn`, `x-ms-global-committed-lsn`, `x-ms-item-lsn`).
 //!
-//! The session token is the service's `{pkRangeId}:{version}#{globalLsn}`,
-//! one range (`0`), version `-1`, with the store's LSN, which every write
+//! The session token is the service's `{pkRangeId}:{version}#{globalLsn}`:
+//! the range of the item (of the range a feed read; `0` otherwise), version
+//! `-1`, with the store's LSN, which every write
 //! to any resource moves on (the envelope sets it on every response): the
 //! SDKs keep tokens from container responses too (the Rust SDK) and send
 //! them on item reads, so tokens must compare across all of them. The
@@ -151,17 +152,28 @@ pub fn decorate(
 fn owner_headers(headers: &mut HeaderMap, context: &ContainerContext) {
     headers.insert(names::CONTENT_PATH, context.owner.rid.clone());
     headers.insert(names::ALT_CONTENT_PATH, context.owner.path.clone());
-    // The one partition key range: without it the Python SDK takes every
-    // write for a split and refreshes its routing map.
-    headers.insert(names::PARTITION_KEY_RANGE_ID, HeaderValue::from_static("0"));
+    // The item's range (or the range a feed read): the Python SDK takes a
+    // write naming a range it does not know for a split and refreshes its
+    // routing map. The envelope names it in the session token too.
+    headers.insert(
+        names::PARTITION_KEY_RANGE_ID,
+        HeaderValue::from(context.range),
+    );
 }
 
-/// `0:-1#{lsn}`, written on the stack: the header copies it once.
-pub fn session_token(lsn: u64) -> HeaderValue {
+/// `{range}:-1#{lsn}`, written on the stack: the header copies it once.
+/// `range` is a response's `x-ms-documentdb-partitionkeyrangeid` (digits),
+/// `0` for a response naming none.
+pub fn session_token(range: Option<&HeaderValue>, lsn: u64) -> HeaderValue {
     use std::io::Write;
-    let mut buffer = [0u8; 32];
+    let range = range
+        .map(HeaderValue::as_bytes)
+        .filter(|r| !r.is_empty() && r.len() <= 10 && r.iter().all(u8::is_ascii_digit))
+        .unwrap_or(b"0");
+    let mut buffer = [0u8; 48];
     let mut cursor = std::io::Cursor::new(&mut buffer[..]);
-    write!(cursor, "0:-1#{lsn}").expect("fits in 32 bytes");
+    cursor.write_all(range).expect("fits in 48 bytes");
+    write!(cursor, ":-1#{lsn}").expect("fits in 48 bytes");
     let written = cursor.position() as usize;
     HeaderValue::from_bytes(&buffer[..written]).expect("ascii digits")
 }
@@ -172,11 +184,18 @@ mod tests {
 
     #[test]
     fn session_tokens_as_the_service_writes_them() {
-        assert_eq!(session_token(12), "0:-1#12");
+        assert_eq!(session_token(None, 12), "0:-1#12");
         assert_eq!(
-            session_token(u64::MAX),
+            session_token(None, u64::MAX),
             format!("0:-1#{}", u64::MAX).as_str()
         );
+        let range = HeaderValue::from(u32::MAX);
+        assert_eq!(
+            session_token(Some(&range), u64::MAX),
+            format!("{}:-1#{}", u32::MAX, u64::MAX).as_str()
+        );
+        let odd = HeaderValue::from_static("1,2");
+        assert_eq!(session_token(Some(&odd), 3), "0:-1#3");
     }
 
     #[test]

@@ -4,7 +4,10 @@
 //! `GET /_emulator/stats`, the items stored per container (expired or not
 //! yet purged included), with either clock; and `POST /_emulator/purge`,
 //! which returns once every item due at the emulator's time is purged (its
-//! TTL delete in the change log): a deterministic wait for tests.
+//! TTL delete in the change log): a deterministic wait for tests; and
+//! `POST /_emulator/split` `{"database", "container", "range"}`, which
+//! splits one partition key range in two (see `store/ranges.rs`), with
+//! either clock, and answers the children as `pkranges` lists them.
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
@@ -15,6 +18,14 @@ use serde_json::json;
 use super::request::Body;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Split {
+    database: String,
+    container: String,
+    range: String,
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -80,4 +91,29 @@ pub async fn purge(State(state): State<AppState>) -> ApiResult<Response> {
         )
     })?;
     Ok(Json(json!({"purged": purged})).into_response())
+}
+
+/// Splits a range: 200 `{"PartitionKeyRanges": [left, right]}`, the
+/// children as `pkranges` lists them from now on.
+pub async fn split(State(state): State<AppState>, body: Body) -> ApiResult<Response> {
+    let Split {
+        database,
+        container,
+        range,
+    } = body.typed("split")?;
+    let children = state.store.split_range(&database, &container, &range)?;
+    let (resource, _) = state.store.container(&database, &container)?;
+    let ranges = state
+        .store
+        .with_container(&database, &container, |c, _| Ok(c.ranges().clone()))?;
+    let listing = super::pkranges::listing(&resource, &ranges);
+    let children: Vec<_> = listing
+        .documents
+        .into_iter()
+        .filter(|d| {
+            let id = d["id"].as_str().and_then(|id| id.parse::<u32>().ok());
+            children.iter().any(|c| Some(c.id) == id)
+        })
+        .collect();
+    Ok(Json(json!({"PartitionKeyRanges": children})).into_response())
 }

@@ -88,12 +88,13 @@ pub async fn create_or_query(
         {
             query.check_servable_across_partitions()?;
         }
-        let context = container_context::check(&state, &db, &coll, &headers, true)?;
+        let mut context = container_context::check(&state, &db, &coll, &headers, true)?;
         let mut response = run_query(&state, &db, &coll, &headers, &query, QUERY_CHARGE)?;
+        context.range = addressed_range(&headers).unwrap_or(context.range);
         decorate(&mut response, &context, context.lsn, None, &uri);
         return Ok(response);
     }
-    let context = container_context::check(&state, &db, &coll, &headers, false)?;
+    let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
     let mode = if headers.is_upsert() {
         WriteMode::Upsert
     } else {
@@ -106,7 +107,8 @@ pub async fn create_or_query(
         if_match: headers.if_match(),
         body: body.object()?,
     };
-    let (status, stored) = state.store.write_item(&db, &coll, write)?;
+    let (status, stored, range) = state.store.write_item(&db, &coll, write)?;
+    context.range = range;
     let mut response = item_written(status, &stored, WRITE_CHARGE, minimal(&headers));
     decorate(&mut response, &context, stored.lsn, Some(stored.lsn), &uri);
     Ok(response)
@@ -122,7 +124,7 @@ pub async fn read_feed(
     if super::change_feed::is_change_feed(&headers) {
         return Ok(super::change_feed::read(&state, &db, &coll, &headers)?);
     }
-    let context = container_context::check(&state, &db, &coll, &headers, true)?;
+    let mut context = container_context::check(&state, &db, &coll, &headers, true)?;
     // Prepared once: SDKs read feeds (and poll them) often.
     static ALL: LazyLock<PreparedQuery> = LazyLock::new(|| {
         PreparedQuery::prepare(&QueryBody {
@@ -132,8 +134,16 @@ pub async fn read_feed(
         .expect("a valid query")
     });
     let mut response = run_query(&state, &db, &coll, &headers, &ALL, READ_CHARGE)?;
+    context.range = addressed_range(&headers).unwrap_or(context.range);
     decorate(&mut response, &context, context.lsn, None, &uri);
     Ok(response)
+}
+
+/// The id of the range a feed request names (`{id}` or `{collectionRid},{id}`);
+/// it answered, so the range exists.
+fn addressed_range(headers: &HeaderMap) -> Option<u32> {
+    let id = headers.text("x-ms-documentdb-partitionkeyrangeid")?;
+    id.rsplit(',').next()?.trim().parse().ok()
 }
 
 fn run_query(
@@ -211,7 +221,7 @@ pub async fn replace(
     headers: HeaderMap,
     body: Body,
 ) -> Reply {
-    let context = container_context::check(&state, &db, &coll, &headers, false)?;
+    let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
     let write = ItemWrite {
         mode: WriteMode::Replace,
@@ -220,7 +230,8 @@ pub async fn replace(
         if_match: headers.if_match(),
         body: body.object()?,
     };
-    let (_, stored) = state.store.write_item(&db, &coll, write)?;
+    let (_, stored, range) = state.store.write_item(&db, &coll, write)?;
+    context.range = range;
     let mut response = item_written(StatusCode::OK, &stored, WRITE_CHARGE, minimal(&headers));
     decorate(&mut response, &context, stored.lsn, Some(stored.lsn), &uri);
     Ok(response)
@@ -233,7 +244,7 @@ pub async fn patch(
     headers: HeaderMap,
     body: Body,
 ) -> Reply {
-    let context = container_context::check(&state, &db, &coll, &headers, false)?;
+    let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
     let edit = patch_edit(body.typed("patch")?, state.store.clock.now_millis())?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
     let target = ItemAddress {
@@ -243,7 +254,8 @@ pub async fn patch(
         id: &id,
         if_match: headers.if_match(),
     };
-    let stored = state.store.edit_item(target, edit)?;
+    let (stored, range) = state.store.edit_item(target, edit)?;
+    context.range = range;
     let mut response = item_written(StatusCode::OK, &stored, WRITE_CHARGE, minimal(&headers));
     decorate(&mut response, &context, stored.lsn, Some(stored.lsn), &uri);
     Ok(response)
@@ -284,15 +296,16 @@ pub async fn delete(
     uri: Uri,
     headers: HeaderMap,
 ) -> Reply {
-    let context = container_context::check(&state, &db, &coll, &headers, false)?;
+    let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
-    let lsn = state.store.delete_item(ItemAddress {
+    let (lsn, range) = state.store.delete_item(ItemAddress {
         database: &db,
         container: &coll,
         partition_key: pk.as_deref(),
         id: &id,
         if_match: headers.if_match(),
     })?;
+    context.range = range;
     let mut response = no_content(WRITE_CHARGE);
     decorate(&mut response, &context, lsn, None, &uri);
     Ok(response)

@@ -128,6 +128,7 @@ fn routes() -> Router<AppState> {
         )
         .route("/_emulator/stats", get(control::stats))
         .route("/_emulator/purge", axum::routing::post(control::purge))
+        .route("/_emulator/split", axum::routing::post(control::split))
 }
 
 /// Users and their permissions.
@@ -301,10 +302,11 @@ async fn envelope(State(state): State<AppState>, request: Request, next: Next) -
 fn common_headers(headers: &mut HeaderMap, activity_id: HeaderValue, store: &Store) {
     headers.insert(names::ACTIVITY_ID, activity_id);
     // Read after the handler: a write's token names at least its own LSN.
-    headers.insert(
-        names::SESSION_TOKEN,
-        container_context::session_token(store.session_lsn()),
+    let token = container_context::session_token(
+        headers.get(names::PARTITION_KEY_RANGE_ID),
+        store.session_lsn(),
     );
+    headers.insert(names::SESSION_TOKEN, token);
     headers
         .entry(names::REQUEST_CHARGE)
         .or_insert(HeaderValue::from_static("1"));

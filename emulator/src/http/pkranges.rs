@@ -1,18 +1,76 @@
 //! `GET .../pkranges`: the container's physical partition key ranges (one
-//! `["", "FF")` by default, several for a container with more throughput;
-//! see `store/ranges.rs`), served as the incremental feed the SDKs poll
-//! until they get a literal 304 (PROTOCOL.md, "the trap").
+//! `["", "FF")` by default, several for a container with more throughput,
+//! more after splits; see `store/ranges.rs`), served as the incremental
+//! feed the SDKs poll until they get a literal 304 (PROTOCOL.md, "the
+//! trap").
+//!
+//! The etag names the container and its ranges' version (the splits it
+//! has seen): `If-None-Match` with the current etag is 304; with an older
+//! one (or none), 200 with every current range, children listing their
+//! `parents`, so that a client merging changes into its routing map (the
+//! Python SDK) drops the parents, and one rebuilding it (JavaScript) gets
+//! the full map.
 
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::request::{CosmosHeaders, PathParams};
 use super::response::{feed, READ_CHARGE};
 use super::AppState;
 use crate::error::ApiResult;
+use crate::store::{Range, RangeMap};
+
+/// A container's ranges as `pkranges` serves them.
+pub struct Listing {
+    pub etag: String,
+    pub documents: Vec<Value>,
+}
+
+/// The ranges `ranges` of the container resource `container` (its JSON),
+/// as documents, under the etag of their version.
+pub fn listing(container: &Value, ranges: &RangeMap) -> Listing {
+    let rid = container["_rid"].as_str().unwrap_or_default();
+    let etag = format!("\"pkranges-{rid}-{}\"", ranges.version());
+    let documents = ranges
+        .ranges()
+        .iter()
+        .map(|range| document(container, range, ranges.count(), &etag))
+        .collect();
+    Listing { etag, documents }
+}
+
+/// One range, as the service lists it.
+fn document(container: &Value, range: &Range, count: usize, etag: &str) -> Value {
+    let rid = container["_rid"].as_str().unwrap_or_default();
+    let link = container["_self"].as_str().unwrap_or_default();
+    let ts = container["_ts"].as_i64().unwrap_or_default();
+    // Each range's share of the container's throughput (`1` for the one range).
+    let fraction = if count == 1 {
+        json!(1)
+    } else {
+        json!(1.0 / count as f64)
+    };
+    let range_rid = crate::rid::partition_key_range(rid, range.id);
+    let parents: Vec<String> = range.parents.iter().map(u32::to_string).collect();
+    json!({
+        "_rid": range_rid,
+        "id": range.id.to_string(),
+        "_etag": etag,
+        "minInclusive": range.min,
+        "maxExclusive": range.max,
+        "ridPrefix": range.id,
+        "_self": format!("{link}pkranges/{range_rid}/"),
+        "throughputFraction": fraction,
+        "status": "online",
+        "parents": parents,
+        "_ts": ts,
+        // Later for a child than for the ranges it came from.
+        "_lsn": 1 + range.parents.len(),
+    })
+}
 
 pub async fn read(
     State(state): State<AppState>,
@@ -20,52 +78,22 @@ pub async fn read(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let (container, _) = state.store.container(&db, &coll)?;
-    let rid = container["_rid"].as_str().unwrap_or_default().to_string();
-    let link = container["_self"].as_str().unwrap_or_default().to_string();
-    let ts = container["_ts"].as_i64().unwrap_or_default();
-    // The ranges never change, so one etag per container serves forever.
-    let etag = format!("\"pkranges-{rid}\"");
-    if headers.text("if-none-match") == Some(etag.as_str()) {
-        let mut response = StatusCode::NOT_MODIFIED.into_response();
-        response
-            .headers_mut()
-            .insert(header::ETAG, HeaderValue::from_str(&etag).expect("ascii"));
-        return Ok(response);
-    }
     let ranges = state
         .store
         .with_container(&db, &coll, |c, _| Ok(c.ranges().clone()))?;
-    let count = ranges.count();
-    // Each range's share of the container's throughput (`1` for the one range).
-    let fraction = if count == 1 {
-        json!(1)
-    } else {
-        json!(1.0 / count as f64)
-    };
-    let documents: Vec<Bytes> = (0..count)
-        .map(|index| {
-            let (min, max) = ranges.bounds(index);
-            let range_rid = crate::rid::partition_key_range(&rid, index as u32);
-            let range = json!({
-                "_rid": range_rid,
-                "id": index.to_string(),
-                "_etag": etag,
-                "minInclusive": min,
-                "maxExclusive": max,
-                "ridPrefix": index,
-                "_self": format!("{link}pkranges/{range_rid}/"),
-                "throughputFraction": fraction,
-                "status": "online",
-                "parents": [],
-                "_ts": ts,
-                "_lsn": 1,
-            });
-            Bytes::from(range.to_string())
-        })
+    let Listing { etag, documents } = listing(&container, &ranges);
+    let etag_header = HeaderValue::from_str(&etag).expect("ascii");
+    if headers.text("if-none-match") == Some(etag.as_str()) {
+        let mut response = StatusCode::NOT_MODIFIED.into_response();
+        response.headers_mut().insert(header::ETAG, etag_header);
+        return Ok(response);
+    }
+    let rid = container["_rid"].as_str().unwrap_or_default();
+    let documents: Vec<Bytes> = documents
+        .iter()
+        .map(|d| Bytes::from(d.to_string()))
         .collect();
-    let mut response = feed(&rid, "PartitionKeyRanges", &documents, None, READ_CHARGE);
-    response
-        .headers_mut()
-        .insert(header::ETAG, HeaderValue::from_str(&etag).expect("ascii"));
+    let mut response = feed(rid, "PartitionKeyRanges", &documents, None, READ_CHARGE);
+    response.headers_mut().insert(header::ETAG, etag_header);
     Ok(response)
 }

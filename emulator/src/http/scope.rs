@@ -19,7 +19,7 @@ use super::request::CosmosHeaders;
 use crate::epk;
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::{KeyScope, PartitionKeyDefinition};
-use crate::store::Container;
+use crate::store::{Container, RangeMap};
 
 /// A request's scope within one container.
 pub struct FeedScope<'a> {
@@ -39,10 +39,8 @@ impl<'a> FeedScope<'a> {
         let mut epk = EpkFilter::from_headers(definition, headers)?;
         if let Some(id) = headers.text("x-ms-documentdb-partitionkeyrangeid") {
             let ranges = container.ranges();
-            let index = ranges
-                .by_id(id)
-                .ok_or_else(|| range_gone(id, ranges.count()))?;
-            epk.narrow_to(ranges.bounds(index));
+            let range = ranges.by_id(id).ok_or_else(|| range_gone(id, ranges))?;
+            epk.narrow_to((&range.min, &range.max));
         }
         Ok(FeedScope { key, epk })
     }
@@ -136,18 +134,28 @@ impl<'a> EpkFilter<'a> {
     }
 }
 
-/// 410 with substatus 1002: the range a request names does not exist (the
-/// SDKs then read `pkranges` again and retry on the ranges they find).
-pub fn range_gone(id: &str, count: usize) -> ApiError {
-    ApiError::new(
-        StatusCode::GONE,
+/// 410 with substatus 1002: the range a request names is gone (split) or
+/// never was (the SDKs then read `pkranges` again and retry on the ranges
+/// they find).
+pub fn range_gone(id: &str, ranges: &RangeMap) -> ApiError {
+    let message = if ranges.was_split(id) {
         format!(
-            "The partition key range '{id}' does not exist (this container has {count} range(s), \
-             \"0\" to \"{}\"): read the ranges again.",
-            count - 1
-        ),
-    )
-    .with_substatus(PARTITION_KEY_RANGE_GONE)
+            "The partition key range '{id}' is gone: it was split. Read the partition key \
+             ranges again (GET .../pkranges) and address its children."
+        )
+    } else {
+        let mut ids: Vec<String> = ranges.ranges().iter().map(|r| r.id.to_string()).collect();
+        if ids.len() > 8 {
+            ids.truncate(8);
+            ids.push("...".into());
+        }
+        format!(
+            "The partition key range '{id}' is gone: this container has no such range (its \
+             ranges are {}). Read the partition key ranges again.",
+            ids.join(", ")
+        )
+    };
+    ApiError::new(StatusCode::GONE, message).with_substatus(PARTITION_KEY_RANGE_GONE)
 }
 
 /// The substatus of 410 for a partition key range that is gone.

@@ -16,7 +16,7 @@ use super::indexing;
 use super::item::{new_etag, Etag, Item, ItemKey, MAX_ITEM_BYTES};
 use super::latest::LatestWrites;
 use super::log::{Change, ChangeKind, ChangeLog};
-use super::ranges::RangeMap;
+use super::ranges::{Range, RangeMap, SplitRefusal};
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::{KeyScope, PartitionKeyDefinition};
 use crate::query::ComputedProperties;
@@ -122,7 +122,8 @@ pub struct Container {
     log: ChangeLog,
     /// Live items by the LSN of their last write: the latest-version feed.
     by_lsn: LatestWrites,
-    /// The physical partition key ranges (`pkranges`), fixed at creation.
+    /// The physical partition key ranges (`pkranges`): set at creation,
+    /// changed by splits.
     ranges: RangeMap,
     /// The container's RID and name path as response headers, built once:
     /// every item response carries them (`x-ms-content-path`,
@@ -203,15 +204,21 @@ impl Container {
         self.ranges = ranges;
     }
 
-    /// The index (= id) of the range holding the items of the canonical
-    /// partition key `pk`: for the pkrangeid of an item's responses.
-    pub fn range_of(&self, pk: &str) -> usize {
-        if self.ranges.count() == 1 {
-            return 0;
+    /// Splits the range `id` in two (`POST /_emulator/split`): items stay
+    /// where they are, only the map changes.
+    pub fn split_range(&mut self, id: &str) -> Result<[Range; 2], SplitRefusal> {
+        self.ranges.split(id)
+    }
+
+    /// The id of the range holding the items of the canonical partition key
+    /// `pk`: for the pkrangeid and session token of an item's responses.
+    pub fn range_of(&self, pk: &str) -> u32 {
+        if let [only] = self.ranges.ranges() {
+            return only.id;
         }
         let components: Value = serde_json::from_str(pk).unwrap_or_default();
         let key = crate::epk::effective_partition_key(self.partition_key(), &components);
-        self.ranges.range_of(&key)
+        self.ranges.range_of(&key).id
     }
 
     pub fn default_ttl(&self) -> Option<Ttl> {

@@ -9,6 +9,7 @@ mod container;
 mod expiry;
 mod indexing;
 mod item;
+mod item_ops;
 mod latest;
 mod log;
 mod offers;
@@ -20,7 +21,6 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use axum::http::StatusCode;
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
@@ -36,14 +36,12 @@ pub use log::{
     DEFAULT_RETENTION_SECONDS as DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
 };
 pub use offers::{Migration, Throughput};
-pub use ranges::RangeMap;
+pub use ranges::{Range, RangeMap, SplitRefusal};
 pub use users::{CreateMode, Grant, PermissionMode, PermissionView};
 
 use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};
-use crate::partition_key::KeyScope;
 use crate::rid;
-use crate::ttl;
 
 #[derive(Debug)]
 pub struct Database {
@@ -146,6 +144,10 @@ pub struct ContainerContext {
     pub owner: OwnerHeaders,
     /// The last LSN of the container's change log.
     pub lsn: u64,
+    /// The partition key range the response names (the item's range for
+    /// an item request): its `x-ms-documentdb-partitionkeyrangeid` and the
+    /// range of its session token.
+    pub range: u32,
 }
 
 /// What kind of item write a request asks for.
@@ -440,6 +442,7 @@ impl Store {
             Ok(ContainerContext {
                 owner: c.owner.clone(),
                 lsn: c.log().last_lsn(),
+                range: c.ranges().ranges()[0].id,
             })
         })
     }
@@ -456,182 +459,30 @@ impl Store {
         f(catalog.database(database)?.container(container)?, now)
     }
 
-    /// The key an item request addresses: the partition key header (required
-    /// when the container is partitioned) and the id.
-    fn key_from_header(
-        container: &Container,
-        header: Option<&str>,
-        id: &str,
-    ) -> ApiResult<ItemKey> {
-        let pk = match header {
-            Some(h) => container.partition_key().key_from_header(h)?,
-            None if container.partition_key().wire.is_null() => "[]".to_string(),
-            None => {
-                return Err(ApiError::bad_request(
-                    "PartitionKey value must be supplied for this operation: send the x-ms-documentdb-partitionkey header, e.g. [\"value\"].",
-                ))
-            }
-        };
-        Ok(ItemKey::new(&pk, id))
-    }
-
-    pub fn read_item(
+    /// Splits a container's range in two (`POST /_emulator/split`); returns
+    /// the children. The items stay; requests naming the parent are 410.
+    pub fn split_range(
         &self,
         database: &str,
         container: &str,
-        partition_key: Option<&str>,
-        id: &str,
-    ) -> ApiResult<Item> {
-        self.read_item_in_context(database, container, partition_key, id)?
-            .1
-    }
-
-    /// A point read with its container's context, under one hold of the
-    /// lock: the context comes back whether or not the item is found, so
-    /// that the caller checks the request against the container first.
-    pub fn read_item_in_context(
-        &self,
-        database: &str,
-        container: &str,
-        partition_key: Option<&str>,
-        id: &str,
-    ) -> ApiResult<(ContainerContext, ApiResult<Item>)> {
-        self.with_container(database, container, |c, now| {
-            let context = ContainerContext {
-                owner: c.owner.clone(),
-                lsn: c.log().last_lsn(),
-            };
-            let found = Self::key_from_header(c, partition_key, id)
-                .and_then(|key| c.get(&key, now).cloned().ok_or_else(ApiError::not_found));
-            Ok((context, found))
+        range: &str,
+    ) -> ApiResult<[Range; 2]> {
+        let mut catalog = self.write();
+        let c = catalog.database_mut(database)?.container_mut(container)?;
+        c.split_range(range).map_err(|refusal| match refusal {
+            SplitRefusal::Unknown => ApiError::not_found().with_message(format!(
+                "The partition key range '{range}' does not exist in container '{container}': \
+                 send the id of one of its current ranges (GET .../pkranges)."
+            )),
+            SplitRefusal::TooNarrow => ApiError::bad_request(format!(
+                "The partition key range '{range}' cannot be split: it spans a single hash value."
+            )),
+            SplitRefusal::TooMany => ApiError::bad_request(format!(
+                "The partition key range '{range}' cannot be split: the container has {} ranges, \
+                 the most this emulator keeps.",
+                ranges::MAX_RANGES
+            )),
         })
-    }
-
-    /// Create, upsert or replace. Returns 201 for a new item, 200 otherwise.
-    pub fn write_item(
-        &self,
-        database: &str,
-        container: &str,
-        mut write: ItemWrite<'_>,
-    ) -> ApiResult<(StatusCode, Item)> {
-        let (id, item_ttl) = checked_write(&mut write.body, write.url_id)?;
-        let now = self.clock.now();
-        let mut catalog = self.write();
-        let c = catalog.database_mut(database)?.container_mut(container)?;
-        let pk = checked_partition_key(c, &write.body, write.partition_key_header)?;
-        let key = ItemKey::new(&pk, &id);
-        let existing = live_or_discard(c, &key, now);
-        let status = match (write.mode, existing) {
-            (WriteMode::Create, Some(_)) => return Err(ApiError::conflict()),
-            (WriteMode::Replace, None) => return Err(ApiError::not_found()),
-            (_, Some(etag)) => {
-                check_if_match(write.if_match, etag)?;
-                StatusCode::OK
-            }
-            (_, None) => StatusCode::CREATED,
-        };
-        let (item, expires) = write_and_expiry(c, key, write.body, item_ttl, now)?;
-        drop(catalog);
-        self.item_written(expires);
-        Ok((status, item))
-    }
-
-    /// Runs `f` on the live item that a request addresses, under the write
-    /// lock, once `If-Match` holds; an absent or expired item is a 404 (R5).
-    fn with_live_item<T>(
-        &self,
-        address: ItemAddress<'_>,
-        f: impl FnOnce(&mut Container, ItemKey, i64) -> ApiResult<T>,
-    ) -> ApiResult<T> {
-        let now = self.clock.now();
-        let mut catalog = self.write();
-        let c = catalog
-            .database_mut(address.database)?
-            .container_mut(address.container)?;
-        let key = Self::key_from_header(c, address.partition_key, address.id)?;
-        let etag = live_or_discard(c, &key, now).ok_or_else(ApiError::not_found)?;
-        check_if_match(address.if_match, etag)?;
-        f(c, key, now)
-    }
-
-    /// Applies `edit` to the live item's body, then stores the result as a
-    /// write (used by patch). `edit` returns the new body.
-    pub fn edit_item(
-        &self,
-        address: ItemAddress<'_>,
-        edit: impl FnOnce(Map<String, Value>) -> ApiResult<Map<String, Value>>,
-    ) -> ApiResult<Item> {
-        let id = address.id;
-        let (item, expires) = self.with_live_item(address, |c, key, now| {
-            let current = c.get(&key, now).expect("live");
-            let (body, item_ttl) = edited(c, &key, id, current, edit)?;
-            write_and_expiry(c, key, body, item_ttl, now)
-        })?;
-        self.item_written(expires);
-        Ok(item)
-    }
-
-    /// Deletes the live item; returns the LSN of its delete.
-    pub fn delete_item(&self, address: ItemAddress<'_>) -> ApiResult<u64> {
-        let lsn = self.with_live_item(address, |c, key, now| {
-            c.remove(&key, now, false);
-            Ok(c.log().last_lsn())
-        })?;
-        self.wrote();
-        Ok(lsn)
-    }
-
-    /// Deletes every item of the logical partition the header names, or of
-    /// every partition under a hierarchical key's prefix: gone at once from
-    /// every path, each logged as a delete (see [`Container::remove_scope`]).
-    /// Returns how many items went.
-    pub fn delete_partition(
-        &self,
-        database: &str,
-        container: &str,
-        header: Option<&str>,
-    ) -> ApiResult<usize> {
-        let now = self.clock.now();
-        let mut catalog = self.write();
-        let c = catalog.database_mut(database)?.container_mut(container)?;
-        let scope = match header {
-            Some(h) => c.partition_key().scope_from_header(h)?,
-            None if c.partition_key().wire.is_null() => KeyScope::Exact("[]".into()),
-            None => {
-                return Err(ApiError::bad_request(
-                    "PartitionKey value must be supplied for this operation: send the \
-                     x-ms-documentdb-partitionkey header with the key whose items to delete, \
-                     e.g. [\"value\"].",
-                ))
-            }
-        };
-        let removed = c.remove_scope(&scope, now);
-        drop(catalog);
-        self.wrote();
-        // Freed here, outside the lock.
-        Ok(removed.len())
-    }
-
-    /// For a RID-based path (`/dbs/{dbRid}/colls/{collRid}/docs/{docRid}`,
-    /// as .NET sends), the (partition key header, id) of the addressed item;
-    /// `None` for a name-based path. A RID that names no item is a 404.
-    pub fn item_by_rid(
-        &self,
-        database: &str,
-        container: &str,
-        item: &str,
-    ) -> ApiResult<Option<(String, String)>> {
-        let catalog = self.read();
-        let db = catalog.database(database)?;
-        if db.id == database || !rid::looks_like_database_rid(database) {
-            return Ok(None);
-        }
-        let c = db.container(container)?;
-        let key = c.key_by_rid(item).ok_or_else(|| {
-            ApiError::not_found()
-                .with_message(format!("Resource Not Found: no item has the RID '{item}'."))
-        })?;
-        Ok(Some((key.pk().to_string(), key.id().to_string())))
     }
 
     // ---- expiry ----------------------------------------------------------
@@ -726,18 +577,6 @@ impl Store {
     pub fn stored_item_count(&self, database: &str, container: &str) -> ApiResult<usize> {
         self.with_container(database, container, |c, _| Ok(c.stored_count()))
     }
-}
-
-/// Stores an item version; returns it with the instant it will expire.
-fn write_and_expiry(
-    c: &mut Container,
-    key: ItemKey,
-    body: Map<String, Value>,
-    item_ttl: Option<ttl::Ttl>,
-    now: i64,
-) -> ApiResult<(Item, Option<i64>)> {
-    let item = c.write(key, body, item_ttl, now)?;
-    Ok((item, ttl::expires_at(c.default_ttl(), item_ttl, now)))
 }
 
 /// The etag of the live item at `key`; an expired one is removed on the spot

@@ -1,21 +1,25 @@
 //! A container's physical partition key ranges: the EPK space cut into
-//! `[minInclusive, maxExclusive)` ranges with ids "0".."N-1", as
-//! `GET .../pkranges` lists them and as requests addressed to one range
+//! `[minInclusive, maxExclusive)` ranges, as `GET .../pkranges` lists them
+//! and as requests addressed to one range
 //! (`x-ms-documentdb-partitionkeyrangeid`) read them.
 //!
 //! The service gives a new container one physical partition per 10,000
 //! RU/s it is provisioned with (autoscale: of its maximum), at least one,
-//! and cuts the hash space evenly among them. So a container with the
-//! default 400 RU/s has the one range "0" `["", "FF")`.
+//! and cuts the hash space evenly among them, with ids "0".."N-1". So a
+//! container with the default 400 RU/s has the one range "0" `["", "FF")`.
+//! A split (`POST /_emulator/split`) replaces one range by two children cut
+//! at the midpoint of its bounds; the children take the next unused ids and
+//! list the parent (and its own parents) in `parents`, and the parent's id
+//! is gone for good, as in the service.
 //!
 //! Where the cuts fall depends on the hashing (see [`crate::epk`]):
 //! - Hash V2 and MultiHash: an EPK is 128 bits (per level) with the top two
-//!   bits cleared, so the space `[0, 2^126)` is cut evenly and each
-//!   boundary written as 32 hex digits.
+//!   bits cleared, so the space `[0, 2^126)` is cut and each boundary
+//!   written as 32 hex digits.
 //! - Hash V1: an EPK starts with the 32-bit hash written as a number in
-//!   the order-preserving binary encoding, so `[0, 2^32)` is cut evenly
-//!   and each boundary is that encoding of the cut (as Microsoft's
-//!   emulator lays out V1 containers, e.g. `05C1D9CD673398`).
+//!   the order-preserving binary encoding, so `[0, 2^32)` is cut and each
+//!   boundary is that encoding of the cut (as Microsoft's emulator lays out
+//!   V1 containers, e.g. `05C1D9CD673398`).
 
 use crate::epk;
 use crate::partition_key::PartitionKeyDefinition;
@@ -25,12 +29,43 @@ pub const RU_PER_PHYSICAL_PARTITION: u32 = 10_000;
 /// A bound on ranges per container, so no offer can make the map huge.
 pub const MAX_RANGES: usize = 1000;
 
-/// The ranges of one container, in EPK order; range `i` has id `i`.
+/// One partition key range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Range {
+    pub id: u32,
+    /// `minInclusive`: `""` for the first range.
+    pub min: String,
+    /// `maxExclusive`: `"FF"` for the last range.
+    pub max: String,
+    /// The ids of the ranges this one was split from, the nearest first.
+    pub parents: Vec<u32>,
+    /// The bounds as positions in the hash space (`[0, 2^126)` or
+    /// `[0, 2^32)`), where a split cuts.
+    low: u128,
+    high: u128,
+}
+
+/// Why a range cannot be split.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SplitRefusal {
+    /// No range has this id (never had, or gone).
+    Unknown,
+    /// The range is one hash value wide.
+    TooNarrow,
+    /// The container has [`MAX_RANGES`] ranges.
+    TooMany,
+}
+
+/// The ranges of one container, in EPK order.
 #[derive(Debug, Clone)]
 pub struct RangeMap {
-    /// The N-1 inner boundaries, ascending: range `i` is
-    /// `[boundaries[i-1] or "", boundaries[i] or "FF")`.
-    boundaries: Vec<String>,
+    /// Ascending by `min`, each starting where the previous one ends.
+    ranges: Vec<Range>,
+    /// The id the next child gets.
+    next_id: u32,
+    /// How many splits the map has seen: the `pkranges` etag names it.
+    version: u64,
+    hash_v1: bool,
 }
 
 impl RangeMap {
@@ -45,55 +80,140 @@ impl RangeMap {
         provisioned.div_ceil(RU_PER_PHYSICAL_PARTITION).max(1) as usize
     }
 
-    /// `count` ranges (1..=[`MAX_RANGES`]) splitting the hash space evenly.
+    /// `count` ranges (1..=[`MAX_RANGES`]) splitting the hash space evenly,
+    /// with ids "0".."count-1".
     pub fn even(definition: &PartitionKeyDefinition, count: usize) -> Self {
         let count = count.clamp(1, MAX_RANGES) as u128;
-        let boundaries = (1..count)
+        let hash_v1 = epk::is_hash_v1(definition);
+        let space = Self::space(hash_v1);
+        // i * space / count, without overflowing 128 bits.
+        let cut = |i: u128| space / count * i + space % count * i / count;
+        let ranges = (0..count)
             .map(|i| {
-                if epk::is_hash_v1(definition) {
-                    let cut = (i * (1u128 << 32) / count) as u32;
-                    epk::v1_number_prefix(f64::from(cut))
-                } else {
-                    // i * 2^126 / count, without overflowing 128 bits.
-                    let space = 1u128 << 126;
-                    let cut = space / count * i + space % count * i / count;
-                    format!("{cut:032X}")
+                let (low, high) = (cut(i), cut(i + 1));
+                Range {
+                    id: i as u32,
+                    min: Self::boundary(hash_v1, low),
+                    max: Self::boundary(hash_v1, high),
+                    parents: Vec::new(),
+                    low,
+                    high,
                 }
             })
             .collect();
-        RangeMap { boundaries }
+        RangeMap {
+            ranges,
+            next_id: count as u32,
+            version: 0,
+            hash_v1,
+        }
+    }
+
+    /// The size of the hash space the ranges cut.
+    fn space(hash_v1: bool) -> u128 {
+        if hash_v1 {
+            1 << 32
+        } else {
+            1 << 126
+        }
+    }
+
+    /// The EPK written for the position `at` of the hash space.
+    fn boundary(hash_v1: bool, at: u128) -> String {
+        if at == 0 {
+            String::new()
+        } else if at >= Self::space(hash_v1) {
+            "FF".to_string()
+        } else if hash_v1 {
+            epk::v1_number_prefix(at as f64)
+        } else {
+            format!("{at:032X}")
+        }
     }
 
     /// How many ranges (at least one).
     pub fn count(&self) -> usize {
-        self.boundaries.len() + 1
+        self.ranges.len()
     }
 
-    /// The bounds of range `index`: `(minInclusive, maxExclusive)`.
-    pub fn bounds(&self, index: usize) -> (&str, &str) {
-        let min = if index == 0 {
-            ""
-        } else {
-            &self.boundaries[index - 1]
-        };
-        let max = self.boundaries.get(index).map_or("FF", String::as_str);
-        (min, max)
+    /// The ranges in EPK order.
+    pub fn ranges(&self) -> &[Range] {
+        &self.ranges
+    }
+
+    /// How many splits the map has seen (0 for a new container).
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     /// The range with the id `id` ("0", "1", ...), if this container has it.
     /// The .NET SDK may send `{collectionRid},{id}`: the part after the
     /// comma is the id.
-    pub fn by_id(&self, id: &str) -> Option<usize> {
+    pub fn by_id(&self, id: &str) -> Option<&Range> {
         let id = id.rsplit(',').next().unwrap_or_default().trim();
         // Only the canonical spelling: "01" names no range in the service.
-        let index: usize = id.parse().ok()?;
-        (index < self.count() && index.to_string() == id).then_some(index)
+        let number: u32 = id.parse().ok()?;
+        if number.to_string() != id {
+            return None;
+        }
+        self.ranges.iter().find(|r| r.id == number)
     }
 
-    /// The index (and id) of the range holding the EPK `epk`.
-    pub fn range_of(&self, epk: &str) -> usize {
-        self.boundaries
-            .partition_point(|boundary| !epk::in_range(epk, "", boundary))
+    /// Whether `id` names a range this container had and split.
+    pub fn was_split(&self, id: &str) -> bool {
+        let id = id.rsplit(',').next().unwrap_or_default().trim();
+        id.parse::<u32>().is_ok_and(|number| {
+            number.to_string() == id && self.ranges.iter().any(|r| r.parents.contains(&number))
+        })
+    }
+
+    /// The range holding the EPK `epk`.
+    pub fn range_of(&self, epk: &str) -> &Range {
+        let last = self.ranges.len() - 1;
+        let index = self.ranges[..last].partition_point(|r| !epk::in_range(epk, "", &r.max));
+        &self.ranges[index]
+    }
+
+    /// Splits the range `id` at the midpoint of its bounds into two children
+    /// with the next unused ids; returns them.
+    pub fn split(&mut self, id: &str) -> Result<[Range; 2], SplitRefusal> {
+        let parent_id = self.by_id(id).ok_or(SplitRefusal::Unknown)?.id;
+        if self.ranges.len() >= MAX_RANGES {
+            return Err(SplitRefusal::TooMany);
+        }
+        let index = self
+            .ranges
+            .iter()
+            .position(|r| r.id == parent_id)
+            .ok_or(SplitRefusal::Unknown)?;
+        let parent = &self.ranges[index];
+        let middle = parent.low + (parent.high - parent.low) / 2;
+        if middle <= parent.low {
+            return Err(SplitRefusal::TooNarrow);
+        }
+        let mut parents = vec![parent.id];
+        parents.extend(&parent.parents);
+        let left = Range {
+            id: self.next_id,
+            min: parent.min.clone(),
+            max: Self::boundary(self.hash_v1, middle),
+            parents: parents.clone(),
+            low: parent.low,
+            high: middle,
+        };
+        let right = Range {
+            id: self.next_id + 1,
+            min: left.max.clone(),
+            max: parent.max.clone(),
+            parents,
+            low: middle,
+            high: parent.high,
+        };
+        self.next_id += 2;
+        self.version += 1;
+        self.ranges
+            .splice(index..=index, [left.clone(), right.clone()]);
+        Ok([left, right])
     }
 }
 
@@ -106,16 +226,25 @@ mod tests {
         PartitionKeyDefinition::parse(Some(&wire)).unwrap()
     }
 
+    fn bounds(map: &RangeMap, index: usize) -> (&str, &str) {
+        let range = &map.ranges()[index];
+        (&range.min, &range.max)
+    }
+
+    fn id_of(map: &RangeMap, id: &str) -> Option<u32> {
+        map.by_id(id).map(|r| r.id)
+    }
+
     #[test]
     fn default_throughput_is_one_range_over_everything() {
         let map = RangeMap::for_throughput(&definition(json!({"paths": ["/pk"]})), 400);
         assert_eq!(map.count(), 1);
-        assert_eq!(map.bounds(0), ("", "FF"));
-        assert_eq!(map.by_id("0"), Some(0));
-        assert_eq!(map.by_id("1"), None);
-        assert_eq!(map.by_id("AgAAAIAAAAE=,0"), Some(0));
-        assert_eq!(map.by_id("01"), None);
-        assert_eq!(map.by_id(""), None);
+        assert_eq!(bounds(&map, 0), ("", "FF"));
+        assert_eq!(id_of(&map, "0"), Some(0));
+        assert_eq!(id_of(&map, "1"), None);
+        assert_eq!(id_of(&map, "AgAAAIAAAAE=,0"), Some(0));
+        assert_eq!(id_of(&map, "01"), None);
+        assert_eq!(id_of(&map, ""), None);
     }
 
     #[test]
@@ -130,12 +259,12 @@ mod tests {
     fn v2_cuts_the_126_bit_space_evenly() {
         let def = definition(json!({"paths": ["/pk"], "kind": "Hash", "version": 2}));
         let map = RangeMap::even(&def, 4);
-        assert_eq!(map.bounds(0), ("", "10000000000000000000000000000000"));
-        assert_eq!(map.bounds(3), ("30000000000000000000000000000000", "FF"));
-        assert_eq!(map.range_of(""), 0);
-        assert_eq!(map.range_of("0FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF"), 0);
-        assert_eq!(map.range_of("10000000000000000000000000000000"), 1);
-        assert_eq!(map.range_of("3FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF"), 3);
+        assert_eq!(bounds(&map, 0), ("", "10000000000000000000000000000000"));
+        assert_eq!(bounds(&map, 3), ("30000000000000000000000000000000", "FF"));
+        assert_eq!(map.range_of("").id, 0);
+        assert_eq!(map.range_of("0FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF").id, 0);
+        assert_eq!(map.range_of("10000000000000000000000000000000").id, 1);
+        assert_eq!(map.range_of("3FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF").id, 3);
     }
 
     #[test]
@@ -144,13 +273,13 @@ mod tests {
         let map = RangeMap::even(&def, MAX_RANGES);
         assert_eq!(map.count(), MAX_RANGES);
         for i in 1..MAX_RANGES {
-            let (min, max) = map.bounds(i);
-            assert_eq!(map.bounds(i - 1).1, min);
+            let (min, max) = bounds(&map, i);
+            assert_eq!(bounds(&map, i - 1).1, min);
             assert_eq!(epk::compare(min, max), std::cmp::Ordering::Less, "{i}");
             assert!(epk::in_range(min, "", "40"), "{min}");
         }
         // 8/1000 of the space is 1/125 of it.
-        assert_eq!(map.bounds(8).0, format!("{:032X}", (1u128 << 126) / 125));
+        assert_eq!(bounds(&map, 8).0, format!("{:032X}", (1u128 << 126) / 125));
     }
 
     #[test]
@@ -158,13 +287,68 @@ mod tests {
         let def = definition(json!({"paths": ["/pk"], "kind": "Hash", "version": 1}));
         let map = RangeMap::even(&def, 2);
         // 2^31 as the order-preserving encoding of a double.
-        assert_eq!(map.bounds(0).1, epk::v1_number_prefix(2_147_483_648.0));
-        assert!(map.bounds(0).1.starts_with("05C1"));
+        assert_eq!(bounds(&map, 0).1, epk::v1_number_prefix(2_147_483_648.0));
+        assert!(bounds(&map, 0).1.starts_with("05C1"));
         for key in ["a", "b", "c", "d", "e", "f"] {
             let e = epk::effective_partition_key(&def, &json!([key]));
-            let index = map.range_of(&e);
-            let (min, max) = map.bounds(index);
-            assert!(epk::in_range(&e, min, max), "{key} {e}");
+            let range = map.range_of(&e);
+            assert!(epk::in_range(&e, &range.min, &range.max), "{key} {e}");
         }
+    }
+
+    #[test]
+    fn a_split_cuts_at_the_midpoint_with_new_ids_and_parents() {
+        let def = definition(json!({"paths": ["/pk"], "kind": "Hash", "version": 2}));
+        let mut map = RangeMap::even(&def, 2);
+        let [left, right] = map.split("1").unwrap();
+        assert_eq!((left.id, right.id), (2, 3));
+        assert_eq!(left.parents, vec![1]);
+        assert_eq!(left.min, "20000000000000000000000000000000");
+        assert_eq!(left.max, "30000000000000000000000000000000");
+        assert_eq!(
+            (right.min.as_str(), right.max.as_str()),
+            (left.max.as_str(), "FF")
+        );
+        assert_eq!(map.version(), 1);
+        let ids: Vec<u32> = map.ranges().iter().map(|r| r.id).collect();
+        assert_eq!(ids, [0, 2, 3]);
+        assert!(map.by_id("1").is_none() && map.was_split("1"));
+        assert!(!map.was_split("0") && !map.was_split("9"));
+        assert_eq!(map.range_of("2FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF").id, 2);
+        assert_eq!(map.range_of("30000000000000000000000000000000").id, 3);
+        // A grandchild names its parent, then the parent's parents.
+        let [grandchild, _] = map.split("3").unwrap();
+        assert_eq!((grandchild.id, grandchild.parents), (4, vec![3, 1]));
+        assert_eq!(map.split("1"), Err(SplitRefusal::Unknown));
+        assert_eq!(map.split("x"), Err(SplitRefusal::Unknown));
+    }
+
+    #[test]
+    fn v1_splits_cut_the_32_bit_hash_and_narrow_ranges_refuse() {
+        let def = definition(json!({"paths": ["/pk"], "kind": "Hash", "version": 1}));
+        let mut map = RangeMap::even(&def, 1);
+        let [left, _] = map.split("0").unwrap();
+        assert_eq!(left.max, epk::v1_number_prefix(2_147_483_648.0));
+        // Halve the first range until it holds one hash value.
+        let mut id = left.id.to_string();
+        for _ in 0..31 {
+            let [first, _] = map.split(&id).unwrap();
+            id = first.id.to_string();
+        }
+        assert_eq!(map.split(&id), Err(SplitRefusal::TooNarrow));
+        for window in map.ranges().windows(2) {
+            assert_eq!(window[0].max, window[1].min);
+            assert_eq!(
+                epk::compare(&window[0].min, &window[0].max),
+                std::cmp::Ordering::Less
+            );
+        }
+    }
+
+    #[test]
+    fn no_split_past_the_bound_on_ranges() {
+        let def = definition(json!({"paths": ["/pk"]}));
+        let mut map = RangeMap::even(&def, MAX_RANGES);
+        assert_eq!(map.split("0"), Err(SplitRefusal::TooMany));
     }
 }
