@@ -14,8 +14,8 @@ use serde_json::{json, Map, Value};
 use super::expiry::ExpiryIndex;
 use super::indexing;
 use super::item::{new_etag, Etag, Item, ItemKey, MAX_ITEM_BYTES};
-use super::latest::LatestWrites;
 use super::log::{Change, ChangeKind, ChangeLog};
+use super::numbered::NumberedKeys;
 use super::ranges::{Range, RangeMap, SplitRefusal};
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::{KeyScope, PartitionKeyDefinition};
@@ -116,12 +116,12 @@ pub struct Container {
     order: BTreeSet<ItemKey>,
     expiry: ExpiryIndex,
     /// Item number (the last part of an item's RID) to key, for RID-based paths.
-    by_number: FastMap<u64, ItemKey>,
+    by_number: NumberedKeys,
     next_item: u64,
     /// Every change, for the all-versions-and-deletes feed (see `log.rs`).
     log: ChangeLog,
     /// Live items by the LSN of their last write: the latest-version feed.
-    by_lsn: LatestWrites,
+    by_lsn: NumberedKeys,
     /// The physical partition key ranges (`pkranges`): set at creation,
     /// changed by splits.
     ranges: RangeMap,
@@ -187,10 +187,10 @@ impl Container {
             items: FastMap::default(),
             order: BTreeSet::new(),
             expiry: ExpiryIndex::default(),
-            by_number: FastMap::default(),
+            by_number: NumberedKeys::default(),
             next_item: 1,
             log: ChangeLog::new(retention),
-            by_lsn: LatestWrites::default(),
+            by_lsn: NumberedKeys::default(),
             ranges,
         }
     }
@@ -436,7 +436,7 @@ impl Container {
         let body = item.body.clone();
         let previous_lsn = match self.items.insert(key.clone(), item) {
             Some(old) => {
-                self.expiry.remove(&key, old.ttl, old.ts);
+                self.expiry.remove(&key, old.ttl, old.ts, old.lsn);
                 self.by_lsn.remove(old.lsn, &key);
                 NonZeroU64::new(old.lsn)
             }
@@ -446,7 +446,7 @@ impl Container {
                 None
             }
         };
-        self.expiry.insert(&key, ttl, ts);
+        self.expiry.insert(&key, ttl, ts, lsn);
         self.by_lsn.insert(lsn, key.clone());
         self.log.append(Change {
             lsn,
@@ -471,7 +471,7 @@ impl Container {
     /// delete at `now`: by a client, or (`ttl_expired`) because it expired.
     pub fn remove(&mut self, key: &ItemKey, now: i64, ttl_expired: bool) -> Option<Item> {
         let item = self.items.remove(key)?;
-        self.expiry.remove(key, item.ttl, item.ts);
+        self.expiry.remove(key, item.ttl, item.ts, item.lsn);
         let lsn = self.log.next_lsn();
         self.forget(key, &item, now, ttl_expired, lsn);
         Some(item)
@@ -481,7 +481,7 @@ impl Container {
     /// (a transactional batch's one LSN).
     pub fn remove_under(&mut self, key: &ItemKey, now: i64, lsn: u64) -> Option<Item> {
         let item = self.items.remove(key)?;
-        self.expiry.remove(key, item.ttl, item.ts);
+        self.expiry.remove(key, item.ttl, item.ts, item.lsn);
         self.forget(key, &item, now, false, lsn);
         Some(item)
     }
@@ -491,7 +491,7 @@ impl Container {
     /// logs a million deletes of a few dozen bytes each, and frees the items.
     fn forget(&mut self, key: &ItemKey, item: &Item, now: i64, ttl_expired: bool, lsn: u64) {
         self.order.remove(key);
-        self.by_number.remove(&item.number);
+        self.by_number.remove(item.number, key);
         self.by_lsn.remove(item.lsn, key);
         self.log.append(Change {
             lsn,
@@ -507,6 +507,8 @@ impl Container {
     /// appends them to `purged`, so that the caller can free their memory
     /// after releasing the lock.
     pub fn purge_due(&mut self, now: i64, limit: usize, purged: &mut Vec<Item>) -> usize {
+        // In write order (see `expiry.rs`): the LSN indexes are walked
+        // front to back.
         let due = self.expiry.pop_due(self.settings.default_ttl, now, limit);
         for key in &due {
             if let Some(item) = self.items.remove(key) {
@@ -524,7 +526,6 @@ impl Container {
     pub fn shrink_after_purge(&mut self) {
         if self.items.capacity() > 4 * self.items.len() + 1024 {
             self.items.shrink_to_fit();
-            self.by_number.shrink_to_fit();
         }
     }
 
@@ -534,7 +535,7 @@ impl Container {
         if (db, container) != (self.database_number, self.number) {
             return None;
         }
-        self.by_number.get(&number)
+        self.by_number.get(number)
     }
 
     /// The live items changed after `lsn`, in the order of their last write

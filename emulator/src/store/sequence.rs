@@ -103,6 +103,12 @@ impl<T: Sequenced> Sequence<T> {
             .flat_map(move |(k, chunk)| chunk.range(if k == 0 { start } else { 0 }..))
     }
 
+    /// The entries with exactly this LSN.
+    pub fn at(&self, lsn: u64) -> impl Iterator<Item = &T> {
+        self.after(lsn.saturating_sub(1))
+            .take_while(move |e| e.lsn() == lsn)
+    }
+
     /// The entries with exactly this LSN, for changing them in place.
     pub fn at_mut(&mut self, lsn: u64) -> impl Iterator<Item = &mut T> {
         let (first, start) = self.first_after(lsn.saturating_sub(1));

@@ -1,10 +1,15 @@
-//! Live items by the LSN of their last write: what the latest-version
-//! change feed reads, in order, from any LSN.
+//! Item keys under numbers that only grow, in order: a container keeps two.
+//! - Live items by the LSN of their last write (`by_lsn`): what the
+//!   latest-version change feed reads, in order, from any LSN.
+//! - Items by their number, the last part of their RID (`by_number`), for
+//!   RID-based paths: a create takes the next number.
 //!
-//! A write appends its key at the back (LSNs only increase); a rewrite or a
-//! delete leaves a tombstone where the old LSN was, found by binary search,
-//! instead of rebalancing a tree: removing a million purged items stays a
-//! few cache misses each. Tombstones at the front are dropped at once; the
+//! A write appends its key at the back (the numbers only increase); a
+//! rewrite or a delete leaves a tombstone where the old number was, found
+//! from a guess or by binary search,
+//! instead of rebalancing a tree or a hash table: a purge removes items in
+//! write order (see `expiry.rs`), so it walks both front to back, where a
+//! hash table took a cache miss or two per item at random. Tombstones at the front are dropped at once; the
 //! rest are swept once they outnumber the live entries, so the index stays
 //! within twice the live items.
 
@@ -12,8 +17,8 @@ use super::sequence::{Sequence, Sequenced};
 use super::ItemKey;
 
 #[derive(Debug, Default)]
-pub struct LatestWrites {
-    /// (LSN of the last write, key), `None` once rewritten or removed.
+pub struct NumberedKeys {
+    /// (number, key), `None` once rewritten or removed.
     entries: Sequence<(u64, Option<ItemKey>)>,
     tombstones: usize,
 }
@@ -27,7 +32,7 @@ impl Sequenced for (u64, Option<ItemKey>) {
 /// Sweeps wait until there are at least this many tombstones.
 const SWEEP_AT_LEAST: usize = 4096;
 
-impl LatestWrites {
+impl NumberedKeys {
     /// Records the write of `key` under `lsn` (at least every earlier one).
     pub fn insert(&mut self, lsn: u64, key: ItemKey) {
         self.entries.push((lsn, Some(key)));
@@ -56,6 +61,11 @@ impl LatestWrites {
     }
 
     /// The live keys written after `lsn`, in LSN order.
+    /// The live key under `number`, the first if several share it.
+    pub fn get(&self, number: u64) -> Option<&ItemKey> {
+        self.entries.at(number).find_map(|(_, key)| key.as_ref())
+    }
+
     pub fn after(&self, lsn: u64) -> impl Iterator<Item = (u64, &ItemKey)> {
         self.entries
             .after(lsn)
@@ -75,13 +85,13 @@ mod tests {
         ItemKey::new("[\"p\"]", id)
     }
 
-    fn ids(index: &LatestWrites, after: u64) -> Vec<String> {
+    fn ids(index: &NumberedKeys, after: u64) -> Vec<String> {
         index.after(after).map(|(_, k)| k.id().to_owned()).collect()
     }
 
     #[test]
     fn a_rewrite_moves_the_key_to_its_new_lsn() {
-        let mut index = LatestWrites::default();
+        let mut index = NumberedKeys::default();
         index.insert(1, key("a"));
         index.insert(2, key("b"));
         index.insert(3, key("c"));
@@ -94,8 +104,23 @@ mod tests {
     }
 
     #[test]
+    fn a_number_finds_its_live_key() {
+        let mut index = NumberedKeys::default();
+        for n in 1..=3000 {
+            index.insert(n, key(&n.to_string()));
+        }
+        assert_eq!(index.get(1234), Some(&key("1234")));
+        index.remove(1234, &key("1234"));
+        assert_eq!(index.get(1234), None);
+        assert_eq!(index.get(1), Some(&key("1")));
+        assert_eq!(index.get(3000), Some(&key("3000")));
+        assert_eq!(index.get(0), None);
+        assert_eq!(index.get(3001), None);
+    }
+
+    #[test]
     fn keys_sharing_an_lsn_are_removed_one_by_one() {
-        let mut index = LatestWrites::default();
+        let mut index = NumberedKeys::default();
         index.insert(1, key("x"));
         for id in ["a", "b", "c"] {
             index.insert(7, key(id));
@@ -108,7 +133,7 @@ mod tests {
 
     #[test]
     fn tombstones_are_swept_and_the_front_is_dropped() {
-        let mut index = LatestWrites::default();
+        let mut index = NumberedKeys::default();
         let n = 4 * SWEEP_AT_LEAST as u64;
         index.insert(1, key("kept"));
         for lsn in 2..=n {
