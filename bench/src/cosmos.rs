@@ -81,6 +81,18 @@ impl Signer {
     /// A container partitioned on `/pk`, with TTL on (`defaultTtl: -1`)
     /// when `ttl_on`, so that items' own `ttl` apply.
     pub fn create_container(&self, db: &str, coll: &str, ttl_on: bool) -> Request<Body> {
+        self.create_container_with(db, coll, ttl_on, None)
+    }
+
+    /// As [`Signer::create_container`], with `x-ms-offer-throughput` RU/s
+    /// when given (the service gives one partition key range per 10,000).
+    pub fn create_container_with(
+        &self,
+        db: &str,
+        coll: &str,
+        ttl_on: bool,
+        throughput: Option<u32>,
+    ) -> Request<Body> {
         let mut body = serde_json::json!({
             "id": coll,
             "partitionKey": { "paths": ["/pk"], "kind": "Hash" },
@@ -88,13 +100,96 @@ impl Signer {
         if ttl_on {
             body["defaultTtl"] = (-1).into();
         }
+        let throughput = throughput.map(|t| t.to_string());
+        let mut headers = vec![("content-type", "application/json")];
+        if let Some(throughput) = &throughput {
+            headers.push(("x-ms-offer-throughput", throughput));
+        }
         self.signed(
             Method::POST,
             &format!("/dbs/{db}/colls"),
             "colls",
             &format!("dbs/{db}"),
-            &[("content-type", "application/json")],
+            &headers,
             body.to_string().into(),
+        )
+    }
+
+    /// A page of `GET .../pkranges`: the container's partition key ranges.
+    pub fn partition_key_ranges(
+        &self,
+        db: &str,
+        coll: &str,
+        continuation: Option<&str>,
+    ) -> Request<Body> {
+        let link = format!("dbs/{db}/colls/{coll}");
+        let mut headers = Vec::new();
+        if let Some(token) = continuation {
+            headers.push(("x-ms-continuation", token));
+        }
+        self.signed(
+            Method::GET,
+            &format!("/{link}/pkranges"),
+            "pkranges",
+            &link,
+            &headers,
+            Bytes::new(),
+        )
+    }
+
+    /// The query plan of a cross-partition query, as the SDKs ask for it
+    /// (`crate::plan_query::SUPPORTED_FEATURES` declared).
+    pub fn query_plan(&self, db: &str, coll: &str, body: Bytes) -> Request<Body> {
+        let link = format!("dbs/{db}/colls/{coll}");
+        self.signed(
+            Method::POST,
+            &format!("/{link}/docs"),
+            "docs",
+            &link,
+            &[
+                ("content-type", "application/query+json"),
+                ("x-ms-documentdb-isquery", "True"),
+                ("x-ms-documentdb-query-enablecrosspartition", "True"),
+                ("x-ms-cosmos-is-query-plan-request", "True"),
+                (
+                    "x-ms-cosmos-supported-query-features",
+                    crate::plan_query::SUPPORTED_FEATURES,
+                ),
+                ("x-ms-cosmos-query-version", "1.0"),
+            ],
+            body,
+        )
+    }
+
+    /// One page of a query sent to one partition key range, as the SDKs
+    /// send the plan's rewritten query to each range.
+    pub fn query_range(
+        &self,
+        db: &str,
+        coll: &str,
+        body: Bytes,
+        range_id: &str,
+        max_item_count: &str,
+        continuation: Option<&str>,
+    ) -> Request<Body> {
+        let link = format!("dbs/{db}/colls/{coll}");
+        let mut headers = vec![
+            ("content-type", "application/query+json"),
+            ("x-ms-documentdb-isquery", "True"),
+            ("x-ms-documentdb-query-enablecrosspartition", "True"),
+            ("x-ms-documentdb-partitionkeyrangeid", range_id),
+            ("x-ms-max-item-count", max_item_count),
+        ];
+        if let Some(token) = continuation {
+            headers.push(("x-ms-continuation", token));
+        }
+        self.signed(
+            Method::POST,
+            &format!("/{link}/docs"),
+            "docs",
+            &link,
+            &headers,
+            body,
         )
     }
 

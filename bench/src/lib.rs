@@ -7,7 +7,8 @@
 //! requests), `connection` (one keep-alive HTTP/1.1 connection),
 //! `load` (the load generator and its measurement window), `process`
 //! (servers under test, /proc), `targets` (the three servers),
-//! `measure` (one module per measurement), `checks` (targets and ratios),
+//! `measure` (one module per measurement), `plan_query` (a cross-partition
+//! query through its plan, as the SDKs run one), `checks` (targets and ratios),
 //! `report` (results.json and results.md), `run` (the sequence).
 
 pub mod checks;
@@ -16,6 +17,7 @@ pub mod cosmos;
 pub mod documents;
 pub mod load;
 pub mod measure;
+pub mod plan_query;
 pub mod process;
 pub mod report;
 pub mod run;

@@ -13,6 +13,7 @@ use crate::measure::conformance::Conformance;
 use crate::measure::dataset::Memory;
 use crate::measure::purge::Purge;
 use crate::measure::query::QueryLatency;
+use crate::measure::ranges::{self, RangesResults};
 use crate::measure::startup::Startup;
 use crate::run::Settings;
 use crate::stats::Latency;
@@ -29,6 +30,8 @@ pub struct Results {
     /// Transactional batch and bulk against single creates (emulator).
     pub batch: Option<BatchResults>,
     pub purge: Option<Purge>,
+    /// One partition key range beside ten (emulator).
+    pub ranges: Option<RangesResults>,
     pub conformance: Option<Conformance>,
     pub ratios: Vec<Ratio>,
     pub checks: Vec<Check>,
@@ -276,6 +279,12 @@ impl Results {
         md.push_str("\n## TTL purge (emulator)\n\n");
         match &self.purge {
             Some(p) => purge_table(&mut md, p),
+            None => md.push_str("Not measured (see the notes).\n"),
+        }
+
+        md.push_str("\n## One partition key range beside ten (emulator)\n\n");
+        match &self.ranges {
+            Some(r) => ranges::markdown(&mut md, r),
             None => md.push_str("Not measured (see the notes).\n"),
         }
 

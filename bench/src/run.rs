@@ -16,6 +16,7 @@ use crate::measure::conformance;
 use crate::measure::dataset::{self, Memory, DATABASE};
 use crate::measure::purge::{self, PurgeSettings};
 use crate::measure::query::{self, QueryKind};
+use crate::measure::ranges;
 use crate::measure::{point, send_once, startup};
 use crate::process::ServerProcess;
 use crate::report::{self, count, mib, ms, Machine, Results, TargetResults};
@@ -64,6 +65,8 @@ pub struct Parts {
     pub batch: bool,
     pub purge: bool,
     pub conformance: bool,
+    /// One partition key range beside ten (emulator).
+    pub ranges: bool,
 }
 
 pub async fn run(
@@ -171,6 +174,34 @@ pub async fn run(
         None
     };
 
+    let ranges = if parts.ranges {
+        let items = *settings.sizes.last().unwrap_or(&100_000);
+        progress(format_args!(
+            "emulator: 1 partition key range beside 10, {} items each",
+            count(items as f64)
+        ));
+        let emulator = targets::emulator(&bin("cosmos-emulator"), &logs);
+        match ranges::measure(
+            &emulator,
+            key,
+            settings.window,
+            &settings.concurrencies,
+            items,
+            settings.item_bytes,
+            |line| progress(format_args!("  {line}")),
+        )
+        .await
+        {
+            Ok(r) => Some(r),
+            Err(e) => {
+                notes.push(format!("ranges: {e}"));
+                None
+            }
+        }
+    } else {
+        None
+    };
+
     let conformance = if parts.conformance {
         progress(format_args!("emulator: conformance suite"));
         match conformance::measure(
@@ -226,6 +257,7 @@ pub async fn run(
         targets: results,
         batch,
         purge,
+        ranges,
         conformance,
         ratios,
         checks,

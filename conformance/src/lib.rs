@@ -15,6 +15,7 @@ pub mod feed;
 pub mod fixtures;
 pub mod outcome;
 pub mod preflight;
+pub mod ranges;
 pub mod report;
 pub mod runner;
 pub mod snapshot;
@@ -25,7 +26,7 @@ use clock::ClockChoice;
 use expectations::Expectations;
 use fixtures::Case;
 use outcome::CaseRun;
-use report::{Report, Target};
+use report::{Containers, Report, Target};
 use runner::Session;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -52,6 +53,10 @@ pub struct RunConfig {
     /// On the wall clock, how long a change feed step waits for the purge
     /// (the TTL deletes it expects).
     pub purge_wait: Duration,
+    /// The `x-ms-offer-throughput` (RU/s) every container the run creates
+    /// gets, e.g. 40000 for four partition key ranges; `None`: the
+    /// target's default (400 RU/s, one range).
+    pub container_throughput: Option<u32>,
 }
 
 /// The cases a `--filter` selects: comma-separated patterns, each matching
@@ -104,6 +109,10 @@ pub async fn run(
         expectations: config.expectations.as_ref().map(|(label, _)| label.clone()),
         filter: config.filter.clone(),
         time_scale: None,
+        containers: config.container_throughput.map(|throughput| Containers {
+            throughput,
+            ranges: Vec::new(),
+        }),
     };
     let expectations = config.expectations.as_ref().map(|(_, e)| e);
     let session = match clock::detect(&client, config.clock, config.time_scale).await {
@@ -112,9 +121,10 @@ pub async fn run(
             if let clock::TimeMode::Wall(wall) = mode {
                 target.time_scale = Some(wall.scale);
             }
-            Session::open(client, mode)
-                .await
-                .map(|s| s.with_purge_wait(config.purge_wait))
+            Session::open(client, mode).await.map(|s| {
+                s.with_purge_wait(config.purge_wait)
+                    .with_container_throughput(config.container_throughput)
+            })
         }
         Err(error) => Err(error),
     };
@@ -123,6 +133,9 @@ pub async fn run(
             let session = Arc::new(session);
             let runs =
                 runner::run_all(Arc::clone(&session), cases, config.concurrency, progress).await;
+            if let Some(containers) = target.containers.as_mut() {
+                containers.ranges = session.ranges_seen();
+            }
             if let Err(error) = session.close().await {
                 eprintln!(
                     "warning: {error}; delete database {} by hand",

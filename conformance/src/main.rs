@@ -82,6 +82,13 @@ struct Args {
     /// seconds) for the TTL deletes of the purge it expects.
     #[arg(long, default_value_t = 300.0)]
     purge_wait: f64,
+    /// Create every container with `x-ms-offer-throughput: RU` (RU/s), so
+    /// that it has several physical partition key ranges (one per 10,000:
+    /// 40000 gives four); the ranges each got are read (`GET .../pkranges`)
+    /// and named in the reports. Against a real account this throughput is
+    /// billed while the run lasts.
+    #[arg(long, value_name = "RU")]
+    container_throughput: Option<u32>,
 }
 
 /// How a run ended.
@@ -149,6 +156,7 @@ fn run(args: Args) -> Result<End, String> {
         expectations,
         filter: args.filter.clone(),
         purge_wait: Duration::from_secs_f64(args.purge_wait),
+        container_throughput: args.container_throughput,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

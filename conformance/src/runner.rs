@@ -11,7 +11,8 @@ use crate::outcome::{
 };
 use reqwest::Method;
 use serde_json::{json, Map, Value};
-use std::sync::Arc;
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 use tokio::sync::Semaphore;
 
@@ -28,6 +29,10 @@ pub struct Session {
     mode: TimeMode,
     database: String,
     purge_wait: Duration,
+    /// `x-ms-offer-throughput` for every container created (`None`: not sent).
+    container_throughput: Option<u32>,
+    /// With a throughput: the numbers of ranges the cases' containers got.
+    ranges_seen: Mutex<BTreeSet<usize>>,
 }
 
 impl Session {
@@ -48,6 +53,8 @@ impl Session {
             mode,
             database,
             purge_wait: DEFAULT_PURGE_WAIT,
+            container_throughput: None,
+            ranges_seen: Mutex::new(BTreeSet::new()),
         })
     }
 
@@ -56,6 +63,25 @@ impl Session {
     pub fn with_purge_wait(mut self, purge_wait: Duration) -> Session {
         self.purge_wait = purge_wait;
         self
+    }
+
+    /// Creates every container with `x-ms-offer-throughput: throughput`
+    /// RU/s (the service gives one physical partition key range per 10,000)
+    /// and reads each case's `GET .../pkranges` to know how many it got.
+    pub fn with_container_throughput(mut self, throughput: Option<u32>) -> Session {
+        self.container_throughput = throughput;
+        self
+    }
+
+    /// The distinct numbers of partition key ranges the cases' containers
+    /// had, ascending (empty without a throughput).
+    pub fn ranges_seen(&self) -> Vec<usize> {
+        self.ranges_seen
+            .lock()
+            .expect("never poisoned")
+            .iter()
+            .copied()
+            .collect()
     }
 
     pub fn mode(&self) -> TimeMode {
@@ -112,10 +138,26 @@ impl Session {
             wall,
             collection_link: format!("dbs/{}/colls/{}", self.database, container_id(case, index)),
             database_link: format!("dbs/{}", self.database),
+            throughput: self.container_throughput,
         };
         if let Some(container) = &case.container {
             match target.write_container(Method::POST, container).await {
-                Ok(response) if response.status == 201 => {}
+                Ok(response) if response.status == 201 => {
+                    if self.container_throughput.is_some() {
+                        match crate::ranges::count(&self.client, &target.collection_link).await {
+                            Ok(count) => {
+                                self.ranges_seen
+                                    .lock()
+                                    .expect("never poisoned")
+                                    .insert(count);
+                            }
+                            Err(error) => {
+                                run.setup_error = Some(error);
+                                return run;
+                            }
+                        }
+                    }
+                }
                 Ok(response) => {
                     run.setup_error = Some(format!(
                         "creating the case's container answered {}",
@@ -321,11 +363,11 @@ fn container_id(case: &Case, index: usize) -> String {
     format!("c{index}-{id}")
 }
 
-fn path(link: &str) -> String {
+pub(crate) fn path(link: &str) -> String {
     link.split('/').map(segment).collect::<Vec<_>>().join("/")
 }
 
-fn describe(response: &Response) -> String {
+pub(crate) fn describe(response: &Response) -> String {
     match response.error() {
         Some((code, message)) => format!("{} {code}: {message}", response.status),
         None => format!("{}: {}", response.status, excerpt(&response.body)),
@@ -338,6 +380,7 @@ struct CaseTarget<'a> {
     wall: Option<WallClock>,
     database_link: String,
     collection_link: String,
+    throughput: Option<u32>,
 }
 
 impl CaseTarget<'_> {
@@ -480,7 +523,11 @@ impl CaseTarget<'_> {
         );
         let request = if method == Method::POST {
             let colls = format!("{}/colls", self.database_link);
-            Request::new(method, path(&colls), "colls", self.database_link.clone())
+            let request = Request::new(method, path(&colls), "colls", self.database_link.clone());
+            match self.throughput {
+                Some(throughput) => request.header("x-ms-offer-throughput", throughput.to_string()),
+                None => request,
+            }
         } else {
             let link = self.collection_link.clone();
             Request::new(method, path(&link), "colls", link)

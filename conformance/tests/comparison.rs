@@ -242,6 +242,7 @@ fn expectations_regenerate_from_a_report_keeping_reasons() {
         expectations: None,
         filter: None,
         time_scale: None,
+        containers: None,
     };
     let report = Report::new(target, &cases, &runs, Some(&previous));
     assert_eq!(common::case(&report, "E1.1").status, Status::UnexpectedPass);

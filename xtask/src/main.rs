@@ -22,14 +22,18 @@ tasks:
   bench [cosmos-bench options...]
       Build the release binaries, install @vercel/cosmosdb-server with npm
       into target/bench/node when node is present, and measure startup,
-      memory, point reads and writes, queries, the TTL purge and the
-      conformance run against the emulator, the peer and a bare server;
+      memory, point reads and writes, queries, the TTL purge, one partition
+      key range beside ten (--only ranges) and the conformance run against
+      the emulator, the peer and a bare server;
       print the tables and write target/bench/results.{json,md}. A few
       minutes. See bench/README.md.
   conformance [--endpoint URL] [cosmos-conformance options...]
       With no --endpoint: build and start the emulator (test clock, free
       port), run every case against it, print the table, write the reports
-      to target/conformance/ and stop it. With --endpoint: run against that.
+      to target/conformance/, run every case again on containers of four
+      partition key ranges (--container-throughput 40000; reports in
+      target/conformance/ranges/, same outcomes required) and stop it.
+      With --endpoint: run once against that.
   fuzz [--cases N] [--seed S]
       The emulator's property-based fuzz tests (emulator/tests/fuzz.rs),
       optimised, with N cases a property (default 10000, about six

@@ -34,8 +34,11 @@ struct Cli {
     /// Recorded in the results, e.g. the git revision.
     #[arg(long)]
     label: Option<String>,
-    /// Parts to run, comma-separated: emulator,bare,peer,batch,purge,conformance.
-    #[arg(long, default_value = "emulator,bare,peer,batch,purge,conformance")]
+    /// Parts to run, comma-separated: emulator,bare,peer,batch,purge,ranges,conformance.
+    #[arg(
+        long,
+        default_value = "emulator,bare,peer,batch,purge,ranges,conformance"
+    )]
     only: String,
     /// Seconds of each point-load window.
     #[arg(long, default_value_t = 3.0)]
@@ -166,6 +169,7 @@ fn parse_parts(list: &str) -> Result<Parts, String> {
         batch: false,
         purge: false,
         conformance: false,
+        ranges: false,
     };
     for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         match part {
@@ -175,9 +179,10 @@ fn parse_parts(list: &str) -> Result<Parts, String> {
             "batch" => parts.batch = true,
             "purge" => parts.purge = true,
             "conformance" => parts.conformance = true,
+            "ranges" => parts.ranges = true,
             other => {
                 return Err(format!(
-                "--only: unknown part {other:?} (emulator, bare, peer, batch, purge, conformance)"
+                "--only: unknown part {other:?} (emulator, bare, peer, batch, purge, ranges, conformance)"
             ))
             }
         }

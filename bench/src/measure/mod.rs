@@ -8,6 +8,7 @@ pub mod dataset;
 pub mod point;
 pub mod purge;
 pub mod query;
+pub mod ranges;
 pub mod startup;
 
 use crate::connection::{Connection, Endpoint, Response};

@@ -105,6 +105,9 @@ pub fn render(report: &Report) -> String {
     if let Some(expectations) = &report.target.expectations {
         out.push_str(&format!("expectations: {expectations}\n"));
     }
+    if let Some(containers) = &report.target.containers {
+        out.push_str(&format!("{}\n", containers.describe()));
+    }
     out.push('\n');
     let area_width = report
         .areas()
@@ -179,12 +182,18 @@ pub fn render(report: &Report) -> String {
         }
     }
     out.push_str(&format!(
-        "\n{}\n",
+        "\n{}{}\n",
         if report.failed() {
             "FAILED: a case failed or passed unexpectedly"
         } else {
             "ok: nothing failed unexpectedly"
-        }
+        },
+        report
+            .target
+            .containers
+            .as_ref()
+            .map(|c| format!(" ({})", c.describe()))
+            .unwrap_or_default()
     ));
     out
 }

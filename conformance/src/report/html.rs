@@ -118,6 +118,9 @@ fn header(report: &Report) -> String {
     if let Some(filter) = &target.filter {
         rows.push(("filter", filter.clone()));
     }
+    if let Some(containers) = &target.containers {
+        rows.push(("containers", containers.describe()));
+    }
     let mut html = String::from("<dl class=\"run\">\n");
     for (name, value) in rows {
         html.push_str(&format!("<dt>{name}</dt><dd>{}</dd>\n", escape(&value)));

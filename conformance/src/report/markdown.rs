@@ -13,6 +13,9 @@ pub fn render(report: &Report) -> String {
     if let Some(filter) = &report.target.filter {
         md.push_str(&format!("- filter: `{filter}`\n"));
     }
+    if let Some(containers) = &report.target.containers {
+        md.push_str(&format!("- {}\n", containers.describe()));
+    }
     md.push_str(&format!(
         "- {} cases with protocol notes (never the reason a case fails)\n",
         report.summary.protocol_notes

@@ -60,6 +60,33 @@ pub struct Target {
     /// Real seconds per fixture second, on the wall clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_scale: Option<f64>,
+    /// `--container-throughput`: how the cases' containers were provisioned
+    /// and how many partition key ranges the target gave them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub containers: Option<Containers>,
+}
+
+/// The containers of a run with `--container-throughput`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Containers {
+    /// The `x-ms-offer-throughput` (RU/s) each was created with.
+    pub throughput: u32,
+    /// The distinct numbers of ranges `GET .../pkranges` listed for the
+    /// cases' containers, ascending (one number when all had as many).
+    pub ranges: Vec<usize>,
+}
+
+impl Containers {
+    /// `containers of 40000 RU/s, 4 partition key ranges each`.
+    pub fn describe(&self) -> String {
+        let ranges = match self.ranges.as_slice() {
+            [] => "partition key ranges not read".to_string(),
+            [1] => "1 partition key range each".to_string(),
+            [n] => format!("{n} partition key ranges each"),
+            [first, .., last] => format!("{first} to {last} partition key ranges"),
+        };
+        format!("containers of {} RU/s, {ranges}", self.throughput)
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

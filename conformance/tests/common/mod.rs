@@ -40,6 +40,7 @@ pub fn config(endpoint: &str) -> RunConfig {
         expectations: None,
         filter: None,
         purge_wait: std::time::Duration::from_secs(5),
+        container_throughput: None,
     }
 }
 
