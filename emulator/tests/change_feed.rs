@@ -408,3 +408,52 @@ fn a_change_feed_policy_sets_the_container_retention() {
         );
     }
 }
+
+/// A change feed read is checked and answered like any read of the
+/// container: the headers the SDKs key their sessions by on 200 and 304, a
+/// stale container RID refused with 400/1024, and a session token from a
+/// state the emulator has not reached refused with 404/1002.
+#[test]
+fn change_feed_answers_name_their_container_and_check_the_request() {
+    let c = TestClient::with_container(None);
+    assert_eq!(c.create_item(&json!({"id": "a", "pk": "p"})).status, 201);
+    let container = c.get(COLL, &[]).body;
+    let rid = container["_rid"].as_str().unwrap().to_string();
+
+    let first = read(&c, &[LATEST], None);
+    assert_eq!(first.status, 200, "{}", first.body);
+    let nothing = read(&c, &[LATEST], Some(&etag(&first)));
+    assert_eq!(nothing.status, 304);
+    for reply in [&first, &nothing] {
+        assert_eq!(reply.header("x-ms-content-path"), Some(rid.as_str()));
+        assert_eq!(
+            reply.header("x-ms-alt-content-path"),
+            Some("dbs/db/colls/c")
+        );
+        assert!(reply
+            .header("lsn")
+            .is_some_and(|l| l.parse::<u64>().is_ok()));
+        assert_eq!(
+            reply.header("x-ms-documentdb-partitionkeyrangeid"),
+            Some("0")
+        );
+    }
+
+    let stale = read(
+        &c,
+        &[
+            LATEST,
+            ("x-ms-cosmos-intended-collection-rid", "AAAAAAAAAAA="),
+        ],
+        None,
+    );
+    stale.assert_error(400, "BadRequest");
+    assert_eq!(stale.header("x-ms-substatus"), Some("1024"));
+
+    let ahead = read(&c, &[LATEST, ("x-ms-session-token", "0:-1#999999")], None);
+    ahead.assert_error(404, "NotFound");
+    assert_eq!(ahead.header("x-ms-substatus"), Some("1002"));
+    let seen = first.header("x-ms-session-token").unwrap().to_string();
+    let again = read(&c, &[LATEST, ("x-ms-session-token", &seen)], None);
+    assert_eq!(again.status, 200, "{}", again.body);
+}

@@ -121,10 +121,15 @@ pub async fn read_feed(
     uri: Uri,
     headers: HeaderMap,
 ) -> Reply {
-    if super::change_feed::is_change_feed(&headers) {
-        return Ok(super::change_feed::read(&state, &db, &coll, &headers)?);
-    }
+    // A change feed read is a read too: the stale-container and session
+    // checks, and the headers naming its container, as for any feed.
     let mut context = container_context::check(&state, &db, &coll, &headers, true)?;
+    context.range = addressed_range(&headers).unwrap_or(context.range);
+    if super::change_feed::is_change_feed(&headers) {
+        let mut response = super::change_feed::read(&state, &db, &coll, &headers)?;
+        decorate(&mut response, &context, context.lsn, None, &uri);
+        return Ok(response);
+    }
     // Prepared once: SDKs read feeds (and poll them) often.
     static ALL: LazyLock<PreparedQuery> = LazyLock::new(|| {
         PreparedQuery::prepare(&QueryBody {
@@ -134,7 +139,6 @@ pub async fn read_feed(
         .expect("a valid query")
     });
     let mut response = run_query(&state, &db, &coll, &headers, &ALL, READ_CHARGE)?;
-    context.range = addressed_range(&headers).unwrap_or(context.range);
     decorate(&mut response, &context, context.lsn, None, &uri);
     Ok(response)
 }
