@@ -63,6 +63,7 @@ async fn main() {
         key: key.clone(),
         scheme: "http",
         certificate: None,
+        query_results: Default::default(),
         local_addr: "127.0.0.1:8081".parse().unwrap(),
     });
     let service = app(state);

@@ -142,6 +142,7 @@ impl Server {
                 .as_ref()
                 .map(|c| Arc::from(c.authority_pem.as_str())),
             local_addr: listener.local_addr()?,
+            query_results: Default::default(),
         });
         Ok(Server {
             listener,

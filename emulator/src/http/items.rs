@@ -19,7 +19,7 @@ use super::scope::FeedScope;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::patch::{self, PatchBody};
-use crate::query::{Continuation, PageLimit, PreparedQuery, QueryBody};
+use crate::query::{page_of_encoded, Continuation, PageLimit, PreparedQuery, QueryBody};
 use crate::store::{Edit, ItemAddress, ItemKey, ItemWrite, WriteMode};
 
 type ItemPath = PathParams<(String, String, String)>;
@@ -89,7 +89,12 @@ pub async fn create_or_query(
             query.check_servable_across_partitions()?;
         }
         let mut context = container_context::check(&state, &db, &coll, &headers, true)?;
-        let mut response = run_query(&state, &db, &coll, &headers, &query, QUERY_CHARGE)?;
+        // The query as sent keys its whole result between pages, unless it
+        // reads the clock (GetCurrentDateTime...), which moves every page.
+        let source = std::str::from_utf8(&body.0)
+            .ok()
+            .filter(|text| !text.to_ascii_lowercase().contains("getcurrent"));
+        let mut response = run_query(&state, &db, &coll, &headers, &query, source, QUERY_CHARGE)?;
         context.range = addressed_range(&headers).unwrap_or(context.range);
         decorate(&mut response, &context, context.lsn, None, &uri);
         return Ok(response);
@@ -138,7 +143,7 @@ pub async fn read_feed(
         })
         .expect("a valid query")
     });
-    let mut response = run_query(&state, &db, &coll, &headers, &ALL, READ_CHARGE)?;
+    let mut response = run_query(&state, &db, &coll, &headers, &ALL, None, READ_CHARGE)?;
     decorate(&mut response, &context, context.lsn, None, &uri);
     Ok(response)
 }
@@ -150,12 +155,16 @@ fn addressed_range(headers: &HeaderMap) -> Option<u32> {
     id.rsplit(',').next()?.trim().parse().ok()
 }
 
+/// One page of `query`. `source` (the query as sent) lets a query that
+/// pages through its whole result (ORDER BY, aggregates...) keep it for its
+/// next pages (`query/results.rs`).
 fn run_query(
     state: &AppState,
     db: &str,
     coll: &str,
     headers: &HeaderMap,
     query: &PreparedQuery,
+    source: Option<&str>,
     charge: &'static str,
 ) -> ApiResult<Response> {
     let started = metrics::wanted(headers).then(std::time::Instant::now);
@@ -178,10 +187,33 @@ fn run_query(
             .live_items(key.as_ref(), after.as_ref(), now)
             .filter(move |(key, _)| epk.contains(key.pk()))
             .map(|(key, item)| (key.pk(), key.id(), &item.body));
-        Ok((
-            c.rid.clone(),
-            query.run_page(items, continuation.as_ref(), limit)?,
-        ))
+        let page = match source.filter(|_| query.needs_whole_result()) {
+            Some(source) => {
+                // Everything the result depends on: a write, a settings
+                // change or a second of the clock makes another key.
+                let key = format!(
+                    "{}\n{}\n{}\n{now}\n{:?}\n{:?}\n{:?}\n{:?}\n{source}",
+                    c.rid,
+                    c.etag,
+                    c.log().last_lsn(),
+                    headers.partition_key(),
+                    headers.text("x-ms-documentdb-partitionkeyrangeid"),
+                    headers.text("x-ms-start-epk"),
+                    headers.text("x-ms-end-epk"),
+                );
+                let results = match state.query_results.get(&key) {
+                    Some(results) => results,
+                    None => {
+                        let results = std::sync::Arc::new(query.run_whole(items)?);
+                        state.query_results.insert(key, results.clone());
+                        results
+                    }
+                };
+                page_of_encoded(&results, continuation.as_ref(), limit)
+            }
+            None => query.run_page(items, continuation.as_ref(), limit)?,
+        };
+        Ok((c.rid.clone(), page))
     })?;
     let token = page.continuation.map(|c| c.to_token());
     let mut response = feed(&rid, "Documents", &page.documents, token, charge);

@@ -35,6 +35,7 @@ use tower_http::normalize_path::{NormalizePath, NormalizePathLayer};
 
 use crate::auth::{self, MasterKey};
 use crate::error::ApiError;
+use crate::query::results::ResultCache;
 use crate::resource_token;
 use crate::store::{Store, MAX_ITEM_BYTES};
 
@@ -68,6 +69,8 @@ pub struct SharedState {
     pub certificate: Option<Arc<str>>,
     /// The address the server listens on.
     pub local_addr: std::net::SocketAddr,
+    /// Whole query results between their pages (`query/results.rs`).
+    pub query_results: ResultCache,
 }
 
 /// The whole service: routes behind authentication, with trailing slashes
@@ -337,6 +340,7 @@ mod tests {
             scheme: "http",
             certificate: None,
             local_addr: addr,
+            query_results: ResultCache::default(),
         });
         let routes = routes().route(
             "/_test/panic",

@@ -18,6 +18,7 @@ mod number;
 mod page;
 mod parser;
 mod plan;
+pub mod results;
 mod rows;
 mod validate;
 
@@ -30,8 +31,8 @@ use serde_json::Value;
 pub use ast::{Expr, From, Projection, Select};
 pub use computed::ComputedProperties;
 use execute::Executor;
-use page::page_of_values;
-pub use page::{Continuation, Page, PageLimit};
+use page::{encode, page_of_values};
+pub use page::{page_of_encoded, Continuation, Page, PageLimit};
 
 use crate::error::ApiResult;
 
@@ -149,6 +150,43 @@ impl PreparedQuery {
         budget::scope(|| self.at_now(|| self.values(docs)))
     }
 
+    /// Whether pages of this query resume at an offset into its whole
+    /// result (ORDER BY, aggregates, ...): [`Self::run_whole`] computes it
+    /// once for [`results::ResultCache`].
+    pub fn needs_whole_result(&self) -> bool {
+        !self.streams_in_key_order()
+    }
+
+    /// The whole result of a query that [`Self::needs_whole_result`], over
+    /// a container's live items as [`Self::run_page`] takes them, each
+    /// document serialised.
+    pub fn run_whole<'a>(
+        &self,
+        items: impl Iterator<Item = (&'a str, &'a str, &'a Bytes)>,
+    ) -> ApiResult<Vec<Bytes>> {
+        budget::scope(|| {
+            self.at_now(|| {
+                let results = self.all_values(items);
+                if budget::exceeded() {
+                    return Vec::new();
+                }
+                results.iter().map(encode).collect()
+            })
+        })
+    }
+
+    fn all_values<'a>(
+        &self,
+        items: impl Iterator<Item = (&'a str, &'a str, &'a Bytes)>,
+    ) -> Vec<Value> {
+        let candidates = items.filter(|(_, _, body)| self.may_match(body));
+        if self.reads_documents {
+            self.values(candidates.map(|(_, _, body)| parse(body)))
+        } else {
+            self.values(candidates.map(|_| Value::Null))
+        }
+    }
+
     /// Every result, in order.
     fn values(&self, docs: impl Iterator<Item = Value>) -> Vec<Value> {
         execute::run_select(&self.select, docs)
@@ -177,12 +215,7 @@ impl PreparedQuery {
                 Some(Continuation::Offset { offset }) => *offset,
                 _ => 0,
             };
-            let candidates = items.filter(|(_, _, body)| self.may_match(body));
-            let results = if self.reads_documents {
-                self.values(candidates.map(|(_, _, body)| parse(body)))
-            } else {
-                self.values(candidates.map(|_| Value::Null))
-            };
+            let results = self.all_values(items);
             if budget::exceeded() {
                 return Page::default();
             }
@@ -208,8 +241,7 @@ impl PreparedQuery {
                     match projected {
                         // Refused by the caller's scope: serialise nothing more.
                         _ if budget::exceeded() => return page,
-                        projected => projected
-                            .map(|v| Bytes::from(serde_json::to_vec(&v).expect("serialises"))),
+                        projected => projected.map(|v| encode(&v)),
                     }
                 } else {
                     None

@@ -68,11 +68,45 @@ impl PageLimit {
 }
 
 pub(super) fn page_of_values(results: Vec<Value>, offset: usize, limit: PageLimit) -> Page {
+    let total = results.len();
+    let encoded = results.into_iter().skip(offset).map(|v| encode(&v));
+    fill(encoded, offset, total, limit)
+}
+
+/// A page of a whole result kept between pages (`results.rs`), from the
+/// offset the continuation names.
+pub fn page_of_encoded(
+    results: &[Bytes],
+    continuation: Option<&Continuation>,
+    limit: PageLimit,
+) -> Page {
+    let offset = match continuation {
+        Some(Continuation::Offset { offset }) => *offset,
+        _ => 0,
+    };
+    fill(
+        results.iter().skip(offset).cloned(),
+        offset,
+        results.len(),
+        limit,
+    )
+}
+
+/// A document as a page carries it.
+pub fn encode(value: &Value) -> Bytes {
+    Bytes::from(serde_json::to_vec(value).expect("serialises"))
+}
+
+/// Up to a page of `documents`, the results from `offset` on of `total`.
+fn fill(
+    documents: impl Iterator<Item = Bytes>,
+    offset: usize,
+    total: usize,
+    limit: PageLimit,
+) -> Page {
     let mut page = Page::default();
     let mut bytes = 0;
-    let total = results.len();
-    for value in results.into_iter().skip(offset) {
-        let encoded = Bytes::from(serde_json::to_vec(&value).expect("serialises"));
+    for encoded in documents {
         bytes += encoded.len();
         page.documents.push(encoded);
         if page.documents.len() >= limit.items || bytes >= limit.bytes {
