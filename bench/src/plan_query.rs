@@ -164,8 +164,14 @@ pub async fn run(
     })
 }
 
+/// The query with a parameter it never reads, another for every run: the
+/// emulator keeps a whole result between pages, keyed by the query as
+/// sent, and a run must measure the query, not a result kept from the run
+/// before it (the service ignores parameters a query does not use).
 fn query_json(query: &str) -> Bytes {
-    serde_json::json!({ "query": query, "parameters": [] })
+    static RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let run = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    serde_json::json!({ "query": query, "parameters": [{ "name": "@run", "value": run }] })
         .to_string()
         .into()
 }
