@@ -96,6 +96,7 @@ struct Refusal {
 pub async fn read(
     client: &Client,
     collection_link: &str,
+    partition_key: &str,
     changes: &Changes,
     expected: &[String],
     state: &mut FeedState,
@@ -114,7 +115,9 @@ pub async fn read(
     if probe && mode == FeedMode::AllVersions {
         // The mode starts only from now or a continuation: a target that
         // serves a start from the beginning ignores it.
-        let response = client.send(request(collection_link, changes, None)).await?;
+        let response = client
+            .send(request(collection_link, partition_key, changes, None))
+            .await?;
         if response.status < 400 {
             return Ok(FeedOutcome::Unsupported(format!(
                 "the target has no all-versions-and-deletes change feed: GET docs with A-IM: {} from the beginning, which the mode refuses (400), answered {}: a feed that ignores A-IM",
@@ -136,7 +139,16 @@ pub async fn read(
     };
     for attempt in 0.. {
         let first = probe && attempt == 0;
-        match drain(client, collection_link, changes, start.clone(), first).await? {
+        match drain(
+            client,
+            collection_link,
+            partition_key,
+            changes,
+            start.clone(),
+            first,
+        )
+        .await?
+        {
             Ok((page, etag)) => {
                 documents.extend(page);
                 state.cursors.insert(mode, etag.clone());
@@ -215,6 +227,7 @@ async fn purge(client: &Client) -> Result<Result<u64, String>, TransportError> {
 
 fn request(
     collection_link: &str,
+    partition_key: &str,
     changes: &Changes,
     if_none_match: Option<&str>,
 ) -> Request<'static> {
@@ -228,7 +241,7 @@ fn request(
         .header("a-im", a_im(changes.mode))
         .header(
             "x-ms-documentdb-partitionkey",
-            crate::runner::partition_key_header(),
+            crate::runner::partition_key_header(partition_key),
         );
     if changes.mode == FeedMode::AllVersions {
         request = request.header(
@@ -251,6 +264,7 @@ fn request(
 async fn drain(
     client: &Client,
     collection_link: &str,
+    partition_key: &str,
     changes: &Changes,
     start: Option<String>,
     probe: bool,
@@ -280,7 +294,12 @@ async fn drain(
     let mut if_none_match = start;
     for page in 0..MAX_PAGES {
         let response = client
-            .send(request(collection_link, changes, if_none_match.as_deref()))
+            .send(request(
+                collection_link,
+                partition_key,
+                changes,
+                if_none_match.as_deref(),
+            ))
             .await?;
         let first = probe && page == 0;
         let Some(etag) = response.etag.clone().filter(|e| !e.is_empty()) else {

@@ -19,7 +19,6 @@ use tokio::sync::Semaphore;
 /// The partition key path of every container the suite creates.
 const PARTITION_KEY_PATH: &str = "/pk";
 /// The one logical partition each case's items live in.
-const PARTITION_KEY_VALUE: &str = "p";
 /// A query that still has pages after this many is reported as such.
 const MAX_QUERY_PAGES: usize = 100;
 
@@ -139,6 +138,7 @@ impl Session {
             collection_link: format!("dbs/{}/colls/{}", self.database, container_id(case, index)),
             database_link: format!("dbs/{}", self.database),
             throughput: self.container_throughput,
+            partition_key: case.id.clone(),
         };
         if let Some(container) = &case.container {
             match target.write_container(Method::POST, container).await {
@@ -197,6 +197,7 @@ impl Session {
                     match feed::read(
                         &self.client,
                         &target.collection_link,
+                        &target.partition_key,
                         changes,
                         expected,
                         state,
@@ -381,6 +382,9 @@ struct CaseTarget<'a> {
     database_link: String,
     collection_link: String,
     throughput: Option<u32>,
+    /// The logical partition of the case's items: the case's id, so that
+    /// on a container of several ranges the cases spread over all of them.
+    partition_key: String,
 }
 
 impl CaseTarget<'_> {
@@ -433,7 +437,7 @@ impl CaseTarget<'_> {
                 observe_write(&self.write_container(Method::PUT, body).await?, true)
             }
             Action::Batch(operations) => {
-                let body = crate::batch::body(operations, PARTITION_KEY_VALUE, self.wall.as_ref());
+                let body = crate::batch::body(operations, &self.partition_key, self.wall.as_ref());
                 let request = Request::new(
                     Method::POST,
                     path(&self.docs_link()),
@@ -443,7 +447,10 @@ impl CaseTarget<'_> {
                 .header("x-ms-cosmos-is-batch-request", "True")
                 .header("x-ms-cosmos-batch-atomic", "True")
                 .header("x-ms-cosmos-batch-continue-on-error", "False")
-                .header("x-ms-documentdb-partitionkey", partition_key_header())
+                .header(
+                    "x-ms-documentdb-partitionkey",
+                    partition_key_header(&self.partition_key),
+                )
                 .json(&body);
                 crate::batch::observe(&self.client.send(request).await?)
             }
@@ -470,7 +477,7 @@ impl CaseTarget<'_> {
     fn item_body(&self, body: &Map<String, Value>) -> Map<String, Value> {
         let mut body = self.scaled(body);
         body.entry("pk")
-            .or_insert_with(|| json!(PARTITION_KEY_VALUE));
+            .or_insert_with(|| json!(self.partition_key));
         body
     }
 
@@ -480,8 +487,10 @@ impl CaseTarget<'_> {
 
     fn item_request(&self, method: Method, id: &str) -> Request<'static> {
         let link = format!("{}/{}", self.docs_link(), id);
-        Request::new(method, path(&link), "docs", link)
-            .header("x-ms-documentdb-partitionkey", partition_key_header())
+        Request::new(method, path(&link), "docs", link).header(
+            "x-ms-documentdb-partitionkey",
+            partition_key_header(&self.partition_key),
+        )
     }
 
     async fn create_item(
@@ -495,7 +504,10 @@ impl CaseTarget<'_> {
             "docs",
             self.collection_link.clone(),
         )
-        .header("x-ms-documentdb-partitionkey", partition_key_header())
+        .header(
+            "x-ms-documentdb-partitionkey",
+            partition_key_header(&self.partition_key),
+        )
         .json(&Value::Object(self.item_body(body)));
         if upsert {
             request = request.header("x-ms-documentdb-is-upsert", "True");
@@ -550,7 +562,10 @@ impl CaseTarget<'_> {
             // Scoped to the case's partition by the key header; the flag is
             // what SDKs send too, and some targets refuse queries without it.
             .header("x-ms-documentdb-query-enablecrosspartition", "True")
-            .header("x-ms-documentdb-partitionkey", partition_key_header())
+            .header(
+                "x-ms-documentdb-partitionkey",
+                partition_key_header(&self.partition_key),
+            )
             .body("application/query+json", &body);
             if let Some(token) = &continuation {
                 request = request.header("x-ms-continuation", token.clone());
@@ -583,6 +598,6 @@ impl CaseTarget<'_> {
     }
 }
 
-pub(crate) fn partition_key_header() -> String {
-    json!([PARTITION_KEY_VALUE]).to_string()
+pub(crate) fn partition_key_header(value: &str) -> String {
+    json!([value]).to_string()
 }
