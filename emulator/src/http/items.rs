@@ -91,8 +91,10 @@ pub async fn create_or_query(
         let mut context = container_context::check(&state, &db, &coll, &headers, true)?;
         // The query as sent keys its whole result between pages, unless it
         // reads the clock (GetCurrentDateTime...), which moves every page.
-        let source = std::str::from_utf8(&body.0)
-            .ok()
+        let source = query
+            .needs_whole_result()
+            .then(|| std::str::from_utf8(&body.0).ok())
+            .flatten()
             .filter(|text| !text.to_ascii_lowercase().contains("getcurrent"));
         let mut response = run_query(&state, &db, &coll, &headers, &query, source, QUERY_CHARGE)?;
         context.range = addressed_range(&headers).unwrap_or(context.range);
