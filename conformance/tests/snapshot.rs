@@ -7,24 +7,13 @@ mod common;
 use common::{all_cases, config};
 use cosmos_conformance::default_fixtures_dir;
 use cosmos_conformance::expectations::Expectations;
+use cosmos_conformance::RunConfig;
 use cosmos_emulator::{ClockMode, Config, Emulator};
 use std::time::Duration;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn full_run_against_the_emulator() {
-    let emulator = Emulator::start(Config {
-        port: 0,
-        clock: ClockMode::Manual { start: None },
-        ..Config::default()
-    })
-    .expect("the emulator starts");
-    let known = Expectations::load(&Expectations::locate(
-        "cosmos-emulator",
-        &default_fixtures_dir(),
-    ))
-    .expect("the emulator's expectations load");
-    let mut config = config(emulator.endpoint());
-    config.expectations = Some(("cosmos-emulator".to_string(), known));
+    let (_emulator, config) = emulator_with_its_expectations();
     let cases = all_cases();
     let report = common::run(&config, &cases, Duration::from_secs(60)).await;
     assert!(
@@ -46,19 +35,7 @@ async fn full_run_against_the_emulator() {
 /// the outcome table is the one-range run's, line for line.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn four_ranges_give_the_same_outcomes_as_one() {
-    let emulator = Emulator::start(Config {
-        port: 0,
-        clock: ClockMode::Manual { start: None },
-        ..Config::default()
-    })
-    .expect("the emulator starts");
-    let known = Expectations::load(&Expectations::locate(
-        "cosmos-emulator",
-        &default_fixtures_dir(),
-    ))
-    .expect("the emulator's expectations load");
-    let mut config = config(emulator.endpoint());
-    config.expectations = Some(("cosmos-emulator".to_string(), known));
+    let (_emulator, mut config) = emulator_with_its_expectations();
     let cases = all_cases();
     let one = common::run(&config, &cases, Duration::from_secs(60)).await;
     assert_eq!(one.target.containers, None);
@@ -75,4 +52,23 @@ async fn four_ranges_give_the_same_outcomes_as_one() {
     );
     assert_eq!(four.summary.total, cases.len());
     assert_eq!(one.outcome_table(), four.outcome_table());
+}
+
+/// The in-process emulator on a test clock (kept alive by the caller) and a
+/// run configured for it with the emulator's own expected failures.
+fn emulator_with_its_expectations() -> (Emulator, RunConfig) {
+    let emulator = Emulator::start(Config {
+        port: 0,
+        clock: ClockMode::Manual { start: None },
+        ..Config::default()
+    })
+    .expect("the emulator starts");
+    let known = Expectations::load(&Expectations::locate(
+        "cosmos-emulator",
+        &default_fixtures_dir(),
+    ))
+    .expect("the emulator's expectations load");
+    let mut config = config(emulator.endpoint());
+    config.expectations = Some(("cosmos-emulator".to_string(), known));
+    (emulator, config)
 }
