@@ -150,16 +150,14 @@ pub async fn read_feed(
     Ok(response)
 }
 
-/// The id of the range a feed request names (`{id}` or `{collectionRid},{id}`);
-/// it answered, so the range exists.
+/// The id of the range a feed request names; it answered, so the range exists.
 fn addressed_range(headers: &HeaderMap) -> Option<u32> {
-    let id = headers.text("x-ms-documentdb-partitionkeyrangeid")?;
-    id.rsplit(',').next()?.trim().parse().ok()
+    crate::store::parse_range_id(headers.text("x-ms-documentdb-partitionkeyrangeid")?)
 }
 
-/// One page of `query`. `source` (the query as sent) lets a query that
-/// pages through its whole result (ORDER BY, aggregates...) keep it for its
-/// next pages (`query/results.rs`).
+/// One page of `query`. `source` (the query as sent), given only for a
+/// query that [`PreparedQuery::needs_whole_result`], keeps that result for
+/// its next pages (`query/results.rs`).
 fn run_query(
     state: &AppState,
     db: &str,
@@ -189,7 +187,7 @@ fn run_query(
             .live_items(key.as_ref(), after.as_ref(), now)
             .filter(move |(key, _)| epk.contains(key.pk()))
             .map(|(key, item)| (key.pk(), key.id(), &item.body));
-        let page = match source.filter(|_| query.needs_whole_result()) {
+        let page = match source {
             Some(source) => {
                 // Everything the result depends on: a write, a settings
                 // change or a second of the clock makes another key.

@@ -36,7 +36,7 @@ pub use log::{
     DEFAULT_RETENTION_SECONDS as DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
 };
 pub use offers::{Migration, Throughput};
-pub use ranges::{Range, RangeMap, SplitRefusal};
+pub use ranges::{parse_id as parse_range_id, Range, RangeMap, SplitRefusal};
 pub use users::{CreateMode, Grant, PermissionMode, PermissionView};
 
 use crate::clock::Clock;

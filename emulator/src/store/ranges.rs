@@ -150,21 +150,13 @@ impl RangeMap {
     /// The .NET SDK may send `{collectionRid},{id}`: the part after the
     /// comma is the id.
     pub fn by_id(&self, id: &str) -> Option<&Range> {
-        let id = id.rsplit(',').next().unwrap_or_default().trim();
-        // Only the canonical spelling: "01" names no range in the service.
-        let number: u32 = id.parse().ok()?;
-        if number.to_string() != id {
-            return None;
-        }
+        let number = parse_id(id)?;
         self.ranges.iter().find(|r| r.id == number)
     }
 
     /// Whether `id` names a range this container had and split.
     pub fn was_split(&self, id: &str) -> bool {
-        let id = id.rsplit(',').next().unwrap_or_default().trim();
-        id.parse::<u32>().is_ok_and(|number| {
-            number.to_string() == id && self.ranges.iter().any(|r| r.parents.contains(&number))
-        })
+        parse_id(id).is_some_and(|number| self.ranges.iter().any(|r| r.parents.contains(&number)))
     }
 
     /// The range holding the EPK `epk`.
@@ -215,6 +207,15 @@ impl RangeMap {
             .splice(index..=index, [left.clone(), right.clone()]);
         Ok([left, right])
     }
+}
+
+/// The range number a request names in `x-ms-documentdb-partitionkeyrangeid`:
+/// `{id}`, or `{collectionRid},{id}` as the .NET SDK may send it. Only the
+/// canonical spelling: "01" names no range in the service.
+pub fn parse_id(text: &str) -> Option<u32> {
+    let id = text.rsplit(',').next().unwrap_or_default().trim();
+    let number: u32 = id.parse().ok()?;
+    (number.to_string() == id).then_some(number)
 }
 
 #[cfg(test)]
