@@ -13,10 +13,23 @@ pub const MAX_PAYLOAD_BYTES: usize = 1 << 30;
 
 /// Appends `payload` to `out` as one frame.
 pub fn encode(payload: &[u8], out: &mut Vec<u8>) {
-    let length = u32::try_from(payload.len()).expect("payloads stay under MAX_PAYLOAD_BYTES");
+    encode_parts(&[payload], out)
+}
+
+/// Appends one frame whose payload is `parts` one after the other.
+pub fn encode_parts(parts: &[&[u8]], out: &mut Vec<u8>) {
+    let length: usize = parts.iter().map(|p| p.len()).sum();
+    let length = u32::try_from(length).expect("payloads stay under MAX_PAYLOAD_BYTES");
+    let mut crc = crc32fast::Hasher::new();
+    for part in parts {
+        crc.update(part);
+    }
+    out.reserve(HEADER_BYTES + length as usize);
     out.extend_from_slice(&length.to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
-    out.extend_from_slice(payload);
+    out.extend_from_slice(&crc.finalize().to_le_bytes());
+    for part in parts {
+        out.extend_from_slice(part);
+    }
 }
 
 /// The frames of `data`, in order, and where the readable part ends.

@@ -238,6 +238,16 @@ impl Store {
             }
         }
         self.journal = Some(journal);
+        // As the purge's pass would: entries past their retention go.
+        let now = self.clock.now();
+        let catalog = self.catalog.get_mut().unwrap_or_else(|e| e.into_inner());
+        for c in catalog
+            .databases
+            .values_mut()
+            .flat_map(|db| db.containers.values_mut())
+        {
+            c.expire_log(now);
+        }
         let catalog = self.read();
         let containers = catalog
             .databases
@@ -569,3 +579,6 @@ pub fn unavailable(e: &dyn std::fmt::Display) -> ApiError {
         ),
     )
 }
+
+#[cfg(test)]
+mod tests;
