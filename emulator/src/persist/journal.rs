@@ -108,9 +108,12 @@ impl Journal {
     /// starts the sync thread the mode needs.
     pub fn open(dir: DataDir, generation: u64, mode: SyncMode) -> io::Result<Arc<Journal>> {
         let path = dir.log_path(generation);
+        let created = !path.exists();
         let file = OpenOptions::new().create(true).append(true).open(&path)?;
         let log_bytes = file.metadata()?.len();
-        dir.sync()?;
+        if created {
+            dir.sync()?;
+        }
         let journal = Arc::new(Journal {
             dir,
             mode,
@@ -266,20 +269,26 @@ impl Journal {
         Ok(generation)
     }
 
-    /// Writes `frames` (already framed) as the snapshot of `generation`:
-    /// to a temporary file, synced, then renamed; older generations' files
-    /// are removed once it is in place. Returns its size.
-    pub fn write_snapshot(&self, generation: u64, frames: &[u8]) -> io::Result<u64> {
+    /// Writes the snapshot of `generation` (`write` writes its frames): to
+    /// a temporary file, synced, then renamed; older generations' files are
+    /// removed once it is in place. Returns its size.
+    pub fn write_snapshot(
+        &self,
+        generation: u64,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<u64> {
         let path = self.dir.snapshot_path(generation);
         let temporary = path.with_extension("tmp");
-        let mut file = File::create(&temporary)?;
-        file.write_all(frames)?;
+        let mut file = io::BufWriter::with_capacity(1 << 20, File::create(&temporary)?);
+        write(&mut file)?;
+        let file = file.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
+        let size = file.metadata()?.len();
         drop(file);
         std::fs::rename(&temporary, &path)?;
         self.dir.sync()?;
         self.dir.remove_before(generation)?;
-        Ok(frames.len() as u64)
+        Ok(size)
     }
 }
 

@@ -346,3 +346,63 @@ fn a_write_the_disk_refuses_is_reported_and_no_later_write_is_taken() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_damaged_snapshot_stops_the_start_with_what_to_do() {
+    let dir = scratch("damaged");
+    let store = open(&dir);
+    workload(&store);
+    store.compact().unwrap();
+    drop(store);
+    let snapshot = dir.join("snapshot-00000001.bin");
+    let mut data = std::fs::read(&snapshot).unwrap();
+    let middle = data.len() / 2;
+    data[middle] ^= 1;
+    std::fs::write(&snapshot, data).unwrap();
+    let refused = Store::new(Clock::new(ClockMode::System))
+        .open_data_dir(&dir, SyncMode::Never)
+        .err()
+        .expect("refused");
+    let message = refused.to_string();
+    assert!(message.contains("is damaged at byte"), "{message}");
+    assert!(message.contains("Move the directory aside"), "{message}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_corrupt_frame_mid_log_keeps_what_came_before_and_sets_the_rest_aside() {
+    let dir = scratch("corrupt");
+    let store = open(&dir);
+    workload(&store);
+    let before = fingerprint(&store);
+    let log = dir.join("log-00000000.bin");
+    let length = std::fs::metadata(&log).unwrap().len();
+    for i in 0..10 {
+        write(&store, "c", json!({"id": format!("later{i}"), "pk": "p0"}));
+    }
+    drop(store);
+    // Damage the first frame written after `before`.
+    let mut data = std::fs::read(&log).unwrap();
+    data[length as usize + 20] ^= 0xff;
+    std::fs::write(&log, &data).unwrap();
+    let store = open(&dir);
+    assert_eq!(fingerprint(&store), before);
+    let aside: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("dropped-")
+        })
+        .collect();
+    assert_eq!(aside.len(), 1);
+    assert_eq!(
+        std::fs::read(&aside[0]).unwrap(),
+        &data[length as usize..],
+        "the dropped bytes are kept aside as they were"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
