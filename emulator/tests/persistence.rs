@@ -474,6 +474,30 @@ fn session_lsn(reply: &Reply) -> u64 {
         .unwrap_or_else(|_| panic!("session token {token:?}"))
 }
 
+/// The `items=N` of the `recovered` line in a start's stderr.
+fn recovered_items(stderr: &str) -> Option<u64> {
+    // Without the terminal colours tracing may add.
+    let mut plain = String::new();
+    let mut chars = stderr.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            plain.push(c);
+        }
+    }
+    let line = plain.lines().find(|l| l.contains("recovered"))?;
+    let rest = &line[line.find("items=")? + "items=".len()..];
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
 /// A tiny deterministic generator (xorshift), one per writer.
 struct Rng(u64);
 
@@ -581,10 +605,15 @@ fn acknowledged_writes_survive_sigkill(sync: &str, window: Duration) {
             std::thread::spawn(move || writer(api, w, stop))
         })
         .collect();
+    let replacer = {
+        let (api, stop) = (emu.api(), Arc::clone(&stop));
+        std::thread::spawn(move || container_replacer(api, stop))
+    };
     std::thread::sleep(window);
     // Killed while the writers write: some request is usually in flight.
     emu.kill();
     stop.store(true, Ordering::SeqCst);
+    let (replaced, replace_cut) = replacer.join().expect("the replacer panicked");
     let logs: Vec<WriterLog> = writers
         .into_iter()
         .map(|w| {
@@ -650,6 +679,37 @@ fn acknowledged_writes_survive_sigkill(sync: &str, window: Duration) {
         .collect();
     assert!(unexpected.is_empty(), "--sync {sync}: {unexpected:?}");
     assert!(expected_ids.is_subset(&stored), "--sync {sync}");
+    // The container's settings: the last replace acknowledged, or the one cut.
+    let reply = api.get(COLL, &[]);
+    let default_ttl = api.ok(reply)["defaultTtl"].as_i64();
+    assert!(
+        default_ttl == replaced || (replace_cut.is_some() && default_ttl == replace_cut),
+        "--sync {sync}: defaultTtl {default_ttl:?}; acknowledged {replaced:?}, cut {replace_cut:?}"
+    );
+}
+
+/// Replaces container `c` (its `defaultTtl`, far beyond the clock's
+/// reach) until `stop` or no answer; returns the last value acknowledged
+/// (`None`: none was) and the one without an answer.
+fn container_replacer(api: Api, stop: Arc<AtomicBool>) -> (Option<i64>, Option<i64>) {
+    let mut acked = None;
+    for ttl in 1_000_000.. {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        let body = json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash"},
+                          "defaultTtl": ttl});
+        match api.try_send(Method::PUT, COLL, &[], Some(&body)) {
+            Ok(reply) => {
+                assert_eq!(reply.status, 200, "{}", reply.body);
+                acked = Some(ttl);
+            }
+            Err(_) => return (acked, Some(ttl)),
+        }
+        // The item writers are the load; a replace now and then is enough.
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    (acked, None)
 }
 
 #[test]
@@ -765,6 +825,71 @@ fn a_batch_cut_by_sigkill_is_all_or_nothing() {
             *count,
             BATCH,
             "batch {pk} came back in part\n{}",
+            emu.stderr()
+        );
+    }
+}
+
+#[test]
+fn a_purge_cut_by_sigkill_leaves_one_ttl_delete_per_item() {
+    const PARTITIONS: usize = 160;
+    let scratch = Scratch::new("purge");
+    let start = START.to_string();
+    let args = ["--clock", "manual", "--clock-start", &start];
+    let mut emu = Emu::start(&scratch, &args);
+    let api = emu.api();
+    api.create_db_and_container(json!({"defaultTtl": 10}));
+    let (_, feed_start) = api.all_versions("*");
+    for p in 0..PARTITIONS {
+        let pk = format!("p{p}");
+        let operations: Vec<Value> = (0..BATCH)
+            .map(|i| json!({"operationType": "Create", "resourceBody": {"id": format!("{pk}-{i}"), "pk": pk}}))
+            .collect();
+        let header = json!([pk]).to_string();
+        let reply = api.post(
+            &format!("{COLL}/docs"),
+            &Value::Array(operations),
+            &[
+                ("x-ms-cosmos-is-batch-request", "True"),
+                ("x-ms-cosmos-batch-atomic", "True"),
+                ("x-ms-documentdb-partitionkey", &header),
+            ],
+        );
+        assert_eq!(reply.status, 200, "{}", reply.body);
+    }
+    // Every item is due: the background purge starts, and the kill cuts it
+    // once it has purged some (or after it, on a fast machine).
+    assert_eq!(api.advance(11), START + 11);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while api.stored_items() == (PARTITIONS * BATCH) as u64 {
+        assert!(
+            Instant::now() < deadline,
+            "the background purge never starts"
+        );
+    }
+    emu.kill();
+
+    let emu = Emu::start(&scratch, &args);
+    let api = emu.api();
+    assert_eq!(api.clock(), START + 11);
+    eprintln!(
+        "items recovered: {:?} of {} (fewer: the kill cut the purge)",
+        recovered_items(&emu.stderr()),
+        PARTITIONS * BATCH
+    );
+    api.purge();
+    assert_eq!(api.stored_items(), 0);
+    let (changes, _) = api.all_versions(&feed_start);
+    let mut per_item: BTreeMap<String, Vec<(String, bool)>> = BTreeMap::new();
+    for (op, id, ttl) in summary(&changes) {
+        per_item.entry(id).or_default().push((op, ttl));
+    }
+    assert_eq!(per_item.len(), PARTITIONS * BATCH);
+    for (id, ops) in per_item {
+        assert_eq!(
+            ops,
+            [("create".to_string(), false), ("delete".to_string(), true)],
+            "{id}\n{}",
             emu.stderr()
         );
     }
