@@ -592,8 +592,10 @@ fn writer(api: Api, writer: usize, stop: Arc<AtomicBool>) -> Result<WriterLog, S
     Ok(log)
 }
 
-fn acknowledged_writes_survive_sigkill(sync: &str, window: Duration) {
-    let scratch = Scratch::new(&format!("kill-{sync}"));
+/// With `compactions`, a thread also asks for a compaction again and
+/// again, so that the kill may cut one.
+fn acknowledged_writes_survive_sigkill(sync: &str, window: Duration, compactions: bool) {
+    let scratch = Scratch::new(&format!("kill-{sync}-{compactions}"));
     let start = START.to_string();
     let args = ["--clock", "manual", "--clock-start", &start, "--sync", sync];
     let mut emu = Emu::start(&scratch, &args);
@@ -609,11 +611,33 @@ fn acknowledged_writes_survive_sigkill(sync: &str, window: Duration) {
         let (api, stop) = (emu.api(), Arc::clone(&stop));
         std::thread::spawn(move || container_replacer(api, stop))
     };
+    let compactor = compactions.then(|| {
+        let (api, stop) = (emu.api(), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            let mut done = 0;
+            while !stop.load(Ordering::SeqCst) {
+                match api.try_send(Method::POST, "/_emulator/compact", &[], Some(&json!({}))) {
+                    Ok(reply) => {
+                        assert_eq!(reply.status, 200, "{}", reply.body);
+                        done += 1;
+                    }
+                    Err(_) => break,
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            done
+        })
+    });
     std::thread::sleep(window);
     // Killed while the writers write: some request is usually in flight.
     emu.kill();
     stop.store(true, Ordering::SeqCst);
     let (replaced, replace_cut) = replacer.join().expect("the replacer panicked");
+    if let Some(compactor) = compactor {
+        let done = compactor.join().expect("the compactor panicked");
+        eprintln!("--sync {sync}: {done} compactions before the kill");
+        assert!(done > 0, "no compaction before the kill");
+    }
     let logs: Vec<WriterLog> = writers
         .into_iter()
         .map(|w| {
@@ -714,17 +738,22 @@ fn container_replacer(api: Api, stop: Arc<AtomicBool>) -> (Option<i64>, Option<i
 
 #[test]
 fn acknowledged_writes_survive_sigkill_sync_periodic() {
-    acknowledged_writes_survive_sigkill("periodic", Duration::from_millis(1500));
+    acknowledged_writes_survive_sigkill("periodic", Duration::from_millis(1500), false);
+}
+
+#[test]
+fn acknowledged_writes_survive_sigkill_during_compactions() {
+    acknowledged_writes_survive_sigkill("periodic", Duration::from_millis(1500), true);
 }
 
 #[test]
 fn acknowledged_writes_survive_sigkill_sync_always() {
-    acknowledged_writes_survive_sigkill("always", Duration::from_millis(1000));
+    acknowledged_writes_survive_sigkill("always", Duration::from_millis(1000), false);
 }
 
 #[test]
 fn acknowledged_writes_survive_sigkill_sync_never() {
-    acknowledged_writes_survive_sigkill("never", Duration::from_millis(1000));
+    acknowledged_writes_survive_sigkill("never", Duration::from_millis(1000), false);
 }
 
 // ---- b. a transactional batch cut by the kill is all or nothing ----------
