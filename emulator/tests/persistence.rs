@@ -1380,6 +1380,31 @@ fn a_corrupt_frame_cuts_the_log_there_and_is_said() {
     }
 }
 
+#[test]
+fn a_damaged_snapshot_stops_the_start_and_says_so() {
+    let scratch = Scratch::new("snapshot");
+    let mut emu = Emu::start(&scratch, &[]);
+    let api = emu.api();
+    api.create_db_and_container(json!({}));
+    assert_eq!(api.create_item(&json!({"id": "a", "pk": "p"})).status, 201);
+    api.ok(api.post("/_emulator/compact", &json!({}), &[]));
+    emu.kill();
+    let snapshot = scratch.files("snapshot-").pop().expect("a snapshot");
+    let mut bytes = std::fs::read(&snapshot).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x5a;
+    std::fs::write(&snapshot, &bytes).unwrap();
+    // Starting empty would lose everything silently: it must not start.
+    let failure = match Emu::try_start(&scratch, &[]) {
+        Ok(_) => panic!("the emulator started on a damaged snapshot"),
+        Err(failure) => failure,
+    };
+    let status = failure.status.expect("it exits");
+    assert!(!status.success(), "{status:?}");
+    let name = snapshot.file_name().unwrap().to_str().unwrap();
+    assert!(failure.stderr.contains(name), "{}", failure.stderr);
+}
+
 // ---- f. one emulator per directory ----------------------------------------
 
 #[test]
