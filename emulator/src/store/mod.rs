@@ -207,8 +207,10 @@ pub struct Store {
     min_ranges_per_container: usize,
     /// With `--data-dir`: where changes are written ahead (`durable.rs`).
     journal: Option<Arc<Journal>>,
-    /// The size of the last snapshot (compaction starts at twice it).
+    /// The size of the last snapshot (the log is compacted past it).
     snapshot_bytes: AtomicU64,
+    /// The least log size compacted (`durable::COMPACT_AT_LEAST`).
+    compact_at_least: u64,
     /// Held while a compaction runs.
     compacting: Mutex<()>,
 }
@@ -268,6 +270,7 @@ impl Store {
             min_ranges_per_container: 1,
             journal: None,
             snapshot_bytes: AtomicU64::new(0),
+            compact_at_least: durable::COMPACT_AT_LEAST,
             compacting: Mutex::new(()),
         }
     }

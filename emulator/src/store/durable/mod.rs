@@ -14,8 +14,8 @@
 //!   own: items carry their `_ts` and TTL, so an item that expired while the
 //!   emulator was stopped is absent from the first request, and the purge
 //!   that runs at start logs its one TTL delete.
-//! - **Snapshots.** When the log outgrows the last snapshot (twice its size,
-//!   and over [`COMPACT_AT_LEAST`]), or on `POST /_emulator/compact`, the
+//! - **Snapshots.** When the log outgrows the last snapshot (its size, and
+//!   over [`COMPACT_AT_LEAST`]), or on `POST /_emulator/compact`, the
 //!   state is captured under the write lock (items and log entries share
 //!   their bodies, so this is cheap), a new log generation starts, and the
 //!   snapshot is written beside, outside the lock.
@@ -41,8 +41,9 @@ use super::{Catalog, Database, Store};
 use crate::error::{ApiError, ApiResult};
 use crate::persist::{encode_frame, DataDir, Journal, Next, Reader, SyncMode};
 
-/// The log is compacted once it is over twice the last snapshot and at
-/// least this big.
+/// The log is compacted once it is larger than the last snapshot and at
+/// least this big: start-up then reads at most about twice the live data
+/// (a rewrite of the live data per its size in new log, as the price).
 pub const COMPACT_AT_LEAST: u64 = 64 << 20;
 
 /// Snapshot frames are cut at about this size.
@@ -295,6 +296,12 @@ impl Store {
         Ok(self)
     }
 
+    /// Compacts logs from `bytes` on (tests; see [`COMPACT_AT_LEAST`]).
+    pub fn with_compaction_at_least(mut self, bytes: u64) -> Self {
+        self.compact_at_least = bytes;
+        self
+    }
+
     /// The journal, with `--data-dir`.
     pub fn journal(&self) -> Option<&Arc<Journal>> {
         self.journal.as_ref()
@@ -465,7 +472,8 @@ impl Store {
             return false;
         };
         let (_, log_bytes) = journal.log_size();
-        log_bytes >= COMPACT_AT_LEAST && log_bytes > 2 * self.snapshot_bytes.load(Ordering::Acquire)
+        log_bytes >= self.compact_at_least
+            && log_bytes > self.snapshot_bytes.load(Ordering::Acquire)
     }
 
     /// Compacts if [`Self::compaction_due`] and no compaction runs: called

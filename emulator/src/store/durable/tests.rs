@@ -406,3 +406,40 @@ fn a_corrupt_frame_mid_log_keeps_what_came_before_and_sets_the_rest_aside() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_log_is_compacted_once_it_outgrows_the_last_snapshot() {
+    let dir = scratch("automatic");
+    let store = Store::new(Clock::new(ClockMode::Manual {
+        start: Some(1_000_000),
+    }))
+    .with_compaction_at_least(16 * 1024)
+    .open_data_dir(&dir, SyncMode::Never)
+    .unwrap();
+    workload(&store);
+    assert!(store.compaction_due(), "the workload wrote over 16 KiB");
+    store.compact_if_due();
+    assert!(!store.compaction_due());
+    let (generation, _) = store.journal().unwrap().log_size();
+    assert_eq!(generation, 1);
+    let snapshot = std::fs::metadata(dir.join("snapshot-00000001.bin"))
+        .unwrap()
+        .len();
+    // The next compaction waits until the log is larger than the snapshot.
+    let mut i = 0;
+    while !store.compaction_due() {
+        write(
+            &store,
+            "c",
+            json!({"id": format!("n{i}"), "pk": "p0", "pad": "x".repeat(500)}),
+        );
+        i += 1;
+    }
+    assert!(store.journal().unwrap().log_size().1 > snapshot);
+    let before = fingerprint(&store);
+    store.compact_if_due();
+    assert_eq!(store.journal().unwrap().log_size(), (2, 0));
+    drop(store);
+    assert_eq!(fingerprint(&open(&dir)), before);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
