@@ -167,14 +167,19 @@ fn user_routes() -> Router<AppState> {
 /// answered as a 500 instead of a dropped connection. The certificate route
 /// is public, outside authentication.
 fn with_layers(routes: Router<AppState>, state: AppState) -> NormalizePath<Router> {
+    // With --data-dir, a request is answered once its changes are kept
+    // (inside authentication); without, requests skip the layer.
+    let routes = match state.store.journal() {
+        Some(_) => routes.route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            durability::durable,
+        )),
+        None => routes,
+    };
     let authenticated = routes
         // Only a request for a route is authenticated: an unknown path is a
         // 404 whatever its signature (it serves nothing), never a 401 that
         // would send a client author hunting for a signing bug.
-        .route_layer(middleware::from_fn_with_state(
-            state.clone(),
-            durability::durable,
-        ))
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
