@@ -627,6 +627,9 @@ pub async fn measure_restarts(
     sizes.sort_unstable();
     sizes.dedup();
     let largest = *sizes.last().ok_or("no start-up sizes")?;
+    if largest == 0 {
+        return Err("the largest start-up size must hold items".into());
+    }
     let mut startup = Vec::new();
 
     // A new, empty directory each time (the first start ever).
