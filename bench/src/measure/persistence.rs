@@ -1040,3 +1040,30 @@ fn restart_tables(md: &mut String, r: &Restarts, s: &PersistenceSettings) {
         files(&c.after_compact)
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_add_up_every_file_below_and_the_temporary_directory_goes() {
+        let dir = TempDir::new(&std::env::temp_dir(), "unit").unwrap();
+        let path = dir.path().to_path_buf();
+        std::fs::write(path.join("log-00000001.bin"), [0u8; 100]).unwrap();
+        std::fs::create_dir(path.join("sub")).unwrap();
+        std::fs::write(path.join("sub/x"), [0u8; 23]).unwrap();
+        std::fs::write(path.join("LOCK"), []).unwrap();
+        let f = files(&path).unwrap();
+        assert_eq!(f.bytes, 123);
+        assert_eq!(
+            f.files,
+            vec![
+                ("LOCK".to_string(), 0),
+                ("log-00000001.bin".to_string(), 100),
+                ("sub/x".to_string(), 23)
+            ]
+        );
+        drop(dir);
+        assert!(!path.exists());
+    }
+}
