@@ -99,6 +99,14 @@ impl Clock {
         Ok(instant)
     }
 
+    /// Restarting on a data directory: a manual clock starts no earlier
+    /// than `instant` (time never goes backwards across a restart).
+    pub fn resume_at(&self, instant: i64) {
+        if let Some(now) = &self.manual {
+            now.fetch_max(instant, Ordering::AcqRel);
+        }
+    }
+
     fn manual_clock(&self) -> ApiResult<&AtomicI64> {
         self.manual.as_ref().ok_or_else(|| {
             ApiError::not_found()

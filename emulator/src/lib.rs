@@ -18,6 +18,7 @@ mod json;
 pub mod limits;
 mod partition_key;
 mod patch;
+pub mod persist;
 mod purge;
 mod query;
 mod resource_token;
@@ -73,6 +74,10 @@ pub struct Config {
     /// The least number of partition key ranges a new container gets
     /// (default 1: as many as its throughput takes; see `store/ranges.rs`).
     pub min_ranges_per_container: usize,
+    /// Where to keep the data (`--data-dir`); `None`: in memory only.
+    pub data_dir: Option<std::path::PathBuf>,
+    /// When writes reach the disk (`--sync`), with a data directory.
+    pub sync: persist::SyncMode,
 }
 
 impl Default for Config {
@@ -87,6 +92,8 @@ impl Default for Config {
             cert_out: None,
             change_feed_retention: store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
             min_ranges_per_container: 1,
+            data_dir: None,
+            sync: persist::SyncMode::default(),
         }
     }
 }
@@ -130,12 +137,14 @@ impl Server {
         } else {
             None
         };
+        let mut store = Store::new(Clock::new(config.clock))
+            .with_change_feed_retention(config.change_feed_retention)
+            .with_min_ranges_per_container(config.min_ranges_per_container);
+        if let Some(dir) = &config.data_dir {
+            store = store.open_data_dir(dir, config.sync)?;
+        }
         let state = AppState::new(SharedState {
-            store: Arc::new(
-                Store::new(Clock::new(config.clock))
-                    .with_change_feed_retention(config.change_feed_retention)
-                    .with_min_ranges_per_container(config.min_ranges_per_container),
-            ),
+            store: Arc::new(store),
             key,
             scheme: if config.tls { "https" } else { "http" },
             certificate: certificates

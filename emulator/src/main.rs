@@ -4,6 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
+use cosmos_emulator::persist::SyncMode;
 use cosmos_emulator::{ClockMode, Config, Server, WELL_KNOWN_KEY};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -12,6 +13,17 @@ enum ClockArg {
     System,
     /// Stands still until moved through POST /_emulator/clock.
     Manual,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum SyncArg {
+    /// fdatasync before every write is acknowledged (concurrent writes
+    /// share one): nothing acknowledged is lost to a power cut.
+    Always,
+    /// fdatasync once a second: a power cut can lose the last second.
+    Periodic,
+    /// Leave it to the operating system.
+    Never,
 }
 
 /// A local Azure Cosmos DB (NoSQL) endpoint with exact time-to-live semantics.
@@ -48,6 +60,15 @@ struct Cli {
     /// application or a test suite against several ranges.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1000))]
     ranges_per_container: u16,
+    /// Keep everything in this directory (created if needed) and load it
+    /// at start; without it, data lives in memory only. Every acknowledged
+    /// write survives the process being killed; --sync chooses power-loss
+    /// durability.
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<std::path::PathBuf>,
+    /// When acknowledged writes reach the disk (with --data-dir).
+    #[arg(long, value_enum, default_value_t = SyncArg::Periodic, requires = "data_dir")]
+    sync: SyncArg,
 }
 
 /// mimalloc: items are allocated on request threads and freed by the purge
@@ -83,6 +104,12 @@ fn main() -> ExitCode {
         cert_out: cli.cert_out,
         change_feed_retention: cli.change_feed_retention,
         min_ranges_per_container: cli.ranges_per_container.into(),
+        data_dir: cli.data_dir,
+        sync: match cli.sync {
+            SyncArg::Always => SyncMode::Always,
+            SyncArg::Periodic => SyncMode::Periodic,
+            SyncArg::Never => SyncMode::Never,
+        },
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -7,7 +7,9 @@
 //! TTL delete in the change log): a deterministic wait for tests; and
 //! `POST /_emulator/split` `{"database", "container", "range"}`, which
 //! splits one partition key range in two (see `store/ranges.rs`), with
-//! either clock, and answers the children as `pkranges` lists them.
+//! either clock, and answers the children as `pkranges` lists them; and
+//! `POST /_emulator/compact`, which writes a snapshot of the data directory
+//! now (see `store/durable.rs`) and answers what it did.
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
@@ -65,7 +67,8 @@ pub async fn update_clock(State(state): State<AppState>, body: Body) -> ApiResul
             ))
         }
     };
-    state.store.time_moved();
+    // Kept before it is acknowledged: time never goes backwards across a restart.
+    state.store.clock_moved()?;
     Ok(Json(json!({"now": now})).into_response())
 }
 
@@ -116,4 +119,19 @@ pub async fn split(State(state): State<AppState>, body: Body) -> ApiResult<Respo
         })
         .collect();
     Ok(Json(json!({"PartitionKeyRanges": children})).into_response())
+}
+
+/// Compacts the data directory: 200 with the snapshot's generation and
+/// size, the log's size before and the time taken; 400 without --data-dir.
+pub async fn compact(State(state): State<AppState>) -> ApiResult<Response> {
+    let store = state.store.clone();
+    let report = tokio::task::spawn_blocking(move || store.compact())
+        .await
+        .map_err(|_| {
+            ApiError::new(
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                "The compaction failed.",
+            )
+        })??;
+    Ok(Json(report).into_response())
 }

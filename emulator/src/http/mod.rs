@@ -10,6 +10,7 @@ mod container_context;
 mod containers;
 mod control;
 mod databases;
+mod durability;
 mod items;
 mod metrics;
 mod names;
@@ -132,6 +133,7 @@ fn routes() -> Router<AppState> {
         .route("/_emulator/stats", get(control::stats))
         .route("/_emulator/purge", axum::routing::post(control::purge))
         .route("/_emulator/split", axum::routing::post(control::split))
+        .route("/_emulator/compact", axum::routing::post(control::compact))
 }
 
 /// Users and their permissions.
@@ -169,6 +171,10 @@ fn with_layers(routes: Router<AppState>, state: AppState) -> NormalizePath<Route
         // Only a request for a route is authenticated: an unknown path is a
         // 404 whatever its signature (it serves nothing), never a 401 that
         // would send a client author hunting for a signing bug.
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            durability::durable,
+        ))
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

@@ -115,7 +115,7 @@ impl Store {
         mode: BatchMode,
     ) -> ApiResult<Vec<Outcome>> {
         let now = self.clock.now();
-        let mut catalog = self.write();
+        let mut catalog = self.write()?;
         let c = catalog.database_mut(database)?.container_mut(container)?;
         let (outcomes, written) = match mode {
             BatchMode::Atomic => atomic(c, partition_key_header, operations, now)?,

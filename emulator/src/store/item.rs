@@ -88,6 +88,15 @@ impl Etag {
     pub fn new() -> Self {
         Etag(uuid::Uuid::new_v4())
     }
+
+    /// Its 16 bytes, as the data directory keeps it.
+    pub fn as_bytes(&self) -> &[u8; 16] {
+        self.0.as_bytes()
+    }
+
+    pub fn from_bytes(bytes: [u8; 16]) -> Self {
+        Etag(uuid::Uuid::from_bytes(bytes))
+    }
 }
 
 impl Default for Etag {

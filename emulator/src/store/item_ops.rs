@@ -80,7 +80,7 @@ impl Store {
     ) -> ApiResult<(StatusCode, Item, u32)> {
         let (id, item_ttl) = checked_write(&mut write.body, write.url_id)?;
         let now = self.clock.now();
-        let mut catalog = self.write();
+        let mut catalog = self.write()?;
         let c = catalog.database_mut(database)?.container_mut(container)?;
         let pk = checked_partition_key(c, &write.body, write.partition_key_header)?;
         let key = ItemKey::new(&pk, &id);
@@ -109,7 +109,7 @@ impl Store {
         f: impl FnOnce(&mut Container, ItemKey, i64) -> ApiResult<T>,
     ) -> ApiResult<T> {
         let now = self.clock.now();
-        let mut catalog = self.write();
+        let mut catalog = self.write()?;
         let c = catalog
             .database_mut(address.database)?
             .container_mut(address.container)?;
@@ -161,7 +161,7 @@ impl Store {
         header: Option<&str>,
     ) -> ApiResult<usize> {
         let now = self.clock.now();
-        let mut catalog = self.write();
+        let mut catalog = self.write()?;
         let c = catalog.database_mut(database)?.container_mut(container)?;
         let scope = match header {
             Some(h) => c.partition_key().scope_from_header(h)?,

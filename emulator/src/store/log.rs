@@ -13,8 +13,9 @@
 //! - The latest-version change feed reads the live items in the order of the
 //!   LSN of their last write (the container's `by_lsn` index); the
 //!   all-versions-and-deletes feed reads this log ([`ChangeLog::after`]).
-//! - Persistence (`--data-dir`) will write these entries ahead and replay
-//!   them on start: an entry holds everything needed to redo its change.
+//! - Persistence (`--data-dir`, `durable.rs`) writes each change ahead as it
+//!   is logged here (the container's `install` and `forget`), replays them
+//!   on start, and keeps the retained entries in its snapshots.
 //!
 //! An entry shares its item's JSON (`Bytes` is reference-counted), so a log
 //! entry costs a few dozen bytes while its version is the live one; an
@@ -107,6 +108,32 @@ impl ChangeLog {
     pub fn next_lsn(&mut self) -> u64 {
         self.last_lsn += 1;
         self.last_lsn
+    }
+
+    /// Replaying the data directory: LSNs up to `lsn` have been given out.
+    pub fn restore_last_lsn(&mut self, lsn: u64) {
+        self.last_lsn = self.last_lsn.max(lsn);
+    }
+
+    /// Restoring a snapshot: a retained entry, as it was (no expiry here).
+    pub fn restore_entry(&mut self, change: Change) {
+        self.restore_last_lsn(change.lsn);
+        self.bytes += change.body.len();
+        self.entries.push(change);
+    }
+
+    /// The LSN of the newest entry ever dropped (for snapshots).
+    pub fn dropped_through(&self) -> u64 {
+        self.dropped_through
+    }
+
+    pub fn restore_dropped_through(&mut self, lsn: u64) {
+        self.dropped_through = self.dropped_through.max(lsn);
+    }
+
+    /// Every retained entry, in LSN order (for snapshots).
+    pub fn retained(&self) -> impl Iterator<Item = &Change> {
+        self.entries.after(0)
     }
 
     /// The last LSN given out (the container's "now" in the feed).

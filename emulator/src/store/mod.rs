@@ -6,6 +6,7 @@
 mod batch;
 mod checks;
 mod container;
+mod durable;
 mod expiry;
 mod indexing;
 mod item;
@@ -14,12 +15,13 @@ mod log;
 mod numbered;
 mod offers;
 mod ranges;
+mod records;
 mod sequence;
 mod users;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
@@ -27,6 +29,7 @@ use tokio::sync::Notify;
 pub use batch::{Action, BatchMode, Edit, Operation, Outcome};
 use checks::{checked_partition_key, checked_write, edited};
 pub use container::{Container, ContainerSettings, OwnerHeaders};
+pub use durable::{unavailable, Compaction, COMPACT_AT_LEAST};
 pub use item::{
     check_nesting, strip_system_properties, too_deep, validate_id, validate_name, with_lsn, Etag,
     Item, ItemKey, MAX_ITEM_BYTES,
@@ -41,6 +44,7 @@ pub use users::{CreateMode, Grant, PermissionMode, PermissionView};
 
 use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};
+use crate::persist::Journal;
 use crate::rid;
 
 #[derive(Debug)]
@@ -201,6 +205,55 @@ pub struct Store {
     change_feed_retention: i64,
     /// The least number of partition key ranges a new container gets.
     min_ranges_per_container: usize,
+    /// With `--data-dir`: where changes are written ahead (`durable.rs`).
+    journal: Option<Arc<Journal>>,
+    /// The size of the last snapshot (compaction starts at twice it).
+    snapshot_bytes: AtomicU64,
+    /// Held while a compaction runs.
+    compacting: Mutex<()>,
+}
+
+/// The catalog under the store's write lock. When it is released, the
+/// operation's records (if any) are committed to the journal as one frame.
+struct CatalogWrite<'a> {
+    guard: RwLockWriteGuard<'a, Catalog>,
+    store: &'a Store,
+    /// The operation changed metadata: its catalog record goes with it.
+    meta_changed: bool,
+}
+
+impl CatalogWrite<'_> {
+    /// Marks a change to databases, containers' settings, offers or users.
+    fn meta_changed(&mut self) {
+        self.meta_changed = true;
+    }
+}
+
+impl std::ops::Deref for CatalogWrite<'_> {
+    type Target = Catalog;
+    fn deref(&self) -> &Catalog {
+        &self.guard
+    }
+}
+
+impl std::ops::DerefMut for CatalogWrite<'_> {
+    fn deref_mut(&mut self) -> &mut Catalog {
+        &mut self.guard
+    }
+}
+
+impl Drop for CatalogWrite<'_> {
+    fn drop(&mut self) {
+        let Some(journal) = &self.store.journal else {
+            return;
+        };
+        if self.meta_changed {
+            let json = self.guard.meta_record();
+            journal.record(|out| records::Record::Catalog(json).encode(out));
+        }
+        // The session LSN this operation brings the store to (or more).
+        journal.commit(&(self.store.session_lsn() + 1).to_le_bytes());
+    }
 }
 
 impl Store {
@@ -213,6 +266,9 @@ impl Store {
             lsn: AtomicU64::new(1),
             change_feed_retention: log::DEFAULT_RETENTION_SECONDS,
             min_ranges_per_container: 1,
+            journal: None,
+            snapshot_bytes: AtomicU64::new(0),
+            compacting: Mutex::new(()),
         }
     }
 
@@ -232,8 +288,20 @@ impl Store {
         self.catalog.read().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn write(&self) -> RwLockWriteGuard<'_, Catalog> {
-        self.catalog.write().unwrap_or_else(|e| e.into_inner())
+    /// The catalog for a change; refused once the data directory could
+    /// not be written (nothing more is acknowledged that is not kept).
+    fn write(&self) -> ApiResult<CatalogWrite<'_>> {
+        if let Some(journal) = self.journal.as_ref().filter(|j| j.has_failed()) {
+            return Err(durable::unavailable(&format!(
+                "a write to {} failed",
+                journal.dir().path().display()
+            )));
+        }
+        Ok(CatalogWrite {
+            guard: self.catalog.write().unwrap_or_else(|e| e.into_inner()),
+            store: self,
+            meta_changed: false,
+        })
     }
 
     /// The store-wide LSN of session tokens: it grows with every write to
@@ -257,7 +325,7 @@ impl Store {
     ) -> ApiResult<Value> {
         let id = validate_name(body.get("id"))?.to_string();
         let now = self.clock.now();
-        let mut catalog = self.write();
+        let mut catalog = self.write()?;
         if catalog.databases.contains_key(&id) {
             return Err(ApiError::conflict());
         }
@@ -280,6 +348,8 @@ impl Store {
             catalog.offers.create(link, rid, throughput, now);
         }
         catalog.databases.insert(id, database);
+        catalog.meta_changed();
+        drop(catalog);
         self.wrote();
         Ok(json)
     }
@@ -297,7 +367,7 @@ impl Store {
     }
 
     pub fn delete_database(&self, id: &str) -> ApiResult<()> {
-        let mut catalog = self.write();
+        let mut catalog = self.write()?;
         let (name, rid) = {
             let db = catalog.database(id)?;
             (db.id.clone(), db.rid.clone())
@@ -305,6 +375,8 @@ impl Store {
         catalog.databases.remove(&name);
         // Its offer and its containers' offers go with it.
         catalog.offers.remove_under(&format!("dbs/{rid}/"));
+        catalog.meta_changed();
+        drop(catalog);
         self.wrote();
         Ok(())
     }
@@ -323,7 +395,7 @@ impl Store {
         let id = validate_name(body.get("id"))?.to_string();
         let settings = ContainerSettings::parse(body)?;
         let now = self.clock.now();
-        let mut catalog = self.write();
+        let mut catalog = self.write()?;
         let shared = catalog.offers.has_offer(&catalog.database(database)?.rid);
         let throughput =
             throughput.or((!shared).then_some(Throughput::Manual(offers::MIN_MANUAL_THROUGHPUT)));
@@ -349,6 +421,7 @@ impl Store {
             .map_or(1, |t| RangeMap::count_for_throughput(t.provisioned()))
             .max(self.min_ranges_per_container);
         container.set_ranges(RangeMap::even(container.partition_key(), count));
+        container.attach(self.journal.clone());
         let json = container.to_json(&db.rid);
         let (link, rid) = (
             format!("dbs/{}/colls/{}/", db.rid, container.rid),
@@ -358,6 +431,8 @@ impl Store {
         if let Some(throughput) = throughput {
             catalog.offers.create(link, rid, throughput, now);
         }
+        catalog.meta_changed();
+        drop(catalog);
         self.wrote();
         Ok(json)
     }
@@ -397,7 +472,7 @@ impl Store {
         let body_id = validate_name(body.get("id"))?;
         let settings = ContainerSettings::parse(body)?;
         let now = self.clock.now();
-        let mut catalog = self.write();
+        let mut catalog = self.write()?;
         let db = catalog.database_mut(database)?;
         let db_rid = db.rid.clone();
         let container = db.container_mut(id)?;
@@ -410,6 +485,7 @@ impl Store {
         check_if_match(if_match, &container.etag)?;
         container.replace_settings(settings, now, self.change_feed_retention)?;
         let json = container.to_json(&db_rid);
+        catalog.meta_changed();
         self.wrote();
         drop(catalog);
         // The default may have moved expiry instants earlier.
@@ -418,12 +494,14 @@ impl Store {
     }
 
     pub fn delete_container(&self, database: &str, id: &str) -> ApiResult<()> {
-        let mut catalog = self.write();
+        let mut catalog = self.write()?;
         let db = catalog.database_mut(database)?;
         let name = db.resolve_container(id)?;
         let link = format!("dbs/{}/colls/{}/", db.rid, db.containers[&name].rid);
         db.containers.remove(&name);
         catalog.offers.remove_under(&link);
+        catalog.meta_changed();
+        drop(catalog);
         self.wrote();
         Ok(())
     }
@@ -467,9 +545,13 @@ impl Store {
         container: &str,
         range: &str,
     ) -> ApiResult<[Range; 2]> {
-        let mut catalog = self.write();
+        let mut catalog = self.write()?;
         let c = catalog.database_mut(database)?.container_mut(container)?;
-        c.split_range(range).map_err(|refusal| match refusal {
+        let split = c.split_range(range);
+        if split.is_ok() {
+            catalog.meta_changed();
+        }
+        split.map_err(|refusal| match refusal {
             SplitRefusal::Unknown => ApiError::not_found().with_message(format!(
                 "The partition key range '{range}' does not exist in container '{container}': \
                  send the id of one of its current ranges (GET .../pkranges)."
@@ -515,7 +597,10 @@ impl Store {
     pub fn purge_batch(&self, limit: usize) -> (usize, Option<i64>) {
         let now = self.clock.now();
         let mut purged = Vec::with_capacity(limit.min(4096));
-        let mut catalog = self.write();
+        let Ok(mut catalog) = self.write() else {
+            // The data directory failed: nothing is deleted that cannot be kept deleted.
+            return (0, None);
+        };
         let mut count = 0;
         for c in catalog
             .databases

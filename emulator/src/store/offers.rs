@@ -30,7 +30,7 @@ const MAX_THROUGHPUT: u32 = 1_000_000;
 const MIGRATED_AUTOSCALE_FLOOR: u32 = 4000;
 
 /// What a resource is provisioned with.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Throughput {
     Manual(u32),
     Autoscale {
@@ -161,7 +161,7 @@ pub enum Migration {
     ToManual,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Offer {
     rid: String,
     /// The `_self` of the database or container, e.g. `dbs/AQAAAA==/`.
@@ -319,7 +319,7 @@ impl Offer {
 }
 
 /// Every offer of the account, by RID.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Offers {
     by_rid: BTreeMap<String, Offer>,
     next_number: u32,
@@ -405,7 +405,7 @@ impl Store {
         if_match: Option<&str>,
     ) -> ApiResult<Value> {
         let now = self.clock.now();
-        let mut catalog = self.write();
+        let mut catalog = self.write()?;
         let offer = catalog
             .offers
             .by_rid
@@ -414,6 +414,7 @@ impl Store {
         check_if_match(if_match, &offer.etag)?;
         offer.replace(body, migration, now)?;
         let json = offer.to_json();
+        catalog.meta_changed();
         drop(catalog);
         self.wrote();
         Ok(json)

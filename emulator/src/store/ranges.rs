@@ -30,7 +30,7 @@ pub const RU_PER_PHYSICAL_PARTITION: u32 = 10_000;
 pub const MAX_RANGES: usize = 1000;
 
 /// One partition key range.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Range {
     pub id: u32,
     /// `minInclusive`: `""` for the first range.
@@ -40,8 +40,11 @@ pub struct Range {
     /// The ids of the ranges this one was split from, the nearest first.
     pub parents: Vec<u32>,
     /// The bounds as positions in the hash space (`[0, 2^126)` or
-    /// `[0, 2^32)`), where a split cuts.
+    /// `[0, 2^32)`), where a split cuts. (As text in the data directory:
+    /// JSON numbers stop at 64 bits.)
+    #[serde(with = "u128_text")]
     low: u128,
+    #[serde(with = "u128_text")]
     high: u128,
 }
 
@@ -57,7 +60,7 @@ pub enum SplitRefusal {
 }
 
 /// The ranges of one container, in EPK order.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RangeMap {
     /// Ascending by `min`, each starting where the previous one ends.
     ranges: Vec<Range>,
@@ -66,6 +69,20 @@ pub struct RangeMap {
     /// How many splits the map has seen: the `pkranges` etag names it.
     version: u64,
     hash_v1: bool,
+}
+
+mod u128_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &u128, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(value)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u128, D::Error> {
+        String::deserialize(deserializer)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 impl RangeMap {

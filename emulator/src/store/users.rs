@@ -57,7 +57,7 @@ pub struct Grant {
     pub partition_key: Option<String>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct User {
     id: String,
     rid: String,
@@ -68,7 +68,7 @@ pub struct User {
     next_permission: u64,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Permission {
     id: String,
     rid: String,
@@ -88,6 +88,10 @@ pub struct PermissionView {
 }
 
 impl User {
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
     fn to_json(&self, database_rid: &str) -> Value {
         json!({
             "id": self.id,
@@ -205,7 +209,7 @@ impl Store {
     ) -> ApiResult<(bool, Value)> {
         let id = validate_name(body.get("id"))?.to_string();
         let now = self.clock.now();
-        let mut catalog = self.write();
+        let mut catalog = self.write()?;
         let db = catalog.database_mut(database)?;
         if let Some(existing) = db.users.get_mut(&id) {
             if write == CreateMode::Create {
@@ -215,6 +219,7 @@ impl Store {
             existing.ts = now;
             existing.etag = item::new_etag();
             let json = existing.to_json(&db.rid);
+            catalog.meta_changed();
             self.wrote();
             return Ok((false, json));
         }
@@ -230,6 +235,7 @@ impl Store {
         };
         let json = user.to_json(&db.rid);
         db.users.insert(id, user);
+        catalog.meta_changed();
         self.wrote();
         Ok((true, json))
     }
@@ -258,7 +264,7 @@ impl Store {
     ) -> ApiResult<Value> {
         let new_id = validate_name(body.get("id"))?.to_string();
         let now = self.clock.now();
-        let mut catalog = self.write();
+        let mut catalog = self.write()?;
         let db = catalog.database_mut(database)?;
         let old_id = db.user(id)?.id.clone();
         check_if_match(if_match, &db.user(id)?.etag)?;
@@ -271,17 +277,19 @@ impl Store {
         user.etag = item::new_etag();
         let json = user.to_json(&db.rid);
         db.users.insert(new_id, user);
+        catalog.meta_changed();
         self.wrote();
         Ok(json)
     }
 
     pub fn delete_user(&self, database: &str, id: &str, if_match: Option<&str>) -> ApiResult<()> {
-        let mut catalog = self.write();
+        let mut catalog = self.write()?;
         let db = catalog.database_mut(database)?;
         let user = db.user(id)?;
         check_if_match(if_match, &user.etag)?;
         let name = user.id.clone();
         db.users.remove(&name);
+        catalog.meta_changed();
         self.wrote();
         Ok(())
     }
@@ -298,7 +306,7 @@ impl Store {
     ) -> ApiResult<(bool, PermissionView)> {
         let id = validate_name(body.get("id"))?.to_string();
         let now = self.clock.now();
-        let mut catalog = self.write();
+        let mut catalog = self.write()?;
         let exists = catalog
             .database(database)?
             .user(user)?
@@ -329,6 +337,7 @@ impl Store {
         };
         let view = permission.view(&db_rid, &user.rid);
         user.permissions.insert(id, permission);
+        catalog.meta_changed();
         self.wrote();
         Ok((true, view))
     }
@@ -367,7 +376,7 @@ impl Store {
     ) -> ApiResult<PermissionView> {
         let body_id = validate_name(body.get("id"))?.to_string();
         let now = self.clock.now();
-        let mut catalog = self.write();
+        let mut catalog = self.write()?;
         let (grant, resource, resource_partition_key) = parse_permission(&catalog, database, body)?;
         let db = catalog.database_mut(database)?;
         let db_rid = db.rid.clone();
@@ -388,6 +397,7 @@ impl Store {
         permission.ts = now;
         permission.etag = item::new_etag();
         let view = permission.view(&db_rid, &user.rid);
+        catalog.meta_changed();
         self.wrote();
         Ok(view)
     }
@@ -399,12 +409,13 @@ impl Store {
         id: &str,
         if_match: Option<&str>,
     ) -> ApiResult<()> {
-        let mut catalog = self.write();
+        let mut catalog = self.write()?;
         let user = catalog.database_mut(database)?.user_mut(user)?;
         let permission = user.permission(id)?;
         check_if_match(if_match, &permission.etag)?;
         let name = permission.id.clone();
         user.permissions.remove(&name);
+        catalog.meta_changed();
         self.wrote();
         Ok(())
     }

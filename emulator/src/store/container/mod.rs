@@ -6,6 +6,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::num::NonZeroU64;
 use std::ops::Bound;
+use std::sync::Arc;
 
 use axum::http::HeaderValue;
 use bytes::Bytes;
@@ -17,8 +18,12 @@ use super::item::{new_etag, Etag, Item, ItemKey, MAX_ITEM_BYTES};
 use super::log::{Change, ChangeKind, ChangeLog};
 use super::numbered::NumberedKeys;
 use super::ranges::{Range, RangeMap, SplitRefusal};
+use super::records::{self, ContainerNumbers};
+
+mod restore;
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::{KeyScope, PartitionKeyDefinition};
+use crate::persist::Journal;
 use crate::query::ComputedProperties;
 use crate::rid;
 use crate::ttl::{self, Ttl};
@@ -129,6 +134,8 @@ pub struct Container {
     /// every item response carries them (`x-ms-content-path`,
     /// `x-ms-alt-content-path`), and a clone shares the bytes.
     pub owner: OwnerHeaders,
+    /// With `--data-dir`: where every change is written ahead (`durable.rs`).
+    journal: Option<Arc<Journal>>,
 }
 
 /// The headers naming the container that owns an item.
@@ -192,7 +199,18 @@ impl Container {
             log: ChangeLog::new(retention),
             by_lsn: NumberedKeys::default(),
             ranges,
+            journal: None,
         }
+    }
+
+    /// The numbers of its RID, which name it in the data directory.
+    pub fn numbers(&self) -> ContainerNumbers {
+        (self.database_number, self.number)
+    }
+
+    /// From now on, writes every change ahead into `journal`.
+    pub fn attach(&mut self, journal: Option<Arc<Journal>>) {
+        self.journal = journal;
     }
 
     /// The container's physical partition key ranges.
@@ -431,6 +449,10 @@ impl Container {
     /// Stores a version built by [`Self::version`] at `key`, under its
     /// `lsn` (from [`Self::next_lsn`]), and logs it as a create or a replace.
     pub fn install(&mut self, key: ItemKey, item: Item) {
+        if let Some(journal) = &self.journal {
+            let numbers = (self.database_number, self.number);
+            journal.record(|out| records::encode_install(out, numbers, &key, &item));
+        }
         self.next_item = self.next_item.max(item.number);
         let (lsn, number, ttl, ts) = (item.lsn, item.number, item.ttl, item.ts);
         let body = item.body.clone();
@@ -490,6 +512,10 @@ impl Container {
     /// The delete keeps no image of the item: a purge of a million items
     /// logs a million deletes of a few dozen bytes each, and frees the items.
     fn forget(&mut self, key: &ItemKey, item: &Item, now: i64, ttl_expired: bool, lsn: u64) {
+        if let Some(journal) = &self.journal {
+            let numbers = (self.database_number, self.number);
+            journal.record(|out| records::encode_remove(out, numbers, key, lsn, now, ttl_expired));
+        }
         self.order.remove(key);
         self.by_number.remove(item.number, key);
         self.by_lsn.remove(item.lsn, key);

@@ -1,0 +1,124 @@
+//! A container in the data directory (`store/durable.rs`): what its
+//! catalog record keeps, and putting it back from snapshots and journals.
+
+use serde_json::Map;
+
+use super::{Container, ContainerSettings};
+use crate::error::ApiResult;
+use crate::store::durable::ContainerMeta;
+use crate::store::item::{Item, ItemKey};
+use crate::store::log::Change;
+
+impl Container {
+    /// What the catalog record keeps of the container (not its items).
+    pub fn meta(&self, database_rid: &str) -> ContainerMeta {
+        ContainerMeta {
+            id: self.id.clone(),
+            rid: self.rid.clone(),
+            number: self.number,
+            ts: self.ts,
+            etag: self.etag.clone(),
+            resource: self.to_json(database_rid),
+            ranges: self.ranges.clone(),
+            next_item: self.next_item,
+            last_lsn: self.log.last_lsn(),
+            dropped_through: self.log.dropped_through(),
+        }
+    }
+
+    /// A container as a catalog record describes it, without items yet.
+    pub fn from_meta(
+        meta: &ContainerMeta,
+        database_id: &str,
+        database_number: u32,
+        default_retention: i64,
+    ) -> ApiResult<Self> {
+        let settings = ContainerSettings::parse(meta.resource.as_object().unwrap_or(&Map::new()))?;
+        let mut container = Container::new(
+            meta.id.clone(),
+            database_id,
+            database_number,
+            meta.number,
+            settings,
+            meta.ts,
+            default_retention,
+        );
+        container.update_from_meta(meta, default_retention)?;
+        Ok(container)
+    }
+
+    /// Takes a catalog record's settings and counters (counters only grow).
+    pub fn update_from_meta(
+        &mut self,
+        meta: &ContainerMeta,
+        default_retention: i64,
+    ) -> ApiResult<()> {
+        let settings = ContainerSettings::parse(meta.resource.as_object().unwrap_or(&Map::new()))?;
+        self.log
+            .set_retention(settings.change_feed_retention.unwrap_or(default_retention));
+        self.settings = settings;
+        self.ts = meta.ts;
+        self.etag = meta.etag.clone();
+        self.ranges = meta.ranges.clone();
+        self.next_item = self.next_item.max(meta.next_item);
+        self.log.restore_last_lsn(meta.last_lsn);
+        self.log.restore_dropped_through(meta.dropped_through);
+        Ok(())
+    }
+
+    /// The stored item at `key`, expired or not.
+    pub fn stored(&self, key: &ItemKey) -> Option<&Item> {
+        self.items.get(key)
+    }
+
+    /// Every stored item (expired or not), in the order of its last write.
+    pub fn stored_in_lsn_order(&self) -> impl Iterator<Item = (&ItemKey, &Item)> {
+        self.by_lsn.after(0).map(|(_, key)| (key, &self.items[key]))
+    }
+
+    /// Restores a snapshot's items, given in the order of their last write,
+    /// into every index, logging nothing.
+    pub fn restore_items(&mut self, items: Vec<(ItemKey, Item)>) {
+        let mut by_number: Vec<(u64, ItemKey)> = Vec::with_capacity(items.len());
+        for (key, item) in items {
+            self.next_item = self.next_item.max(item.number);
+            self.expiry.insert(&key, item.ttl, item.ts, item.lsn);
+            self.by_lsn.insert(item.lsn, key.clone());
+            self.order.insert(key.clone());
+            by_number.push((item.number, key.clone()));
+            self.items.insert(key, item);
+        }
+        by_number.sort_unstable_by_key(|(number, _)| *number);
+        for (number, key) in by_number {
+            self.by_number.insert(number, key);
+        }
+    }
+
+    /// Restores a snapshot's log entry; `body_is_current`: its body is the
+    /// stored item's.
+    pub fn restore_change(&mut self, mut change: Change, body_is_current: bool) {
+        if body_is_current {
+            if let Some(item) = self.items.get(&change.key) {
+                change.body = item.body.clone();
+            }
+        }
+        self.log.restore_entry(change);
+    }
+
+    /// Replays a journal's install: as it happened, logged again.
+    pub fn replay_install(&mut self, key: ItemKey, item: Item) {
+        self.log.restore_last_lsn(item.lsn);
+        self.install(key, item);
+    }
+
+    /// Replays a journal's delete; `false` if the item was not there.
+    pub fn replay_remove(&mut self, key: &ItemKey, lsn: u64, crts: i64, ttl_expired: bool) -> bool {
+        self.log.restore_last_lsn(lsn);
+        let Some(item) = self.items.remove(key) else {
+            return false;
+        };
+        self.expiry.remove(key, item.ttl, item.ts, item.lsn);
+        self.forget(key, &item, crts, ttl_expired, lsn);
+        true
+    }
+}
