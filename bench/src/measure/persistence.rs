@@ -231,6 +231,10 @@ pub struct Restarts {
     pub data_dir_rss_bytes: u64,
     /// The same, 3 s after its first 2xx.
     pub data_dir_rss_later_bytes: u64,
+    /// Point reads of the largest size right after (c = read concurrency).
+    pub reads_after_restart: Throughput,
+    /// The same emulator 300 ms after those reads.
+    pub data_dir_rss_after_reads_bytes: u64,
     /// RSS of the data-directory emulator that was filled over HTTP, at the
     /// end of the fill.
     pub data_dir_filled_rss_bytes: u64,
@@ -728,6 +732,21 @@ pub async fn measure_restarts(
     // Whether what recovery used is handed back later.
     tokio::time::sleep(Duration::from_millis(2700)).await;
     let data_dir_rss_later_bytes = r.process.rss()?;
+    // Point reads (the allocator hands back what recovery freed once the
+    // process allocates again), then the RSS once more.
+    let reads_after_restart = clean(
+        throughput(
+            &r.endpoint,
+            settings.read_concurrency,
+            settings.window,
+            Some(&r.process),
+            point::reads(&r.signer, CONTAINER, largest),
+        )
+        .await?,
+        "point reads after a restart",
+    )?;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let data_dir_rss_after_reads_bytes = r.process.rss()?;
 
     let (quiet, quiet_wall_ms) = compact(&r.endpoint, &r.signer).await?;
     let after_compact = files(dir.path())?;
@@ -835,9 +854,11 @@ pub async fn measure_restarts(
     m.check_items(largest).await?;
     m.stop()?;
     progress(format!(
-        "RSS with {} items: {} loaded from the data directory, {} in memory",
+        "RSS with {} items: {} loaded from the data directory ({} 3 s later, {} after reads), {} in memory",
         count(largest as f64),
         mib(data_dir_rss_bytes),
+        mib(data_dir_rss_later_bytes),
+        mib(data_dir_rss_after_reads_bytes),
         mib(in_memory_rss_bytes)
     ));
 
@@ -847,6 +868,8 @@ pub async fn measure_restarts(
         items: largest,
         data_dir_rss_bytes,
         data_dir_rss_later_bytes,
+        reads_after_restart,
+        data_dir_rss_after_reads_bytes,
         data_dir_filled_rss_bytes: filled_rss,
         in_memory_rss_bytes,
         compaction,
@@ -993,6 +1016,21 @@ fn restart_tables(md: &mut String, r: &Restarts, s: &PersistenceSettings) {
         "| RSS, the same emulator 3 s after ready | {} ({:.2}× in memory) |",
         mib(r.data_dir_rss_later_bytes),
         r.data_dir_rss_later_bytes as f64 / r.in_memory_rss_bytes.max(1) as f64
+    );
+    let _ = writeln!(
+        md,
+        "| then point reads at concurrency {} for {} s: reads/s, p50, p99 | {}, {}, {} |",
+        r.reads_after_restart.concurrency,
+        r.reads_after_restart.seconds.round(),
+        count(r.reads_after_restart.per_second),
+        latency_ms(&r.reads_after_restart.latency, |l| l.p50_us),
+        latency_ms(&r.reads_after_restart.latency, |l| l.p99_us),
+    );
+    let _ = writeln!(
+        md,
+        "| RSS, the same emulator 300 ms after those reads | {} ({:.2}× in memory) |",
+        mib(r.data_dir_rss_after_reads_bytes),
+        r.data_dir_rss_after_reads_bytes as f64 / r.in_memory_rss_bytes.max(1) as f64
     );
     let _ = writeln!(
         md,
