@@ -78,6 +78,26 @@ pub fn select(cases: Vec<Case>, filter: Option<&str>) -> Vec<Case> {
         .collect()
 }
 
+/// `--cases-from FROM --cases-to TO`: the selected cases at positions
+/// FROM (0-based, in `--list` order) up to TO excluded; TO past the end
+/// means to the end. Two runs `--cases-to N` and `--cases-from N` run every
+/// case once, in the order of one run. `Err` when nothing is left.
+pub fn slice(
+    cases: Vec<Case>,
+    from: Option<usize>,
+    to: Option<usize>,
+) -> Result<Vec<Case>, String> {
+    let total = cases.len();
+    let from = from.unwrap_or(0);
+    let to = to.unwrap_or(total).min(total);
+    if from >= to {
+        return Err(format!(
+            "--cases-from {from} --cases-to {to} selects no case of the {total} selected"
+        ));
+    }
+    Ok(cases.into_iter().skip(from).take(to - from).collect())
+}
+
 /// The check before any case: the endpoint answers (over TLS when https)
 /// and accepts the key, and has a test clock if `--clock manual` asks for
 /// it. An `Err` means the run cannot start.
@@ -150,4 +170,45 @@ pub async fn run(
             .collect(),
     };
     Ok(Report::new(target, cases, &runs, expectations))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use source::FixtureSource;
+
+    fn ids(cases: &[Case]) -> Vec<String> {
+        cases.iter().map(|c| c.id.clone()).collect()
+    }
+
+    #[test]
+    fn two_slices_at_one_position_run_every_case_once_in_order() {
+        let all = FixtureSource::Embedded.cases().unwrap();
+        let half = all.len() / 2;
+        let first = slice(all.clone(), None, Some(half)).unwrap();
+        let second = slice(all.clone(), Some(half), None).unwrap();
+        assert_eq!(first.len(), half);
+        let mut both = ids(&first);
+        both.extend(ids(&second));
+        assert_eq!(both, ids(&all));
+        // A bound past the end is the end; a middle slice is exactly that.
+        assert_eq!(
+            ids(&slice(all.clone(), None, Some(all.len() + 5)).unwrap()),
+            ids(&all)
+        );
+        assert_eq!(
+            ids(&slice(all.clone(), Some(2), Some(4)).unwrap()),
+            ids(&all[2..4])
+        );
+    }
+
+    #[test]
+    fn an_empty_slice_is_refused() {
+        let all = FixtureSource::Embedded.cases().unwrap();
+        let n = all.len();
+        for (from, to) in [(Some(3), Some(3)), (Some(5), Some(2)), (Some(n), None)] {
+            let error = slice(all.clone(), from, to).unwrap_err();
+            assert!(error.contains("selects no case"), "{error}");
+        }
+    }
 }

@@ -9,7 +9,7 @@ use cosmos_conformance::report::console::{self, Progress};
 use cosmos_conformance::report::Report;
 use cosmos_conformance::snapshot::{self, Comparison};
 use cosmos_conformance::source::FixtureSource;
-use cosmos_conformance::{select, RunConfig};
+use cosmos_conformance::{select, slice, RunConfig};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -52,6 +52,13 @@ struct Args {
     /// (comma-separated).
     #[arg(long)]
     filter: Option<String>,
+    /// Skip the first N cases selected (0-based positions in --list order),
+    /// e.g. to run the second half of the suite in a separate run.
+    #[arg(long, value_name = "N")]
+    cases_from: Option<usize>,
+    /// Stop before the case at position N of those selected.
+    #[arg(long, value_name = "N")]
+    cases_to: Option<usize>,
     /// Where report.{json,xml,md,html} go.
     #[arg(long, default_value = "target/conformance")]
     report_dir: PathBuf,
@@ -118,7 +125,8 @@ fn run(args: Args) -> Result<End, String> {
     };
     let cases = source.cases().map_err(|e| e.to_string())?;
     if args.list {
-        print!("{}", list(&select(cases, args.filter.as_deref())));
+        let cases = select(cases, args.filter.as_deref());
+        print!("{}", list(&slice(cases, args.cases_from, args.cases_to)?));
         return Ok(End::Conforming);
     }
     let credentials = credentials(&args)?;
@@ -140,6 +148,19 @@ fn run(args: Args) -> Result<End, String> {
             args.filter.unwrap_or_default()
         ));
     }
+    let sliced = args.cases_from.is_some() || args.cases_to.is_some();
+    let cases = slice(cases, args.cases_from, args.cases_to)?;
+    // The reports say which cases ran when not all that the filter selects.
+    let filter = if sliced {
+        let from = args.cases_from.unwrap_or(0);
+        let range = format!("cases {from}..{}", from + cases.len());
+        Some(match &args.filter {
+            Some(filter) => format!("{filter}, {range}"),
+            None => range,
+        })
+    } else {
+        args.filter.clone()
+    };
     if !(args.request_timeout.is_finite() && args.request_timeout > 0.0) {
         return Err("--request-timeout must be a positive number of seconds".to_string());
     }
@@ -154,7 +175,7 @@ fn run(args: Args) -> Result<End, String> {
         request_timeout: Duration::from_secs_f64(args.request_timeout),
         concurrency: args.concurrency,
         expectations,
-        filter: args.filter.clone(),
+        filter,
         purge_wait: Duration::from_secs_f64(args.purge_wait),
         container_throughput: args.container_throughput,
     };

@@ -30,11 +30,12 @@ export function emulatorBinary() {
 
 /** One emulator process (HTTP, or HTTPS with --tls --cert-out) on a manual clock. */
 export class Emulator {
-  static async start({ tls }) {
+  static async start({ tls, args: extra = [] }) {
     const dir = mkdtempSync(join(tmpdir(), "cosmos-sdk-tests-js-"));
     const certPath = tls ? join(dir, "cert.pem") : undefined;
     const args = ["--port", "0", "--clock", "manual", "--clock-start", String(CLOCK_START)];
     if (tls) args.push("--tls", "--cert-out", certPath);
+    args.push(...extra);
     const proc = spawn(emulatorBinary(), args, { stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     proc.stderr.on("data", (d) => {
@@ -93,6 +94,16 @@ export class Emulator {
 
   client(extra = {}) {
     return new CosmosClient(this.clientOptions(extra));
+  }
+
+  /** SIGKILL, as a crash: no clean stop. */
+  async kill() {
+    this.agent?.destroy();
+    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return;
+    await new Promise((r) => {
+      this.proc.once("exit", r);
+      this.proc.kill("SIGKILL");
+    });
   }
 
   async stop() {

@@ -20,7 +20,7 @@ import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
 REPO = Path(__file__).resolve().parents[2]
@@ -37,13 +37,14 @@ def emulator_binary() -> str:
 class Emulator:
     """One emulator process, HTTP or HTTPS, with a manual clock."""
 
-    def __init__(self, tls: bool, workdir: Path):
+    def __init__(self, tls: bool, workdir: Path, extra_args: Sequence[str] = ()):
         self.tls = tls
         self.cert_path: Optional[Path] = workdir / "cert.pem" if tls else None
         self._stderr = open(workdir / "stderr.log", "w+b")  # noqa: SIM115 - closed in stop()
         args = [emulator_binary(), "--port", "0", "--clock", "manual", "--clock-start", str(CLOCK_START)]
         if tls:
             args += ["--tls", "--cert-out", str(self.cert_path)]
+        args += list(extra_args)
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=self._stderr)
         self.endpoint = self._wait_for_listening_line()
         scheme = "https://" if tls else "http://"
@@ -97,6 +98,13 @@ class Emulator:
         if self.proc.stdout:
             self.proc.stdout.close()
         self._stderr.close()
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash: no clean stop."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.stop()
 
     # --- client side helpers -------------------------------------------------
 

@@ -7,6 +7,14 @@
 //! observe the very same outcomes. It writes its reports to `ranges/` under
 //! the report directory and never touches `--snapshot` or
 //! `--write-expectations` files (the first run's).
+//!
+//! With `--data-dir DIR` the emulator persists into DIR, and after those two
+//! runs the suite runs a third time in two halves (`--cases-to`,
+//! `--cases-from`) with a SIGKILL and a restart on DIR between them: the
+//! databases list and the manual clock must read the same before the kill
+//! and after the restart, and both halves' outcomes together must be the
+//! first run's, line for line (reports in `restart/first/` and
+//! `restart/second/`).
 
 use crate::server::Server;
 use crate::{cargo, flag, root, target_dir};
@@ -26,6 +34,20 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let started = Instant::now();
     let against_emulator =
         flag(args, "--endpoint").is_none() && flag(args, "--connection-string").is_none();
+    let data_dir = flag(args, "--data-dir").map(|dir| root().join(dir));
+    if data_dir.is_some() {
+        if !against_emulator {
+            return Err("--data-dir is for the emulator started here: drop --endpoint".to_string());
+        }
+        if flag(args, "--cases-from").is_some() || flag(args, "--cases-to").is_some() {
+            return Err(
+                "--data-dir splits the run in two itself: drop --cases-from and --cases-to"
+                    .to_string(),
+            );
+        }
+    }
+    // The suite's own options: all but ours.
+    let args = &without(args, "--data-dir");
     let mut packages = vec!["-p", "cosmos-conformance"];
     if against_emulator {
         packages.extend(["-p", "cosmos-emulator"]);
@@ -49,11 +71,18 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     }
     let mut emulator = None;
     let mut extra: Vec<String> = Vec::new();
+    let mut emulator_args = vec!["--host", "127.0.0.1", "--port", "0", "--clock", "manual"];
+    if let Some(dir) = &data_dir {
+        let dir = dir
+            .to_str()
+            .ok_or_else(|| format!("--data-dir {} is not UTF-8", dir.display()))?;
+        emulator_args.extend(["--data-dir", dir]);
+    }
     if against_emulator {
         std::fs::create_dir_all(&report_dir).map_err(|e| e.to_string())?;
         let running = Server::start(
             &bin.join("cosmos-emulator"),
-            &["--host", "127.0.0.1", "--port", "0", "--clock", "manual"],
+            &emulator_args,
             &report_dir.join("emulator.log"),
             STARTUP,
         )?;
@@ -98,13 +127,184 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         code = code.max(second);
     }
+    let restart = data_dir.is_some() && !args.iter().any(|a| a == "--list");
+    if let (true, Some(running)) = (restart, emulator.take()) {
+        let halves = Restart {
+            bin: &bin,
+            emulator_args: &emulator_args,
+            suite_args: second_run_args(args),
+            report_dir: &report_dir,
+        };
+        let (restart_code, restarted) = halves.run(running)?;
+        code = code.max(restart_code);
+        emulator = Some(restarted);
+    }
     drop(emulator);
     eprintln!(
         "xtask conformance: {:.1} s in all (build check, start, run{}, stop)",
         started.elapsed().as_secs_f64(),
-        if several { "s" } else { "" }
+        if several || restart { "s" } else { "" }
     );
     Ok(ExitCode::from(code))
+}
+
+/// The run in two halves around a SIGKILL and a restart of the emulator on
+/// its `--data-dir` (see the module's documentation).
+struct Restart<'a> {
+    bin: &'a Path,
+    emulator_args: &'a [&'a str],
+    /// The suite's options, without those of the first run alone.
+    suite_args: Vec<String>,
+    report_dir: &'a Path,
+}
+
+impl Restart<'_> {
+    /// Returns the exit code it calls for and the restarted emulator.
+    fn run(&self, emulator: Server) -> Result<(u8, Server), String> {
+        let whole = Report::load(&self.report_dir.join("report.json"))?;
+        let half = whole.cases.len() / 2;
+        let dir = self.report_dir.join("restart");
+        let (first_dir, second_dir) = (dir.join("first"), dir.join("second"));
+        println!(
+            "\n== the first {half} cases, SIGKILL, a restart on the same --data-dir, the other {}; reports in {}",
+            whole.cases.len() - half,
+            dir.display()
+        );
+        let mut code = self.suite(&emulator.endpoint, "--cases-to", half, &first_dir)?;
+        let before = durable_state(&emulator.endpoint)?;
+        drop(emulator); // SIGKILL, then waits for it
+        let emulator = Server::start(
+            &self.bin.join("cosmos-emulator"),
+            self.emulator_args,
+            &self.report_dir.join("emulator-restarted.log"),
+            STARTUP,
+        )?;
+        let after = durable_state(&emulator.endpoint)?;
+        if before == after {
+            println!("xtask conformance: the same after the restart: {after}");
+        } else {
+            eprintln!(
+                "xtask conformance: the restart changed what the first half left:\n  before the kill: {before}\n  after the restart: {after}"
+            );
+            code = code.max(1);
+        }
+        code = code.max(self.suite(&emulator.endpoint, "--cases-from", half, &second_dir)?);
+        match compare_halves(self.report_dir, &first_dir, &second_dir) {
+            Ok(summary) => println!("xtask conformance: {summary}"),
+            Err(why) => {
+                eprintln!("xtask conformance: the run with a restart: {why}");
+                code = code.max(1);
+            }
+        }
+        Ok((code, emulator))
+    }
+
+    /// One half: `bound` is `--cases-to` or `--cases-from`.
+    fn suite(
+        &self,
+        endpoint: &str,
+        bound: &str,
+        half: usize,
+        report_dir: &Path,
+    ) -> Result<u8, String> {
+        let mut suite = Command::new(self.bin.join("cosmos-conformance"));
+        suite
+            .args(&self.suite_args)
+            .args(["--endpoint", endpoint, bound, &half.to_string()])
+            .arg("--report-dir")
+            .arg(report_dir);
+        if flag(&self.suite_args, "--expectations").is_none() {
+            suite.args(["--expectations", "cosmos-emulator"]);
+        }
+        let status = suite
+            .current_dir(root())
+            .status()
+            .map_err(|e| format!("cannot run cosmos-conformance: {e}"))?;
+        Ok(exit_code(status.code()))
+    }
+}
+
+/// What must survive the restart, as the emulator answers it: the
+/// databases list and the manual clock's position.
+fn durable_state(endpoint: &str) -> Result<String, String> {
+    use cosmos_conformance::client::{Client, Credentials, Request, WELL_KNOWN_KEY};
+    use reqwest::Method;
+    let credentials = Credentials {
+        endpoint: endpoint.to_string(),
+        key: WELL_KNOWN_KEY.to_string(),
+    };
+    let client = Client::new(&credentials, false, Duration::from_secs(30))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let mut state = Vec::new();
+    for (path, resource_type) in [("dbs", "dbs"), ("_emulator/clock", "")] {
+        let request = Request::new(Method::GET, path.to_string(), resource_type, String::new());
+        let response = runtime
+            .block_on(client.send(request))
+            .map_err(|e| e.to_string())?;
+        if response.status != 200 {
+            return Err(format!(
+                "GET /{path} answered {}: {}",
+                response.status, response.body
+            ));
+        }
+        state.push(format!("GET /{path}: {}", response.body));
+    }
+    Ok(state.join("; "))
+}
+
+/// `args` without `--name VALUE` and `--name=VALUE`.
+fn without(args: &[String], name: &str) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut skip_value = false;
+    for arg in args {
+        if std::mem::take(&mut skip_value) {
+            continue;
+        }
+        if arg == name {
+            skip_value = true;
+        } else if !arg.starts_with(&format!("{name}=")) {
+            kept.push(arg.clone());
+        }
+    }
+    kept
+}
+
+/// The two halves' outcome tables, one after the other, are the whole
+/// run's (in `whole`).
+fn compare_halves(whole: &Path, first: &Path, second: &Path) -> Result<String, String> {
+    let load = |dir: &Path| Report::load(&dir.join("report.json"));
+    let (whole, first, second) = (load(whole)?, load(first)?, load(second)?);
+    let a = whole.outcome_table();
+    let b = first.outcome_table() + &second.outcome_table();
+    if a != b {
+        let mut diff: Vec<String> = a
+            .lines()
+            .zip(b.lines())
+            .filter(|(x, y)| x != y)
+            .take(10)
+            .map(|(x, y)| format!("  one run:      {x}\n  with restart: {y}"))
+            .collect();
+        if a.lines().count() != b.lines().count() {
+            diff.push(format!(
+                "  {} lines in one run, {} with the restart",
+                a.lines().count(),
+                b.lines().count()
+            ));
+        }
+        return Err(format!(
+            "its outcomes differ from those of one run:\n{}",
+            diff.join("\n")
+        ));
+    }
+    Ok(format!(
+        "{} + {} cases, {} passed, with a SIGKILL and a restart on the --data-dir between them: the same outcomes as one run",
+        first.summary.total,
+        second.summary.total,
+        first.summary.passed + second.summary.passed
+    ))
 }
 
 /// The exit status of the suite as ours: its code, 1 when killed.
@@ -196,5 +396,13 @@ mod tests {
             second_run_args(&args),
             ["--filter", "E1", "--clock", "manual"]
         );
+    }
+
+    #[test]
+    fn the_data_dir_is_not_the_suites() {
+        let args: Vec<String> = ["--data-dir", "d", "--filter", "E1", "--data-dir=e", "x"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(without(&args, "--data-dir"), ["--filter", "E1", "x"]);
     }
 }

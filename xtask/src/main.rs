@@ -27,13 +27,20 @@ tasks:
       the emulator, the peer and a bare server;
       print the tables and write target/bench/results.{json,md}. A few
       minutes. See bench/README.md.
-  conformance [--endpoint URL] [cosmos-conformance options...]
+  conformance [--endpoint URL | --data-dir DIR] [cosmos-conformance options...]
       With no --endpoint: build and start the emulator (test clock, free
       port), run every case against it, print the table, write the reports
       to target/conformance/, run every case again on containers of four
       partition key ranges (--container-throughput 40000; reports in
       target/conformance/ranges/, same outcomes required) and stop it.
       With --endpoint: run once against that.
+      With --data-dir DIR (not with --endpoint): the emulator persists into
+      DIR; after those two runs, the cases again in two halves
+      (--cases-to N, --cases-from N) with the emulator SIGKILLed and
+      restarted on DIR between them: the databases list and the test clock
+      must read the same before and after, and the halves' outcomes
+      together must be the first run's (reports in
+      target/conformance/restart/{first,second}/).
   fuzz [--cases N] [--seed S]
       The emulator's property-based fuzz tests (emulator/tests/fuzz.rs),
       optimised, with N cases a property (default 10000, about six

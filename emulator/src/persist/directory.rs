@@ -14,10 +14,8 @@
 //! the caller is told, so that nothing is lost silently.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-
-use super::frame::Frames;
 
 const LOCK_FILE: &str = "LOCK";
 
@@ -28,15 +26,13 @@ pub struct DataDir {
     _lock: File,
 }
 
-/// What was read back at start.
+/// The files to read back at start, in order.
 #[derive(Debug, Default)]
-pub struct Recovered {
-    /// The newest snapshot's frames' payloads, and its generation.
-    pub snapshot: Option<(u64, Vec<u8>)>,
-    /// The logs to replay over it, in order: (generation, whole readable part).
-    pub logs: Vec<(u64, Vec<u8>)>,
-    /// What was cut off as torn or corrupt, for the operator.
-    pub dropped: Vec<Dropped>,
+pub struct Plan {
+    /// The newest snapshot: (generation, path).
+    pub snapshot: Option<(u64, PathBuf)>,
+    /// The logs to replay over it, in order: (generation, path).
+    pub logs: Vec<(u64, PathBuf)>,
 }
 
 /// Bytes set aside at start because they were not whole, checksummed frames.
@@ -115,79 +111,41 @@ impl DataDir {
         Ok(found)
     }
 
-    /// Reads the state back: the newest snapshot and the logs after it.
-    /// A torn or corrupt log tail is moved aside (see the module comment);
-    /// a damaged snapshot is an error, as nothing after it could be trusted.
-    pub fn recover(&self) -> io::Result<Recovered> {
+    /// What to read back: the newest snapshot and the logs from its
+    /// generation on. Files a compaction left behind (older generations,
+    /// temporary files) are removed.
+    pub fn plan(&self) -> io::Result<Plan> {
         self.remove_temporary_files()?;
-        let mut recovered = Recovered::default();
-        let base = match self.generations("snapshot")?.last() {
-            Some(&g) => {
-                let path = self.snapshot_path(g);
-                let data = fs::read(&path).map_err(|e| annotate(e, &path, "cannot read"))?;
-                let mut frames = Frames::new(&data);
-                frames.by_ref().for_each(drop);
-                if frames.position() != data.len() {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!(
-                            "the snapshot {} is damaged at byte {} of {}: the emulator cannot tell \
-                             what the directory held. Move the directory aside to start empty, \
-                             or restore it from a copy.",
-                            path.display(),
-                            frames.position(),
-                            data.len()
-                        ),
-                    ));
-                }
-                recovered.snapshot = Some((g, data));
-                g
-            }
-            None => 0,
-        };
-        let mut torn = false;
+        let snapshot = self
+            .generations("snapshot")?
+            .last()
+            .map(|&g| (g, self.snapshot_path(g)));
+        let base = snapshot.as_ref().map_or(0, |s| s.0);
+        let mut logs = Vec::new();
         for g in self.generations("log")? {
-            let path = self.log_path(g);
             if g < base {
-                // Left over from a compaction that stopped before its cleanup.
-                fs::remove_file(&path)?;
-                continue;
+                fs::remove_file(self.log_path(g))?;
+            } else {
+                logs.push((g, self.log_path(g)));
             }
-            if torn {
-                // After a corrupt frame, later frames cannot be applied.
-                let dropped = self.set_aside(&path, 0)?;
-                recovered.dropped.push(dropped);
-                continue;
-            }
-            let mut data = fs::read(&path).map_err(|e| annotate(e, &path, "cannot read"))?;
-            let mut frames = Frames::new(&data);
-            frames.by_ref().for_each(drop);
-            let readable = frames.position();
-            if readable != data.len() {
-                recovered
-                    .dropped
-                    .push(self.set_aside(&path, readable as u64)?);
-                data.truncate(readable);
-                torn = true;
-            }
-            recovered.logs.push((g, data));
         }
-        Ok(recovered)
+        Ok(Plan { snapshot, logs })
     }
 
     /// Copies `path` from byte `at` to a `dropped-*` file beside it and cuts
-    /// it there (a file cut at 0 is removed).
-    fn set_aside(&self, path: &Path, at: u64) -> io::Result<Dropped> {
-        let data = fs::read(path)?;
+    /// it there (a file cut at 0 is removed): the end of a log that is not
+    /// whole frames, and any log after it.
+    pub fn set_aside(&self, path: &Path, at: u64) -> io::Result<Dropped> {
         let stamp = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0);
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("log");
         let moved_to = self.path.join(format!("dropped-{stamp}-at-{at}-{name}"));
-        let tail = &data[at as usize..];
+        let mut input = File::open(path)?;
+        input.seek(SeekFrom::Start(at))?;
         let mut out = File::create(&moved_to)?;
-        out.write_all(tail)?;
+        let bytes = io::copy(&mut input, &mut out)?;
         out.sync_all()?;
         if at == 0 {
             fs::remove_file(path)?;
@@ -200,7 +158,7 @@ impl DataDir {
         Ok(Dropped {
             file: path.to_path_buf(),
             at,
-            bytes: tail.len() as u64,
+            bytes,
             moved_to,
         })
     }
@@ -266,7 +224,6 @@ fn try_lock(_file: &File) -> io::Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::persist::frame;
 
     fn scratch(name: &str) -> PathBuf {
         let dir =
@@ -292,30 +249,18 @@ mod tests {
     }
 
     #[test]
-    fn a_torn_tail_is_set_aside_and_later_logs_with_it() {
+    fn a_cut_log_keeps_its_whole_frames_and_the_rest_is_set_aside() {
         let path = scratch("torn");
         let dir = DataDir::open(&path).unwrap();
-        let mut log = Vec::new();
-        frame::encode(b"first", &mut log);
-        frame::encode(b"second", &mut log);
-        let whole = log.len();
-        log.truncate(whole - 3);
-        fs::write(dir.log_path(0), &log).unwrap();
+        fs::write(dir.log_path(0), b"0123456789").unwrap();
+        let dropped = dir.set_aside(&dir.log_path(0), 4).unwrap();
+        assert_eq!(fs::read(dir.log_path(0)).unwrap(), b"0123");
+        assert_eq!(fs::read(&dropped.moved_to).unwrap(), b"456789");
+        assert_eq!(dropped.bytes, 6);
         fs::write(dir.log_path(1), b"later").unwrap();
-        let recovered = dir.recover().unwrap();
-        assert_eq!(recovered.logs.len(), 1);
-        assert_eq!(recovered.logs[0].1.len(), frame::HEADER_BYTES + 5);
-        assert_eq!(recovered.dropped.len(), 2);
-        assert_eq!(recovered.dropped[0].bytes as usize, whole - 3 - 13);
-        assert_eq!(
-            fs::metadata(dir.log_path(0)).unwrap().len(),
-            13,
-            "cut at the last whole frame"
-        );
+        let whole = dir.set_aside(&dir.log_path(1), 0).unwrap();
         assert!(!dir.log_path(1).exists());
-        assert!(recovered.dropped.iter().all(|d| d.moved_to.exists()));
-        // Read again: nothing more to drop.
-        assert!(dir.recover().unwrap().dropped.is_empty());
+        assert_eq!(fs::read(&whole.moved_to).unwrap(), b"later");
         fs::remove_dir_all(&path).unwrap();
     }
 
@@ -323,32 +268,17 @@ mod tests {
     fn the_newest_snapshot_and_the_logs_from_its_generation_are_read() {
         let path = scratch("generations");
         let dir = DataDir::open(&path).unwrap();
-        let mut one = Vec::new();
-        frame::encode(b"x", &mut one);
         for g in [0, 1, 2] {
-            fs::write(dir.log_path(g), &one).unwrap();
+            fs::write(dir.log_path(g), b"x").unwrap();
         }
-        fs::write(dir.snapshot_path(1), &one).unwrap();
+        fs::write(dir.snapshot_path(1), b"x").unwrap();
         fs::write(path.join("snapshot-00000002.tmp"), b"half").unwrap();
-        let recovered = dir.recover().unwrap();
-        assert_eq!(recovered.snapshot.as_ref().map(|s| s.0), Some(1));
-        let gens: Vec<u64> = recovered.logs.iter().map(|l| l.0).collect();
+        let plan = dir.plan().unwrap();
+        assert_eq!(plan.snapshot.as_ref().map(|s| s.0), Some(1));
+        let gens: Vec<u64> = plan.logs.iter().map(|l| l.0).collect();
         assert_eq!(gens, [1, 2]);
         assert!(!dir.log_path(0).exists(), "older than the snapshot");
         assert!(!path.join("snapshot-00000002.tmp").exists());
-        fs::remove_dir_all(&path).unwrap();
-    }
-
-    #[test]
-    fn a_damaged_snapshot_is_an_error() {
-        let path = scratch("snapshot");
-        let dir = DataDir::open(&path).unwrap();
-        let mut data = Vec::new();
-        frame::encode(b"state", &mut data);
-        data[10] ^= 1;
-        fs::write(dir.snapshot_path(3), &data).unwrap();
-        let error = dir.recover().unwrap_err();
-        assert!(error.to_string().contains("is damaged"), "{error}");
         fs::remove_dir_all(&path).unwrap();
     }
 }

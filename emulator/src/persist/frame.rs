@@ -1,7 +1,8 @@
 //! The unit of the data directory's files: a frame is the payload's length
 //! (`u32` little-endian), its CRC-32 (`crc32fast`, little-endian) and the
 //! payload. A frame is written whole or detected as torn: reading stops at
-//! the first frame that is short or whose checksum does not match.
+//! the first frame that is short, absurdly long, or whose checksum does not
+//! match.
 
 /// Bytes before a frame's payload.
 pub const HEADER_BYTES: usize = 8;
@@ -13,47 +14,89 @@ pub const MAX_PAYLOAD_BYTES: usize = 1 << 30;
 
 /// Appends `payload` to `out` as one frame.
 pub fn encode(payload: &[u8], out: &mut Vec<u8>) {
-    let length = u32::try_from(payload.len()).expect("payloads stay under MAX_PAYLOAD_BYTES");
+    encode_parts(&[payload], out)
+}
+
+/// Appends one frame whose payload is `parts` one after the other.
+pub fn encode_parts(parts: &[&[u8]], out: &mut Vec<u8>) {
+    let length: usize = parts.iter().map(|p| p.len()).sum();
+    let length = u32::try_from(length).expect("payloads stay under MAX_PAYLOAD_BYTES");
+    let mut crc = crc32fast::Hasher::new();
+    for part in parts {
+        crc.update(part);
+    }
+    out.reserve(HEADER_BYTES + length as usize);
     out.extend_from_slice(&length.to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
-    out.extend_from_slice(payload);
+    out.extend_from_slice(&crc.finalize().to_le_bytes());
+    for part in parts {
+        out.extend_from_slice(part);
+    }
 }
 
-/// The frames of `data`, in order, and where the readable part ends.
-pub struct Frames<'a> {
-    data: &'a [u8],
-    position: usize,
+/// Reads frames one at a time from a file (start-up reads logs of hundreds
+/// of megabytes: holding one frame at a time keeps that out of memory).
+pub struct Reader<R> {
+    input: R,
+    position: u64,
 }
 
-impl<'a> Frames<'a> {
-    pub fn new(data: &'a [u8]) -> Self {
-        Frames { data, position: 0 }
+/// What [`Reader::next_into`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Next {
+    /// A whole, checksummed frame; its payload is in the buffer.
+    Frame,
+    /// The end of the input, after the last whole frame.
+    End,
+    /// A short or corrupt frame at [`Reader::position`]: nothing after it
+    /// can be trusted.
+    Torn,
+}
+
+impl<R: std::io::Read> Reader<R> {
+    pub fn new(input: R) -> Self {
+        Reader { input, position: 0 }
     }
 
-    /// The offset just after the last whole, checksummed frame read so far.
-    pub fn position(&self) -> usize {
+    /// The offset just after the last whole frame read.
+    pub fn position(&self) -> u64 {
         self.position
     }
-}
 
-impl<'a> Iterator for Frames<'a> {
-    type Item = &'a [u8];
-
-    fn next(&mut self) -> Option<&'a [u8]> {
-        let rest = &self.data[self.position..];
-        let header = rest.get(..HEADER_BYTES)?;
+    /// Reads the next frame's payload into `payload`.
+    pub fn next_into(&mut self, payload: &mut Vec<u8>) -> std::io::Result<Next> {
+        let mut header = [0u8; HEADER_BYTES];
+        match read_full(&mut self.input, &mut header)? {
+            0 => return Ok(Next::End),
+            HEADER_BYTES => {}
+            _ => return Ok(Next::Torn),
+        }
         let length = u32::from_le_bytes(header[..4].try_into().expect("4 bytes")) as usize;
         let crc = u32::from_le_bytes(header[4..].try_into().expect("4 bytes"));
         if length > MAX_PAYLOAD_BYTES {
-            return None;
+            return Ok(Next::Torn);
         }
-        let payload = rest.get(HEADER_BYTES..HEADER_BYTES + length)?;
-        if crc32fast::hash(payload) != crc {
-            return None;
+        payload.clear();
+        payload.resize(length, 0);
+        if read_full(&mut self.input, payload)? != length || crc32fast::hash(payload) != crc {
+            return Ok(Next::Torn);
         }
-        self.position += HEADER_BYTES + length;
-        Some(payload)
+        self.position += (HEADER_BYTES + length) as u64;
+        Ok(Next::Frame)
     }
+}
+
+/// Reads until `buffer` is full or the input ends; returns how much it read.
+fn read_full(input: &mut impl std::io::Read, buffer: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match input.read(&mut buffer[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
 }
 
 #[cfg(test)]
@@ -68,27 +111,33 @@ mod tests {
         out
     }
 
+    /// Every frame `data` holds, where the whole frames end, and why reading stopped.
+    fn read(data: &[u8]) -> (Vec<Vec<u8>>, usize, Next) {
+        let mut reader = Reader::new(data);
+        let (mut payload, mut frames) = (Vec::new(), Vec::new());
+        loop {
+            match reader.next_into(&mut payload).unwrap() {
+                Next::Frame => frames.push(payload.clone()),
+                last => return (frames, reader.position() as usize, last),
+            }
+        }
+    }
+
     #[test]
     fn whole_frames_read_back_in_order() {
         let data = file(&[b"one", b"", b"three"]);
-        let mut frames = Frames::new(&data);
-        let read: Vec<&[u8]> = frames.by_ref().collect();
-        assert_eq!(read, [&b"one"[..], b"", b"three"]);
-        assert_eq!(frames.position(), data.len());
+        let (frames, position, last) = read(&data);
+        assert_eq!(frames, [&b"one"[..], b"", b"three"]);
+        assert_eq!((position, last), (data.len(), Next::End));
     }
 
     #[test]
     fn a_torn_last_frame_is_not_read() {
         let data = file(&[b"kept", b"torn away"]);
         for cut in 1..(HEADER_BYTES + 9) {
-            let torn = &data[..data.len() - cut];
-            let mut frames = Frames::new(torn);
-            assert_eq!(
-                frames.by_ref().collect::<Vec<_>>(),
-                [&b"kept"[..]],
-                "cut {cut}"
-            );
-            assert_eq!(frames.position(), HEADER_BYTES + 4);
+            let (frames, position, last) = read(&data[..data.len() - cut]);
+            assert_eq!(frames, [&b"kept"[..]], "cut {cut}");
+            assert_eq!((position, last), (HEADER_BYTES + 4, Next::Torn));
         }
     }
 
@@ -99,13 +148,9 @@ mod tests {
         for at in second..second + HEADER_BYTES + 6 {
             let mut data = clean.clone();
             data[at] ^= 0x40;
-            let mut frames = Frames::new(&data);
-            assert_eq!(
-                frames.by_ref().collect::<Vec<_>>(),
-                [&b"first"[..]],
-                "byte {at}"
-            );
-            assert_eq!(frames.position(), second);
+            let (frames, position, last) = read(&data);
+            assert_eq!(frames, [&b"first"[..]], "byte {at}");
+            assert_eq!((position, last), (second, Next::Torn));
         }
     }
 
@@ -114,6 +159,7 @@ mod tests {
         let mut data = file(&[b"ok"]);
         data.extend_from_slice(&u32::MAX.to_le_bytes());
         data.extend_from_slice(&[0; 12]);
-        assert_eq!(Frames::new(&data).count(), 1);
+        let (frames, _, last) = read(&data);
+        assert_eq!((frames.len(), last), (1, Next::Torn));
     }
 }

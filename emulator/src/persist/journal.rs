@@ -72,9 +72,35 @@ pub struct Journal {
     written: AtomicU64,
     /// The position an `fdatasync` has covered.
     synced: tokio::sync::watch::Sender<u64>,
-    /// Wakes the sync thread (`always`).
-    sync_wanted: (Mutex<bool>, Condvar),
+    /// Wakes the sync thread (`always`), which holds it without holding
+    /// the journal, so that dropping the journal releases the directory.
+    signal: Arc<SyncSignal>,
     failed: AtomicBool,
+}
+
+#[derive(Debug, Default)]
+struct SyncSignal {
+    /// (a commit waits for a sync, the journal is gone)
+    state: Mutex<(bool, bool)>,
+    wake: Condvar,
+}
+
+impl SyncSignal {
+    fn set(&self, update: impl FnOnce(&mut (bool, bool))) {
+        update(&mut self.state.lock().unwrap_or_else(|e| e.into_inner()));
+        self.wake.notify_one();
+    }
+
+    /// Waits until a commit asks for a sync (`true`) or the journal is gone.
+    fn wait(&self) -> bool {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = self
+            .wake
+            .wait_while(state, |(wanted, closed)| !*wanted && !*closed)
+            .unwrap_or_else(|e| e.into_inner());
+        let wanted = std::mem::take(&mut state.0);
+        wanted && !state.1
+    }
 }
 
 impl Journal {
@@ -82,9 +108,12 @@ impl Journal {
     /// starts the sync thread the mode needs.
     pub fn open(dir: DataDir, generation: u64, mode: SyncMode) -> io::Result<Arc<Journal>> {
         let path = dir.log_path(generation);
+        let created = !path.exists();
         let file = OpenOptions::new().create(true).append(true).open(&path)?;
         let log_bytes = file.metadata()?.len();
-        dir.sync()?;
+        if created {
+            dir.sync()?;
+        }
         let journal = Arc::new(Journal {
             dir,
             mode,
@@ -97,14 +126,14 @@ impl Journal {
             }),
             written: AtomicU64::new(0),
             synced: tokio::sync::watch::Sender::new(0),
-            sync_wanted: (Mutex::new(false), Condvar::new()),
+            signal: Arc::default(),
             failed: AtomicBool::new(false),
         });
         if mode != SyncMode::Never {
-            let weak = Arc::downgrade(&journal);
+            let (weak, signal) = (Arc::downgrade(&journal), journal.signal.clone());
             std::thread::Builder::new()
                 .name("cosmos-sync".into())
-                .spawn(move || sync_loop(weak, mode))?;
+                .spawn(move || sync_loop(weak, signal, mode))?;
         }
         Ok(journal)
     }
@@ -186,20 +215,8 @@ impl Journal {
         (answer, committed)
     }
 
-    /// Waits (a little while at most) for a commit to ask for a sync.
-    fn sync_requested(&self) -> bool {
-        let (wanted, wake) = &self.sync_wanted;
-        let flag = wanted.lock().unwrap_or_else(|e| e.into_inner());
-        let (mut flag, _) = wake
-            .wait_timeout_while(flag, Duration::from_millis(200), |wanted| !*wanted)
-            .unwrap_or_else(|e| e.into_inner());
-        std::mem::take(&mut *flag)
-    }
-
     fn wake_sync(&self) {
-        let (wanted, wake) = &self.sync_wanted;
-        *wanted.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        wake.notify_one();
+        self.signal.set(|(wanted, _)| *wanted = true);
     }
 
     /// Syncs what has been written so far; returns the position covered.
@@ -217,6 +234,15 @@ impl Journal {
             });
         }
         Ok(through)
+    }
+
+    /// Makes every later write fail, as a full disk would (tests).
+    #[cfg(test)]
+    pub(crate) fn fail_writes(&self) -> io::Result<()> {
+        let mut appender = self.appender();
+        let path = self.dir.log_path(appender.generation);
+        appender.file = Arc::new(File::open(path)?);
+        Ok(())
     }
 
     /// The current log's generation and size.
@@ -243,20 +269,26 @@ impl Journal {
         Ok(generation)
     }
 
-    /// Writes `frames` (already framed) as the snapshot of `generation`:
-    /// to a temporary file, synced, then renamed; older generations' files
-    /// are removed once it is in place. Returns its size.
-    pub fn write_snapshot(&self, generation: u64, frames: &[u8]) -> io::Result<u64> {
+    /// Writes the snapshot of `generation` (`write` writes its frames): to
+    /// a temporary file, synced, then renamed; older generations' files are
+    /// removed once it is in place. Returns its size.
+    pub fn write_snapshot(
+        &self,
+        generation: u64,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<u64> {
         let path = self.dir.snapshot_path(generation);
         let temporary = path.with_extension("tmp");
-        let mut file = File::create(&temporary)?;
-        file.write_all(frames)?;
+        let mut file = io::BufWriter::with_capacity(1 << 20, File::create(&temporary)?);
+        write(&mut file)?;
+        let file = file.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
+        let size = file.metadata()?.len();
         drop(file);
         std::fs::rename(&temporary, &path)?;
         self.dir.sync()?;
         self.dir.remove_before(generation)?;
-        Ok(frames.len() as u64)
+        Ok(size)
     }
 }
 
@@ -269,29 +301,37 @@ fn write_frame(appender: &mut Appender, header: &[u8]) -> io::Result<u64> {
         ..
     } = appender;
     out.clear();
-    let mut payload = Vec::with_capacity(header.len() + pending.len());
-    payload.extend_from_slice(header);
-    payload.append(pending);
-    frame::encode(&payload, out);
+    frame::encode_parts(&[header, pending], out);
+    pending.clear();
     (&**file).write_all(out)?;
     *log_bytes += out.len() as u64;
     Ok(out.len() as u64)
 }
 
+impl Drop for Journal {
+    /// A clean stop leaves nothing unsynced, whatever the mode.
+    fn drop(&mut self) {
+        self.signal.set(|(_, closed)| *closed = true);
+        let _ = self.appender().file.sync_data();
+    }
+}
+
 /// The sync thread: `always` syncs as soon as a commit waits (one
 /// `fdatasync` for every commit written meanwhile), `periodic` once a
 /// second. It ends with the journal.
-fn sync_loop(journal: Weak<Journal>, mode: SyncMode) {
+fn sync_loop(journal: Weak<Journal>, signal: Arc<SyncSignal>, mode: SyncMode) {
     loop {
-        if mode == SyncMode::Periodic {
-            std::thread::sleep(PERIODIC_SYNC);
+        match mode {
+            SyncMode::Periodic => std::thread::sleep(PERIODIC_SYNC),
+            _ => {
+                if !signal.wait() {
+                    return;
+                }
+            }
         }
         let Some(journal) = journal.upgrade() else {
             return;
         };
-        if mode == SyncMode::Always && !journal.sync_requested() {
-            continue; // no commit for a while: look again whether the journal is still there
-        }
         if let Err(e) = journal.sync_now() {
             tracing::error!(error = %e, "cannot sync the data directory: writes are refused from now on");
             journal.failed.store(true, Ordering::Release);

@@ -6,8 +6,8 @@ mod directory;
 mod frame;
 mod journal;
 
-pub use directory::{DataDir, Dropped, Recovered};
-pub use frame::Frames;
+pub use directory::{DataDir, Dropped, Plan};
+pub use frame::{Next, Reader};
 pub use journal::{Committed, Journal, SyncMode};
 
 /// Frames `payload` onto `out` (snapshots are written frame by frame).

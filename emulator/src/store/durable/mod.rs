@@ -39,7 +39,7 @@ use super::records::{ContainerNumbers, Record};
 use super::users::User;
 use super::{Catalog, Database, Store};
 use crate::error::{ApiError, ApiResult};
-use crate::persist::{encode_frame, DataDir, Frames, Journal, SyncMode};
+use crate::persist::{encode_frame, DataDir, Journal, Next, Reader, SyncMode};
 
 /// The log is compacted once it is over twice the last snapshot and at
 /// least this big.
@@ -95,7 +95,11 @@ pub struct Compaction {
     pub generation: u64,
     pub snapshot_bytes: u64,
     pub log_bytes_before: u64,
+    /// The whole compaction (mostly writing and syncing the snapshot).
     pub millis: f64,
+    /// The part under the store's write lock (capturing the state), during
+    /// which requests wait.
+    pub locked_millis: f64,
 }
 
 /// What start-up read back, for its log line.
@@ -201,8 +205,37 @@ impl Store {
     pub fn open_data_dir(mut self, path: &Path, mode: SyncMode) -> io::Result<Store> {
         let started = Instant::now();
         let dir = DataDir::open(path)?;
-        let recovered = dir.recover()?;
-        for dropped in &recovered.dropped {
+        let plan = dir.plan()?;
+        let mut replayed = Replayed::default();
+        let mut snapshot_bytes = 0;
+        let mut generation = 0;
+        if let Some((g, snapshot)) = &plan.snapshot {
+            generation = *g;
+            snapshot_bytes = std::fs::metadata(snapshot)?.len();
+            self.restore_snapshot(snapshot).map_err(|e| {
+                invalid(format!(
+                    "the snapshot {}: {e}. Move the directory aside to start empty, or restore \
+                     it from a copy.",
+                    snapshot.display()
+                ))
+            })?;
+        }
+        let mut dropped = Vec::new();
+        for (g, log) in &plan.logs {
+            if !dropped.is_empty() {
+                // After a torn frame, later frames cannot be applied.
+                dropped.push(dir.set_aside(log, 0)?);
+                continue;
+            }
+            generation = *g;
+            let torn_at = self
+                .replay_log(log, &mut replayed)
+                .map_err(|e| invalid(format!("log {}: {e}", log.display())))?;
+            if let Some(at) = torn_at {
+                dropped.push(dir.set_aside(log, at)?);
+            }
+        }
+        for dropped in &dropped {
             tracing::warn!(
                 file = %dropped.file.display(),
                 at = dropped.at,
@@ -211,19 +244,6 @@ impl Store {
                 "dropped the end of a log that is not whole, checksummed frames (torn by a crash, or damaged); \
                  everything before it is recovered"
             );
-        }
-        let mut replayed = Replayed::default();
-        let mut snapshot_bytes = 0;
-        if let Some((generation, data)) = &recovered.snapshot {
-            snapshot_bytes = data.len() as u64;
-            self.restore_snapshot(data)
-                .map_err(|e| invalid(format!("the snapshot of generation {generation}: {e}")))?;
-        }
-        let mut generation = recovered.snapshot.as_ref().map_or(0, |s| s.0);
-        for (g, data) in &recovered.logs {
-            generation = *g;
-            self.replay_log(data, &mut replayed)
-                .map_err(|e| invalid(format!("log {}: {e}", dir.log_path(*g).display())))?;
         }
         let journal = Journal::open(dir, generation, mode)?;
         self.snapshot_bytes.store(snapshot_bytes, Ordering::Release);
@@ -238,6 +258,16 @@ impl Store {
             }
         }
         self.journal = Some(journal);
+        // As the purge's pass would: entries past their retention go.
+        let now = self.clock.now();
+        let catalog = self.catalog.get_mut().unwrap_or_else(|e| e.into_inner());
+        for c in catalog
+            .databases
+            .values_mut()
+            .flat_map(|db| db.containers.values_mut())
+        {
+            c.expire_log(now);
+        }
         let catalog = self.read();
         let containers = catalog
             .databases
@@ -270,10 +300,19 @@ impl Store {
         self.journal.as_ref()
     }
 
-    fn replay_log(&mut self, data: &[u8], replayed: &mut Replayed) -> Result<(), String> {
+    /// Applies a log's frames in order; returns where it stops being whole
+    /// frames, if it does before its end.
+    fn replay_log(&mut self, path: &Path, replayed: &mut Replayed) -> Result<Option<u64>, String> {
         let retention = self.change_feed_retention;
-        for payload in Frames::new(data) {
-            let (session, records) = split_header(payload)?;
+        let mut frames = open_frames(path)?;
+        let mut payload = Vec::new();
+        loop {
+            match frames.next_into(&mut payload).map_err(|e| e.to_string())? {
+                Next::Frame => {}
+                Next::End => return Ok(None),
+                Next::Torn => return Ok(Some(frames.position())),
+            }
+            let (session, records) = split_header(&payload)?;
             self.lsn.fetch_max(session, Ordering::AcqRel);
             replayed.frames += 1;
             let catalog = self.catalog.get_mut().unwrap_or_else(|e| e.into_inner());
@@ -318,18 +357,24 @@ impl Store {
                 }
             }
         }
-        Ok(())
     }
 
-    fn restore_snapshot(&mut self, data: &[u8]) -> Result<(), String> {
+    fn restore_snapshot(&mut self, path: &Path) -> Result<(), String> {
         let retention = self.change_feed_retention;
         let catalog = self.catalog.get_mut().unwrap_or_else(|e| e.into_inner());
         let mut items: HashMap<ContainerNumbers, Vec<(ItemKey, Item)>> = HashMap::new();
         let mut changes: Vec<(ContainerNumbers, Change, bool)> = Vec::new();
         let mut count = 0;
         let mut ended = false;
-        for payload in Frames::new(data) {
-            let (session, records) = split_header(payload)?;
+        let mut frames = open_frames(path)?;
+        let mut payload = Vec::new();
+        loop {
+            match frames.next_into(&mut payload).map_err(|e| e.to_string())? {
+                Next::Frame => {}
+                Next::End => break,
+                Next::Torn => return Err(format!("it is damaged at byte {}", frames.position())),
+            }
+            let (session, records) = split_header(&payload)?;
             self.lsn.fetch_max(session, Ordering::AcqRel);
             for record in Record::decode_all(records)? {
                 match record {
@@ -389,20 +434,18 @@ impl Store {
         };
         let _one_at_a_time = self.compacting.lock().unwrap_or_else(|e| e.into_inner());
         let started = Instant::now();
-        let (generation, log_bytes_before, frames) = {
+        let (generation, log_bytes_before, locked, image) = {
             let catalog = self.write()?;
             let (_, log_bytes_before) = journal.log_size();
             let image = Image::capture(&catalog, self.clock.is_manual().then(|| self.clock.now()));
             let generation = journal.start_generation().map_err(|e| unavailable(&e))?;
             drop(catalog);
-            (
-                generation,
-                log_bytes_before,
-                image.encode(self.session_lsn() + 1),
-            )
+            let locked = started.elapsed();
+            (generation, log_bytes_before, locked, image)
         };
+        let session = self.session_lsn() + 1;
         let snapshot_bytes = journal
-            .write_snapshot(generation, &frames)
+            .write_snapshot(generation, |out| image.write(session, out))
             .map_err(|e| unavailable(&e))?;
         self.snapshot_bytes.store(snapshot_bytes, Ordering::Release);
         let report = Compaction {
@@ -410,6 +453,7 @@ impl Store {
             snapshot_bytes,
             log_bytes_before,
             millis: started.elapsed().as_secs_f64() * 1e3,
+            locked_millis: locked.as_secs_f64() * 1e3,
         };
         tracing::info!(?report, "compacted the data directory");
         Ok(report)
@@ -490,50 +534,72 @@ impl Image {
         }
     }
 
-    /// The snapshot file's bytes: frames of records, the catalog first, an
-    /// end record last.
-    fn encode(self, session: u64) -> Vec<u8> {
-        let mut file = Vec::new();
-        let mut payload = session.to_le_bytes().to_vec();
-        let mut count = 0u64;
-        let mut add = |record: Record, payload: &mut Vec<u8>, file: &mut Vec<u8>| {
-            record.encode(payload);
-            count += 1;
-            if payload.len() >= SNAPSHOT_FRAME_BYTES {
-                encode_frame(payload, file);
-                payload.truncate(8);
-            }
+    /// Writes the snapshot: frames of records, the catalog first, an end
+    /// record last.
+    fn write(self, session: u64, out: &mut dyn io::Write) -> io::Result<()> {
+        let mut writer = SnapshotWriter {
+            out,
+            header: session.to_le_bytes(),
+            payload: session.to_le_bytes().to_vec(),
+            frame: Vec::new(),
+            count: 0,
         };
-        add(Record::Catalog(self.catalog), &mut payload, &mut file);
+        writer.add(Record::Catalog(self.catalog))?;
         if let Some(now) = self.clock {
-            add(Record::Clock(now), &mut payload, &mut file);
+            writer.add(Record::Clock(now))?;
         }
         for (container, key, item) in self.items {
-            add(
-                Record::Item {
-                    container,
-                    key,
-                    item,
-                },
-                &mut payload,
-                &mut file,
-            );
+            writer.add(Record::Item {
+                container,
+                key,
+                item,
+            })?;
         }
         for (container, change, body_is_current) in self.changes {
-            add(
-                Record::Change {
-                    container,
-                    change,
-                    body_is_current,
-                },
-                &mut payload,
-                &mut file,
-            );
+            writer.add(Record::Change {
+                container,
+                change,
+                body_is_current,
+            })?;
         }
-        Record::End(count).encode(&mut payload);
-        encode_frame(&payload, &mut file);
-        file
+        let count = writer.count;
+        Record::End(count).encode(&mut writer.payload);
+        writer.flush()
     }
+}
+
+/// Cuts a snapshot's records into frames of about [`SNAPSHOT_FRAME_BYTES`].
+struct SnapshotWriter<'a> {
+    out: &'a mut dyn io::Write,
+    header: [u8; 8],
+    payload: Vec<u8>,
+    frame: Vec<u8>,
+    count: u64,
+}
+
+impl SnapshotWriter<'_> {
+    fn add(&mut self, record: Record) -> io::Result<()> {
+        record.encode(&mut self.payload);
+        self.count += 1;
+        if self.payload.len() >= SNAPSHOT_FRAME_BYTES {
+            self.flush()?;
+            self.payload.extend_from_slice(&self.header);
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.frame.clear();
+        encode_frame(&self.payload, &mut self.frame);
+        self.payload.clear();
+        self.out.write_all(&self.frame)
+    }
+}
+
+/// The frames of a file, read a megabyte at a time.
+fn open_frames(path: &Path) -> Result<Reader<io::BufReader<std::fs::File>>, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
+    Ok(Reader::new(io::BufReader::with_capacity(1 << 20, file)))
 }
 
 /// A frame's payload: the session LSN at its commit, then its records.
@@ -569,3 +635,6 @@ pub fn unavailable(e: &dyn std::fmt::Display) -> ApiError {
         ),
     )
 }
+
+#[cfg(test)]
+mod tests;
