@@ -1,10 +1,12 @@
-//! The targets of issue 5, each checked against the measurements (pass,
-//! miss, or not measured), and the throughput ratios they rest on.
+//! The targets of issue 5 (and of issue 14, persistence), each checked
+//! against the measurements (pass, miss, or not measured), and the
+//! throughput ratios they rest on.
 
 use serde::Serialize;
 
 use crate::load::Throughput;
 use crate::measure::conformance::Conformance;
+use crate::measure::persistence::{PersistenceResults, Storage};
 use crate::measure::purge::Purge;
 use crate::report::{mib, ms, TargetResults};
 
@@ -16,6 +18,15 @@ pub const OVER_PEER: f64 = 5.0;
 pub const PURGE_SECONDS: f64 = 2.0;
 pub const PURGE_READ_P99_US: u32 = 5_000;
 pub const CONFORMANCE_SECONDS: f64 = 3.0;
+/// Writes/s with a data directory (`--sync periodic`, the default) over in
+/// memory, at concurrency 16.
+pub const PERSISTED_WRITES: f64 = 0.5;
+pub const PERSISTED_WRITES_CONCURRENCY: usize = 16;
+/// Start-up with the largest size (100k) on disk, and with a new directory.
+pub const PERSISTED_READY_MS: f64 = 1000.0;
+pub const EMPTY_DIR_READY_MS: f64 = 50.0;
+/// RSS after loading from disk over RSS of the same items in memory.
+pub const PERSISTED_RSS: f64 = 1.5;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Check {
@@ -87,6 +98,33 @@ fn peak_read_ratio(ratios: &[Ratio], versus: &str) -> Option<(f64, String)> {
     ))
 }
 
+/// Writes/s at concurrency 16 with `--sync periodic` over in memory.
+fn persisted_writes(persistence: Option<&PersistenceResults>) -> Option<(f64, String)> {
+    let rows = &persistence?.speed.as_ref()?.rows;
+    let at = |storage: Storage| {
+        rows.iter()
+            .find(|r| r.storage == storage)?
+            .writes
+            .iter()
+            .find(|t| t.concurrency == PERSISTED_WRITES_CONCURRENCY)
+            .map(|t| t.per_second)
+    };
+    let memory = at(Storage::InMemory).filter(|m| *m > 0.0)?;
+    let periodic = at(Storage::SyncPeriodic)?;
+    let ratio = periodic / memory;
+    let never = at(Storage::SyncNever).map_or(String::new(), |n| {
+        format!("; --sync never {:.2}×", n / memory)
+    });
+    Some((
+        ratio,
+        format!(
+            "{ratio:.2}× ({} vs {} writes/s{never})",
+            crate::report::count(periodic),
+            crate::report::count(memory)
+        ),
+    ))
+}
+
 fn check(target: String, measured: Option<(String, bool)>) -> Check {
     match measured {
         Some((measured, pass)) => Check {
@@ -106,6 +144,7 @@ pub fn evaluate(
     emulator: Option<&TargetResults>,
     ratios: &[Ratio],
     purge: Option<&Purge>,
+    persistence: Option<&PersistenceResults>,
     conformance: Option<&Conformance>,
 ) -> Vec<Check> {
     let startup = emulator.and_then(|e| e.startup.as_ref());
@@ -167,6 +206,60 @@ pub fn evaluate(
             }),
         ),
         check(
+            format!(
+                "writes with --data-dir (--sync periodic) at least {:.0}% of in memory at concurrency {PERSISTED_WRITES_CONCURRENCY}",
+                PERSISTED_WRITES * 100.0
+            ),
+            persisted_writes(persistence).map(|(ratio, text)| (text, ratio >= PERSISTED_WRITES)),
+        ),
+        check(
+            format!("ready in under {PERSISTED_READY_MS:.0} ms with the largest size on disk"),
+            persistence
+                .and_then(|p| p.restarts.as_ref())
+                .and_then(|r| {
+                    r.startup
+                        .iter()
+                        .filter(|s| s.items == r.items && s.items > 0)
+                        .max_by(|a, b| a.median_ready_ms.total_cmp(&b.median_ready_ms))
+                })
+                .map(|s| {
+                    (
+                        format!("{:.1} ms (median, slowest state: {})", s.median_ready_ms, s.state),
+                        s.median_ready_ms < PERSISTED_READY_MS,
+                    )
+                }),
+        ),
+        check(
+            format!("ready in under {EMPTY_DIR_READY_MS:.0} ms with a new data directory"),
+            persistence
+                .and_then(|p| p.restarts.as_ref())
+                .and_then(|r| r.startup.first())
+                .map(|s| {
+                    (
+                        format!("{:.1} ms (median)", s.median_ready_ms),
+                        s.median_ready_ms < EMPTY_DIR_READY_MS,
+                    )
+                }),
+        ),
+        check(
+            format!("RSS after loading from the data directory (idle, 300 ms after ready) within {PERSISTED_RSS}× in memory"),
+            persistence.and_then(|p| p.restarts.as_ref()).map(|r| {
+                let ratio = r.data_dir_rss_bytes as f64 / r.in_memory_rss_bytes.max(1) as f64;
+                (
+                    format!(
+                        "{ratio:.2}× ({} vs {} with {} items; {:.2}× after {} s of point reads)",
+                        mib(r.data_dir_rss_bytes),
+                        mib(r.in_memory_rss_bytes),
+                        r.items,
+                        r.data_dir_rss_after_reads_bytes as f64
+                            / r.in_memory_rss_bytes.max(1) as f64,
+                        r.reads_after_restart.seconds.round()
+                    ),
+                    ratio <= PERSISTED_RSS,
+                )
+            }),
+        ),
+        check(
             format!("conformance run in under {CONFORMANCE_SECONDS:.0} s"),
             conformance.map(|c| {
                 (
@@ -211,7 +304,7 @@ mod tests {
                 .collect::<Vec<_>>(),
             vec![(1, 0.5), (16, 0.75), (64, 0.55)]
         );
-        let checks = evaluate(None, &r, None, None);
+        let checks = evaluate(None, &r, None, None, None);
         let bare_check = checks.iter().find(|c| c.target.contains("bare")).unwrap();
         assert_eq!(bare_check.pass, Some(false));
         // 60 at 16 over 100 at 64.

@@ -350,6 +350,19 @@ impl Signer {
         self.signed(Method::POST, "/_emulator/purge", "", "", &[], Bytes::new())
     }
 
+    /// `POST /_emulator/compact`: a snapshot of the state now and a new
+    /// log (with `--data-dir`).
+    pub fn compact(&self) -> Request<Body> {
+        self.signed(
+            Method::POST,
+            "/_emulator/compact",
+            "",
+            "",
+            &[],
+            Bytes::new(),
+        )
+    }
+
     /// `GET /_emulator/stats`: stored and live items per container.
     pub fn stats(&self) -> Request<Body> {
         self.signed(Method::GET, "/_emulator/stats", "", "", &[], Bytes::new())

@@ -62,9 +62,21 @@ impl ServerProcess {
             spawned_at,
             lines,
         };
-        let line = process.lines.recv_timeout(STARTUP_LIMIT).map_err(|_| {
-            format!("{program} did not print `listening on URL` within {STARTUP_LIMIT:?}")
-        })?;
+        let line = match process.lines.recv_timeout(STARTUP_LIMIT) {
+            Ok(line) => line,
+            Err(_) => {
+                // Closed stdout: say how it ended, if it did.
+                std::thread::sleep(Duration::from_millis(50));
+                return Err(match process.child.try_wait() {
+                    Ok(Some(status)) => {
+                        format!("{program} exited ({status}) before printing `listening on URL`")
+                    }
+                    _ => format!(
+                        "{program} did not print `listening on URL` within {STARTUP_LIMIT:?}"
+                    ),
+                });
+            }
+        };
         process.spawned_to_line = spawned_at.elapsed();
         process.url = line
             .trim()
@@ -76,6 +88,36 @@ impl ServerProcess {
 
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// Sends SIGTERM and waits up to `limit` for the process to exit;
+    /// `Err` unless it exits with status 0. Returns the time it took.
+    pub fn terminate(mut self, limit: Duration) -> Result<Duration, String> {
+        let pid = libc::pid_t::try_from(self.pid()).map_err(|e| e.to_string())?;
+        let sent = Instant::now();
+        // SAFETY: kill has no memory preconditions; the child is ours and
+        // not yet reaped, so the pid is still its own.
+        if unsafe { libc::kill(pid, libc::SIGTERM) } == -1 {
+            return Err(format!(
+                "SIGTERM to {pid}: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) if status.success() => return Ok(sent.elapsed()),
+                Ok(Some(status)) => {
+                    return Err(format!("process {pid} ended on SIGTERM with {status}"))
+                }
+                Ok(None) if sent.elapsed() > limit => {
+                    return Err(format!(
+                        "process {pid} still ran {limit:?} after SIGTERM (killed)"
+                    ))
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+                Err(e) => return Err(format!("waiting for process {pid}: {e}")),
+            }
+        }
     }
 
     /// Resident memory (VmRSS), in bytes.

@@ -11,6 +11,7 @@ use crate::measure::batch::BatchResults;
 use crate::measure::change_feed::ChangeFeedRead;
 use crate::measure::conformance::Conformance;
 use crate::measure::dataset::Memory;
+use crate::measure::persistence::{self, PersistenceResults};
 use crate::measure::purge::Purge;
 use crate::measure::query::QueryLatency;
 use crate::measure::ranges::{self, RangesResults};
@@ -32,6 +33,8 @@ pub struct Results {
     pub purge: Option<Purge>,
     /// One partition key range beside ten (emulator).
     pub ranges: Option<RangesResults>,
+    /// `--data-dir` against in memory (emulator).
+    pub persistence: Option<PersistenceResults>,
     pub conformance: Option<Conformance>,
     pub ratios: Vec<Ratio>,
     pub checks: Vec<Check>,
@@ -285,6 +288,12 @@ impl Results {
         md.push_str("\n## One partition key range beside ten (emulator)\n\n");
         match &self.ranges {
             Some(r) => ranges::markdown(&mut md, r),
+            None => md.push_str("Not measured (see the notes).\n"),
+        }
+
+        md.push_str("\n## Persistence: `--data-dir` beside in memory (emulator)\n\n");
+        match &self.persistence {
+            Some(p) => persistence::markdown(&mut md, p),
             None => md.push_str("Not measured (see the notes).\n"),
         }
 

@@ -14,6 +14,7 @@ use crate::measure::batch;
 use crate::measure::change_feed;
 use crate::measure::conformance;
 use crate::measure::dataset::{self, Memory, DATABASE};
+use crate::measure::persistence::{self, PersistenceSettings};
 use crate::measure::purge::{self, PurgeSettings};
 use crate::measure::query::{self, QueryKind};
 use crate::measure::ranges;
@@ -39,6 +40,7 @@ pub struct Settings {
     pub query_budget: Duration,
     pub query_runs: (usize, usize),
     pub purge: PurgeSettings,
+    pub persistence: PersistenceSettings,
     pub conformance_runs: usize,
     pub client_threads: usize,
     pub peer_tls: bool,
@@ -67,6 +69,8 @@ pub struct Parts {
     pub conformance: bool,
     /// One partition key range beside ten (emulator).
     pub ranges: bool,
+    /// `--data-dir` against in memory (emulator).
+    pub persistence: bool,
 }
 
 pub async fn run(
@@ -202,6 +206,25 @@ pub async fn run(
         None
     };
 
+    let persistence = if parts.persistence {
+        progress(format_args!(
+            "emulator: persistence (--data-dir) beside in memory"
+        ));
+        let emulator = targets::emulator(&bin("cosmos-emulator"), &logs);
+        let p = persistence::measure(
+            &emulator,
+            key,
+            settings.persistence.clone(),
+            &logs,
+            |line| progress(format_args!("  {line}")),
+        )
+        .await;
+        notes.extend(p.errors.iter().cloned());
+        Some(p)
+    } else {
+        None
+    };
+
     let conformance = if parts.conformance {
         progress(format_args!("emulator: conformance suite"));
         match conformance::measure(
@@ -244,6 +267,7 @@ pub async fn run(
         find("emulator"),
         &ratios,
         purge.as_ref(),
+        persistence.as_ref(),
         conformance.as_ref(),
     );
     machine.load_average_end = report::load_average();
@@ -258,6 +282,7 @@ pub async fn run(
         batch,
         purge,
         ranges,
+        persistence,
         conformance,
         ratios,
         checks,

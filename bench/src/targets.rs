@@ -49,6 +49,16 @@ impl Target {
         command
     }
 
+    /// The same target with `extra` arguments after its own, its stderr
+    /// appended to `log`, under another description.
+    pub fn with_args(&self, extra: &[String], description: String, log: &Path) -> Target {
+        let mut target = self.clone();
+        target.args.extend(extra.iter().cloned());
+        target.description = description;
+        target.log = log.to_path_buf();
+        target
+    }
+
     /// Whether it speaks the Cosmos protocol (the bare server does not).
     pub fn speaks_cosmos(&self) -> bool {
         self.kind != Kind::Bare

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use cosmos_bench::load::Window;
+use cosmos_bench::measure::persistence::PersistenceSettings;
 use cosmos_bench::measure::purge::PurgeSettings;
 use cosmos_bench::measure::query::QueryKind;
 use cosmos_bench::run::{self, Parts, Paths, Settings};
@@ -34,10 +35,11 @@ struct Cli {
     /// Recorded in the results, e.g. the git revision.
     #[arg(long)]
     label: Option<String>,
-    /// Parts to run, comma-separated: emulator,bare,peer,batch,purge,ranges,conformance.
+    /// Parts to run, comma-separated:
+    /// emulator,bare,peer,batch,purge,ranges,persistence,conformance.
     #[arg(
         long,
-        default_value = "emulator,bare,peer,batch,purge,ranges,conformance"
+        default_value = "emulator,bare,peer,batch,purge,ranges,persistence,conformance"
     )]
     only: String,
     /// Seconds of each point-load window.
@@ -70,6 +72,25 @@ struct Cli {
     /// Concurrent readers while the purge runs.
     #[arg(long, default_value_t = 1)]
     purge_readers: usize,
+    /// Persistence: seconds of each write and read window.
+    #[arg(long, default_value_t = 1.0)]
+    persistence_seconds: f64,
+    /// Persistence: seconds of load before each window.
+    #[arg(long, default_value_t = 0.25)]
+    persistence_warmup: f64,
+    /// Persistence: items each emulator of the write and read loads holds.
+    #[arg(long, default_value_t = 10_000)]
+    persistence_items: usize,
+    /// Persistence: item counts on disk the start-up is timed at (the
+    /// largest also gives memory, disk and compaction).
+    #[arg(long, value_delimiter = ',', default_value = "0,10000,100000")]
+    persistence_sizes: Vec<usize>,
+    /// Persistence: timed starts per item count.
+    #[arg(long, default_value_t = 5)]
+    persistence_startup_runs: usize,
+    /// Persistence: where the temporary data directories go.
+    #[arg(long, default_value = "/tmp")]
+    persistence_temp: PathBuf,
     #[arg(long, default_value_t = 3)]
     conformance_runs: usize,
     /// Worker threads of the load generator's runtime.
@@ -116,6 +137,21 @@ fn main() -> ExitCode {
             readers: cli.purge_readers,
             fill_concurrency: 32,
             limit: Duration::from_secs(60),
+        },
+        persistence: PersistenceSettings {
+            window: Window {
+                warmup: Duration::from_secs_f64(cli.persistence_warmup),
+                measure: Duration::from_secs_f64(cli.persistence_seconds),
+            },
+            concurrencies: cli.concurrency.clone(),
+            read_concurrency: 16,
+            write_items: cli.persistence_items,
+            startup_sizes: cli.persistence_sizes.clone(),
+            startup_runs: cli.persistence_startup_runs,
+            item_bytes: cli.item_bytes,
+            fill_concurrency: 32,
+            compaction_concurrency: 16,
+            temp_root: cli.persistence_temp.clone(),
         },
         conformance_runs: cli.conformance_runs,
         client_threads: cli.client_threads,
@@ -170,6 +206,7 @@ fn parse_parts(list: &str) -> Result<Parts, String> {
         purge: false,
         conformance: false,
         ranges: false,
+        persistence: false,
     };
     for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         match part {
@@ -180,9 +217,10 @@ fn parse_parts(list: &str) -> Result<Parts, String> {
             "purge" => parts.purge = true,
             "conformance" => parts.conformance = true,
             "ranges" => parts.ranges = true,
+            "persistence" => parts.persistence = true,
             other => {
                 return Err(format!(
-                "--only: unknown part {other:?} (emulator, bare, peer, batch, purge, ranges, conformance)"
+                "--only: unknown part {other:?} (emulator, bare, peer, batch, purge, ranges, persistence, conformance)"
             ))
             }
         }

@@ -42,7 +42,7 @@ pub async fn measure(target: &Target, runs: usize, key: &str) -> Result<Startup,
 }
 
 /// Retries the account read until it answers 2xx (10 s at most).
-async fn first_success(endpoint: &Endpoint, signer: &Signer) -> Result<(), String> {
+pub async fn first_success(endpoint: &Endpoint, signer: &Signer) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut last_error = String::new();
     while Instant::now() < deadline {
