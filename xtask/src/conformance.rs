@@ -10,9 +10,11 @@
 //!
 //! With `--data-dir DIR` the emulator persists into DIR, and after those two
 //! runs the suite runs a third time in two halves (`--cases-to`,
-//! `--cases-from`) with a SIGKILL and a restart on DIR between them: the
-//! databases list and the manual clock must read the same before the kill
-//! and after the restart, and both halves' outcomes together must be the
+//! `--cases-from`) with a SIGKILL and a restart on DIR between them. Data
+//! written before the first half (a database, a container with settings,
+//! items replaced and deleted), the databases list and the manual clock
+//! must read the same before the kill and after the restart (system
+//! properties included), and both halves' outcomes together must be the
 //! first run's, line for line (reports in `restart/first/` and
 //! `restart/second/`).
 
@@ -170,8 +172,9 @@ impl Restart<'_> {
             whole.cases.len() - half,
             dir.display()
         );
+        Control::new(&emulator.endpoint)?.write_kept_data()?;
         let mut code = self.suite(&emulator.endpoint, "--cases-to", half, &first_dir)?;
-        let before = durable_state(&emulator.endpoint)?;
+        let before = Control::new(&emulator.endpoint)?.durable_state()?;
         drop(emulator); // SIGKILL, then waits for it
         let emulator = Server::start(
             &self.bin.join("cosmos-emulator"),
@@ -179,9 +182,9 @@ impl Restart<'_> {
             &self.report_dir.join("emulator-restarted.log"),
             STARTUP,
         )?;
-        let after = durable_state(&emulator.endpoint)?;
+        let after = Control::new(&emulator.endpoint)?.durable_state()?;
         if before == after {
-            println!("xtask conformance: the same after the restart: {after}");
+            println!("xtask conformance: the same after the restart:\n  {after}");
         } else {
             eprintln!(
                 "xtask conformance: the restart changed what the first half left:\n  before the kill: {before}\n  after the restart: {after}"
@@ -224,35 +227,133 @@ impl Restart<'_> {
     }
 }
 
-/// What must survive the restart, as the emulator answers it: the
-/// databases list and the manual clock's position.
-fn durable_state(endpoint: &str) -> Result<String, String> {
-    use cosmos_conformance::client::{Client, Credentials, Request, WELL_KNOWN_KEY};
-    use reqwest::Method;
-    let credentials = Credentials {
-        endpoint: endpoint.to_string(),
-        key: WELL_KNOWN_KEY.to_string(),
-    };
-    let client = Client::new(&credentials, false, Duration::from_secs(30))?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let mut state = Vec::new();
-    for (path, resource_type) in [("dbs", "dbs"), ("_emulator/clock", "")] {
-        let request = Request::new(Method::GET, path.to_string(), resource_type, String::new());
-        let response = runtime
-            .block_on(client.send(request))
+/// The database the run with a restart writes before its first half, so
+/// that the restart has data to keep (each case deletes its own).
+const KEPT_DATABASE: &str = "xtask-restart";
+
+/// A signed client of the emulator and a runtime to drive it.
+struct Control {
+    client: cosmos_conformance::client::Client,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl Control {
+    fn new(endpoint: &str) -> Result<Control, String> {
+        use cosmos_conformance::client::{Client, Credentials, WELL_KNOWN_KEY};
+        let credentials = Credentials {
+            endpoint: endpoint.to_string(),
+            key: WELL_KNOWN_KEY.to_string(),
+        };
+        Ok(Control {
+            client: Client::new(&credentials, false, Duration::from_secs(30))?,
+            runtime: tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(|e| format!("cannot start the async runtime: {e}"))?,
+        })
+    }
+
+    /// Sends a signed request; its body if the status is 2xx.
+    fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        (resource_type, link): (&str, &str),
+        body: Option<serde_json::Value>,
+        partition_key: Option<&str>,
+    ) -> Result<String, String> {
+        use cosmos_conformance::client::Request;
+        let mut request = Request::new(method, path.to_string(), resource_type, link.to_string());
+        if let Some(body) = &body {
+            request = request.json(body);
+        }
+        if let Some(key) = partition_key {
+            request = request.header("x-ms-documentdb-partitionkey", key);
+        }
+        let response = self
+            .runtime
+            .block_on(self.client.send(request))
             .map_err(|e| e.to_string())?;
-        if response.status != 200 {
+        if !(200..300).contains(&response.status) {
             return Err(format!(
-                "GET /{path} answered {}: {}",
+                "/{path} answered {}: {}",
                 response.status, response.body
             ));
         }
-        state.push(format!("GET /{path}: {}", response.body));
+        Ok(response.body)
     }
-    Ok(state.join("; "))
+
+    /// Writes [`KEPT_DATABASE`]: a container with settings, items, a
+    /// replace and a delete (so that its change log has every kind).
+    fn write_kept_data(&self) -> Result<(), String> {
+        use reqwest::Method;
+        use serde_json::json;
+        let db = format!("dbs/{KEPT_DATABASE}");
+        let coll = format!("{db}/colls/kept");
+        self.send(
+            Method::POST,
+            "dbs",
+            ("dbs", ""),
+            Some(json!({"id": KEPT_DATABASE})),
+            None,
+        )?;
+        let container = json!({
+            "id": "kept",
+            "partitionKey": {"paths": ["/pk"], "kind": "Hash", "version": 2},
+            "defaultTtl": -1,
+            "indexingPolicy": {"indexingMode": "consistent", "excludedPaths": [{"path": "/big/*"}]},
+        });
+        self.send(
+            Method::POST,
+            &format!("{db}/colls"),
+            ("colls", &db),
+            Some(container),
+            None,
+        )?;
+        let docs = format!("{coll}/docs");
+        for i in 0..5 {
+            let item = json!({"id": format!("i{i}"), "pk": "p", "n": i});
+            self.send(
+                Method::POST,
+                &docs,
+                ("docs", &coll),
+                Some(item),
+                Some("[\"p\"]"),
+            )?;
+        }
+        let replaced = json!({"id": "i1", "pk": "p", "n": "replaced"});
+        let i1 = format!("{docs}/i1");
+        self.send(
+            Method::PUT,
+            &i1,
+            ("docs", &i1),
+            Some(replaced),
+            Some("[\"p\"]"),
+        )?;
+        let i2 = format!("{docs}/i2");
+        self.send(Method::DELETE, &i2, ("docs", &i2), None, Some("[\"p\"]"))?;
+        Ok(())
+    }
+
+    /// What must survive the restart, as the emulator answers it: the
+    /// databases, the kept container and its items with their system
+    /// properties, and the manual clock's position.
+    fn durable_state(&self) -> Result<String, String> {
+        use reqwest::Method;
+        let coll = format!("dbs/{KEPT_DATABASE}/colls/kept");
+        let docs = format!("{coll}/docs");
+        let mut state = Vec::new();
+        for (path, resource) in [
+            ("dbs", ("dbs", "")),
+            (coll.as_str(), ("colls", coll.as_str())),
+            (docs.as_str(), ("docs", coll.as_str())),
+            ("_emulator/clock", ("", "")),
+        ] {
+            let body = self.send(Method::GET, path, resource, None, None)?;
+            state.push(format!("GET /{path}: {body}"));
+        }
+        Ok(state.join("\n  "))
+    }
 }
 
 /// `args` without `--name VALUE` and `--name=VALUE`.

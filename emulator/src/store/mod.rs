@@ -213,6 +213,8 @@ pub struct Store {
     compact_at_least: u64,
     /// Held while a compaction runs.
     compacting: Mutex<()>,
+    /// The metadata the journal holds, to journal only what changes.
+    written_meta: Mutex<durable::meta::WrittenMeta>,
 }
 
 /// The catalog under the store's write lock. When it is released, the
@@ -250,8 +252,16 @@ impl Drop for CatalogWrite<'_> {
             return;
         };
         if self.meta_changed {
-            let json = self.guard.meta_record();
-            journal.record(|out| records::Record::Catalog(json).encode(out));
+            let pieces = self.guard.meta_pieces();
+            let changed = self
+                .store
+                .written_meta
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .diff(pieces);
+            for record in changed {
+                journal.record(|out| record.encode(out));
+            }
         }
         // The session LSN this operation brings the store to (or more).
         journal.commit(&(self.store.session_lsn() + 1).to_le_bytes());
@@ -272,6 +282,7 @@ impl Store {
             snapshot_bytes: AtomicU64::new(0),
             compact_at_least: durable::COMPACT_AT_LEAST,
             compacting: Mutex::new(()),
+            written_meta: Mutex::default(),
         }
     }
 

@@ -161,7 +161,7 @@ pub enum Migration {
     ToManual,
 }
 
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Offer {
     rid: String,
     /// The `_self` of the database or container, e.g. `dbs/AQAAAA==/`.
@@ -319,7 +319,7 @@ impl Offer {
 }
 
 /// Every offer of the account, by RID.
-#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Default)]
 pub struct Offers {
     by_rid: BTreeMap<String, Offer>,
     next_number: u32,
@@ -369,6 +369,29 @@ impl Offers {
 
     fn get(&self, rid: &str) -> ApiResult<&Offer> {
         self.by_rid.get(rid).ok_or_else(|| offer_not_found(rid))
+    }
+
+    // ---- the data directory (`durable/meta.rs`) --------------------------
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Offer)> {
+        self.by_rid.iter()
+    }
+
+    /// The number of the last offer RID given out.
+    pub fn next_number(&self) -> u32 {
+        self.next_number
+    }
+
+    pub fn restore_next_number(&mut self, number: u32) {
+        self.next_number = self.next_number.max(number);
+    }
+
+    pub fn restore(&mut self, rid: String, offer: Offer) {
+        self.by_rid.insert(rid, offer);
+    }
+
+    pub fn forget(&mut self, rid: &str) {
+        self.by_rid.remove(rid);
     }
 }
 

@@ -33,9 +33,9 @@ pub enum Record {
         crts: i64,
         ttl_expired: bool,
     },
-    /// The catalog's metadata as a whole (databases, containers' settings,
-    /// offers, users): written when any of it changes (JSON, rare).
-    Catalog(Vec<u8>),
+    /// A piece of the catalog's metadata (`durable/meta.rs`) as JSON, or
+    /// (`None`) its removal.
+    Meta { key: String, value: Option<Vec<u8>> },
     /// The manual clock's position.
     Clock(i64),
     /// Snapshot only: an item as stored.
@@ -51,17 +51,25 @@ pub enum Record {
         change: Change,
         body_is_current: bool,
     },
+    /// Snapshot only: a container's counters.
+    Counters {
+        container: ContainerNumbers,
+        next_item: u64,
+        last_lsn: u64,
+        dropped_through: u64,
+    },
     /// Snapshot only: the last record, with how many came before it.
     End(u64),
 }
 
 const INSTALL: u8 = 1;
 const REMOVE: u8 = 2;
-const CATALOG: u8 = 3;
+const META: u8 = 3;
 const CLOCK: u8 = 4;
 const ITEM: u8 = 5;
 const CHANGE: u8 = 6;
 const END: u8 = 7;
+const COUNTERS: u8 = 8;
 
 impl Record {
     pub fn encode(&self, out: &mut Vec<u8>) {
@@ -78,9 +86,28 @@ impl Record {
                 crts,
                 ttl_expired,
             } => encode_remove(out, *container, key, *lsn, *crts, *ttl_expired),
-            Record::Catalog(json) => {
-                out.put_u8(CATALOG);
-                put_bytes(out, json);
+            Record::Meta { key, value } => {
+                out.put_u8(META);
+                put_bytes(out, key.as_bytes());
+                match value {
+                    Some(value) => {
+                        out.put_u8(1);
+                        put_bytes(out, value);
+                    }
+                    None => out.put_u8(0),
+                }
+            }
+            Record::Counters {
+                container,
+                next_item,
+                last_lsn,
+                dropped_through,
+            } => {
+                out.put_u8(COUNTERS);
+                put_container(out, *container);
+                out.put_u64_le(*next_item);
+                out.put_u64_le(*last_lsn);
+                out.put_u64_le(*dropped_through);
             }
             Record::Clock(now) => {
                 out.put_u8(CLOCK);
@@ -162,7 +189,19 @@ impl Record {
                 crts: get_u64(input)? as i64,
                 ttl_expired: get_u8(input)? != 0,
             },
-            CATALOG => Record::Catalog(get_bytes(input)?.to_vec()),
+            META => Record::Meta {
+                key: get_str(input)?.to_string(),
+                value: match get_u8(input)? {
+                    0 => None,
+                    _ => Some(get_bytes(input)?.to_vec()),
+                },
+            },
+            COUNTERS => Record::Counters {
+                container: get_container(input)?,
+                next_item: get_u64(input)?,
+                last_lsn: get_u64(input)?,
+                dropped_through: get_u64(input)?,
+            },
             CLOCK => Record::Clock(get_u64(input)? as i64),
             CHANGE => {
                 let container = get_container(input)?;
@@ -347,7 +386,20 @@ mod tests {
                 crts: -5,
                 ttl_expired: true,
             },
-            Record::Catalog(b"{\"databases\":[]}".to_vec()),
+            Record::Meta {
+                key: "db/AQAAAA==".into(),
+                value: Some(b"{\"id\":\"db\"}".to_vec()),
+            },
+            Record::Meta {
+                key: "offer/x".into(),
+                value: None,
+            },
+            Record::Counters {
+                container: (1, 2),
+                next_item: 3,
+                last_lsn: 4,
+                dropped_through: 5,
+            },
             Record::Clock(1_800_000_000),
             Record::Item {
                 container: (3, 4),
@@ -366,7 +418,7 @@ mod tests {
                 },
                 body_is_current: false,
             },
-            Record::End(6),
+            Record::End(9),
         ];
         let mut bytes = Vec::new();
         for r in &records {

@@ -5,12 +5,12 @@ use serde_json::Map;
 
 use super::{Container, ContainerSettings};
 use crate::error::ApiResult;
-use crate::store::durable::ContainerMeta;
+use crate::store::durable::meta::ContainerMeta;
 use crate::store::item::{Item, ItemKey};
 use crate::store::log::Change;
 
 impl Container {
-    /// What the catalog record keeps of the container (not its items).
+    /// What the metadata records keep of the container (not its items).
     pub fn meta(&self, database_rid: &str) -> ContainerMeta {
         ContainerMeta {
             id: self.id.clone(),
@@ -20,13 +20,27 @@ impl Container {
             etag: self.etag.clone(),
             resource: self.to_json(database_rid),
             ranges: self.ranges.clone(),
-            next_item: self.next_item,
-            last_lsn: self.log.last_lsn(),
-            dropped_through: self.log.dropped_through(),
         }
     }
 
-    /// A container as a catalog record describes it, without items yet.
+    /// (next item number, last LSN, LSN of the newest dropped log entry):
+    /// what a snapshot keeps beside the items.
+    pub fn counters(&self) -> (u64, u64, u64) {
+        (
+            self.next_item,
+            self.log.last_lsn(),
+            self.log.dropped_through(),
+        )
+    }
+
+    /// Takes a snapshot's counters (they only grow).
+    pub fn restore_counters(&mut self, next_item: u64, last_lsn: u64, dropped_through: u64) {
+        self.next_item = self.next_item.max(next_item);
+        self.log.restore_last_lsn(last_lsn);
+        self.log.restore_dropped_through(dropped_through);
+    }
+
+    /// A container as a metadata record describes it, without items yet.
     pub fn from_meta(
         meta: &ContainerMeta,
         database_id: &str,
@@ -47,7 +61,7 @@ impl Container {
         Ok(container)
     }
 
-    /// Takes a catalog record's settings and counters (counters only grow).
+    /// Takes a metadata record's settings and ranges.
     pub fn update_from_meta(
         &mut self,
         meta: &ContainerMeta,
@@ -60,9 +74,6 @@ impl Container {
         self.ts = meta.ts;
         self.etag = meta.etag.clone();
         self.ranges = meta.ranges.clone();
-        self.next_item = self.next_item.max(meta.next_item);
-        self.log.restore_last_lsn(meta.last_lsn);
-        self.log.restore_dropped_through(meta.dropped_through);
         Ok(())
     }
 

@@ -20,24 +20,20 @@
 //!   their bodies, so this is cheap), a new log generation starts, and the
 //!   snapshot is written beside, outside the lock.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::io;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Serialize;
 
 use super::container::Container;
 use super::item::{Item, ItemKey};
 use super::log::Change;
-use super::offers::Offers;
-use super::ranges::RangeMap;
 use super::records::{ContainerNumbers, Record};
-use super::users::User;
-use super::{Catalog, Database, Store};
+use super::{Catalog, Store};
 use crate::error::{ApiError, ApiResult};
 use crate::persist::{encode_frame, DataDir, Journal, Next, Reader, SyncMode};
 
@@ -48,46 +44,6 @@ pub const COMPACT_AT_LEAST: u64 = 64 << 20;
 
 /// Snapshot frames are cut at about this size.
 const SNAPSHOT_FRAME_BYTES: usize = 1 << 20;
-
-/// What a catalog record holds: everything but items and their log.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CatalogMeta {
-    next_database: u32,
-    offers: Offers,
-    databases: Vec<DatabaseMeta>,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct DatabaseMeta {
-    id: String,
-    rid: String,
-    number: u32,
-    ts: i64,
-    etag: String,
-    next_container: u32,
-    next_user: u32,
-    users: Vec<User>,
-    containers: Vec<ContainerMeta>,
-}
-
-/// A container in a catalog record: its resource as served (which its
-/// settings are parsed back from), ranges and counters.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ContainerMeta {
-    pub id: String,
-    pub rid: String,
-    pub number: u32,
-    pub ts: i64,
-    pub etag: String,
-    pub resource: Value,
-    pub ranges: RangeMap,
-    pub next_item: u64,
-    pub last_lsn: u64,
-    pub dropped_through: u64,
-}
 
 /// What `POST /_emulator/compact` reports.
 #[derive(Debug, Clone, Serialize)]
@@ -111,81 +67,6 @@ struct Replayed {
 }
 
 impl Catalog {
-    fn meta(&self) -> CatalogMeta {
-        CatalogMeta {
-            next_database: self.next_database,
-            offers: self.offers.clone(),
-            databases: self
-                .databases
-                .values()
-                .map(|db| DatabaseMeta {
-                    id: db.id.clone(),
-                    rid: db.rid.clone(),
-                    number: db.number,
-                    ts: db.ts,
-                    etag: db.etag.clone(),
-                    next_container: db.next_container,
-                    next_user: db.next_user,
-                    users: db.users.values().cloned().collect(),
-                    containers: db.containers().map(|c| c.meta(&db.rid)).collect(),
-                })
-                .collect(),
-        }
-    }
-
-    /// The catalog record of the current metadata.
-    pub(super) fn meta_record(&self) -> Vec<u8> {
-        serde_json::to_vec(&self.meta()).expect("the catalog serialises")
-    }
-
-    /// Takes a catalog record: databases and containers it does not name
-    /// go, new ones come (empty), the others take its settings.
-    fn apply_meta(&mut self, meta: CatalogMeta, default_retention: i64) -> ApiResult<()> {
-        self.next_database = meta.next_database;
-        self.offers = meta.offers;
-        let mut databases = BTreeMap::new();
-        for m in meta.databases {
-            let mut db = match self.databases.remove(&m.id) {
-                Some(db) if db.rid == m.rid => db,
-                _ => Database {
-                    id: m.id.clone(),
-                    rid: m.rid.clone(),
-                    number: m.number,
-                    ts: m.ts,
-                    etag: m.etag.clone(),
-                    containers: BTreeMap::new(),
-                    next_container: 0,
-                    users: BTreeMap::new(),
-                    next_user: 0,
-                },
-            };
-            db.ts = m.ts;
-            db.etag = m.etag;
-            db.next_container = m.next_container;
-            db.next_user = m.next_user;
-            db.users = m
-                .users
-                .into_iter()
-                .map(|u| (u.id().to_string(), u))
-                .collect();
-            let mut containers = BTreeMap::new();
-            for cm in m.containers {
-                let container = match db.containers.remove(&cm.id) {
-                    Some(mut c) if c.rid == cm.rid => {
-                        c.update_from_meta(&cm, default_retention)?;
-                        c
-                    }
-                    _ => Container::from_meta(&cm, &db.id, db.number, default_retention)?,
-                };
-                containers.insert(cm.id, container);
-            }
-            db.containers = containers;
-            databases.insert(m.id, db);
-        }
-        self.databases = databases;
-        Ok(())
-    }
-
     fn container_by_numbers(
         &mut self,
         (database, container): ContainerNumbers,
@@ -259,6 +140,11 @@ impl Store {
             }
         }
         self.journal = Some(journal);
+        let pieces = self.read().meta_pieces();
+        self.written_meta
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .diff(pieces);
         // As the purge's pass would: entries past their retention go.
         let now = self.clock.now();
         let catalog = self.catalog.get_mut().unwrap_or_else(|e| e.into_inner());
@@ -350,17 +236,14 @@ impl Store {
                             .ok_or_else(|| unknown(container))?
                             .replay_remove(&key, lsn, crts, ttl_expired);
                     }
-                    Record::Catalog(json) => {
-                        let meta = serde_json::from_slice(&json)
-                            .map_err(|e| format!("a catalog record does not read: {e}"))?;
-                        catalog.apply_meta(meta, retention).map_err(|e| {
-                            format!("a catalog record does not apply: {}", e.message)
-                        })?;
+                    Record::Meta { key, value } => {
+                        catalog.apply_piece(&key, value.as_deref(), retention)?
                     }
                     Record::Clock(now) => self.clock.resume_at(now),
-                    Record::Item { .. } | Record::Change { .. } | Record::End(_) => {
-                        return Err("a snapshot record in a log".into())
-                    }
+                    Record::Item { .. }
+                    | Record::Change { .. }
+                    | Record::Counters { .. }
+                    | Record::End(_) => return Err("a snapshot record in a log".into()),
                 }
             }
         }
@@ -371,6 +254,7 @@ impl Store {
         let catalog = self.catalog.get_mut().unwrap_or_else(|e| e.into_inner());
         let mut items: HashMap<ContainerNumbers, Vec<(ItemKey, Item)>> = HashMap::new();
         let mut changes: Vec<(ContainerNumbers, Change, bool)> = Vec::new();
+        let mut counters = Vec::new();
         let mut count = 0;
         let mut ended = false;
         let mut frames = open_frames(path)?;
@@ -385,13 +269,15 @@ impl Store {
             self.lsn.fetch_max(session, Ordering::AcqRel);
             for record in Record::decode_all(records)? {
                 match record {
-                    Record::Catalog(json) => {
-                        let meta = serde_json::from_slice(&json)
-                            .map_err(|e| format!("its catalog does not read: {e}"))?;
-                        catalog
-                            .apply_meta(meta, retention)
-                            .map_err(|e| format!("its catalog does not apply: {}", e.message))?;
+                    Record::Meta { key, value } => {
+                        catalog.apply_piece(&key, value.as_deref(), retention)?
                     }
+                    Record::Counters {
+                        container,
+                        next_item,
+                        last_lsn,
+                        dropped_through,
+                    } => counters.push((container, next_item, last_lsn, dropped_through)),
                     Record::Clock(now) => self.clock.resume_at(now),
                     Record::Item {
                         container,
@@ -428,6 +314,12 @@ impl Store {
                 .container_by_numbers(numbers)
                 .ok_or_else(|| unknown(numbers))?;
             container.restore_change(change, body_is_current);
+        }
+        for (numbers, next_item, last_lsn, dropped_through) in counters {
+            catalog
+                .container_by_numbers(numbers)
+                .ok_or_else(|| unknown(numbers))?
+                .restore_counters(next_item, last_lsn, dropped_through);
         }
         Ok(())
     }
@@ -505,7 +397,8 @@ impl Store {
 
 /// The state as a snapshot holds it, captured under the write lock.
 struct Image {
-    catalog: Vec<u8>,
+    meta: Vec<(String, Vec<u8>)>,
+    counters: Vec<(ContainerNumbers, (u64, u64, u64))>,
     clock: Option<i64>,
     items: Vec<(ContainerNumbers, ItemKey, Item)>,
     changes: Vec<(ContainerNumbers, Change, bool)>,
@@ -515,8 +408,10 @@ impl Image {
     fn capture(catalog: &Catalog, clock: Option<i64>) -> Image {
         let mut items = Vec::new();
         let mut changes = Vec::new();
+        let mut counters = Vec::new();
         for c in catalog.databases.values().flat_map(|db| db.containers()) {
             let numbers = c.numbers();
+            counters.push((numbers, c.counters()));
             items.extend(
                 c.stored_in_lsn_order()
                     .map(|(key, item)| (numbers, key.clone(), item.clone())),
@@ -535,7 +430,8 @@ impl Image {
             }));
         }
         Image {
-            catalog: catalog.meta_record(),
+            meta: catalog.meta_pieces(),
+            counters,
             clock,
             items,
             changes,
@@ -552,7 +448,12 @@ impl Image {
             frame: Vec::new(),
             count: 0,
         };
-        writer.add(Record::Catalog(self.catalog))?;
+        for (key, value) in self.meta {
+            writer.add(Record::Meta {
+                key,
+                value: Some(value),
+            })?;
+        }
         if let Some(now) = self.clock {
             writer.add(Record::Clock(now))?;
         }
@@ -568,6 +469,14 @@ impl Image {
                 container,
                 change,
                 body_is_current,
+            })?;
+        }
+        for (container, (next_item, last_lsn, dropped_through)) in self.counters {
+            writer.add(Record::Counters {
+                container,
+                next_item,
+                last_lsn,
+                dropped_through,
             })?;
         }
         let count = writer.count;
@@ -644,5 +553,6 @@ pub fn unavailable(e: &dyn std::fmt::Display) -> ApiError {
     )
 }
 
+pub mod meta;
 #[cfg(test)]
 mod tests;
