@@ -290,6 +290,12 @@ impl Control {
         use serde_json::json;
         let db = format!("dbs/{KEPT_DATABASE}");
         let coll = format!("{db}/colls/kept");
+        // Left by an earlier run on the same directory: written afresh.
+        if let Err(e) = self.send(Method::DELETE, &db, ("dbs", &db), None, None) {
+            if !e.contains("answered 404") {
+                return Err(e);
+            }
+        }
         self.send(
             Method::POST,
             "dbs",

@@ -251,6 +251,14 @@ impl Journal {
         (appender.generation, appender.log_bytes)
     }
 
+    /// Syncs the current log now, without holding anything while the disk
+    /// works (a compaction's first step: the sync it then makes under the
+    /// store's lock has only the last writes left).
+    pub fn sync_log(&self) -> io::Result<()> {
+        let file = self.appender().file.clone();
+        file.sync_data()
+    }
+
     /// Ends the current log and starts the next generation's: the state at
     /// this point goes into that generation's snapshot. Called with the
     /// store's write lock held. Returns the new generation.

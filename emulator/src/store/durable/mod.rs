@@ -333,13 +333,15 @@ impl Store {
         };
         let _one_at_a_time = self.compacting.lock().unwrap_or_else(|e| e.into_inner());
         let started = Instant::now();
+        journal.sync_log().map_err(|e| unavailable(&e))?;
+        let locking = Instant::now();
         let (generation, log_bytes_before, locked, image) = {
             let catalog = self.write()?;
             let (_, log_bytes_before) = journal.log_size();
             let image = Image::capture(&catalog, self.clock.is_manual().then(|| self.clock.now()));
             let generation = journal.start_generation().map_err(|e| unavailable(&e))?;
             drop(catalog);
-            let locked = started.elapsed();
+            let locked = locking.elapsed();
             (generation, log_bytes_before, locked, image)
         };
         let session = self.session_lsn() + 1;
