@@ -12,7 +12,9 @@
 //! ```
 //!
 //! Run natively it prints the time per read; `perf record -g` on a build
-//! with `-C force-frame-pointers=yes` gives call stacks.
+//! with `-C force-frame-pointers=yes` gives call stacks. With `WRITES=1` it
+//! upserts instead of reading; with `DATA_DIR=DIR` the store persists into
+//! DIR (`--sync never`), to see what persistence adds to a request.
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -58,8 +60,16 @@ async fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(300_000);
     let key = MasterKey::from_base64(cosmos_emulator::WELL_KNOWN_KEY).unwrap();
+    let writes = std::env::var_os("WRITES").is_some();
+    let mut store = Store::new(Clock::new(ClockMode::Manual { start: None }));
+    if let Some(dir) = std::env::var_os("DATA_DIR") {
+        let _ = std::fs::remove_dir_all(&dir);
+        store = store
+            .open_data_dir(dir.as_ref(), cosmos_emulator::persist::SyncMode::Never)
+            .unwrap();
+    }
     let state = AppState::new(SharedState {
-        store: Arc::new(Store::new(Clock::new(ClockMode::Manual { start: None }))),
+        store: Arc::new(store),
         key: key.clone(),
         scheme: "http",
         certificate: None,
@@ -96,12 +106,24 @@ async fn main() {
     }
     let requests: Vec<Request<Body>> = (0..n)
         .map(|i| {
-            signed(
-                &key,
-                "GET",
-                &format!("/dbs/db/colls/c/docs/item{}", i % 1000),
-                None,
-            )
+            if writes {
+                let body = format!(
+                    r#"{{"id":"item{}","pk":"p1","filler":"{filler}"}}"#,
+                    i % 1000
+                );
+                let mut request = signed(&key, "POST", "/dbs/db/colls/c/docs", Some(body));
+                request
+                    .headers_mut()
+                    .insert("x-ms-documentdb-is-upsert", "true".parse().unwrap());
+                request
+            } else {
+                signed(
+                    &key,
+                    "GET",
+                    &format!("/dbs/db/colls/c/docs/item{}", i % 1000),
+                    None,
+                )
+            }
         })
         .collect();
     let started = Instant::now();
@@ -113,7 +135,8 @@ async fn main() {
     }
     let elapsed = started.elapsed();
     println!(
-        "{n} reads: {:.3} s, {:.2} µs/read ({} bytes each)",
+        "{n} {}: {:.3} s, {:.2} µs each ({} bytes each)",
+        if writes { "upserts" } else { "reads" },
         elapsed.as_secs_f64(),
         elapsed.as_secs_f64() * 1e6 / n as f64,
         bytes / n

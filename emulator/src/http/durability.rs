@@ -12,7 +12,7 @@ use crate::persist::Committed;
 use crate::store;
 
 pub async fn durable(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let Some(journal) = state.store.journal().cloned() else {
+    let Some(journal) = state.store.journal() else {
         return next.run(request).await;
     };
     let (response, committed) = journal.track(next.run(request)).await;

@@ -56,8 +56,6 @@ tokio::task_local! {
 struct Appender {
     file: Arc<File>,
     generation: u64,
-    /// Bytes in the current log file.
-    log_bytes: u64,
     /// Records of the operation in progress, not yet committed.
     pending: Vec<u8>,
     frame: Vec<u8>,
@@ -70,6 +68,9 @@ pub struct Journal {
     appender: Mutex<Appender>,
     /// Bytes ever committed (all generations): a commit's position.
     written: AtomicU64,
+    /// Bytes in the current log file (read after every write request, so
+    /// not behind the appender's lock).
+    log_bytes: AtomicU64,
     /// The position an `fdatasync` has covered.
     synced: tokio::sync::watch::Sender<u64>,
     /// Wakes the sync thread (`always`), which holds it without holding
@@ -120,11 +121,11 @@ impl Journal {
             appender: Mutex::new(Appender {
                 file: Arc::new(file),
                 generation,
-                log_bytes,
                 pending: Vec::new(),
                 frame: Vec::new(),
             }),
             written: AtomicU64::new(0),
+            log_bytes: AtomicU64::new(log_bytes),
             synced: tokio::sync::watch::Sender::new(0),
             signal: Arc::default(),
             failed: AtomicBool::new(false),
@@ -174,6 +175,7 @@ impl Journal {
         } else {
             match write_frame(&mut appender, header) {
                 Ok(bytes) => {
+                    self.log_bytes.fetch_add(bytes, Ordering::AcqRel);
                     let through = self.written.fetch_add(bytes, Ordering::AcqRel) + bytes;
                     if self.mode == SyncMode::Always {
                         self.wake_sync();
@@ -248,7 +250,12 @@ impl Journal {
     /// The current log's generation and size.
     pub fn log_size(&self) -> (u64, u64) {
         let appender = self.appender();
-        (appender.generation, appender.log_bytes)
+        (appender.generation, self.log_bytes.load(Ordering::Acquire))
+    }
+
+    /// The current log's size.
+    pub fn log_bytes(&self) -> u64 {
+        self.log_bytes.load(Ordering::Acquire)
     }
 
     /// Syncs the current log now, without holding anything while the disk
@@ -273,7 +280,7 @@ impl Journal {
         self.dir.sync()?;
         appender.file = Arc::new(file);
         appender.generation = generation;
-        appender.log_bytes = 0;
+        self.log_bytes.store(0, Ordering::Release);
         Ok(generation)
     }
 
@@ -305,14 +312,12 @@ fn write_frame(appender: &mut Appender, header: &[u8]) -> io::Result<u64> {
         file,
         pending,
         frame: out,
-        log_bytes,
         ..
     } = appender;
     out.clear();
     frame::encode_parts(&[header, pending], out);
     pending.clear();
     (&**file).write_all(out)?;
-    *log_bytes += out.len() as u64;
     Ok(out.len() as u64)
 }
 

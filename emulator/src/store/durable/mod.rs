@@ -365,7 +365,7 @@ impl Store {
         let Some(journal) = &self.journal else {
             return false;
         };
-        let (_, log_bytes) = journal.log_size();
+        let log_bytes = journal.log_bytes();
         log_bytes >= self.compact_at_least
             && log_bytes > self.snapshot_bytes.load(Ordering::Acquire)
     }
