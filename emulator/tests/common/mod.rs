@@ -1,5 +1,5 @@
-//! A signed HTTP client against an in-process emulator on a free port with
-//! the manual clock, for the integration tests.
+//! A signed HTTP client ([`Api`]) and an in-process emulator on a free port
+//! with the manual clock ([`TestClient`]), for the integration tests.
 #![allow(dead_code)]
 
 use cosmos_emulator::auth::{authorization_header, payload, signed_resource, MasterKey};
@@ -57,8 +57,14 @@ impl Reply {
 
 pub struct TestClient {
     pub emulator: Emulator,
-    http: Client,
-    key: MasterKey,
+    api: Api,
+}
+
+impl std::ops::Deref for TestClient {
+    type Target = Api;
+    fn deref(&self) -> &Api {
+        &self.api
+    }
 }
 
 impl TestClient {
@@ -90,11 +96,8 @@ impl TestClient {
             }
             None => Client::new(),
         };
-        TestClient {
-            emulator,
-            http,
-            key,
-        }
+        let api = Api::new(emulator.endpoint().to_string(), key, http);
+        TestClient { emulator, api }
     }
 
     /// A client with a database `db` and a container `c` partitioned on `/pk`
@@ -109,6 +112,29 @@ impl TestClient {
         let reply = client.create_container("c", default_ttl);
         assert_eq!(reply.status, 201, "{}", reply.body);
         client
+    }
+}
+
+/// A signed client of one emulator: in process (through [`TestClient`]) or
+/// a child process (the persistence tests).
+#[derive(Clone)]
+pub struct Api {
+    http: Client,
+    key: MasterKey,
+    endpoint: String,
+}
+
+impl Api {
+    pub fn new(endpoint: String, key: MasterKey, http: Client) -> Self {
+        Api {
+            http,
+            key,
+            endpoint,
+        }
+    }
+
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
     }
 
     pub fn create_container(&self, id: &str, default_ttl: Option<Value>) -> Reply {
@@ -128,6 +154,20 @@ impl TestClient {
         headers: &[(&str, &str)],
         body: Option<Vec<u8>>,
     ) -> Reply {
+        self.try_send_signed_with(key, method, path, headers, body)
+            .expect("request reaches the emulator")
+    }
+
+    /// As [`Self::send_signed_with`]; `Err` when no answer comes (the
+    /// process is gone).
+    pub fn try_send_signed_with(
+        &self,
+        key: &MasterKey,
+        method: Method,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<Vec<u8>>,
+    ) -> Result<Reply, reqwest::Error> {
         let date = httpdate::fmt_http_date(std::time::SystemTime::now());
         let resource = signed_resource(path);
         let auth = authorization_header(
@@ -142,7 +182,7 @@ impl TestClient {
         );
         let mut request = self
             .http
-            .request(method, format!("{}{}", self.emulator.endpoint(), path))
+            .request(method, format!("{}{}", self.endpoint, path))
             .header("x-ms-date", &date)
             .header("x-ms-version", "2020-07-15")
             .header("authorization", auth);
@@ -152,10 +192,10 @@ impl TestClient {
         if let Some(body) = body {
             request = request.body(body);
         }
-        let response = request.send().expect("request reaches the emulator");
+        let response = request.send()?;
         let status = response.status().as_u16();
         let headers = response.headers().clone();
-        let bytes = response.bytes().unwrap();
+        let bytes = response.bytes()?;
         let body = if bytes.is_empty() {
             Value::Null
         } else {
@@ -169,11 +209,11 @@ impl TestClient {
                 )
             })
         };
-        Reply {
+        Ok(Reply {
             status,
             headers,
             body,
-        }
+        })
     }
 
     /// Sends a request with `authorization` as given (a resource token),
@@ -194,7 +234,7 @@ impl TestClient {
         .to_string();
         let mut request = self
             .http
-            .request(method, format!("{}{}", self.emulator.endpoint(), path))
+            .request(method, format!("{}{}", self.endpoint, path))
             .header("x-ms-date", &date)
             .header("x-ms-version", "2020-07-15")
             .header("authorization", encoded);
@@ -233,6 +273,23 @@ impl TestClient {
         body: Option<&Value>,
     ) -> Reply {
         self.send_signed_with(
+            &self.key,
+            method,
+            path,
+            headers,
+            body.map(|b| b.to_string().into_bytes()),
+        )
+    }
+
+    /// As [`Self::send`]; `Err` when no answer comes.
+    pub fn try_send(
+        &self,
+        method: Method,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&Value>,
+    ) -> Result<Reply, reqwest::Error> {
+        self.try_send_signed_with(
             &self.key,
             method,
             path,

@@ -11,7 +11,7 @@ use crate::support::*;
 
 pub(crate) fn item_ids(api: &Api) -> Vec<String> {
     let mut ids: Vec<String> = api
-        .query("SELECT c.id FROM c")
+        .query("SELECT c.id FROM c", json!([]))
         .iter()
         .map(|d| d["id"].as_str().unwrap().to_string())
         .collect();
@@ -228,9 +228,9 @@ pub(crate) fn compaction_then_more_writes_then_sigkill_keeps_everything() {
 
     let emu = Emu::start(&scratch, &args);
     let api = emu.api();
-    assert_eq!(api.clock(), START + 50);
+    assert_eq!(api.now(), START + 50);
     let stored: BTreeMap<String, Value> = api
-        .query("SELECT * FROM c")
+        .query("SELECT * FROM c", json!([]))
         .iter()
         .map(|d| (d["id"].as_str().unwrap().to_string(), user_part(d)))
         .collect();

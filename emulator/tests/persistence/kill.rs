@@ -193,7 +193,7 @@ pub(crate) fn acknowledged_writes_survive_sigkill(sync: &str, window: Duration, 
     }
     // Nothing else came back either (a query sees what reads see).
     let stored: HashSet<String> = api
-        .query("SELECT c.id FROM c")
+        .query("SELECT c.id FROM c", json!([]))
         .iter()
         .map(|d| d["id"].as_str().unwrap().to_string())
         .collect();
@@ -333,7 +333,7 @@ pub(crate) fn a_batch_cut_by_sigkill_is_all_or_nothing() {
 
     let emu = Emu::start(&scratch, &args);
     let mut per_partition: HashMap<String, usize> = HashMap::new();
-    for doc in emu.api().query("SELECT c.pk FROM c") {
+    for doc in emu.api().query("SELECT c.pk FROM c", json!([])) {
         *per_partition
             .entry(doc["pk"].as_str().unwrap().to_string())
             .or_default() += 1;
@@ -400,7 +400,7 @@ pub(crate) fn a_purge_cut_by_sigkill_leaves_one_ttl_delete_per_item() {
 
     let emu = Emu::start(&scratch, &args);
     let api = emu.api();
-    assert_eq!(api.clock(), START + 11);
+    assert_eq!(api.now(), START + 11);
     eprintln!(
         "items recovered: {:?} of {} (fewer: the kill cut the purge)",
         recovered_items(&emu.stderr()),

@@ -163,21 +163,14 @@ pub(crate) fn a_restart_keeps_settings_offers_users_items_feed_and_sessions() {
     );
     assert_eq!(read.status, 200, "{}", read.body);
     // A resource token from before still reads.
-    let date = httpdate::fmt_http_date(SystemTime::now());
-    let with_token = api
-        .http
-        .get(format!("{}{COLL}/docs/i1", api.endpoint))
-        .header("x-ms-date", &date)
-        .header("x-ms-version", "2020-07-15")
-        .header("x-ms-documentdb-partitionkey", &hierarchical)
-        .header(
-            "authorization",
-            percent_encoding::utf8_percent_encode(&token, percent_encoding::NON_ALPHANUMERIC)
-                .to_string(),
-        )
-        .send()
-        .unwrap();
-    assert_eq!(with_token.status().as_u16(), 200);
+    let with_token = api.send_with_authorization(
+        &token,
+        Method::GET,
+        &format!("{COLL}/docs/i1"),
+        &[("x-ms-documentdb-partitionkey", &hierarchical)],
+        None,
+    );
+    assert_eq!(with_token.status, 200, "{}", with_token.body);
     // The LSN and the session go on from where they were. (The emulator
     // echoes uniqueKeyPolicy without enforcing it: compared above only.)
     let next = json!({"id": "i4", "tenant": "t1", "user": "u1", "email": "d@x"});
@@ -224,7 +217,7 @@ pub(crate) fn the_manual_clock_and_ttl_survive_restarts() {
     // The same --clock-start, earlier than the persisted position.
     let mut emu = Emu::start(&scratch, &args);
     let api = emu.api();
-    assert_eq!(api.clock(), START + 1002, "{}", emu.stderr());
+    assert_eq!(api.now(), START + 1002, "{}", emu.stderr());
     assert_eq!(api.read_item("short", "p").status, 200, "8 s left");
     assert_eq!(api.advance(9), START + 1011);
     assert_eq!(api.read_item("short", "p").status, 404);
@@ -246,7 +239,7 @@ pub(crate) fn the_manual_clock_and_ttl_survive_restarts() {
     // Stopped cleanly this time: the clock, the purge and its one TTL delete stay.
     let emu = Emu::start(&scratch, &args);
     let api = emu.api();
-    assert_eq!(api.clock(), START + 1011);
+    assert_eq!(api.now(), START + 1011);
     assert_eq!(api.advance(1), START + 1012);
     assert_eq!(api.purge(), 0);
     assert_eq!(summary(&api.all_versions(&feed_start).0), expected);

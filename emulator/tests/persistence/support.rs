@@ -8,10 +8,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::common::Reply;
-use cosmos_emulator::auth::{authorization_header, payload, signed_resource, MasterKey};
+pub(crate) use crate::common::{Api, Reply};
+use cosmos_emulator::auth::MasterKey;
 use cosmos_emulator::WELL_KNOWN_KEY;
-use reqwest::Method;
 use serde_json::{json, Value};
 
 /// Where the manual clock starts.
@@ -132,7 +131,7 @@ impl Emu {
         let mut emu = Emu {
             child,
             stderr_path,
-            api: Api::new(String::new()),
+            api: api_for(String::new()),
         };
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
@@ -163,7 +162,7 @@ impl Emu {
             .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
             .trim_end_matches('/')
             .to_string();
-        emu.api = Api::new(endpoint);
+        emu.api = api_for(endpoint);
         Ok(emu)
     }
 
@@ -200,102 +199,21 @@ impl Drop for Emu {
     }
 }
 
-/// A signed client for one emulator process; clones share connections.
-#[derive(Clone)]
-pub(crate) struct Api {
-    pub(crate) http: reqwest::blocking::Client,
-    pub(crate) endpoint: String,
-    pub(crate) key: MasterKey,
+/// A signed client of an emulator process at `endpoint` (the common
+/// [`Api`]), patient with a slow machine.
+pub(crate) fn api_for(endpoint: String) -> Api {
+    Api::new(
+        endpoint,
+        MasterKey::from_base64(WELL_KNOWN_KEY).unwrap(),
+        reqwest::blocking::Client::builder()
+            .timeout(Duration::from_secs(60))
+            .build()
+            .unwrap(),
+    )
 }
 
+/// What the persistence tests ask of an emulator beyond the common client.
 impl Api {
-    pub(crate) fn new(endpoint: String) -> Api {
-        Api {
-            http: reqwest::blocking::Client::builder()
-                .timeout(Duration::from_secs(60))
-                .build()
-                .unwrap(),
-            endpoint,
-            key: MasterKey::from_base64(WELL_KNOWN_KEY).unwrap(),
-        }
-    }
-
-    /// `Err`: no whole answer (the process died before or while answering).
-    pub(crate) fn try_send(
-        &self,
-        method: Method,
-        path: &str,
-        headers: &[(&str, &str)],
-        body: Option<&Value>,
-    ) -> Result<Reply, reqwest::Error> {
-        let date = httpdate::fmt_http_date(SystemTime::now());
-        let resource = signed_resource(path);
-        let auth = authorization_header(
-            &self.key,
-            &payload(
-                method.as_str(),
-                &resource.resource_type,
-                &resource.links[0],
-                &date,
-                "",
-            ),
-        );
-        let mut request = self
-            .http
-            .request(method, format!("{}{}", self.endpoint, path))
-            .header("x-ms-date", &date)
-            .header("x-ms-version", "2020-07-15")
-            .header("authorization", auth);
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        if let Some(body) = body {
-            request = request.body(body.to_string());
-        }
-        let response = request.send()?;
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let bytes = response.bytes()?;
-        let body = if bytes.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_slice(&bytes).unwrap_or_else(|e| {
-                panic!(
-                    "response is not JSON ({e}): {}",
-                    String::from_utf8_lossy(&bytes)
-                )
-            })
-        };
-        Ok(Reply {
-            status,
-            headers,
-            body,
-        })
-    }
-
-    pub(crate) fn send(
-        &self,
-        method: Method,
-        path: &str,
-        headers: &[(&str, &str)],
-        body: Option<&Value>,
-    ) -> Reply {
-        self.try_send(method.clone(), path, headers, body)
-            .unwrap_or_else(|e| panic!("{method} {path}: {e}"))
-    }
-
-    pub(crate) fn get(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
-        self.send(Method::GET, path, headers, None)
-    }
-
-    pub(crate) fn post(&self, path: &str, body: &Value, headers: &[(&str, &str)]) -> Reply {
-        self.send(Method::POST, path, headers, Some(body))
-    }
-
-    pub(crate) fn delete(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
-        self.send(Method::DELETE, path, headers, None)
-    }
-
     /// A 2xx answer's body; panics with the answer otherwise.
     #[track_caller]
     pub(crate) fn ok(&self, reply: Reply) -> Value {
@@ -318,51 +236,6 @@ impl Api {
         }
         let reply = self.post("/dbs/db/colls", &body, &[]);
         assert_eq!(reply.status, 201, "{}", reply.body);
-    }
-
-    pub(crate) fn create_item(&self, item: &Value) -> Reply {
-        let pk = json!([item["pk"]]).to_string();
-        self.post(
-            &format!("{COLL}/docs"),
-            item,
-            &[("x-ms-documentdb-partitionkey", &pk)],
-        )
-    }
-
-    pub(crate) fn read_item(&self, id: &str, pk: &str) -> Reply {
-        let pk = json!([pk]).to_string();
-        self.get(
-            &format!("{COLL}/docs/{id}"),
-            &[("x-ms-documentdb-partitionkey", &pk)],
-        )
-    }
-
-    /// Every result of a query over `c`'s one range, following continuations.
-    pub(crate) fn query(&self, query: &str) -> Vec<Value> {
-        let mut results = Vec::new();
-        let mut continuation: Option<String> = None;
-        loop {
-            let mut headers = vec![
-                ("x-ms-documentdb-isquery", "True"),
-                ("content-type", "application/query+json"),
-                ("x-ms-documentdb-query-enablecrosspartition", "True"),
-                ("x-ms-documentdb-partitionkeyrangeid", "0"),
-            ];
-            if let Some(token) = &continuation {
-                headers.push(("x-ms-continuation", token));
-            }
-            let reply = self.post(
-                &format!("{COLL}/docs"),
-                &json!({"query": query, "parameters": []}),
-                &headers,
-            );
-            assert_eq!(reply.status, 200, "{}", reply.body);
-            results.extend(reply.body["Documents"].as_array().unwrap().iter().cloned());
-            match reply.header("x-ms-continuation") {
-                Some(token) => continuation = Some(token.to_string()),
-                None => return results,
-            }
-        }
     }
 
     /// The all-versions-and-deletes feed of `c` after `start` (an etag, or
@@ -391,16 +264,6 @@ impl Api {
                 other => panic!("change feed answered {other}: {}", reply.body),
             }
         }
-    }
-
-    pub(crate) fn clock(&self) -> i64 {
-        let reply = self.get("/_emulator/clock", &[]);
-        self.ok(reply)["now"].as_i64().unwrap()
-    }
-
-    pub(crate) fn advance(&self, seconds: i64) -> i64 {
-        let reply = self.post("/_emulator/clock", &json!({"advance": seconds}), &[]);
-        self.ok(reply)["now"].as_i64().unwrap()
     }
 
     pub(crate) fn purge(&self) -> i64 {
