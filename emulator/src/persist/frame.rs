@@ -1,26 +1,27 @@
 //! The unit of the data directory's files: a frame is the payload's length
 //! (`u32` little-endian), its CRC-32 (`crc32fast`, little-endian) and the
 //! payload. A frame is written whole or detected as torn: reading stops at
-//! the first frame that is short, absurdly long, or whose checksum does not
-//! match.
+//! the first frame that is short (its length runs past the file's end) or
+//! whose checksum does not match.
 
 /// Bytes before a frame's payload.
 pub const HEADER_BYTES: usize = 8;
 
-/// The largest payload a frame may hold: a transactional batch of the most
-/// operations at the largest item size fits many times over. A length above
-/// it is read as corruption, not as a request to allocate.
-pub const MAX_PAYLOAD_BYTES: usize = 1 << 30;
-
 /// Appends `payload` to `out` as one frame.
-pub fn encode(payload: &[u8], out: &mut Vec<u8>) {
+pub fn encode(payload: &[u8], out: &mut Vec<u8>) -> std::io::Result<()> {
     encode_parts(&[payload], out)
 }
 
-/// Appends one frame whose payload is `parts` one after the other.
-pub fn encode_parts(parts: &[&[u8]], out: &mut Vec<u8>) {
+/// Appends one frame whose payload is `parts` one after the other; refuses
+/// a payload of 4 GiB or more, which its length cannot say.
+pub fn encode_parts(parts: &[&[u8]], out: &mut Vec<u8>) -> std::io::Result<()> {
     let length: usize = parts.iter().map(|p| p.len()).sum();
-    let length = u32::try_from(length).expect("payloads stay under MAX_PAYLOAD_BYTES");
+    let length = u32::try_from(length).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("an operation's records take {length} bytes, more than a frame holds (4 GiB)"),
+        )
+    })?;
     let mut crc = crc32fast::Hasher::new();
     for part in parts {
         crc.update(part);
@@ -31,6 +32,7 @@ pub fn encode_parts(parts: &[&[u8]], out: &mut Vec<u8>) {
     for part in parts {
         out.extend_from_slice(part);
     }
+    Ok(())
 }
 
 /// Reads frames one at a time from a file (start-up reads logs of hundreds
@@ -38,6 +40,9 @@ pub fn encode_parts(parts: &[&[u8]], out: &mut Vec<u8>) {
 pub struct Reader<R> {
     input: R,
     position: u64,
+    /// The input's size: a length past it is corruption (or a torn write),
+    /// not a request to allocate.
+    size: u64,
 }
 
 /// What [`Reader::next_into`] found.
@@ -53,8 +58,13 @@ pub enum Next {
 }
 
 impl<R: std::io::Read> Reader<R> {
-    pub fn new(input: R) -> Self {
-        Reader { input, position: 0 }
+    /// Reads `input`, which holds `size` bytes.
+    pub fn new(input: R, size: u64) -> Self {
+        Reader {
+            input,
+            position: 0,
+            size,
+        }
     }
 
     /// The offset just after the last whole frame read.
@@ -72,7 +82,7 @@ impl<R: std::io::Read> Reader<R> {
         }
         let length = u32::from_le_bytes(header[..4].try_into().expect("4 bytes")) as usize;
         let crc = u32::from_le_bytes(header[4..].try_into().expect("4 bytes"));
-        if length > MAX_PAYLOAD_BYTES {
+        if self.position + (HEADER_BYTES + length) as u64 > self.size {
             return Ok(Next::Torn);
         }
         payload.clear();
@@ -106,14 +116,14 @@ mod tests {
     fn file(payloads: &[&[u8]]) -> Vec<u8> {
         let mut out = Vec::new();
         for p in payloads {
-            encode(p, &mut out);
+            encode(p, &mut out).unwrap();
         }
         out
     }
 
     /// Every frame `data` holds, where the whole frames end, and why reading stopped.
     fn read(data: &[u8]) -> (Vec<Vec<u8>>, usize, Next) {
-        let mut reader = Reader::new(data);
+        let mut reader = Reader::new(data, data.len() as u64);
         let (mut payload, mut frames) = (Vec::new(), Vec::new());
         loop {
             match reader.next_into(&mut payload).unwrap() {

@@ -315,8 +315,9 @@ fn write_frame(appender: &mut Appender, header: &[u8]) -> io::Result<u64> {
         ..
     } = appender;
     out.clear();
-    frame::encode_parts(&[header, pending], out);
+    let framed = frame::encode_parts(&[header, pending], out);
     pending.clear();
+    framed?;
     (&**file).write_all(out)?;
     Ok(out.len() as u64)
 }

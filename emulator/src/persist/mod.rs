@@ -11,6 +11,6 @@ pub use frame::{Next, Reader};
 pub use journal::{Committed, Journal, SyncMode};
 
 /// Frames `payload` onto `out` (snapshots are written frame by frame).
-pub fn encode_frame(payload: &[u8], out: &mut Vec<u8>) {
+pub fn encode_frame(payload: &[u8], out: &mut Vec<u8>) -> std::io::Result<()> {
     frame::encode(payload, out)
 }

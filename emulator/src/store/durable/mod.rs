@@ -509,7 +509,7 @@ impl SnapshotWriter<'_> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.frame.clear();
-        encode_frame(&self.payload, &mut self.frame);
+        encode_frame(&self.payload, &mut self.frame)?;
         self.payload.clear();
         self.out.write_all(&self.frame)
     }
@@ -518,7 +518,14 @@ impl SnapshotWriter<'_> {
 /// The frames of a file, read a megabyte at a time.
 fn open_frames(path: &Path) -> Result<Reader<io::BufReader<std::fs::File>>, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {e}"))?;
-    Ok(Reader::new(io::BufReader::with_capacity(1 << 20, file)))
+    let size = file
+        .metadata()
+        .map_err(|e| format!("cannot read it: {e}"))?
+        .len();
+    Ok(Reader::new(
+        io::BufReader::with_capacity(1 << 20, file),
+        size,
+    ))
 }
 
 /// A frame's payload: the session LSN at its commit, then its records.
