@@ -1,5 +1,6 @@
 //! The official Rust SDK, `azure_data_cosmos`, unchanged against the
-//! in-process emulator: CRUD, a query, and TTL through the test clock.
+//! in-process emulator: CRUD, a query, TTL through the test clock, and a
+//! restart on a data directory.
 //!
 //! The SDK sends Cosmos binary JSON by default, which only Microsoft's
 //! Windows emulator and the service speak; like Microsoft's Linux emulator,
@@ -369,4 +370,67 @@ async fn change_feed_with_a_ttl_delete() {
     .map(|(op, id, ttl)| (op.to_string(), id.to_string(), *ttl))
     .collect();
     assert_eq!(summary, expected);
+}
+
+/// With `--data-dir`, what the SDK wrote comes back after a restart, and
+/// time to live goes on from where the test clock was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_on_the_data_directory_keeps_items_and_ttl() {
+    let dir = std::env::temp_dir().join(format!("rust-sdk-persistence-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let start = || {
+        Emulator::start(Config {
+            clock: ClockMode::Manual { start: Some(START) },
+            data_dir: Some(dir.clone()),
+            ..Config::for_tests()
+        })
+        .unwrap()
+    };
+    let emulator = start();
+    let sdk = client(&emulator, emulator.key()).await.expect("client");
+    let items = container(&sdk, TimeToLive::Seconds(1000)).await;
+    let written = [
+        order("inherits", "c", 1.0, None),
+        order("short", "c", 2.0, Some(10)),
+        order("pinned", "d", 3.0, Some(-1)),
+    ];
+    for o in &written {
+        items
+            .create_item(&o.customer, &o.id, o, None)
+            .await
+            .unwrap();
+    }
+    advance(&emulator, 5).await;
+    drop((items, sdk));
+    drop(emulator);
+
+    let emulator = start();
+    let sdk = client(&emulator, emulator.key()).await.expect("client");
+    let items = sdk
+        .database_client("shop")
+        .container_client("orders", None)
+        .await
+        .expect("container client");
+    for o in &written {
+        let read: Order = items
+            .read_item(&o.customer, &o.id, None)
+            .await
+            .unwrap()
+            .into_model()
+            .unwrap();
+        assert_eq!(&read, o);
+    }
+    // The clock resumed at START + 5: "short" (ttl 10) has 5 s left.
+    advance(&emulator, 4).await;
+    assert_eq!(
+        query_ids(&items, "SELECT * FROM c").await,
+        vec!["inherits", "pinned", "short"]
+    );
+    advance(&emulator, 1).await;
+    assert_eq!(
+        query_ids(&items, "SELECT * FROM c").await,
+        vec!["inherits", "pinned"]
+    );
+    drop(emulator);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
