@@ -143,10 +143,6 @@ impl Journal {
         &self.dir
     }
 
-    pub fn mode(&self) -> SyncMode {
-        self.mode
-    }
-
     fn appender(&self) -> MutexGuard<'_, Appender> {
         self.appender.lock().unwrap_or_else(|e| e.into_inner())
     }

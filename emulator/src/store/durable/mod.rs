@@ -34,6 +34,7 @@ use super::item::{Item, ItemKey};
 use super::log::Change;
 use super::records::{ContainerNumbers, Record};
 use super::{Catalog, Store};
+use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};
 use crate::persist::{encode_frame, DataDir, Journal, Next, Reader, SyncMode};
 
@@ -129,23 +130,8 @@ impl Store {
         }
         let journal = Journal::open(dir, generation, mode)?;
         self.snapshot_bytes.store(snapshot_bytes, Ordering::Release);
-        {
-            let catalog = self.catalog.get_mut().unwrap_or_else(|e| e.into_inner());
-            for c in catalog
-                .databases
-                .values_mut()
-                .flat_map(|db| db.containers.values_mut())
-            {
-                c.attach(Some(journal.clone()));
-            }
-        }
-        self.journal = Some(journal);
-        let pieces = self.read().meta_pieces();
-        self.written_meta
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .diff(pieces);
-        // As the purge's pass would: entries past their retention go.
+        // Every container writes ahead from now on; log entries past their
+        // retention go, as the purge's pass would have dropped them.
         let now = self.clock.now();
         let catalog = self.catalog.get_mut().unwrap_or_else(|e| e.into_inner());
         for c in catalog
@@ -153,8 +139,15 @@ impl Store {
             .values_mut()
             .flat_map(|db| db.containers.values_mut())
         {
+            c.attach(Some(journal.clone()));
             c.expire_log(now);
         }
+        let pieces = catalog.meta_pieces();
+        self.written_meta
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .diff(pieces);
+        self.journal = Some(journal);
         let catalog = self.read();
         let containers = catalog
             .databases
@@ -196,113 +189,79 @@ impl Store {
     /// Applies a log's frames in order; returns where it stops being whole
     /// frames, if it does before its end.
     fn replay_log(&mut self, path: &Path, replayed: &mut Replayed) -> Result<Option<u64>, String> {
-        let retention = self.change_feed_retention;
-        let mut frames = open_frames(path)?;
-        let mut payload = Vec::new();
-        loop {
-            match frames.next_into(&mut payload).map_err(|e| e.to_string())? {
-                Next::Frame => {}
-                Next::End => return Ok(None),
-                Next::Torn => return Ok(Some(frames.position())),
-            }
-            let (session, records) = split_header(&payload)?;
-            self.lsn.fetch_max(session, Ordering::AcqRel);
-            replayed.frames += 1;
-            let catalog = self.catalog.get_mut().unwrap_or_else(|e| e.into_inner());
-            for record in Record::decode_all(records)? {
-                replayed.records += 1;
-                match record {
-                    Record::Install {
-                        container,
-                        key,
-                        item,
-                    } => {
-                        self.clock.resume_at(item.ts);
-                        catalog
-                            .container_by_numbers(container)
-                            .ok_or_else(|| unknown(container))?
-                            .replay_install(key, item);
-                    }
-                    Record::Remove {
-                        container,
-                        key,
-                        lsn,
-                        crts,
-                        ttl_expired,
-                    } => {
-                        self.clock.resume_at(crts);
-                        catalog
-                            .container_by_numbers(container)
-                            .ok_or_else(|| unknown(container))?
-                            .replay_remove(&key, lsn, crts, ttl_expired);
-                    }
-                    Record::Meta { key, value } => {
-                        catalog.apply_piece(&key, value.as_deref(), retention)?
-                    }
-                    Record::Clock(now) => self.clock.resume_at(now),
-                    Record::Item { .. }
-                    | Record::Change { .. }
-                    | Record::Counters { .. }
-                    | Record::End(_) => return Err("a snapshot record in a log".into()),
+        let read = read_records(self, path, |catalog, clock, record, _| {
+            match record {
+                Record::Install {
+                    container,
+                    key,
+                    item,
+                } => {
+                    clock.resume_at(item.ts);
+                    catalog
+                        .container_by_numbers(container)
+                        .ok_or_else(|| unknown(container))?
+                        .replay_install(key, item);
                 }
+                Record::Remove {
+                    container,
+                    key,
+                    lsn,
+                    crts,
+                    ttl_expired,
+                } => {
+                    clock.resume_at(crts);
+                    catalog
+                        .container_by_numbers(container)
+                        .ok_or_else(|| unknown(container))?
+                        .replay_remove(&key, lsn, crts, ttl_expired);
+                }
+                _ => return Err("a snapshot record in a log".into()),
             }
-        }
+            Ok(())
+        })?;
+        replayed.frames += read.frames;
+        replayed.records += read.records;
+        Ok(read.torn_at)
     }
 
     fn restore_snapshot(&mut self, path: &Path) -> Result<(), String> {
-        let retention = self.change_feed_retention;
-        let catalog = self.catalog.get_mut().unwrap_or_else(|e| e.into_inner());
         let mut items: HashMap<ContainerNumbers, Vec<(ItemKey, Item)>> = HashMap::new();
         let mut changes: Vec<(ContainerNumbers, Change, bool)> = Vec::new();
         let mut counters = Vec::new();
-        let mut count = 0;
         let mut ended = false;
-        let mut frames = open_frames(path)?;
-        let mut payload = Vec::new();
-        loop {
-            match frames.next_into(&mut payload).map_err(|e| e.to_string())? {
-                Next::Frame => {}
-                Next::End => break,
-                Next::Torn => return Err(format!("it is damaged at byte {}", frames.position())),
-            }
-            let (session, records) = split_header(&payload)?;
-            self.lsn.fetch_max(session, Ordering::AcqRel);
-            for record in Record::decode_all(records)? {
-                match record {
-                    Record::Meta { key, value } => {
-                        catalog.apply_piece(&key, value.as_deref(), retention)?
-                    }
-                    Record::Counters {
-                        container,
-                        next_item,
-                        last_lsn,
-                        dropped_through,
-                    } => counters.push((container, next_item, last_lsn, dropped_through)),
-                    Record::Clock(now) => self.clock.resume_at(now),
-                    Record::Item {
-                        container,
-                        key,
-                        item,
-                    } => items.entry(container).or_default().push((key, item)),
-                    Record::Change {
-                        container,
-                        change,
-                        body_is_current,
-                    } => changes.push((container, change, body_is_current)),
-                    Record::End(expected) if expected == count => ended = true,
-                    Record::End(expected) => {
-                        return Err(format!("it says {expected} records, {count} were read"))
-                    }
-                    Record::Install { .. } | Record::Remove { .. } => {
-                        return Err("a log record in a snapshot".into())
-                    }
+        let read = read_records(self, path, |_, _, record, count| {
+            match record {
+                Record::Counters {
+                    container,
+                    next_item,
+                    last_lsn,
+                    dropped_through,
+                } => counters.push((container, next_item, last_lsn, dropped_through)),
+                Record::Item {
+                    container,
+                    key,
+                    item,
+                } => items.entry(container).or_default().push((key, item)),
+                Record::Change {
+                    container,
+                    change,
+                    body_is_current,
+                } => changes.push((container, change, body_is_current)),
+                Record::End(expected) if expected == count => ended = true,
+                Record::End(expected) => {
+                    return Err(format!("it says {expected} records, {count} were read"))
                 }
-                count += 1;
+                _ => return Err("a log record in a snapshot".into()),
             }
+            Ok(())
+        })?;
+        if let Some(at) = read.torn_at {
+            return Err(format!("it is damaged at byte {at}"));
         }
         if !ended {
             return Err("it has no end record".into());
         }
+        let catalog = self.catalog.get_mut().unwrap_or_else(|e| e.into_inner());
         for (numbers, list) in items {
             let container = catalog
                 .container_by_numbers(numbers)
@@ -512,6 +471,58 @@ impl SnapshotWriter<'_> {
         encode_frame(&self.payload, &mut self.frame)?;
         self.payload.clear();
         self.out.write_all(&self.frame)
+    }
+}
+
+/// What [`read_records`] read.
+struct Read {
+    frames: usize,
+    records: usize,
+    /// Where the file stops being whole frames, if before its end.
+    torn_at: Option<u64>,
+}
+
+/// Reads the records of a log or snapshot in order. Each frame's session
+/// LSN raises the store's; metadata and clock records apply at once, as
+/// both kinds of file hold them; `each` gets every other record, the
+/// catalog, the clock, and how many records came before it.
+fn read_records(
+    store: &mut Store,
+    path: &Path,
+    mut each: impl FnMut(&mut Catalog, &Clock, Record, u64) -> Result<(), String>,
+) -> Result<Read, String> {
+    let retention = store.change_feed_retention;
+    let catalog = store.catalog.get_mut().unwrap_or_else(|e| e.into_inner());
+    let mut frames = open_frames(path)?;
+    let mut payload = Vec::new();
+    let mut read = Read {
+        frames: 0,
+        records: 0,
+        torn_at: None,
+    };
+    loop {
+        match frames.next_into(&mut payload).map_err(|e| e.to_string())? {
+            Next::Frame => {}
+            Next::End => return Ok(read),
+            Next::Torn => {
+                read.torn_at = Some(frames.position());
+                return Ok(read);
+            }
+        }
+        let (session, records) = split_header(&payload)?;
+        store.lsn.fetch_max(session, Ordering::AcqRel);
+        read.frames += 1;
+        for record in Record::decode_all(records)? {
+            let before = read.records as u64;
+            read.records += 1;
+            match record {
+                Record::Meta { key, value } => {
+                    catalog.apply_piece(&key, value.as_deref(), retention)?
+                }
+                Record::Clock(now) => store.clock.resume_at(now),
+                other => each(catalog, &store.clock, other, before)?,
+            }
+        }
     }
 }
 
