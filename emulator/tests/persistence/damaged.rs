@@ -9,16 +9,6 @@ use crate::support::*;
 
 // ---- e. a torn or corrupt log ---------------------------------------------
 
-pub(crate) fn item_ids(api: &Api) -> Vec<String> {
-    let mut ids: Vec<String> = api
-        .query("SELECT c.id FROM c", json!([]))
-        .iter()
-        .map(|d| d["id"].as_str().unwrap().to_string())
-        .collect();
-    ids.sort();
-    ids
-}
-
 pub(crate) fn numbered(n: usize) -> Vec<String> {
     let mut ids: Vec<String> = (0..n).map(|i| format!("item-{i:03}")).collect();
     ids.sort();
@@ -48,7 +38,7 @@ pub(crate) fn a_torn_tail_is_cut_and_said() {
     let mut emu = Emu::start(&scratch, &args);
     let stderr = emu.stderr();
     assert!(stderr.lines().any(|l| l.contains("dropped")), "{stderr}");
-    assert_eq!(item_ids(&emu.api()), numbered(N - 1), "{stderr}");
+    assert_eq!(emu.api().ids(), numbered(N - 1), "{stderr}");
     assert_eq!(scratch.files("dropped").len(), 1, "a dropped-* file");
     // The cut log takes new writes, which survive the next kill.
     assert_eq!(
@@ -62,7 +52,7 @@ pub(crate) fn a_torn_tail_is_cut_and_said() {
     let mut expected = numbered(N - 1);
     expected.push("after".to_string());
     expected.sort();
-    assert_eq!(item_ids(&emu.api()), expected, "{}", emu.stderr());
+    assert_eq!(emu.api().ids(), expected, "{}", emu.stderr());
 }
 
 #[test]
@@ -94,7 +84,7 @@ pub(crate) fn a_corrupt_frame_cuts_the_log_there_and_is_said() {
     let stderr = emu.stderr();
     assert!(stderr.lines().any(|l| l.contains("dropped")), "{stderr}");
     assert!(!scratch.files("dropped").is_empty(), "a dropped-* file");
-    let ids = item_ids(&emu.api());
+    let ids = emu.api().ids();
     // A prefix of the writes, and not all of them.
     assert!(ids.len() < N, "nothing was dropped: {stderr}");
     assert_eq!(ids, numbered(ids.len()), "{stderr}");
