@@ -4,6 +4,7 @@ mod bench;
 mod conformance;
 mod expectations;
 mod fuzz;
+mod package;
 mod scorecard;
 mod server;
 mod test;
@@ -45,6 +46,13 @@ tasks:
       The emulator's property-based fuzz tests (emulator/tests/fuzz.rs),
       optimised, with N cases a property (default 10000, about six
       minutes) from seed S (default: a fresh one, printed first).
+  package [--test]
+      Build the release binary and, under target/package/, the Python wheel
+      cosmos-emulator (maturin, bin bindings) and the npm tarballs
+      cosmos-emulator and cosmos-emulator-<os>-<cpu> (the binary inside,
+      nothing downloaded at install). With --test, install each into a
+      fresh virtualenv / npm project with the official SDK and run the
+      packages' own suites (packages/python/tests, packages/npm/test).
   scorecard
       Run the suite against this emulator (test clock, and system clock on
       the wall clock) and against @vercel/cosmosdb-server and
@@ -66,6 +74,7 @@ fn main() -> ExitCode {
         Some("conformance") => conformance::run(&rest),
         Some("expectations") => expectations::run(&rest),
         Some("fuzz") => fuzz::run(&rest),
+        Some("package") => package::run(&rest),
         Some("scorecard") => scorecard::run(&rest),
         Some("help" | "--help" | "-h") | None => {
             print!("{HELP}");
