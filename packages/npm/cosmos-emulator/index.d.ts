@@ -1,0 +1,174 @@
+/// <reference lib="esnext.disposable" />
+// Type declarations of cosmos-emulator (CommonJS; index.d.mts re-exports
+// them for ES modules).
+
+import type { Agent } from "node:https";
+
+/** The emulator's default master key (the well-known key of Microsoft's emulator). */
+export declare const WELL_KNOWN_KEY: string;
+
+/** This package's version (the emulator's). */
+export declare const version: string;
+
+export interface StartOptions {
+  /**
+   * "manual" (the default): time stands still until `advance()` or
+   * `setClock()` moves it. "system": the machine's clock.
+   */
+  clock?: "manual" | "system";
+  /** With the manual clock, its start in epoch seconds (default: now). */
+  clockStart?: number;
+  /**
+   * Serve HTTPS with a certificate made at start; `certificate` is then the
+   * path of its PEM file and `certificatePem` its text. Default false.
+   */
+  tls?: boolean;
+  /** Keep the data in this directory (created if needed); default: in memory only. */
+  dataDir?: string;
+  /** At least this many partition key ranges per new container (1..1000; default 1). */
+  ranges?: number;
+  /** The base64 master key clients sign with; default WELL_KNOWN_KEY. */
+  key?: string;
+  /** Address to listen on; default "127.0.0.1". */
+  host?: string;
+  /** Port to listen on; default 0, a free port. */
+  port?: number;
+  /**
+   * The emulator binary to run; default: the COSMOS_EMULATOR_BINARY
+   * environment variable, else the one in cosmos-emulator-<platform>-<arch>.
+   */
+  binary?: string;
+  /** More command-line flags for the binary (see `npx cosmos-emulator --help`). */
+  args?: string[];
+  /**
+   * Environment variables for the emulator on top of this process's
+   * (the container-convention variables PORT, PROTOCOL, KEY_FILE, DATA_PATH,
+   * LOG_LEVEL, ENABLE_EXPLORER, ENABLE_TELEMETRY and AZURE_COSMOS_EMULATOR_*
+   * are not inherited; set them here to use them). RUST_LOG sets the log level.
+   */
+  env?: Record<string, string>;
+  /** How long starting may take before the promise rejects, in ms; default 30000. */
+  timeoutMs?: number;
+  /**
+   * Pass `--parent-pid <this process>` so that the emulator stops when this
+   * process ends, also on a signal or a crash. Default true; false only for
+   * a binary older than the flag.
+   */
+  dieWithParent?: boolean;
+}
+
+/** One snapshot as the control API describes it. */
+export interface SnapshotInfo {
+  name: string;
+  databases: number;
+  containers: number;
+  items: number;
+  /** The emulator's clock when the snapshot was taken or restored, in epoch seconds. */
+  now: number;
+}
+
+/** What `reset()` answers. */
+export interface ResetResult {
+  /** How many databases were dropped. */
+  databases: number;
+  /** The clock after the reset, in epoch seconds. */
+  now: number;
+}
+
+/** Options for `new CosmosClient(...)` of @azure/cosmos. */
+export interface ClientOptions {
+  endpoint: string;
+  key: string;
+  /** With TLS: an https.Agent that trusts the emulator's certificate. */
+  agent?: Agent;
+  [option: string]: unknown;
+}
+
+/** A control call the emulator refused (4xx), or one that could not reach it. */
+export declare class EmulatorError extends Error {
+  /** The HTTP status (400, 404, ...); undefined when there was no answer. */
+  status?: number;
+  /** The emulator's error code, e.g. "BadRequest" or "NotFound". */
+  code?: string;
+  /** The answer's body (parsed JSON when it was JSON). */
+  body?: unknown;
+}
+
+/** A running emulator, from `startEmulator()`. */
+export declare class Emulator implements AsyncDisposable {
+  private constructor();
+  /** The endpoint with a trailing slash, e.g. "http://127.0.0.1:41233/". */
+  readonly endpoint: string;
+  /** The master key. */
+  readonly key: string;
+  /** Whether it serves HTTPS. */
+  readonly tls: boolean;
+  /** With TLS, the path of the PEM certificate to trust; undefined otherwise. */
+  readonly certificate: string | undefined;
+  /** With TLS, the PEM certificate's text (for https.Agent({ ca })); undefined otherwise. */
+  readonly certificatePem: string | undefined;
+  /** The emulator process's id. */
+  readonly pid: number;
+  /** "AccountEndpoint=...;AccountKey=...;" */
+  readonly connectionString: string;
+  /** The tail of what the emulator wrote on stderr (its log). */
+  readonly stderr: string;
+  /** Whether the process has exited. */
+  readonly exited: boolean;
+  /** With TLS, an https.Agent trusting exactly the emulator's certificate; undefined over HTTP. */
+  readonly agent: Agent | undefined;
+  /** `{ endpoint, key, agent? }` for `new CosmosClient(...)`, with `extra` merged in. */
+  clientOptions<T extends object = {}>(extra?: T): ClientOptions & T;
+  /** Moves the manual clock forward; resolves the new time in epoch seconds. */
+  advance(seconds: number): Promise<number>;
+  /** The manual clock's time in epoch seconds. */
+  now(): Promise<number>;
+  /** Sets the manual clock (earlier or later); resolves it. */
+  setClock(epochSeconds: number): Promise<number>;
+  /** Resolves once every item due now is purged; the number purged. */
+  purge(): Promise<number>;
+  /**
+   * Drops every database (containers, items, change feeds, offers, users);
+   * snapshots are kept. The clock stays unless `clock` (manual clock only) is given.
+   */
+  reset(options?: { clock?: number }): Promise<ResetResult>;
+  /** Saves the whole account in memory under `name` (1-128 of A-Z a-z 0-9 . _ -). */
+  snapshot(name: string): Promise<SnapshotInfo>;
+  /** Makes the account exactly the snapshot (the manual clock included); rejects with 404 if none. */
+  restore(name: string): Promise<SnapshotInfo>;
+  /** The saved snapshots. */
+  snapshots(): Promise<SnapshotInfo[]>;
+  /** Deletes a snapshot; rejects with 404 if none. */
+  deleteSnapshot(name: string): Promise<void>;
+  /**
+   * SIGTERM, then SIGKILL after `timeoutMs` (default 10000); resolves once
+   * the process has exited. Idempotent.
+   */
+  stop(options?: { timeoutMs?: number }): Promise<void>;
+  /** The same as stop(), for `await using emu = await startEmulator()`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Starts the emulator (by default on a free loopback port, manual clock,
+ * HTTP) and resolves once it answers a signed request. Rejects with an Error
+ * saying why it could not start, with the emulator's stderr tail.
+ */
+export declare function startEmulator(options?: StartOptions): Promise<Emulator>;
+
+/**
+ * The emulator binary that `startEmulator` runs: `options.binary`, else
+ * COSMOS_EMULATOR_BINARY, else the platform package's. Throws when missing.
+ */
+export declare function binaryPath(options?: { binary?: string }): string;
+
+/** The platform package's name, e.g. "cosmos-emulator-linux-x64". */
+export declare function platformPackage(platform?: string, arch?: string): string;
+
+/** Master-key authorization headers for a request (resource type and link default to ""). */
+export declare function masterKeyHeaders(
+  key: string,
+  verb: string,
+  resourceType?: string,
+  resourceLink?: string,
+): Record<string, string>;

@@ -1,0 +1,623 @@
+"use strict";
+// cosmos-emulator: start the local Azure Cosmos DB (NoSQL) emulator from
+// JavaScript tests. Plain CommonJS on purpose (require, import, jest and
+// vitest all load it); no runtime dependencies. The binary comes from the
+// platform package npm picked through optionalDependencies
+// (cosmos-emulator-<platform>-<arch>), as with esbuild and @biomejs/biome.
+
+const { spawn } = require("node:child_process");
+const { createHmac } = require("node:crypto");
+const fs = require("node:fs");
+const http = require("node:http");
+const https = require("node:https");
+const os = require("node:os");
+const path = require("node:path");
+
+const pkg = require("./package.json");
+
+/** The emulator's default master key (the well-known key of Microsoft's emulator). */
+const WELL_KNOWN_KEY =
+  "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+
+const STDERR_TAIL = 8000;
+
+/**
+ * Variables the binary reads when the matching flag is absent (the
+ * container conventions). The helper decides these settings through its own
+ * flags, so a PORT=3000 or a DATA_PATH meant for the user's own application
+ * must not change the emulator it starts: they are removed from the child's
+ * environment unless given explicitly in `options.env`.
+ */
+const CONTAINER_ENV = [
+  "PORT",
+  "PROTOCOL",
+  "KEY_FILE",
+  "DATA_PATH",
+  "LOG_LEVEL",
+  "ENABLE_EXPLORER",
+  "ENABLE_TELEMETRY",
+  "AZURE_COSMOS_EMULATOR_KEY",
+  "AZURE_COSMOS_EMULATOR_PARTITION_COUNT",
+  "AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE",
+  "AZURE_COSMOS_EMULATOR_IP_ADDRESS_OVERRIDE",
+];
+
+const OPTIONS = new Set([
+  "clock",
+  "clockStart",
+  "tls",
+  "dataDir",
+  "ranges",
+  "key",
+  "host",
+  "port",
+  "binary",
+  "args",
+  "env",
+  "timeoutMs",
+  "dieWithParent",
+]);
+
+/** The npm package carrying the binary for this platform, e.g. cosmos-emulator-linux-x64. */
+function platformPackage(platform = process.platform, arch = process.arch) {
+  return `cosmos-emulator-${platform}-${arch}`;
+}
+
+/**
+ * The path of the emulator binary: `binary` if given, else the environment
+ * variable COSMOS_EMULATOR_BINARY, else the file in the platform package.
+ * Throws an Error saying what is missing and how to fix it.
+ */
+function binaryPath(options = {}) {
+  const given = options.binary || process.env.COSMOS_EMULATOR_BINARY;
+  if (given) {
+    const from = options.binary ? "the `binary` option" : "COSMOS_EMULATOR_BINARY";
+    if (!fs.existsSync(given)) {
+      throw new Error(`cosmos-emulator: ${from} names ${given}, which does not exist`);
+    }
+    return path.resolve(given);
+  }
+  const name = platformPackage();
+  const exe = process.platform === "win32" ? ".exe" : "";
+  let found;
+  try {
+    found = require.resolve(`${name}/bin/cosmos-emulator${exe}`);
+  } catch {
+    throw new Error(missingPlatformPackage(name));
+  }
+  let version;
+  try {
+    version = require(`${name}/package.json`).version;
+  } catch {
+    version = undefined;
+  }
+  if (version !== pkg.version) {
+    throw new Error(
+      `cosmos-emulator: ${name} is version ${version}, but cosmos-emulator ${pkg.version} needs ` +
+        `the same version; reinstall (npm install cosmos-emulator@${pkg.version}) so that ` +
+        `npm installs ${name}@${pkg.version}, or set COSMOS_EMULATOR_BINARY`,
+    );
+  }
+  return found;
+}
+
+function missingPlatformPackage(name) {
+  const known = Object.keys(pkg.optionalDependencies || {});
+  const where = `${process.platform}-${process.arch}`;
+  if (!known.includes(name)) {
+    return (
+      `cosmos-emulator: there is no prebuilt emulator for ${where} ` +
+      `(platform packages: ${known.join(", ") || "none"}). Build one with a Rust toolchain ` +
+      "(cargo install --path emulator in the emulator's repository) and set " +
+      "COSMOS_EMULATOR_BINARY to its path, or pass the `binary` option."
+    );
+  }
+  return (
+    `cosmos-emulator: the package ${name}, which carries the emulator binary for ${where}, ` +
+    "is not installed. npm installs it as an optional dependency of cosmos-emulator, so it is " +
+    "missing when optional dependencies were left out (npm install --omit=optional or --no-optional, the npm " +
+    "config omit=optional, yarn --ignore-optional) or when " +
+    "node_modules or the lockfile was made on another platform. Fix: reinstall without " +
+    `omitting optional dependencies, or add it yourself: npm install ${name}@${pkg.version}. ` +
+    "Or set COSMOS_EMULATOR_BINARY to a cosmos-emulator binary."
+  );
+}
+
+/** Master-key authorization headers (verb, resource type, resource link). */
+function masterKeyHeaders(key, verb, resourceType = "", resourceLink = "") {
+  const date = new Date().toUTCString();
+  const payload =
+    `${verb.toLowerCase()}\n${resourceType.toLowerCase()}\n${resourceLink}\n` +
+    `${date.toLowerCase()}\n\n`;
+  const sig = createHmac("sha256", Buffer.from(key, "base64"))
+    .update(payload, "utf8")
+    .digest("base64");
+  return {
+    authorization: encodeURIComponent(`type=master&ver=1.0&sig=${sig}`),
+    "x-ms-date": date,
+    "x-ms-version": "2020-07-15",
+  };
+}
+
+/** One request on node:http / node:https; resolves {status, body} (body as text). */
+function request(url, { method = "GET", headers = {}, body, ca, timeoutMs = 30000 } = {}) {
+  const u = new URL(url);
+  const mod = u.protocol === "https:" ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = mod.request(
+      u,
+      // A fresh connection per call (agent: false): nothing lingers to keep
+      // the event loop alive after the call.
+      { method, headers, agent: false, ...(ca ? { ca } : {}), timeout: timeoutMs },
+      (res) => {
+        let data = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => (data += d));
+        res.on("end", () => resolve({ status: res.statusCode, body: data }));
+        res.on("error", reject);
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on("error", reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+/** The error a control call rejects with: the emulator's {code, message}, status. */
+class EmulatorError extends Error {
+  constructor(message, { status, code, body } = {}) {
+    super(message);
+    this.name = "EmulatorError";
+    this.status = status;
+    this.code = code;
+    this.body = body;
+  }
+}
+
+function validate(options) {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError("startEmulator(options): options must be an object");
+  }
+  for (const name of Object.keys(options)) {
+    if (!OPTIONS.has(name)) {
+      throw new TypeError(
+        `startEmulator: unknown option ${JSON.stringify(name)} (known: ${[...OPTIONS].join(", ")})`,
+      );
+    }
+  }
+  const { clock = "manual", args = [], port = 0, timeoutMs = 30000 } = options;
+  if (clock !== "manual" && clock !== "system") {
+    throw new TypeError(`startEmulator: clock must be "manual" or "system", got ${JSON.stringify(clock)}`);
+  }
+  if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) {
+    throw new TypeError("startEmulator: args must be an array of strings");
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new TypeError(`startEmulator: port must be an integer 0..65535, got ${port}`);
+  }
+  if (!(timeoutMs > 0)) {
+    throw new TypeError(`startEmulator: timeoutMs must be a positive number, got ${timeoutMs}`);
+  }
+  if (options.clockStart !== undefined && clock !== "manual") {
+    throw new TypeError('startEmulator: clockStart needs clock: "manual"');
+  }
+}
+
+/** The command line for `options` (without the binary). */
+function commandLine(options, certPath) {
+  const {
+    clock = "manual",
+    clockStart,
+    tls = false,
+    dataDir,
+    ranges,
+    key = WELL_KNOWN_KEY,
+    host = "127.0.0.1",
+    port = 0,
+    args = [],
+    dieWithParent = true,
+  } = options;
+  const argv = ["--host", host, "--port", String(port), "--key", key, "--clock", clock];
+  if (clockStart !== undefined) argv.push("--clock-start", String(clockStart));
+  if (tls) argv.push("--tls", "--cert-out", certPath);
+  if (dataDir !== undefined) argv.push("--data-dir", String(dataDir));
+  if (ranges !== undefined) argv.push("--ranges-per-container", String(ranges));
+  if (dieWithParent) argv.push("--parent-pid", String(process.pid));
+  argv.push(...args);
+  return argv;
+}
+
+function childEnv(extra) {
+  const env = { ...process.env };
+  for (const name of CONTAINER_ENV) delete env[name];
+  return { ...env, ...(extra || {}) };
+}
+
+/** "exit code N" / "signal S" for an exited child. */
+function howExited(code, signal) {
+  return signal ? `was killed by ${signal}` : `exited with code ${code}`;
+}
+
+/**
+ * Starts the emulator on a free loopback port and resolves once it answers
+ * a signed request. Rejects with an Error saying why it could not start
+ * (binary missing, bad flag, exit code, timeout), with the tail of the
+ * emulator's stderr.
+ */
+async function startEmulator(options = {}) {
+  validate(options);
+  const { tls = false, key = WELL_KNOWN_KEY, timeoutMs = 30000 } = options;
+  const binary = binaryPath(options);
+  const tmp = tls ? fs.mkdtempSync(path.join(os.tmpdir(), "cosmos-emulator-")) : undefined;
+  const certPath = tls ? path.join(tmp, "emulator.pem") : undefined;
+  const argv = commandLine(options, certPath);
+  const shown = `${binary} ${argv.map((a) => (a === key ? "<key>" : a)).join(" ")}`;
+  const deadline = Date.now() + timeoutMs;
+
+  let proc;
+  try {
+    proc = spawn(binary, argv, {
+      // stdin stays a pipe that is never written: the emulator's end closes
+      // when this process goes, whatever way it goes.
+      stdio: ["pipe", "pipe", "pipe"],
+      env: childEnv(options.env),
+      windowsHide: true,
+    });
+  } catch (e) {
+    removeDir(tmp);
+    throw new Error(`cosmos-emulator: cannot run ${binary}: ${e.message}`);
+  }
+  const child = new Child(proc, tmp);
+  try {
+    const url = await child.listening(deadline, timeoutMs, shown);
+    const endpoint = url.replace(/\/?$/, "/");
+    let certificatePem;
+    if (tls) {
+      try {
+        certificatePem = fs.readFileSync(certPath, "utf8");
+      } catch (e) {
+        throw child.failure(`--cert-out ${certPath} did not write a certificate (${e.message})`, shown);
+      }
+    }
+    const emu = new Emulator(child, { endpoint, key, certificate: certPath, certificatePem, tls });
+    await emu._ready(deadline, timeoutMs, shown);
+    child.detach();
+    return emu;
+  } catch (e) {
+    await child.kill("SIGKILL");
+    child.cleanup();
+    throw e;
+  }
+}
+
+function removeDir(dir) {
+  if (!dir) return;
+  try {
+    fs.rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // A temporary directory left behind is not worth an error.
+  }
+}
+
+/** The child process: its output tails, its exit, and its end with the parent. */
+class Child {
+  constructor(proc, tmp) {
+    this.proc = proc;
+    this.tmp = tmp;
+    this.stderr = "";
+    this.stdout = "";
+    this.exit = undefined; // {code, signal} once exited
+    this.spawnError = undefined;
+    this.exited = new Promise((resolve) => {
+      proc.once("exit", (code, signal) => {
+        this.exit = { code, signal };
+        process.off("exit", this.onParentExit);
+        resolve(this.exit);
+      });
+      proc.once("error", (e) => {
+        // Spawning failed (ENOENT, EACCES): no exit event follows.
+        this.spawnError = e;
+        if (proc.pid === undefined) {
+          this.exit = { code: null, signal: null };
+          process.off("exit", this.onParentExit);
+          resolve(this.exit);
+        }
+      });
+    });
+    // Drain both pipes for the whole life of the process (a full pipe would
+    // block the emulator); keep the tails for error messages.
+    proc.stderr.setEncoding("utf8");
+    proc.stderr.on("data", (d) => {
+      this.stderr = (this.stderr + d).slice(-STDERR_TAIL);
+    });
+    proc.stdout.setEncoding("utf8");
+    proc.stdout.on("data", (d) => {
+      this.stdout = (this.stdout + d).slice(-STDERR_TAIL);
+    });
+    proc.stdin.on("error", () => {});
+    // Killed with this process when it exits without stop() (the
+    // emulator's --parent-pid covers signals and crashes).
+    this.onParentExit = () => {
+      try {
+        proc.kill("SIGTERM");
+      } catch {
+        // Already gone.
+      }
+    };
+    process.on("exit", this.onParentExit);
+  }
+
+  /** Resolves the URL of the first stdout line `listening on <url>`. */
+  listening(deadline, timeoutMs, shown) {
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const done = (err, url) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.proc.stdout.off("data", onData);
+        if (err) reject(err);
+        else resolve(url);
+      };
+      const timer = setTimeout(
+        () => done(this.failure(`no 'listening on' line within ${timeoutMs} ms`, shown)),
+        Math.max(0, deadline - Date.now()),
+      );
+      const onData = () => {
+        const nl = this.stdout.indexOf("\n");
+        if (nl < 0) return;
+        const line = this.stdout.slice(0, nl).trim();
+        const m = /^listening on (\S+)$/.exec(line);
+        if (m) done(undefined, m[1]);
+        else done(this.failure(`unexpected first line on stdout: ${JSON.stringify(line)}`, shown));
+      };
+      this.proc.stdout.on("data", onData);
+      this.exited.then(() => {
+        // Let the last output arrive before reading it.
+        setImmediate(() => done(this.failure(this.exitReason("before it listened"), shown)));
+      });
+    });
+  }
+
+  exitReason(when) {
+    if (this.spawnError && this.proc.pid === undefined) {
+      const e = this.spawnError;
+      const hint = e.code === "EACCES" ? " (is the file executable?)" : "";
+      return `cannot run the binary: ${e.message}${hint}`;
+    }
+    return `the emulator ${howExited(this.exit.code, this.exit.signal)} ${when}`;
+  }
+
+  /** An Error saying why, the command line and the stderr tail. */
+  failure(why, shown) {
+    const tail = this.stderr.trim();
+    return new Error(
+      `cosmos-emulator did not start: ${why}\ncommand: ${shown}` +
+        (tail ? `\n--- emulator stderr (last lines) ---\n${tail}` : "\n(the emulator wrote nothing on stderr)"),
+    );
+  }
+
+  /** Ready: the child no longer keeps the event loop alive. */
+  detach() {
+    this.proc.unref();
+    for (const s of [this.proc.stdin, this.proc.stdout, this.proc.stderr]) s?.unref?.();
+  }
+
+  /** Sends `signal` unless exited; resolves on exit. */
+  async kill(signal) {
+    if (this.exit) return this.exit;
+    try {
+      this.proc.kill(signal);
+    } catch {
+      // Exited meanwhile.
+    }
+    return this.exited;
+  }
+
+  cleanup() {
+    process.off("exit", this.onParentExit);
+    for (const s of [this.proc.stdin, this.proc.stdout, this.proc.stderr]) s?.destroy();
+    removeDir(this.tmp);
+  }
+}
+
+/** A running emulator (see index.d.ts). */
+class Emulator {
+  constructor(child, { endpoint, key, certificate, certificatePem, tls }) {
+    this._child = child;
+    this.endpoint = endpoint;
+    this.key = key;
+    this.tls = tls;
+    this.certificate = certificate;
+    this.certificatePem = certificatePem;
+    this.pid = child.proc.pid;
+    this._agent = undefined;
+    this._stopping = undefined;
+  }
+
+  /** The connection string of the emulator (AccountEndpoint=...;AccountKey=...;). */
+  get connectionString() {
+    return `AccountEndpoint=${this.endpoint};AccountKey=${this.key};`;
+  }
+
+  /** What the emulator wrote on stderr lately (its log). */
+  get stderr() {
+    return this._child.stderr;
+  }
+
+  /** Whether the process has exited. */
+  get exited() {
+    return this._child.exit !== undefined;
+  }
+
+  /**
+   * With TLS, an https.Agent that trusts exactly the emulator's certificate
+   * (verification stays on); undefined over HTTP. Made on first use,
+   * destroyed by stop().
+   */
+  get agent() {
+    if (!this.tls) return undefined;
+    if (!this._agent) this._agent = new https.Agent({ ca: this.certificatePem, keepAlive: true });
+    return this._agent;
+  }
+
+  /** Options for `new CosmosClient(...)` of @azure/cosmos: endpoint, key and, with TLS, agent. */
+  clientOptions(extra = {}) {
+    const agent = this.agent;
+    return { endpoint: this.endpoint, key: this.key, ...(agent ? { agent } : {}), ...extra };
+  }
+
+  async _ready(deadline, timeoutMs, shown) {
+    let last;
+    for (let delay = 5; ; delay = Math.min(delay * 2, 200)) {
+      if (this._child.exit) {
+        await new Promise((r) => setImmediate(r));
+        throw this._child.failure(this._child.exitReason("before it answered"), shown);
+      }
+      try {
+        const res = await request(this.endpoint, {
+          headers: masterKeyHeaders(this.key, "GET"),
+          ca: this.certificatePem,
+          timeoutMs: Math.max(1, deadline - Date.now()),
+        });
+        if (res.status === 200) return;
+        if (res.status === 401 || res.status === 403) {
+          throw this._child.failure(`a signed request was refused (${res.status} ${res.body})`, shown);
+        }
+        last = `${res.status} ${res.body}`;
+      } catch (e) {
+        if (e.message.startsWith("cosmos-emulator did not start")) throw e;
+        last = e.message;
+      }
+      if (Date.now() + delay > deadline) {
+        throw this._child.failure(`no answer to a signed request within ${timeoutMs} ms (last: ${last})`, shown);
+      }
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+
+  async _control(method, route, payload) {
+    const headers = masterKeyHeaders(this.key, method);
+    let body;
+    if (payload !== undefined) {
+      body = JSON.stringify(payload);
+      headers["content-type"] = "application/json";
+    }
+    const url = new URL(route, this.endpoint).toString();
+    let res;
+    try {
+      res = await request(url, { method, headers, body, ca: this.certificatePem });
+    } catch (e) {
+      if (this._child.exit) {
+        const { code, signal } = this._child.exit;
+        throw new EmulatorError(
+          `${method} /${route}: the emulator ${howExited(code, signal)}` +
+            (this._child.stderr.trim() ? `\n--- emulator stderr ---\n${this._child.stderr.trim()}` : ""),
+        );
+      }
+      throw new EmulatorError(`${method} /${route}: ${e.message}`);
+    }
+    let json;
+    try {
+      json = res.body ? JSON.parse(res.body) : undefined;
+    } catch {
+      json = undefined;
+    }
+    if (res.status >= 200 && res.status < 300) return json;
+    const code = json && json.code;
+    const message = json && json.message;
+    throw new EmulatorError(
+      `${method} /${route}: ${res.status}${code ? ` ${code}` : ""}: ${message || res.body || "(no body)"}`,
+      { status: res.status, code, body: json === undefined ? res.body : json },
+    );
+  }
+
+  /** Moves the manual clock forward by `seconds`; resolves the new time (epoch seconds). */
+  async advance(seconds) {
+    return (await this._control("POST", "_emulator/clock", { advance: seconds })).now;
+  }
+
+  /** The manual clock's time, in epoch seconds. */
+  async now() {
+    return (await this._control("GET", "_emulator/clock")).now;
+  }
+
+  /** Sets the manual clock to `epochSeconds` (earlier or later); resolves it. */
+  async setClock(epochSeconds) {
+    return (await this._control("POST", "_emulator/clock", { set: epochSeconds })).now;
+  }
+
+  /** Resolves once every item due now is purged; the number purged. */
+  async purge() {
+    return (await this._control("POST", "_emulator/purge", {})).purged;
+  }
+
+  /** Drops every database (snapshots are kept); `{clock}` also sets the manual clock. */
+  async reset(options = {}) {
+    const body = options && options.clock !== undefined ? { clock: options.clock } : {};
+    return this._control("POST", "_emulator/reset", body);
+  }
+
+  /** Saves the whole account in memory under `name` (replacing one of that name). */
+  async snapshot(name) {
+    return this._control("PUT", `_emulator/snapshots/${encodeURIComponent(name)}`, {});
+  }
+
+  /** Makes the account exactly the snapshot `name` (the manual clock included). */
+  async restore(name) {
+    return this._control("POST", `_emulator/snapshots/${encodeURIComponent(name)}/restore`, {});
+  }
+
+  /** The saved snapshots. */
+  async snapshots() {
+    return (await this._control("GET", "_emulator/snapshots")).snapshots;
+  }
+
+  /** Deletes the snapshot `name`. */
+  async deleteSnapshot(name) {
+    await this._control("DELETE", `_emulator/snapshots/${encodeURIComponent(name)}`);
+  }
+
+  /**
+   * Stops the emulator: SIGTERM, then SIGKILL after `timeoutMs` (default
+   * 10 s). Resolves once the process has exited; calling it again returns
+   * the same promise.
+   */
+  stop({ timeoutMs = 10000 } = {}) {
+    if (!this._stopping) this._stopping = this._stop(timeoutMs);
+    return this._stopping;
+  }
+
+  async _stop(timeoutMs) {
+    const child = this._child;
+    if (this._agent) this._agent.destroy();
+    if (!child.exit) {
+      // Keep the loop alive while waiting for the exit.
+      const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+      try {
+        await child.kill("SIGTERM");
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    child.cleanup();
+  }
+}
+
+if (typeof Symbol.asyncDispose === "symbol") {
+  Emulator.prototype[Symbol.asyncDispose] = function asyncDispose() {
+    return this.stop();
+  };
+}
+
+module.exports = {
+  startEmulator,
+  binaryPath,
+  platformPackage,
+  masterKeyHeaders,
+  EmulatorError,
+  Emulator,
+  WELL_KNOWN_KEY,
+  version: pkg.version,
+};

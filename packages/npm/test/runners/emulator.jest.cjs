@@ -1,0 +1,22 @@
+// jest: the emulator in beforeAll/afterAll, TTL through the test clock.
+const { CosmosClient } = require("@azure/cosmos");
+const { startEmulator } = require("cosmos-emulator");
+
+let emu;
+let client;
+beforeAll(async () => {
+  emu = await startEmulator();
+  client = new CosmosClient(emu.clientOptions());
+});
+afterAll(async () => {
+  client?.dispose();
+  await emu?.stop();
+});
+
+test("an item with ttl 10 is gone after advance(10) (jest)", async () => {
+  const { database } = await client.databases.create({ id: "jest" });
+  const { container } = await database.containers.create({ id: "c", partitionKey: { paths: ["/pk"] } });
+  await container.items.create({ id: "a", pk: "p", ttl: 10 });
+  await emu.advance(10);
+  expect((await container.item("a", "p").read()).statusCode).toBe(404);
+});

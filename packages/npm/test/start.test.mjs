@@ -1,0 +1,134 @@
+// Starting: every failure says why with the emulator's stderr tail; the
+// binary is found in the platform package (or not, with the fix named);
+// the `cosmos-emulator` bin passes arguments, exit codes and signals.
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { startEmulator, binaryPath, version } from "cosmos-emulator";
+import { PROJECT, firstLine, isGone, run, waitFor } from "./helpers.mjs";
+
+const LAUNCHER = join(PROJECT, "node_modules", ".bin", "cosmos-emulator");
+
+describe("start failures", () => {
+  test("a flag the binary does not know: exit code 2 and its message", async () => {
+    await assert.rejects(startEmulator({ args: ["--no-such-flag"] }), (e) => {
+      assert.match(e.message, /did not start: the emulator exited with code 2 before it listened/);
+      assert.match(e.message, /unexpected argument '--no-such-flag'/);
+      assert.match(e.message, /command: .*cosmos-emulator .*--no-such-flag/);
+      return true;
+    });
+  });
+
+  test("a bad value: the binary's own message", async () => {
+    await assert.rejects(startEmulator({ ranges: 5000 }), /5000 is not in 1\.\.=1000/);
+  });
+
+  test("a port in use: the exit code and the emulator's reason", async () => {
+    const first = await startEmulator();
+    try {
+      const port = Number(new URL(first.endpoint).port);
+      await assert.rejects(startEmulator({ port }), (e) => {
+        assert.match(e.message, /exited with code 1 before it listened/);
+        assert.match(e.message, /emulator stderr/);
+        assert.match(e.message, /in use|address/i);
+        return true;
+      });
+    } finally {
+      await first.stop();
+    }
+  });
+
+  test("a binary that does not exist (option and environment variable)", async () => {
+    await assert.rejects(startEmulator({ binary: "/no/such/cosmos-emulator" }), /`binary` option names \/no\/such\/cosmos-emulator, which does not exist/);
+    process.env.COSMOS_EMULATOR_BINARY = "/no/such/binary";
+    try {
+      await assert.rejects(startEmulator(), /COSMOS_EMULATOR_BINARY names \/no\/such\/binary/);
+    } finally {
+      delete process.env.COSMOS_EMULATOR_BINARY;
+    }
+  });
+
+  test("a file that is not executable", async () => {
+    await assert.rejects(startEmulator({ binary: join(PROJECT, "package.json") }), /cannot run the binary: .*EACCES/);
+  });
+
+  test("options are checked before anything starts", async () => {
+    await assert.rejects(startEmulator({ clock: "fast" }), TypeError);
+    await assert.rejects(startEmulator({ tsl: true }), /unknown option "tsl"/);
+  });
+
+  test("COSMOS_EMULATOR_BINARY picks the binary", async () => {
+    process.env.COSMOS_EMULATOR_BINARY = binaryPath();
+    try {
+      const emu = await startEmulator();
+      await emu.stop();
+    } finally {
+      delete process.env.COSMOS_EMULATOR_BINARY;
+    }
+  });
+
+  test("without the platform package: an error naming it and the fix", async () => {
+    // The main package alone, as after npm install --omit=optional.
+    const dir = mkdtempSync(join(tmpdir(), "cosmos-emulator-alone-"));
+    try {
+      mkdirSync(join(dir, "node_modules"));
+      cpSync(join(PROJECT, "node_modules", "cosmos-emulator"), join(dir, "node_modules", "cosmos-emulator"), {
+        recursive: true,
+      });
+      const script =
+        "require('cosmos-emulator').startEmulator().then(" +
+        "() => { console.log('started'); process.exit(3); }, (e) => { console.log(e.message); })";
+      const env = { ...process.env };
+      delete env.COSMOS_EMULATOR_BINARY;
+      const { code, stdout } = await run(process.execPath, ["-e", script], { cwd: dir, env });
+      assert.equal(code, 0, stdout);
+      assert.match(stdout, /the package cosmos-emulator-linux-x64, which carries the emulator binary for linux-x64, is not installed/);
+      assert.match(stdout, /--omit=optional/);
+      assert.match(stdout, new RegExp(`npm install cosmos-emulator-linux-x64@${version.replace(/\./g, "\\.")}`));
+      // And the bin says the same, with exit code 1.
+      const bin = await run(process.execPath, [join(dir, "node_modules", "cosmos-emulator", "bin", "cosmos-emulator.js"), "--version"], { cwd: dir, env });
+      assert.equal(bin.code, 1);
+      assert.match(bin.stderr, /cosmos-emulator-linux-x64/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the cosmos-emulator bin", () => {
+  test("--version prints the package's version", async () => {
+    const { code, stdout } = await run(LAUNCHER, ["--version"]);
+    assert.equal(code, 0);
+    assert.equal(stdout.trim(), `cosmos-emulator ${version}`);
+  });
+
+  test("the binary's exit code and stderr pass through", async () => {
+    const { code, stderr } = await run(LAUNCHER, ["--no-such-flag"]);
+    assert.equal(code, 2);
+    assert.match(stderr, /unexpected argument '--no-such-flag'/);
+  });
+
+  test("SIGTERM to the bin stops the emulator, which exits 0", async () => {
+    const child = spawn(LAUNCHER, ["--port", "0", "--clock", "manual"], { stdio: ["ignore", "pipe", "pipe"] });
+    const exited = new Promise((r) => child.on("exit", (code, signal) => r({ code, signal })));
+    assert.match(await firstLine(child), /^listening on http:\/\/127\.0\.0\.1:\d+$/);
+    child.kill("SIGTERM");
+    assert.deepEqual(await exited, { code: 0, signal: null });
+  });
+
+  test("the emulator killed by a signal: the bin dies of the same signal", async () => {
+    const child = spawn(LAUNCHER, ["--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+    const exited = new Promise((r) => child.on("exit", (code, signal) => r({ code, signal })));
+    await firstLine(child);
+    const { stdout } = await run("pgrep", ["-P", String(child.pid)]);
+    const emulator = Number(stdout.trim());
+    assert.ok(emulator > 0, `pgrep -P ${child.pid}: ${stdout}`);
+    process.kill(emulator, "SIGKILL");
+    assert.deepEqual(await exited, { code: null, signal: "SIGKILL" });
+    await waitFor("the emulator to be gone", () => isGone(emulator));
+  });
+});
