@@ -39,7 +39,7 @@ describe("TLS", () => {
 
   test("@azure/cosmos through clientOptions() (an agent trusting the certificate)", async () => {
     const { database } = await client.databases.create({ id: unique("db") });
-    const { container } = await database.containers.create({ id: "c", partitionKey: { paths: ["/pk"] } });
+    const { container } = await database.containers.create({ id: "c", partitionKey: { paths: ["/pk"] }, defaultTtl: -1 });
     await container.items.create({ id: "a", pk: "p", ttl: 10 });
     await emu.advance(10);
     assert.equal((await container.item("a", "p").read()).statusCode, 404);

@@ -15,7 +15,7 @@ afterAll(async () => {
 
 test("an item with ttl 10 is gone after advance(10) (jest)", async () => {
   const { database } = await client.databases.create({ id: "jest" });
-  const { container } = await database.containers.create({ id: "c", partitionKey: { paths: ["/pk"] } });
+  const { container } = await database.containers.create({ id: "c", partitionKey: { paths: ["/pk"] }, defaultTtl: -1 });
   await container.items.create({ id: "a", pk: "p", ttl: 10 });
   await emu.advance(10);
   expect((await container.item("a", "p").read()).statusCode).toBe(404);
