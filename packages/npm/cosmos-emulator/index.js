@@ -300,6 +300,35 @@ function removeDir(dir) {
   }
 }
 
+/**
+ * The emulators of this module that still run. When this process exits
+ * without stop() (the loop ran empty, process.exit(), an uncaught
+ * exception), each is sent SIGTERM; the emulator's --parent-pid covers the
+ * ways of dying that run no JavaScript (signals, SIGKILL, a crash). One
+ * `exit` listener while any runs, none otherwise (jest loads this module
+ * once per test file in the same process).
+ */
+const running = new Set();
+
+function onParentExit() {
+  for (const child of running) {
+    try {
+      child.proc.kill("SIGTERM");
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+function remember(child) {
+  if (running.size === 0) process.on("exit", onParentExit);
+  running.add(child);
+}
+
+function forget(child) {
+  if (running.delete(child) && running.size === 0) process.off("exit", onParentExit);
+}
+
 /** The child process: its output tails, its exit, and its end with the parent. */
 class Child {
   constructor(proc, tmp) {
@@ -312,7 +341,7 @@ class Child {
     this.exited = new Promise((resolve) => {
       proc.once("exit", (code, signal) => {
         this.exit = { code, signal };
-        process.off("exit", this.onParentExit);
+        forget(this);
         resolve(this.exit);
       });
       proc.once("error", (e) => {
@@ -320,7 +349,7 @@ class Child {
         this.spawnError = e;
         if (proc.pid === undefined) {
           this.exit = { code: null, signal: null };
-          process.off("exit", this.onParentExit);
+          forget(this);
           resolve(this.exit);
         }
       });
@@ -336,16 +365,7 @@ class Child {
       this.stdout = (this.stdout + d).slice(-STDERR_TAIL);
     });
     proc.stdin.on("error", () => {});
-    // Killed with this process when it exits without stop() (the
-    // emulator's --parent-pid covers signals and crashes).
-    this.onParentExit = () => {
-      try {
-        proc.kill("SIGTERM");
-      } catch {
-        // Already gone.
-      }
-    };
-    process.on("exit", this.onParentExit);
+    remember(this);
   }
 
   /** Resolves the URL of the first stdout line `listening on <url>`. */
@@ -416,7 +436,7 @@ class Child {
   }
 
   cleanup() {
-    process.off("exit", this.onParentExit);
+    forget(this);
     for (const s of [this.proc.stdin, this.proc.stdout, this.proc.stderr]) s?.destroy();
     removeDir(this.tmp);
   }
