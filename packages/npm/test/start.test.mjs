@@ -132,3 +132,49 @@ describe("the cosmos-emulator bin", () => {
     await waitFor("the emulator to be gone", () => isGone(emulator));
   });
 });
+
+describe("stop() and the data directory", () => {
+  test("stop() is idempotent; afterwards a control call says the emulator exited", async () => {
+    const emu = await startEmulator();
+    const first = emu.stop();
+    assert.equal(emu.stop(), first);
+    await first;
+    await emu.stop();
+    assert.equal(emu.exited, true);
+    assert.ok(isGone(emu.pid));
+    await assert.rejects(emu.now(), /GET \/_emulator\/clock: the emulator exited with code 0/);
+  });
+
+  test("Symbol.asyncDispose stops it", async () => {
+    const emu = await startEmulator();
+    await emu[Symbol.asyncDispose]();
+    assert.equal(emu.exited, true);
+  });
+
+  test("dataDir keeps databases and the clock across a restart", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cosmos-emulator-data-"));
+    try {
+      const first = await startEmulator({ dataDir: dir, clockStart: 1_700_000_000 });
+      const { CosmosClient } = await import("@azure/cosmos");
+      let client = new CosmosClient(first.clientOptions());
+      await client.databases.create({ id: "kept" });
+      await first.advance(42);
+      client.dispose();
+      await first.stop();
+
+      // The manual clock resumes where it was, never earlier than clockStart.
+      const second = await startEmulator({ dataDir: dir, clockStart: 1_700_000_000 });
+      try {
+        client = new CosmosClient(second.clientOptions());
+        const { resources } = await client.databases.readAll().fetchAll();
+        assert.deepEqual(resources.map((d) => d.id), ["kept"]);
+        assert.equal(await second.now(), 1_700_000_042);
+        client.dispose();
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
