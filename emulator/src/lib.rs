@@ -8,14 +8,17 @@
 //! (effective partition keys), `http` (routes and handlers), `auth`
 //! (master-key signatures), `error` (the wire format of failures), `clock`
 //! (the one source of time); for the binary, `settings` (flags and
-//! environment variables).
+//! environment variables), `health` (the health server) and `lifetime`
+//! (signals and `--parent-pid`).
 
 pub mod auth;
 pub mod clock;
 mod epk;
 pub mod error;
+pub mod health;
 mod http;
 mod json;
+pub mod lifetime;
 pub mod limits;
 mod partition_key;
 mod patch;

@@ -1,12 +1,15 @@
-//! `cosmos-emulator`: serve the emulator until SIGINT or SIGTERM. Settings
-//! come from flags, then environment variables (`settings.rs`).
+//! `cosmos-emulator`: serve the emulator until SIGINT or SIGTERM (or, with
+//! `--parent-pid`, until its parent is gone). Settings come from flags,
+//! then environment variables (`settings.rs`).
 
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser;
+use cosmos_emulator::health::{self, Health};
 use cosmos_emulator::settings::{self, Flags, Settings};
-use cosmos_emulator::Server;
+use cosmos_emulator::{lifetime, Server};
 
 /// mimalloc: items are allocated on request threads and freed by the purge
 /// on another; glibc's per-thread arenas make such frees slow and keep
@@ -20,6 +23,13 @@ const USAGE: u8 = 2;
 fn main() -> ExitCode {
     cosmos_emulator::configure_allocator();
     let flags = Flags::parse();
+    // First: a parent that dies from here on must take the emulator along.
+    if let Some(pid) = flags.parent_pid {
+        if let Err(e) = lifetime::parent_at_start(pid) {
+            eprintln!("error: {e}");
+            return ExitCode::from(USAGE);
+        }
+    }
     let settings = match settings::resolve(flags, &settings::process_env) {
         Ok(s) => s,
         Err(e) => {
@@ -36,6 +46,10 @@ fn main() -> ExitCode {
         .init();
     for note in &settings.notes {
         tracing::info!("{note}");
+    }
+    #[cfg(not(unix))]
+    if settings.parent_pid.is_some() {
+        tracing::warn!("--parent-pid has no effect on this platform");
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -59,37 +73,37 @@ fn main() -> ExitCode {
 
 async fn serve(settings: Settings) -> std::io::Result<()> {
     let config = settings.config;
+    let health = Health::new(&config);
+    // Before the data directory is read back: /alive answers meanwhile.
+    if let Some(port) = settings.health_port {
+        let listener = health::bind(&config.host, port)?;
+        tracing::info!(address = %listener.local_addr()?, "health server listening");
+        let health = Arc::clone(&health);
+        tokio::spawn(async move {
+            if let Err(e) = health::serve(listener, health).await {
+                tracing::error!(error = %e, "the health server stopped");
+            }
+        });
+    }
+    // Blocks this thread (not a worker's) while a data directory is read back.
     let server = Server::bind(&config)?;
-    // Handlers first: a signal that arrives right after the line below must
+    // Handlers first: a signal that arrives right after the lines below must
     // stop the server cleanly, not kill it.
-    let shutdown = shutdown_signal()?;
-    // Scripts wait for this one line on stdout.
-    let mut stdout = std::io::stdout();
-    writeln!(stdout, "listening on {}", server.endpoint()?)?;
+    let shutdown = lifetime::shutdown_signal(settings.parent_pid)?;
+    let endpoint = server.endpoint()?;
+    // The port is bound, so the kernel queues connections: the endpoint serves.
+    health.ready(endpoint.clone());
+    // Scripts read the first line; container tools wait for the other two
+    // (Java's Testcontainers module matches `.*Started\r\n$`).
+    let mut stdout = std::io::stdout().lock();
+    write!(
+        stdout,
+        "listening on {endpoint}\nNow listening on: {endpoint}\nStarted\r\n"
+    )?;
     stdout.flush()?;
+    drop(stdout);
     tracing::info!(clock = ?config.clock, tls = config.tls, "serving");
     server.run(shutdown).await?;
     tracing::info!("stopped");
     Ok(())
-}
-
-/// Registers SIGINT and SIGTERM now; the future completes on either.
-#[cfg(unix)]
-fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let mut interrupt = signal(SignalKind::interrupt())?;
-    let mut terminate = signal(SignalKind::terminate())?;
-    Ok(async move {
-        tokio::select! {
-            _ = interrupt.recv() => {}
-            _ = terminate.recv() => {}
-        }
-    })
-}
-
-#[cfg(not(unix))]
-fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
-    Ok(async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
 }

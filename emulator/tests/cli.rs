@@ -1,5 +1,6 @@
-//! The binary: one `listening on` line on stdout, a working endpoint, a
-//! clean stop on SIGTERM and SIGINT.
+//! The binary: the `listening on` line first on stdout (then the two lines
+//! container tools wait for), a working endpoint, a clean stop on SIGTERM
+//! and SIGINT.
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
@@ -53,7 +54,11 @@ fn prints_one_line_serves_and_stops_on_sigterm() {
         .unwrap()
         .read_to_string(&mut rest)
         .unwrap();
-    assert_eq!(rest, "", "stdout holds exactly one line");
+    assert_eq!(
+        rest,
+        format!("Now listening on: {endpoint}\nStarted\r\n"),
+        "stdout holds exactly three lines"
+    );
 }
 
 #[test]
