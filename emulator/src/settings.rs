@@ -237,30 +237,24 @@ pub fn process_env(name: &str) -> Option<OsString> {
 
 /// Flags, then the environment, then defaults.
 pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
-    let var = |name: &str| Var::read(env, name);
     let mut notes = Vec::new();
 
-    let port = match flags.port {
-        Some(port) => port,
-        None => var(PORT)?.map_or(Ok(8081), |v| {
-            v.text.parse::<u16>().map_err(|_| {
-                v.invalid("not a port number; expected 0 to 65535 (0 picks a free port)")
-            })
-        })?,
-    };
+    let port = flag_or_var(flags.port, env, PORT, |v| {
+        v.parse(
+            |t| t.parse().ok(),
+            "not a port number; expected 0 to 65535 (0 picks a free port)",
+        )
+    })?
+    .unwrap_or(8081);
 
-    let tls = if flags.tls {
-        true
-    } else {
-        let protocol = match flags.protocol {
-            Some(p) => Some(p),
-            None => var(PROTOCOL)?
-                .map(|v| {
-                    Protocol::from_str(&v.text, true)
-                        .map_err(|_| v.invalid("expected http, https or https-insecure"))
-                })
-                .transpose()?,
-        };
+    // --tls is a flag for PROTOCOL too.
+    let tls = flags.tls || {
+        let protocol = flag_or_var(flags.protocol, env, PROTOCOL, |v| {
+            v.parse(
+                |t| Protocol::from_str(t, true).ok(),
+                "expected http, https or https-insecure",
+            )
+        })?;
         matches!(protocol, Some(Protocol::Https | Protocol::HttpsInsecure))
     };
     if flags.cert_out.is_some() && !tls {
@@ -283,16 +277,13 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
         }
     };
 
-    let min_ranges = match flags.ranges_per_container {
-        Some(n) => n,
-        None => var(PARTITION_COUNT)?.map_or(Ok(1), |v| {
-            v.text
-                .parse::<u16>()
-                .ok()
-                .filter(|n| (1..=1000).contains(n))
-                .ok_or_else(|| v.invalid("expected a whole number from 1 to 1000"))
-        })?,
-    };
+    let min_ranges = flag_or_var(flags.ranges_per_container, env, PARTITION_COUNT, |v| {
+        v.parse(
+            |t| t.parse().ok().filter(|n: &u16| (1..=1000).contains(n)),
+            "expected a whole number from 1 to 1000",
+        )
+    })?
+    .unwrap_or(1);
 
     let data_dir = match flags.data_dir {
         Some(dir) => Some(dir),
@@ -304,46 +295,38 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
         ));
     }
 
+    // --log-level, else RUST_LOG (a whole tracing filter), else LOG_LEVEL.
     let log_filter = match flags.log_level {
         Some(level) => level.directive().to_string(),
-        None => match var(RUST_LOG)? {
-            Some(v) => v.text,
-            None => var(LOG_LEVEL)?
-                .map(|v| {
-                    LogLevel::from_str(&v.text, true)
-                        .map_err(|_| v.invalid("expected quiet, error, warn, info, debug or trace"))
-                })
-                .transpose()?
-                .unwrap_or(LogLevel::Info)
-                .directive()
-                .to_string(),
+        None => match Var::read(env, RUST_LOG)? {
+            Some(rust_log) => rust_log.text,
+            None => flag_or_var(None, env, LOG_LEVEL, |v| {
+                v.parse(
+                    |t| LogLevel::from_str(t, true).ok(),
+                    "expected quiet, error, warn, info, debug or trace",
+                )
+            })?
+            .unwrap_or(LogLevel::Info)
+            .directive()
+            .to_string(),
         },
     };
 
-    let explorer = match flags.enable_explorer {
-        Some(b) => b,
-        None => var(ENABLE_EXPLORER)?.map_or(Ok(true), |v| v.boolean())?,
-    };
-    let telemetry = match flags.enable_telemetry {
-        Some(b) => b,
-        None => var(ENABLE_TELEMETRY)?.map_or(Ok(false), |v| v.boolean())?,
-    };
+    let explorer =
+        flag_or_var(flags.enable_explorer, env, ENABLE_EXPLORER, Var::boolean)?.unwrap_or(true);
+    let telemetry =
+        flag_or_var(flags.enable_telemetry, env, ENABLE_TELEMETRY, Var::boolean)?.unwrap_or(false);
     if telemetry {
         notes
             .push("telemetry was asked for: this emulator sends none, whatever the setting".into());
     }
 
-    let advertise_host = match flags.advertise_host {
-        Some(host) => Some(host),
-        None => var(IP_ADDRESS_OVERRIDE)?
-            .map(|v| {
-                v.text
-                    .parse::<IpAddr>()
-                    .map(|ip| ip.to_string())
-                    .map_err(|_| v.invalid("expected an IP address, such as 192.168.1.20"))
-            })
-            .transpose()?,
-    };
+    let advertise_host = flag_or_var(flags.advertise_host, env, IP_ADDRESS_OVERRIDE, |v| {
+        v.parse(
+            |t| t.parse::<IpAddr>().ok().map(|ip| ip.to_string()),
+            "expected an IP address, such as 192.168.1.20",
+        )
+    })?;
 
     let config = Config {
         host: flags.host.unwrap_or_else(|| Config::default().host),
@@ -375,6 +358,20 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
     })
 }
 
+/// The flag's value if given (the variable is then not read), else the
+/// variable's, parsed; `None` when neither is set.
+fn flag_or_var<T>(
+    flag: Option<T>,
+    env: Env,
+    name: &str,
+    parse: impl FnOnce(&Var) -> Result<T, Invalid>,
+) -> Result<Option<T>, Invalid> {
+    match flag {
+        Some(value) => Ok(Some(value)),
+        None => Var::read(env, name)?.map(|v| parse(&v)).transpose(),
+    }
+}
+
 /// One set, non-empty variable, as text.
 struct Var {
     name: String,
@@ -393,6 +390,15 @@ impl Var {
             })),
             Err(_) => Err(Invalid(format!("{name} is not valid UTF-8"))),
         }
+    }
+
+    /// `parse` of the text, or a refusal naming the variable and `accepted`.
+    fn parse<T>(
+        &self,
+        parse: impl FnOnce(&str) -> Option<T>,
+        accepted: &str,
+    ) -> Result<T, Invalid> {
+        parse(&self.text).ok_or_else(|| self.invalid(accepted))
     }
 
     fn invalid(&self, accepted: &str) -> Invalid {
