@@ -94,12 +94,12 @@ async fn serve(settings: Settings) -> std::io::Result<()> {
     // The port is bound, so the kernel queues connections: the endpoint serves.
     health.ready(endpoint.clone());
     // Scripts read the first line; container tools wait for the other two
-    // (Java's Testcontainers module matches `.*Started\r\n$`).
+    // (Java's Testcontainers module matches `.*Started\r\n$`). One write of
+    // all three: a reader that takes the first line and closes the pipe must
+    // not fail a later write (EPIPE), which would stop the emulator.
+    let lines = format!("listening on {endpoint}\nNow listening on: {endpoint}\nStarted\r\n");
     let mut stdout = std::io::stdout().lock();
-    write!(
-        stdout,
-        "listening on {endpoint}\nNow listening on: {endpoint}\nStarted\r\n"
-    )?;
+    stdout.write_all(lines.as_bytes())?;
     stdout.flush()?;
     drop(stdout);
     tracing::info!(clock = ?config.clock, tls = config.tls, "serving");
