@@ -20,7 +20,7 @@ describe("tools", () => {
       env: { ...process.env, CI: "true", NO_COLOR: "1" },
     });
     assert.equal(code, 0, `vitest:\n${stdout}\n${stderr}`);
-    assert.match(stdout, /1 passed/);
+    assert.match(stdout, /Tests\s+2 passed/);
   });
 
   test("jest: a test file requiring cosmos-emulator", async () => {
@@ -28,6 +28,6 @@ describe("tools", () => {
       env: { ...process.env, CI: "true", NO_COLOR: "1" },
     });
     assert.equal(code, 0, `jest:\n${stdout}\n${stderr}`);
-    assert.match(stderr, /Tests:\s+1 passed/);
+    assert.match(stderr, /Tests:\s+2 passed/);
   });
 });

@@ -1,6 +1,8 @@
 module.exports = {
   rootDir: __dirname,
-  testMatch: ["<rootDir>/emulator.jest.cjs"],
+  testMatch: ["<rootDir>/*.jest.cjs"],
+  globalSetup: "<rootDir>/jest.global-setup.cjs",
+  globalTeardown: "<rootDir>/jest.global-teardown.cjs",
   testEnvironment: "node",
   transform: {},
   testTimeout: 60000,

@@ -1,1 +1,8 @@
-export default { test: { include: ["runners/emulator.vitest.mjs"], testTimeout: 60000, hookTimeout: 60000 } };
+export default {
+  test: {
+    include: ["runners/*.vitest.mjs"],
+    globalSetup: ["runners/vitest.global-setup.mjs"],
+    testTimeout: 60000,
+    hookTimeout: 60000,
+  },
+};
