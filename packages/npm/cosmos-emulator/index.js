@@ -229,7 +229,8 @@ function commandLine(options, certPath) {
 }
 
 function childEnv(extra) {
-  const env = { ...process.env };
+  // NO_COLOR: the log goes to a pipe and into error messages, not a terminal.
+  const env = { NO_COLOR: "1", ...process.env };
   for (const name of CONTAINER_ENV) delete env[name];
   return { ...env, ...(extra || {}) };
 }

@@ -61,6 +61,26 @@ describe("start failures", () => {
     await assert.rejects(startEmulator({ tsl: true }), /unknown option "tsl"/);
   });
 
+  test("this process's PORT, PROTOCOL, DATA_PATH... do not reach the emulator; options.env does", async () => {
+    const saved = { ...process.env };
+    Object.assign(process.env, { PORT: "1", PROTOCOL: "https", DATA_PATH: "/proc/no-such-dir", LOG_LEVEL: "nonsense" });
+    try {
+      const emu = await startEmulator();
+      try {
+        assert.match(emu.endpoint, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+        assert.notEqual(new URL(emu.endpoint).port, "1");
+      } finally {
+        await emu.stop();
+      }
+      await assert.rejects(startEmulator({ env: { LOG_LEVEL: "nonsense" } }), /exited with code 2[^]*LOG_LEVEL/);
+    } finally {
+      for (const name of ["PORT", "PROTOCOL", "DATA_PATH", "LOG_LEVEL"]) {
+        if (name in saved) process.env[name] = saved[name];
+        else delete process.env[name];
+      }
+    }
+  });
+
   test("COSMOS_EMULATOR_BINARY picks the binary", async () => {
     process.env.COSMOS_EMULATOR_BINARY = binaryPath();
     try {
