@@ -262,6 +262,11 @@ async function startEmulator(options = {}) {
       // stdin stays a pipe that is never written: the emulator's end closes
       // when this process goes, whatever way it goes.
       stdio: ["pipe", "pipe", "pipe"],
+      // Its own session (Unix): a terminal's Ctrl-C (SIGINT to the whole
+      // foreground process group) reaches the test runner alone, and the
+      // emulator still serves the runner's teardown; it ends with this
+      // process all the same (stop(), the exit listener, --parent-pid).
+      detached: process.platform !== "win32",
       env: childEnv(options.env),
       windowsHide: true,
     });

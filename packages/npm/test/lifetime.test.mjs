@@ -11,16 +11,15 @@ import { PROJECT, firstLine, isGone, waitFor } from "./helpers.mjs";
 const CHILD = join(PROJECT, "fixtures", "child.mjs");
 
 /** Starts fixtures/child.mjs in `mode`; resolves the emulator's pid and the child. */
-async function startChild(mode) {
-  const child = spawn(process.execPath, [CHILD, mode], { cwd: PROJECT, stdio: ["ignore", "pipe", "pipe"] });
+async function startChild(mode, { detached = false } = {}) {
+  const child = spawn(process.execPath, [CHILD, mode], { cwd: PROJECT, detached, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (d) => (stderr += d));
   const exited = new Promise((r) => child.on("exit", (code, signal) => r({ code, signal })));
   const { pid, endpoint } = JSON.parse(await firstLine(child));
   assert.ok(Number.isInteger(pid));
   assert.match(endpoint, /^http:/);
-  assert.ok(!isGone(pid), "the emulator runs while its parent does");
-  return { child, exited, pid, stderr: () => stderr };
+  return { child, exited, pid, stderr: () => stderr, stdout: child.stdout };
 }
 
 describe("the emulator ends with the Node process that started it", () => {
@@ -44,8 +43,21 @@ describe("the emulator ends with the Node process that started it", () => {
     await waitFor(`emulator ${pid} to exit`, () => isGone(pid));
   });
 
+  test("Ctrl-C (SIGINT to the process group): the emulator still serves the teardown", async () => {
+    // The child leads its own process group, as a test runner in a terminal.
+    const { child, exited, pid, stderr } = await startChild("sigint", { detached: true });
+    assert.ok(!isGone(pid), "the emulator runs while its parent does");
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    process.kill(-child.pid, "SIGINT");
+    assert.deepEqual(await exited, { code: 0, signal: null }, stderr());
+    assert.match(out, /teardown saw the clock at \d+/);
+    await waitFor(`emulator ${pid} to exit`, () => isGone(pid));
+  });
+
   test("SIGTERM to the process (no handler): the emulator goes", async () => {
     const { child, exited, pid } = await startChild("wait");
+    assert.ok(!isGone(pid), "the emulator runs while its parent does");
     child.kill("SIGTERM");
     assert.equal((await exited).signal, "SIGTERM");
     await waitFor(`emulator ${pid} to exit after its parent's SIGTERM`, () => isGone(pid));
@@ -53,6 +65,7 @@ describe("the emulator ends with the Node process that started it", () => {
 
   test("SIGKILL to the process: the emulator goes", async () => {
     const { child, exited, pid } = await startChild("wait");
+    assert.ok(!isGone(pid), "the emulator runs while its parent does");
     child.kill("SIGKILL");
     assert.equal((await exited).signal, "SIGKILL");
     await waitFor(`emulator ${pid} to exit after its parent's SIGKILL`, () => isGone(pid));
