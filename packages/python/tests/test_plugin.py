@@ -136,3 +136,36 @@ def test_without_azure_cosmos_only_what_needs_it_fails(pytester):
     result = run(pytester)
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(["*ImportError: Emulator.client() needs the official SDK, azure-cosmos*"])
+
+
+def _readme_blocks():
+    import pathlib
+    import re
+
+    readme = pathlib.Path(__file__).resolve().parent.parent / "README.md"
+    return re.findall(r"```python\n(.*?)```", readme.read_text(), re.S)
+
+
+def test_the_readmes_first_example_passes(pytester):
+    first = _readme_blocks()[0]
+    assert "def test_" in first and "cosmos_database" in first
+    pytester.makepyfile(test_readme=first)
+    result = run(pytester)
+    result.assert_outcomes(passed=1)
+
+
+def test_the_readmes_snapshot_example_works(pytester):
+    seeded = next(block for block in _readme_blocks() if 'snapshot("seeded")' in block)
+    pytester.makepyfile(
+        test_readme=seeded.replace("    ...                                      # containers, items\n", "")
+        + """
+
+def test_one(shop):
+    shop.create_container("added", {"paths": ["/pk"], "kind": "Hash"})
+
+def test_two(shop):
+    assert [c["id"] for c in shop.list_containers()] == []
+"""
+    )
+    result = run(pytester)
+    result.assert_outcomes(passed=2)
