@@ -363,6 +363,23 @@ impl Signer {
         )
     }
 
+    /// `POST /_emulator/reset`: every database dropped.
+    pub fn reset(&self) -> Request<Body> {
+        self.signed(Method::POST, "/_emulator/reset", "", "", &[], Bytes::new())
+    }
+
+    /// `PUT /_emulator/snapshots/{name}`: a copy of the whole account.
+    pub fn snapshot(&self, name: &str) -> Request<Body> {
+        let path = format!("/_emulator/snapshots/{name}");
+        self.signed(Method::PUT, &path, "", "", &[], Bytes::new())
+    }
+
+    /// `POST /_emulator/snapshots/{name}/restore`.
+    pub fn restore(&self, name: &str) -> Request<Body> {
+        let path = format!("/_emulator/snapshots/{name}/restore");
+        self.signed(Method::POST, &path, "", "", &[], Bytes::new())
+    }
+
     /// `GET /_emulator/stats`: stored and live items per container.
     pub fn stats(&self) -> Request<Body> {
         self.signed(Method::GET, "/_emulator/stats", "", "", &[], Bytes::new())

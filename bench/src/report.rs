@@ -11,6 +11,7 @@ use crate::measure::batch::BatchResults;
 use crate::measure::change_feed::ChangeFeedRead;
 use crate::measure::conformance::Conformance;
 use crate::measure::dataset::Memory;
+use crate::measure::isolation::{self, IsolationRow};
 use crate::measure::persistence::{self, PersistenceResults};
 use crate::measure::purge::Purge;
 use crate::measure::query::QueryLatency;
@@ -35,6 +36,8 @@ pub struct Results {
     pub ranges: Option<RangesResults>,
     /// `--data-dir` against in memory (emulator).
     pub persistence: Option<PersistenceResults>,
+    /// Reset, snapshot and restore of the whole account (emulator).
+    pub isolation: Option<Vec<IsolationRow>>,
     pub conformance: Option<Conformance>,
     pub ratios: Vec<Ratio>,
     pub checks: Vec<Check>,
@@ -294,6 +297,12 @@ impl Results {
         md.push_str("\n## Persistence: `--data-dir` beside in memory (emulator)\n\n");
         match &self.persistence {
             Some(p) => persistence::markdown(&mut md, p),
+            None => md.push_str("Not measured (see the notes).\n"),
+        }
+
+        md.push_str("\n## Test isolation: reset, snapshot and restore (emulator)\n\n");
+        match &self.isolation {
+            Some(rows) => md.push_str(&isolation::markdown(rows)),
             None => md.push_str("Not measured (see the notes).\n"),
         }
 

@@ -14,6 +14,7 @@ use crate::measure::batch;
 use crate::measure::change_feed;
 use crate::measure::conformance;
 use crate::measure::dataset::{self, Memory, DATABASE};
+use crate::measure::isolation::{self, IsolationSettings};
 use crate::measure::persistence::{self, PersistenceSettings};
 use crate::measure::purge::{self, PurgeSettings};
 use crate::measure::query::{self, QueryKind};
@@ -41,6 +42,7 @@ pub struct Settings {
     pub query_runs: (usize, usize),
     pub purge: PurgeSettings,
     pub persistence: PersistenceSettings,
+    pub isolation: IsolationSettings,
     pub conformance_runs: usize,
     pub client_threads: usize,
     pub peer_tls: bool,
@@ -71,6 +73,8 @@ pub struct Parts {
     pub ranges: bool,
     /// `--data-dir` against in memory (emulator).
     pub persistence: bool,
+    /// Reset, snapshot and restore of the whole account (emulator).
+    pub isolation: bool,
 }
 
 pub async fn run(
@@ -225,6 +229,26 @@ pub async fn run(
         None
     };
 
+    let isolation = if parts.isolation {
+        progress(format_args!(
+            "emulator: test isolation (reset, snapshot, restore)"
+        ));
+        let emulator = targets::emulator(&bin("cosmos-emulator"), &logs);
+        match isolation::measure(&emulator, key, &settings.isolation, |line| {
+            progress(format_args!("  {line}"))
+        })
+        .await
+        {
+            Ok(rows) => Some(rows),
+            Err(e) => {
+                notes.push(format!("isolation: {e}"));
+                None
+            }
+        }
+    } else {
+        None
+    };
+
     let conformance = if parts.conformance {
         progress(format_args!("emulator: conformance suite"));
         match conformance::measure(
@@ -283,6 +307,7 @@ pub async fn run(
         purge,
         ranges,
         persistence,
+        isolation,
         conformance,
         ratios,
         checks,

@@ -21,15 +21,19 @@ pub enum ClockMode {
 pub struct Clock {
     /// `Some` for a manual clock: the current epoch second.
     manual: Option<AtomicI64>,
+    /// A manual clock's position at start: a restart on a data directory
+    /// never sets it earlier.
+    start: i64,
 }
 
 impl Clock {
     pub fn new(mode: ClockMode) -> Self {
-        let manual = match mode {
-            ClockMode::System => None,
-            ClockMode::Manual { start } => Some(AtomicI64::new(start.unwrap_or_else(wall_now))),
+        let start = match mode {
+            ClockMode::System => 0,
+            ClockMode::Manual { start } => start.unwrap_or_else(wall_now),
         };
-        Clock { manual }
+        let manual = matches!(mode, ClockMode::Manual { .. }).then(|| AtomicI64::new(start));
+        Clock { manual, start }
     }
 
     pub fn is_manual(&self) -> bool {
@@ -104,6 +108,22 @@ impl Clock {
     pub fn resume_at(&self, instant: i64) {
         if let Some(now) = &self.manual {
             now.fetch_max(instant, Ordering::AcqRel);
+        }
+    }
+
+    /// Sets a manual clock to `instant`, earlier or later: only a reset or
+    /// a restore of the whole account may move time back, since nothing
+    /// written at a later time is left.
+    pub fn rewind_to(&self, instant: i64) -> ApiResult<i64> {
+        self.manual_clock()?.store(instant, Ordering::Release);
+        Ok(instant)
+    }
+
+    /// Replaying a reset or a restore on a data directory: the clock it
+    /// set, but no earlier than the clock's start.
+    pub fn restart_at(&self, instant: i64) {
+        if let Some(now) = &self.manual {
+            now.store(instant.max(self.start), Ordering::Release);
         }
     }
 

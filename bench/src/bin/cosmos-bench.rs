@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use cosmos_bench::load::Window;
+use cosmos_bench::measure::isolation::IsolationSettings;
 use cosmos_bench::measure::persistence::PersistenceSettings;
 use cosmos_bench::measure::purge::PurgeSettings;
 use cosmos_bench::measure::query::QueryKind;
@@ -36,10 +37,10 @@ struct Cli {
     #[arg(long)]
     label: Option<String>,
     /// Parts to run, comma-separated:
-    /// emulator,bare,peer,batch,purge,ranges,persistence,conformance.
+    /// emulator,bare,peer,batch,purge,ranges,persistence,isolation,conformance.
     #[arg(
         long,
-        default_value = "emulator,bare,peer,batch,purge,ranges,persistence,conformance"
+        default_value = "emulator,bare,peer,batch,purge,ranges,persistence,isolation,conformance"
     )]
     only: String,
     /// Seconds of each point-load window.
@@ -91,6 +92,12 @@ struct Cli {
     /// Persistence: where the temporary data directories go.
     #[arg(long, default_value = "/tmp")]
     persistence_temp: PathBuf,
+    /// Isolation: item counts reset, snapshot and restore are timed at.
+    #[arg(long, value_delimiter = ',', default_value = "10000,100000")]
+    isolation_sizes: Vec<usize>,
+    /// Isolation: rounds of snapshot, restore, reset, restore per count.
+    #[arg(long, default_value_t = 5)]
+    isolation_runs: usize,
     #[arg(long, default_value_t = 3)]
     conformance_runs: usize,
     /// Worker threads of the load generator's runtime.
@@ -153,6 +160,13 @@ fn main() -> ExitCode {
             compaction_concurrency: 16,
             temp_root: cli.persistence_temp.clone(),
         },
+        isolation: IsolationSettings {
+            sizes: cli.isolation_sizes.clone(),
+            runs: cli.isolation_runs,
+            item_bytes: cli.item_bytes,
+            fill_concurrency: 32,
+            temp_root: cli.persistence_temp.clone(),
+        },
         conformance_runs: cli.conformance_runs,
         client_threads: cli.client_threads,
         peer_tls: !cli.peer_http,
@@ -207,6 +221,7 @@ fn parse_parts(list: &str) -> Result<Parts, String> {
         conformance: false,
         ranges: false,
         persistence: false,
+        isolation: false,
     };
     for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         match part {
@@ -218,9 +233,10 @@ fn parse_parts(list: &str) -> Result<Parts, String> {
             "conformance" => parts.conformance = true,
             "ranges" => parts.ranges = true,
             "persistence" => parts.persistence = true,
+            "isolation" => parts.isolation = true,
             other => {
                 return Err(format!(
-                "--only: unknown part {other:?} (emulator, bare, peer, batch, purge, ranges, persistence, conformance)"
+                "--only: unknown part {other:?} (emulator, bare, peer, batch, purge, ranges, persistence, isolation, conformance)"
             ))
             }
         }

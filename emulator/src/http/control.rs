@@ -9,9 +9,15 @@
 //! splits one partition key range in two (see `store/ranges.rs`), with
 //! either clock, and answers the children as `pkranges` lists them; and
 //! `POST /_emulator/compact`, which writes a snapshot of the data directory
-//! now (see `store/durable.rs`) and answers what it did.
+//! now (see `store/durable.rs`) and answers what it did; and, for test
+//! isolation (`store/account.rs`), `POST /_emulator/reset` (every database
+//! dropped; `{"clock": s}` also sets the test clock), and named in-memory
+//! snapshots of the whole account: `PUT /_emulator/snapshots/{name}`,
+//! `POST /_emulator/snapshots/{name}/restore`, `GET /_emulator/snapshots`,
+//! `DELETE /_emulator/snapshots/{name}`.
 
-use axum::extract::State;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
@@ -35,6 +41,30 @@ struct ClockChange {
     advance: Option<i64>,
     set: Option<i64>,
 }
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Reset {
+    clock: Option<i64>,
+}
+
+/// An empty control body, or a JSON object of shape `T` (an array is
+/// refused: serde would read it as the struct's fields in order).
+fn optional_body<T: serde::de::DeserializeOwned + Default>(
+    body: &Body,
+    what: &str,
+) -> ApiResult<T> {
+    if body.0.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    serde_json::from_value(serde_json::Value::Object(body.object()?))
+        .map_err(|e| ApiError::bad_request(format!("The {what} body is invalid: {e}.")))
+}
+
+/// An empty body or `{}`: the routes that take no parameters.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoParameters {}
 
 fn manual_only(state: &AppState) -> ApiResult<()> {
     if state.store.clock.is_manual() {
@@ -134,4 +164,70 @@ pub async fn compact(State(state): State<AppState>) -> ApiResult<Response> {
             )
         })??;
     Ok(Json(report).into_response())
+}
+
+/// Drops every database: 200 `{"databases": dropped, "now": clock}`.
+pub async fn reset(State(state): State<AppState>, body: Body) -> ApiResult<Response> {
+    let Reset { clock } = optional_body(&body, "reset")?;
+    let store = state.store.clone();
+    let dropped = blocking(move || store.reset(clock)).await?;
+    state.query_results.clear();
+    Ok(Json(json!({"databases": dropped, "now": state.store.clock.now()})).into_response())
+}
+
+/// Takes the snapshot `name`: 201, or 200 when it replaced one.
+pub async fn take_snapshot(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    body: Body,
+) -> ApiResult<Response> {
+    let NoParameters {} = optional_body(&body, "snapshot")?;
+    let store = state.store.clone();
+    let (summary, replaced) = blocking(move || store.take_snapshot(&name)).await?;
+    let status = if replaced {
+        StatusCode::OK
+    } else {
+        StatusCode::CREATED
+    };
+    Ok((status, Json(summary)).into_response())
+}
+
+/// Restores the snapshot `name`: 200 with what it holds, 404 if none.
+pub async fn restore_snapshot(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    body: Body,
+) -> ApiResult<Response> {
+    let NoParameters {} = optional_body(&body, "restore")?;
+    let store = state.store.clone();
+    let summary = blocking(move || store.restore_snapshot(&name)).await?;
+    state.query_results.clear();
+    Ok(Json(summary).into_response())
+}
+
+/// `{"snapshots": [...]}`, by name.
+pub async fn snapshots(State(state): State<AppState>) -> Response {
+    Json(json!({"snapshots": state.store.snapshots()})).into_response()
+}
+
+/// Forgets the snapshot `name`: 204, or 404.
+pub async fn delete_snapshot(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> ApiResult<Response> {
+    state.store.delete_snapshot(&name)?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// Runs store work that holds its lock for a while (copying or swapping
+/// the whole account) off the threads that serve requests.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> ApiResult<T> + Send + 'static,
+) -> ApiResult<T> {
+    tokio::task::spawn_blocking(work).await.map_err(|_| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "The operation failed; see the emulator's log.",
+        )
+    })?
 }

@@ -134,6 +134,16 @@ fn routes() -> Router<AppState> {
         .route("/_emulator/purge", axum::routing::post(control::purge))
         .route("/_emulator/split", axum::routing::post(control::split))
         .route("/_emulator/compact", axum::routing::post(control::compact))
+        .route("/_emulator/reset", axum::routing::post(control::reset))
+        .route("/_emulator/snapshots", get(control::snapshots))
+        .route(
+            "/_emulator/snapshots/{name}",
+            axum::routing::put(control::take_snapshot).delete(control::delete_snapshot),
+        )
+        .route(
+            "/_emulator/snapshots/{name}/restore",
+            axum::routing::post(control::restore_snapshot),
+        )
 }
 
 /// Users and their permissions.

@@ -39,6 +39,15 @@ struct Entry {
 }
 
 impl ResultCache {
+    /// Forgets every result (the account was reset or restored: keys name
+    /// containers by RID and LSN, which a restore can give another state).
+    pub fn clear(&self) {
+        self.entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
     /// The result kept under `key`, if any.
     pub fn get(&self, key: &str) -> Option<Results> {
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());

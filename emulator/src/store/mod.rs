@@ -3,11 +3,13 @@
 //! Reads take the lock shared; writes and purge batches take it exclusively
 //! and briefly. All operations read time from the one [`Clock`].
 
+mod account;
 mod batch;
 mod checks;
 mod container;
 mod durable;
 mod expiry;
+mod image;
 mod indexing;
 mod item;
 mod item_ops;
@@ -26,6 +28,7 @@ use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
+pub use account::{SnapshotSummary, MAX_SNAPSHOT_NAME};
 pub use batch::{Action, BatchMode, Edit, Operation, Outcome};
 use checks::{checked_partition_key, checked_write, edited};
 pub use container::{Container, ContainerSettings, OwnerHeaders};
@@ -215,6 +218,8 @@ pub struct Store {
     compacting: Mutex<()>,
     /// The metadata the journal holds, to journal only what changes.
     written_meta: Mutex<durable::meta::WrittenMeta>,
+    /// Named in-memory snapshots of the whole account (`account.rs`).
+    snapshots: account::Snapshots,
 }
 
 /// The catalog under the store's write lock. When it is released, the
@@ -283,6 +288,7 @@ impl Store {
             compact_at_least: durable::COMPACT_AT_LEAST,
             compacting: Mutex::new(()),
             written_meta: Mutex::default(),
+            snapshots: Mutex::default(),
         }
     }
 

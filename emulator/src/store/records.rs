@@ -60,6 +60,11 @@ pub enum Record {
     },
     /// Snapshot only: the last record, with how many came before it.
     End(u64),
+    /// The account was reset or restored (`POST /_emulator/reset`, a
+    /// snapshot's restore): every database goes; with `clock`, the manual
+    /// clock is set to it, even backwards. A restore's image follows in the
+    /// same frame, as a snapshot's records.
+    Reset { clock: Option<i64> },
 }
 
 const INSTALL: u8 = 1;
@@ -70,6 +75,7 @@ const ITEM: u8 = 5;
 const CHANGE: u8 = 6;
 const END: u8 = 7;
 const COUNTERS: u8 = 8;
+const RESET: u8 = 9;
 
 impl Record {
     pub fn encode(&self, out: &mut Vec<u8>) {
@@ -148,6 +154,16 @@ impl Record {
             Record::End(count) => {
                 out.put_u8(END);
                 out.put_u64_le(*count);
+            }
+            Record::Reset { clock } => {
+                out.put_u8(RESET);
+                match clock {
+                    Some(now) => {
+                        out.put_u8(1);
+                        out.put_i64_le(*now);
+                    }
+                    None => out.put_u8(0),
+                }
             }
         }
     }
@@ -236,6 +252,12 @@ impl Record {
                 }
             }
             END => Record::End(get_u64(input)?),
+            RESET => Record::Reset {
+                clock: match get_u8(input)? {
+                    0 => None,
+                    _ => Some(get_u64(input)? as i64),
+                },
+            },
             other => return Err(format!("unknown record type {other}")),
         })
     }

@@ -11,6 +11,8 @@
 //!   all-versions-and-deletes change feed, session and resource tokens, the
 //!   manual clock, time to live (manual and system clock) and the RID
 //!   counters;
+//! - a restore of a named snapshot, and a reset, survive a SIGKILL right
+//!   after their answer (the restored clock and TTL included);
 //! - a torn or corrupt log is cut where it goes bad, and said so; a damaged
 //!   snapshot stops the start;
 //! - a second emulator on the same directory refuses to start;

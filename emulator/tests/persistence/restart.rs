@@ -354,3 +354,51 @@ pub(crate) fn rids_are_never_reused_after_a_restart() {
     );
     assert_ne!(api.ok(again)["_rid"].as_str().unwrap(), gone_rid);
 }
+
+/// A restore (and a reset) is kept like any write: SIGKILLed right after
+/// the answer, the emulator comes back with the restored account, the
+/// clock the snapshot had, and TTL counting from the restored `_ts`.
+#[test]
+pub(crate) fn a_restore_and_a_reset_survive_a_sigkill() {
+    let scratch = Scratch::new("restore");
+    let start = START.to_string();
+    let args = ["--clock", "manual", "--clock-start", &start];
+    let mut emu = Emu::start(&scratch, &args);
+    let api = emu.api();
+    api.create_db_and_container(json!({"defaultTtl": 100}));
+    let fixture = api.ok(api.create_item(&json!({"id": "fixture", "pk": "p"})));
+    let taken = api.put("/_emulator/snapshots/base", &json!({}), &[]);
+    assert_eq!(taken.status, 201, "{}", taken.body);
+    assert_eq!(api.advance(50), START + 50);
+    api.ok(api.create_item(&json!({"id": "test-only", "pk": "p"})));
+    api.ok(api.post("/dbs", &json!({"id": "scratch"}), &[]));
+    let restored = api.post("/_emulator/snapshots/base/restore", &json!({}), &[]);
+    assert_eq!(restored.status, 200, "{}", restored.body);
+    emu.kill();
+
+    let mut emu = Emu::start(&scratch, &args);
+    let api = emu.api();
+    assert_eq!(api.now(), START, "the restored clock, {}", emu.stderr());
+    let read = api.ok(api.read_item("fixture", "p"));
+    assert_eq!(read["_etag"], fixture["_etag"]);
+    assert_eq!(read["_ts"], fixture["_ts"]);
+    assert_eq!(api.read_item("test-only", "p").status, 404);
+    assert_eq!(api.get("/dbs/scratch", &[]).status, 404);
+    assert_eq!(api.advance(99), START + 99);
+    assert_eq!(api.read_item("fixture", "p").status, 200);
+    assert_eq!(api.advance(1), START + 100);
+    assert_eq!(
+        api.read_item("fixture", "p").status,
+        404,
+        "TTL from the restored _ts"
+    );
+
+    let reset = api.post("/_emulator/reset", &json!({}), &[]);
+    assert_eq!(reset.status, 200, "{}", reset.body);
+    emu.kill();
+    let mut emu = Emu::start(&scratch, &args);
+    let api = emu.api();
+    assert_eq!(api.get("/dbs", &[]).body["_count"], 0, "{}", emu.stderr());
+    assert_eq!(api.now(), START + 100);
+    emu.terminate();
+}

@@ -20,7 +20,6 @@
 //!   their bodies, so this is cheap), a new log generation starts, and the
 //!   snapshot is written beside, outside the lock.
 
-use std::collections::HashMap;
 use std::io;
 use std::path::Path;
 use std::sync::atomic::Ordering;
@@ -30,21 +29,17 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::container::Container;
-use super::item::{Item, ItemKey};
-use super::log::Change;
+use super::image::{unknown, Image, PendingContainers};
 use super::records::{ContainerNumbers, Record};
 use super::{Catalog, Store};
 use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};
-use crate::persist::{encode_frame, DataDir, Journal, Next, Reader, SyncMode};
+use crate::persist::{DataDir, Journal, Next, Reader, SyncMode};
 
 /// The log is compacted once it is larger than the last snapshot and at
 /// least this big: start-up then reads at most about twice the live data
 /// (a rewrite of the live data per its size in new log, as the price).
 pub const COMPACT_AT_LEAST: u64 = 64 << 20;
-
-/// Snapshot frames are cut at about this size.
-const SNAPSHOT_FRAME_BYTES: usize = 1 << 20;
 
 /// What `POST /_emulator/compact` reports.
 #[derive(Debug, Clone, Serialize)]
@@ -68,7 +63,7 @@ struct Replayed {
 }
 
 impl Catalog {
-    fn container_by_numbers(
+    pub(in crate::store) fn container_by_numbers(
         &mut self,
         (database, container): ContainerNumbers,
     ) -> Option<&mut Container> {
@@ -95,7 +90,7 @@ impl Store {
         if let Some((g, snapshot)) = &plan.snapshot {
             generation = *g;
             snapshot_bytes = std::fs::metadata(snapshot)?.len();
-            self.restore_snapshot(snapshot).map_err(|e| {
+            self.load_snapshot(snapshot).map_err(|e| {
                 invalid(format!(
                     "the snapshot {}: {e}. Move the directory aside to start empty, or restore \
                      it from a copy.",
@@ -189,8 +184,20 @@ impl Store {
     /// Applies a log's frames in order; returns where it stops being whole
     /// frames, if it does before its end.
     fn replay_log(&mut self, path: &Path, replayed: &mut Replayed) -> Result<Option<u64>, String> {
+        // A restore (`account.rs`) writes a whole image after its reset.
+        let mut pending = PendingContainers::default();
         let read = read_records(self, path, |catalog, clock, record, _| {
             match record {
+                Record::Reset { clock: at } => {
+                    pending.finished()?;
+                    *catalog = Catalog::default();
+                    if let Some(at) = at {
+                        clock.restart_at(at);
+                    }
+                }
+                Record::Item { .. } | Record::Change { .. } | Record::Counters { .. } => {
+                    pending.apply(catalog, record)?
+                }
                 Record::Install {
                     container,
                     key,
@@ -215,41 +222,29 @@ impl Store {
                         .ok_or_else(|| unknown(container))?
                         .replay_remove(&key, lsn, crts, ttl_expired);
                 }
-                _ => return Err("a snapshot record in a log".into()),
+                Record::End(_) | Record::Meta { .. } | Record::Clock(_) => {
+                    return Err("a snapshot's end record in a log".into())
+                }
             }
             Ok(())
         })?;
+        pending.finished()?;
         replayed.frames += read.frames;
         replayed.records += read.records;
         Ok(read.torn_at)
     }
 
-    fn restore_snapshot(&mut self, path: &Path) -> Result<(), String> {
-        let mut items: HashMap<ContainerNumbers, Vec<(ItemKey, Item)>> = HashMap::new();
-        let mut changes: Vec<(ContainerNumbers, Change, bool)> = Vec::new();
-        let mut counters = Vec::new();
+    fn load_snapshot(&mut self, path: &Path) -> Result<(), String> {
+        let mut pending = PendingContainers::default();
         let mut ended = false;
-        let read = read_records(self, path, |_, _, record, count| {
+        let read = read_records(self, path, |catalog, _, record, count| {
             match record {
-                Record::Counters {
-                    container,
-                    next_item,
-                    last_lsn,
-                    dropped_through,
-                } => counters.push((container, next_item, last_lsn, dropped_through)),
-                Record::Item {
-                    container,
-                    key,
-                    item,
-                } => items.entry(container).or_default().push((key, item)),
-                Record::Change {
-                    container,
-                    change,
-                    body_is_current,
-                } => changes.push((container, change, body_is_current)),
                 Record::End(expected) if expected == count => ended = true,
                 Record::End(expected) => {
                     return Err(format!("it says {expected} records, {count} were read"))
+                }
+                Record::Item { .. } | Record::Change { .. } | Record::Counters { .. } => {
+                    pending.apply(catalog, record)?
                 }
                 _ => return Err("a log record in a snapshot".into()),
             }
@@ -261,26 +256,7 @@ impl Store {
         if !ended {
             return Err("it has no end record".into());
         }
-        let catalog = self.catalog.get_mut().unwrap_or_else(|e| e.into_inner());
-        for (numbers, list) in items {
-            let container = catalog
-                .container_by_numbers(numbers)
-                .ok_or_else(|| unknown(numbers))?;
-            container.restore_items(list);
-        }
-        for (numbers, change, body_is_current) in changes {
-            let container = catalog
-                .container_by_numbers(numbers)
-                .ok_or_else(|| unknown(numbers))?;
-            container.restore_change(change, body_is_current);
-        }
-        for (numbers, next_item, last_lsn, dropped_through) in counters {
-            catalog
-                .container_by_numbers(numbers)
-                .ok_or_else(|| unknown(numbers))?
-                .restore_counters(next_item, last_lsn, dropped_through);
-        }
-        Ok(())
+        pending.finished()
     }
 
     /// Writes the state as a snapshot and starts a new log generation.
@@ -353,124 +329,6 @@ impl Store {
         }
         self.time_moved();
         Ok(())
-    }
-}
-
-/// The state as a snapshot holds it, captured under the write lock.
-struct Image {
-    meta: Vec<(String, Vec<u8>)>,
-    counters: Vec<(ContainerNumbers, (u64, u64, u64))>,
-    clock: Option<i64>,
-    items: Vec<(ContainerNumbers, ItemKey, Item)>,
-    changes: Vec<(ContainerNumbers, Change, bool)>,
-}
-
-impl Image {
-    fn capture(catalog: &Catalog, clock: Option<i64>) -> Image {
-        let mut items = Vec::new();
-        let mut changes = Vec::new();
-        let mut counters = Vec::new();
-        for c in catalog.databases.values().flat_map(|db| db.containers()) {
-            let numbers = c.numbers();
-            counters.push((numbers, c.counters()));
-            items.extend(
-                c.stored_in_lsn_order()
-                    .map(|(key, item)| (numbers, key.clone(), item.clone())),
-            );
-            changes.extend(c.log().retained().map(|change| {
-                let current = c.stored(&change.key).is_some_and(|item| {
-                    item.lsn == change.lsn
-                        && item.body.as_ptr() == change.body.as_ptr()
-                        && item.body.len() == change.body.len()
-                });
-                let mut change = change.clone();
-                if current {
-                    change.body = bytes::Bytes::new();
-                }
-                (numbers, change, current)
-            }));
-        }
-        Image {
-            meta: catalog.meta_pieces(),
-            counters,
-            clock,
-            items,
-            changes,
-        }
-    }
-
-    /// Writes the snapshot: frames of records, the catalog first, an end
-    /// record last.
-    fn write(self, session: u64, out: &mut dyn io::Write) -> io::Result<()> {
-        let mut writer = SnapshotWriter {
-            out,
-            header: session.to_le_bytes(),
-            payload: session.to_le_bytes().to_vec(),
-            frame: Vec::new(),
-            count: 0,
-        };
-        for (key, value) in self.meta {
-            writer.add(Record::Meta {
-                key,
-                value: Some(value),
-            })?;
-        }
-        if let Some(now) = self.clock {
-            writer.add(Record::Clock(now))?;
-        }
-        for (container, key, item) in self.items {
-            writer.add(Record::Item {
-                container,
-                key,
-                item,
-            })?;
-        }
-        for (container, change, body_is_current) in self.changes {
-            writer.add(Record::Change {
-                container,
-                change,
-                body_is_current,
-            })?;
-        }
-        for (container, (next_item, last_lsn, dropped_through)) in self.counters {
-            writer.add(Record::Counters {
-                container,
-                next_item,
-                last_lsn,
-                dropped_through,
-            })?;
-        }
-        let count = writer.count;
-        Record::End(count).encode(&mut writer.payload);
-        writer.flush()
-    }
-}
-
-/// Cuts a snapshot's records into frames of about [`SNAPSHOT_FRAME_BYTES`].
-struct SnapshotWriter<'a> {
-    out: &'a mut dyn io::Write,
-    header: [u8; 8],
-    payload: Vec<u8>,
-    frame: Vec<u8>,
-    count: u64,
-}
-
-impl SnapshotWriter<'_> {
-    fn add(&mut self, record: Record) -> io::Result<()> {
-        record.encode(&mut self.payload);
-        self.count += 1;
-        if self.payload.len() >= SNAPSHOT_FRAME_BYTES {
-            self.flush()?;
-            self.payload.extend_from_slice(&self.header);
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.frame.clear();
-        encode_frame(&self.payload, &mut self.frame)?;
-        self.payload.clear();
-        self.out.write_all(&self.frame)
     }
 }
 
@@ -551,10 +409,6 @@ fn split_header(payload: &[u8]) -> Result<(u64, &[u8]), String> {
     ))
 }
 
-fn unknown((database, container): ContainerNumbers) -> String {
-    format!("a record names container {container} of database {database}, which the catalog does not hold")
-}
-
 fn invalid(message: String) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
@@ -575,4 +429,4 @@ pub fn unavailable(e: &dyn std::fmt::Display) -> ApiError {
 
 pub mod meta;
 #[cfg(test)]
-mod tests;
+pub(in crate::store) mod tests;

@@ -12,7 +12,7 @@ use crate::store::{
     Action, BatchMode, CreateMode, ItemAddress, ItemWrite, Operation, Throughput, WriteMode,
 };
 
-fn scratch(name: &str) -> PathBuf {
+pub(in crate::store) fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
         "cosmos-emulator-durable-{name}-{}",
         std::process::id()
@@ -21,7 +21,7 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn open(dir: &Path) -> Store {
+pub(in crate::store) fn open(dir: &Path) -> Store {
     Store::new(Clock::new(ClockMode::Manual {
         start: Some(1_000_000),
     }))
@@ -29,12 +29,12 @@ fn open(dir: &Path) -> Store {
     .expect("the directory opens")
 }
 
-fn object(value: Value) -> Map<String, Value> {
+pub(in crate::store) fn object(value: Value) -> Map<String, Value> {
     value.as_object().expect("an object").clone()
 }
 
 /// Everything the store holds, as comparable JSON.
-fn fingerprint(store: &Store) -> Value {
+pub(in crate::store) fn fingerprint(store: &Store) -> Value {
     let catalog = store.read();
     let containers: Vec<Value> = catalog
         .databases
@@ -83,7 +83,7 @@ fn fingerprint(store: &Store) -> Value {
     })
 }
 
-fn write(store: &Store, container: &str, body: Value) {
+pub(in crate::store) fn write(store: &Store, container: &str, body: Value) {
     store
         .write_item(
             "db",
@@ -100,7 +100,7 @@ fn write(store: &Store, container: &str, body: Value) {
 }
 
 /// A bit of everything that changes state.
-fn workload(store: &Store) {
+pub(in crate::store) fn workload(store: &Store) {
     store
         .create_database(&object(json!({"id": "db"})), None)
         .unwrap();
