@@ -246,3 +246,14 @@ def test_process_helpers_see_a_stopped_emulator_as_gone(clean_env):
     emulator.stop()
     if started is not None:
         assert wait_for(lambda: not process_alive(pid, started), timeout=10)
+
+
+def test_python_dash_m_runs_the_binary(clean_env):
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, "-m", "cosmos_emulator", "--version"], stdout=subprocess.PIPE, timeout=60, check=True
+    ).stdout.decode()
+    assert out.startswith("cosmos-emulator ")
+    if cosmos_emulator.__version__ != "0+unknown":
+        assert out.split()[1] == cosmos_emulator.__version__

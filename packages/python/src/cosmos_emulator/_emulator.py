@@ -99,7 +99,9 @@ class ControlError(EmulatorError):
 
 def _scripts_dirs() -> List[str]:
     """Where an installed wheel puts its scripts: this interpreter's scheme,
-    then the user scheme (pip install --user), then beside the interpreter."""
+    the user scheme (pip install --user), the base interpreter's (a virtualenv
+    with --system-site-packages), ``bin/`` beside the package's directory
+    (pip install --target), then beside the interpreter."""
     dirs: List[str] = []
     try:
         dirs.append(sysconfig.get_path("scripts"))
@@ -115,6 +117,12 @@ def _scripts_dirs() -> List[str]:
         dirs.append(sysconfig.get_path("scripts", user_scheme))
     except (KeyError, ValueError, AttributeError):
         pass
+    try:
+        base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix}
+        dirs.append(sysconfig.get_path("scripts", vars=base))
+    except (KeyError, ValueError):
+        pass
+    dirs.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bin"))
     if sys.executable:
         dirs.append(os.path.dirname(sys.executable))
     unique: List[str] = []
@@ -377,7 +385,7 @@ class Emulator:
         try:
             self.endpoint = self._wait_until_ready(host, int(port), timeout)
         except BaseException:
-            self.stop(timeout=5.0, _keep_workdir=False)
+            self.stop(timeout=5.0)
             raise
 
     # -- start-up ------------------------------------------------------------
@@ -503,7 +511,7 @@ class Emulator:
     def running(self) -> bool:
         return self._process.poll() is None
 
-    def stop(self, timeout: float = 10.0, *, _keep_workdir: bool = False) -> None:
+    def stop(self, timeout: float = 10.0) -> None:
         """Stops the emulator: SIGTERM (a clean stop, data flushed), then
         SIGKILL after ``timeout`` seconds. Calling it again does nothing."""
         with self._stop_lock:
@@ -520,6 +528,10 @@ class Emulator:
                 process.wait()
             except OSError:
                 pass
+        # The reader sees the end of stdout once the process has exited.
+        reader = getattr(self, "_reader", None)
+        if reader is not None and reader is not threading.current_thread():
+            reader.join(timeout=5.0)
         for stream in (process.stdin, process.stdout):
             try:
                 if stream is not None:
@@ -529,8 +541,7 @@ class Emulator:
         self._stderr.close()
         with _live_lock:
             _live.discard(self)
-        if not _keep_workdir:
-            shutil.rmtree(self._workdir, ignore_errors=True)
+        shutil.rmtree(self._workdir, ignore_errors=True)
 
     def __enter__(self) -> "Emulator":
         return self

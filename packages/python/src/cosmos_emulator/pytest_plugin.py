@@ -100,9 +100,13 @@ def cosmos_emulator(request: pytest.FixtureRequest) -> Iterator[Emulator]:
 
 
 @pytest.fixture(scope="session")
-def cosmos_client(cosmos_emulator: Emulator) -> Any:
+def cosmos_client(cosmos_emulator: Emulator) -> Iterator[Any]:
     """An ``azure.cosmos.CosmosClient`` for the session's emulator (needs azure-cosmos)."""
-    return cosmos_emulator.client()
+    client = cosmos_emulator.client()
+    yield client
+    close = getattr(client, "close", None)
+    if close is not None:
+        close()
 
 
 def _database_name(node_name: str) -> str:
