@@ -26,7 +26,16 @@ INNER_TEST = """
 import os
 import time
 
-def test_holds_an_emulator(cosmos_emulator):
+import pytest
+
+@pytest.fixture
+def probe(cosmos_emulator, cosmos_database):
+    yield
+    # Teardown, also after Ctrl-C: the emulator still serves until the
+    # session's end, so cosmos_database can delete its database after this.
+    print(f"TEARDOWN running={cosmos_emulator.running} now={cosmos_emulator.now()}", flush=True)
+
+def test_holds_an_emulator(cosmos_emulator, probe):
     print(f"EMULATOR_PID={cosmos_emulator.pid}", flush=True)
     assert cosmos_emulator.advance(1) > 0
     if os.environ.get("INNER_WAIT") == "1":
@@ -49,6 +58,7 @@ class Inner:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, as a terminal's job
         )
         self.lines: "queue.Queue[Optional[str]]" = queue.Queue()
         self.output: List[str] = []
@@ -117,6 +127,20 @@ def test_after_ctrl_c(tmp_path):
     inner.wait_for_line("WAITING")
     inner.process.send_signal(signal.SIGINT)
     assert inner.finish() == pytest.ExitCode.INTERRUPTED, "\n".join(inner.output)
+    assert_gone(pid, started, inner)
+
+
+def test_after_ctrl_c_in_a_terminal(tmp_path):
+    """A terminal's Ctrl-C signals the whole foreground process group: the
+    emulator is in its own session, so it still serves pytest's teardown
+    (the database is deleted), and only then is it stopped."""
+    inner = Inner(tmp_path, wait=True)
+    pid, started = emulator_of(inner)
+    inner.wait_for_line("WAITING")
+    os.killpg(inner.process.pid, signal.SIGINT)
+    assert inner.finish() == pytest.ExitCode.INTERRUPTED, "\n".join(inner.output)
+    assert any(line.startswith("TEARDOWN running=True now=") for line in inner.output), "\n".join(inner.output)
+    assert not any("Error" in line for line in inner.output), "\n".join(inner.output)
     assert_gone(pid, started, inner)
 
 

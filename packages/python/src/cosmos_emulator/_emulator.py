@@ -370,6 +370,10 @@ class Emulator:
                 stderr=self._stderr,
                 env=env,
                 close_fds=True,
+                # Its own session: a Ctrl-C in the terminal reaches pytest (or
+                # the program), which stops the emulator after its teardown,
+                # instead of stopping the emulator under the teardown's feet.
+                start_new_session=os.name == "posix",
                 preexec_fn=_death_signal_preexec(),  # noqa: PLW1509 - async-signal-safe enough: one prctl
             )
         except OSError as error:
