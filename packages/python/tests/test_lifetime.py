@@ -75,7 +75,9 @@ class Inner:
             try:
                 line = self.lines.get(timeout=PATIENCE)
             except queue.Empty:
-                raise AssertionError(f"no line {prefix!r} within {PATIENCE} s; so far:\n" + "\n".join(self.output))
+                raise AssertionError(
+                    f"no line {prefix!r} within {PATIENCE} s; so far:\n" + "\n".join(self.output)
+                ) from None
             if line is None:
                 raise AssertionError(f"the inner pytest ended without {prefix!r}:\n" + "\n".join(self.output))
             self.output.append(line)
@@ -185,9 +187,7 @@ def test_the_binary_alone_dies_with_its_parent(tmp_path):
         pytest.fail(f"{binary} has no --parent-pid flag (cosmos-emulator --help does not list it)")
     script = tmp_path / "parent.py"
     script.write_text(PARENT_ONLY)
-    process = subprocess.Popen(
-        [sys.executable, str(script), binary], stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
+    process = subprocess.Popen([sys.executable, str(script), binary], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     inner = Inner.__new__(Inner)
     inner.process = process
     inner.lines = queue.Queue()

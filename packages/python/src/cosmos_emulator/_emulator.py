@@ -41,9 +41,7 @@ __all__ = [
 
 #: The key the emulator accepts unless started with another one (the same
 #: well-known key as Microsoft's emulators).
-WELL_KNOWN_KEY = (
-    "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
-)
+WELL_KNOWN_KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
 
 #: An environment variable naming the binary to run; it wins over the one
 #: installed with the package.
@@ -459,7 +457,7 @@ class Emulator:
                 f"cosmos-emulator printed {line!r} where '{_LISTENING}<url>' was expected",
                 stderr=self._stderr_tail(),
             )
-        endpoint = line[len(_LISTENING):].strip().rstrip("/") + "/"
+        endpoint = line[len(_LISTENING) :].strip().rstrip("/") + "/"
         expected = "https://" if self.tls else "http://"
         if not endpoint.startswith(expected):
             raise EmulatorError(f"cosmos-emulator listens on {endpoint}, expected an {expected} endpoint")
@@ -560,9 +558,7 @@ class Emulator:
 
     # -- the control API -----------------------------------------------------
 
-    def _request(
-        self, method: str, path: str, body: Optional[Mapping[str, Any]], timeout: float = 60.0
-    ) -> Any:
+    def _request(self, method: str, path: str, body: Optional[Mapping[str, Any]], timeout: float = 60.0) -> Any:
         url = self.endpoint + path
         headers = _control_headers(method, self.key)
         data = None
@@ -598,10 +594,11 @@ class Emulator:
         return int(self._request("GET", "_emulator/clock", None)["now"])
 
     def advance(self, seconds: Union[int, float, timedelta]) -> int:
-        """Moves the test clock forward by whole seconds (it never goes
-        back: :meth:`reset` with ``clock`` can set an earlier time); returns the new time in epoch seconds. Everything that
-        depends on time (TTL, the change feed's retention) sees the new time at
-        once; :meth:`purge` waits until expired items are gone."""
+        """Moves the test clock forward by whole seconds (or a timedelta)
+        and returns the new time in epoch seconds. Everything that depends on
+        time (TTL, the change feed's retention) sees the new time at once;
+        :meth:`purge` waits until expired items are gone. The clock never goes
+        back, but :meth:`reset` with ``clock`` can set an earlier time."""
         return int(self._request("POST", "_emulator/clock", {"advance": _whole_seconds(seconds)})["now"])
 
     def set_clock(self, epoch_seconds: Union[int, float]) -> int:
