@@ -75,6 +75,8 @@ async fn main() {
         certificate: None,
         query_results: Default::default(),
         local_addr: "127.0.0.1:8081".parse().unwrap(),
+        explorer: true,
+        advertise_host: None,
     });
     let service = app(state);
     let send = |request: Request<Body>| {

@@ -7,14 +7,18 @@
 //! background deletion), `query` (the SQL dialect), `patch`, `epk`
 //! (effective partition keys), `http` (routes and handlers), `auth`
 //! (master-key signatures), `error` (the wire format of failures), `clock`
-//! (the one source of time).
+//! (the one source of time); for the binary, `settings` (flags and
+//! environment variables), `health` (the health server) and `lifetime`
+//! (signals and `--parent-pid`).
 
 pub mod auth;
 pub mod clock;
 mod epk;
 pub mod error;
+pub mod health;
 mod http;
 mod json;
+pub mod lifetime;
 pub mod limits;
 mod partition_key;
 mod patch;
@@ -23,6 +27,7 @@ mod purge;
 mod query;
 mod resource_token;
 mod rid;
+pub mod settings;
 pub mod store;
 mod tls;
 pub mod ttl;
@@ -78,6 +83,12 @@ pub struct Config {
     pub data_dir: Option<std::path::PathBuf>,
     /// When writes reach the disk (`--sync`), with a data directory.
     pub sync: persist::SyncMode,
+    /// Whether `/_explorer/index.html` serves the explorer page (else 404).
+    pub explorer: bool,
+    /// The host the account document advertises (an IP address or a DNS
+    /// name, with the port the client used); `None`: the host the client
+    /// addressed.
+    pub advertise_host: Option<String>,
 }
 
 impl Default for Config {
@@ -94,6 +105,8 @@ impl Default for Config {
             min_ranges_per_container: 1,
             data_dir: None,
             sync: persist::SyncMode::default(),
+            explorer: true,
+            advertise_host: None,
         }
     }
 }
@@ -152,6 +165,8 @@ impl Server {
                 .map(|c| Arc::from(c.authority_pem.as_str())),
             local_addr: listener.local_addr()?,
             query_results: Default::default(),
+            explorer: config.explorer,
+            advertise_host: config.advertise_host.clone(),
         });
         Ok(Server {
             listener,

@@ -1,21 +1,24 @@
-//! The binary: one `listening on` line on stdout, a working endpoint, a
-//! clean stop on SIGTERM and SIGINT.
+//! The binary: the `listening on` line first on stdout (then the two lines
+//! container tools wait for), a working endpoint, a clean stop on SIGTERM
+//! and SIGINT.
 
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Command, Stdio};
+use std::process::{ChildStdout, Command, Stdio};
 
-fn start(args: &[&str]) -> (std::process::Child, String) {
+/// The child, its first line on stdout, and the reader of the rest (which
+/// may hold more lines already: read on through it, never around it).
+fn start(args: &[&str]) -> (std::process::Child, String, BufReader<ChildStdout>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cosmos-emulator"))
         .args(args)
+        .env_remove("PORT")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("the binary starts");
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    (child, line)
+    stdout.read_line(&mut line).unwrap();
+    (child, line, stdout)
 }
 
 fn stop_with(child: &mut std::process::Child, signal: &str) -> std::process::ExitStatus {
@@ -28,7 +31,7 @@ fn stop_with(child: &mut std::process::Child, signal: &str) -> std::process::Exi
 
 #[test]
 fn prints_one_line_serves_and_stops_on_sigterm() {
-    let (mut child, line) = start(&[
+    let (mut child, line, mut stdout) = start(&[
         "--port",
         "0",
         "--clock",
@@ -47,19 +50,21 @@ fn prints_one_line_serves_and_stops_on_sigterm() {
     assert_eq!(reply.status().as_u16(), 401);
     assert!(stop_with(&mut child, "-TERM").success());
     let mut rest = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut rest)
-        .unwrap();
-    assert_eq!(rest, "", "stdout holds exactly one line");
+    stdout.read_to_string(&mut rest).unwrap();
+    assert_eq!(
+        rest,
+        format!("Now listening on: {endpoint}\nStarted\r\n"),
+        "stdout holds exactly three lines"
+    );
 }
 
 #[test]
 fn tls_prints_an_https_line_and_writes_the_certificate() {
     let pem = std::env::temp_dir().join(format!("cli-tls-{}.pem", std::process::id()));
-    let (mut child, line) = start(&["--port", "0", "--tls", "--cert-out", pem.to_str().unwrap()]);
+    // The rest of stdout is closed unread, as by a script that wants only
+    // the first line: the emulator serves on regardless, and stops cleanly.
+    let (mut child, line, _) =
+        start(&["--port", "0", "--tls", "--cert-out", pem.to_str().unwrap()]);
     assert!(
         line.starts_with("listening on https://127.0.0.1:"),
         "{line:?}"
@@ -71,7 +76,7 @@ fn tls_prints_an_https_line_and_writes_the_certificate() {
 
 #[test]
 fn stops_on_sigint() {
-    let (mut child, _) = start(&["--port", "0"]);
+    let (mut child, _, _) = start(&["--port", "0"]);
     assert!(stop_with(&mut child, "-INT").success());
 }
 

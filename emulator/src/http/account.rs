@@ -1,7 +1,9 @@
 //! `GET /`: the account document. Its locations must carry the scheme, host
-//! and port the client reached, since the Python SDK sends later requests there.
+//! and port the client reached, since the Python SDK sends later requests
+//! there; with `--advertise-host`, that host with the port the client used.
 
 use axum::extract::State;
+use axum::http::uri::Authority;
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::Response;
 use serde_json::json;
@@ -9,10 +11,11 @@ use serde_json::json;
 use super::response::{resource, READ_CHARGE};
 use super::AppState;
 
-pub async fn read(State(state): State<AppState>, uri: Uri, headers: HeaderMap) -> Response {
+/// `scheme://host:port/` as the client should address the emulator.
+pub(super) fn endpoint(state: &AppState, uri: &Uri, headers: &HeaderMap) -> String {
     // HTTP/2 clients name the server in the URI's authority, HTTP/1.1 ones in
     // `Host`; a client that sends neither gets the address the server bound.
-    let host = uri
+    let addressed = uri
         .authority()
         .map(|a| a.as_str().to_string())
         .or_else(|| {
@@ -22,7 +25,30 @@ pub async fn read(State(state): State<AppState>, uri: Uri, headers: HeaderMap) -
                 .map(str::to_string)
         })
         .unwrap_or_else(|| state.local_addr.to_string());
-    let endpoint = format!("{}://{host}/", state.scheme);
+    let host = match &state.advertise_host {
+        None => addressed,
+        Some(host) => {
+            let host = if host.contains(':') {
+                format!("[{host}]")
+            } else {
+                host.clone()
+            };
+            // The port the client used (none: the scheme's, as it addressed it).
+            match addressed
+                .parse::<Authority>()
+                .ok()
+                .and_then(|a| a.port_u16())
+            {
+                Some(port) => format!("{host}:{port}"),
+                None => host,
+            }
+        }
+    };
+    format!("{}://{host}/", state.scheme)
+}
+
+pub async fn read(State(state): State<AppState>, uri: Uri, headers: HeaderMap) -> Response {
+    let endpoint = endpoint(&state, &uri, &headers);
     let location = json!([{"name": "South Central US", "databaseAccountEndpoint": endpoint}]);
     let query_engine = json!({
         "maxSqlQueryInputLength": 262144, "maxJoinsPerSqlQuery": 5, "maxLogicalAndPerSqlQuery": 500,

@@ -11,6 +11,7 @@ mod containers;
 mod control;
 mod databases;
 mod durability;
+mod explorer;
 mod items;
 mod metrics;
 mod names;
@@ -72,6 +73,11 @@ pub struct SharedState {
     pub local_addr: std::net::SocketAddr,
     /// Whole query results between their pages (`query/results.rs`).
     pub query_results: ResultCache,
+    /// Whether the explorer page is served (`--enable-explorer`).
+    pub explorer: bool,
+    /// The host the account document advertises instead of the client's
+    /// (`--advertise-host`).
+    pub advertise_host: Option<String>,
 }
 
 /// The whole service: routes behind authentication, with trailing slashes
@@ -175,7 +181,7 @@ fn user_routes() -> Router<AppState> {
 /// authentication of the routes (`authenticate`), the body limit,
 /// Cosmos-shaped 404 and 405, and a panic, should one slip through,
 /// answered as a 500 instead of a dropped connection. The certificate route
-/// is public, outside authentication.
+/// and the explorer page are public, outside authentication.
 fn with_layers(routes: Router<AppState>, state: AppState) -> NormalizePath<Router> {
     // With --data-dir, a request is answered once its changes are kept
     // (inside authentication); without, requests skip the layer.
@@ -201,12 +207,19 @@ fn with_layers(routes: Router<AppState>, state: AppState) -> NormalizePath<Route
         // reset instead of the answer. Larger bodies are refused at once.
         .layer(DefaultBodyLimit::max(8 * MAX_ITEM_BYTES))
         .layer(middleware::from_fn_with_state(state.clone(), envelope));
-    let router = Router::new()
+    let mut public = Router::new()
         // Public, like Microsoft's emulator: the certificate is no secret.
         .route(
             "/_explorer/emulator.pem",
             get(certificate).fallback(method_not_allowed),
-        )
+        );
+    if state.explorer {
+        // Container tools wait for this page (public in Microsoft's emulators).
+        for path in ["/_explorer", "/_explorer/index.html"] {
+            public = public.route(path, get(explorer::page).fallback(method_not_allowed));
+        }
+    }
+    let router = public
         .merge(authenticated)
         // The last resort, for a panic in the envelope itself.
         .layer(CatchPanicLayer::custom(panicked))
@@ -362,6 +375,8 @@ mod tests {
             certificate: None,
             local_addr: addr,
             query_results: ResultCache::default(),
+            explorer: true,
+            advertise_host: None,
         });
         let routes = routes().route(
             "/_test/panic",

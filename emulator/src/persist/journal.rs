@@ -314,9 +314,17 @@ fn write_frame(appender: &mut Appender, header: &[u8]) -> io::Result<u64> {
     let framed = frame::encode_parts(&[header, pending], out);
     pending.clear();
     framed?;
-    (&**file).write_all(out)?;
-    Ok(out.len() as u64)
+    let written = (&**file).write_all(out).map(|()| out.len() as u64);
+    // A rare large operation (a restore, a delete of a large partition)
+    // must not keep its buffers' size for the life of the process.
+    for buffer in [pending, out] {
+        buffer.shrink_to(KEPT_BUFFER_BYTES);
+    }
+    written
 }
+
+/// The capacity the appender's buffers keep between operations.
+const KEPT_BUFFER_BYTES: usize = 1 << 20;
 
 impl Drop for Journal {
     /// A clean stop leaves nothing unsynced, whatever the mode.

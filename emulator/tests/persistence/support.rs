@@ -89,6 +89,8 @@ pub(crate) struct Emu {
     pub(crate) child: Child,
     pub(crate) stderr_path: PathBuf,
     pub(crate) api: Api,
+    /// The lines it writes to stdout after the first, line ends kept.
+    stdout: mpsc::Receiver<String>,
 }
 
 /// Why a start failed: the exit status (if it exited) and its stderr.
@@ -116,32 +118,52 @@ impl Emu {
 
     /// Starts with exactly `args` (plus `--port 0`).
     pub(crate) fn spawn(scratch: &Scratch, args: &[&str]) -> Result<Emu, StartFailure> {
+        let mut command = emulator_command();
+        command.args(["--port", "0"]).args(args);
+        Emu::launch(scratch, command)
+    }
+
+    /// Starts `command` (see [`emulator_command`]) and waits for the line
+    /// saying where it listens.
+    pub(crate) fn launch(scratch: &Scratch, mut command: Command) -> Result<Emu, StartFailure> {
         let n = scratch.starts.fetch_add(1, Ordering::SeqCst);
         let stderr_path = scratch.root.join(format!("stderr-{n}.log"));
         let stderr = std::fs::File::create(&stderr_path).unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_cosmos-emulator"))
-            .args(["--port", "0"])
-            .args(args)
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(stderr)
             .spawn()
             .expect("the binary starts");
         let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
         // Built first: dropping it (any early return) kills and reaps the child.
         let mut emu = Emu {
             child,
             stderr_path,
             api: api_for(String::new()),
+            stdout: rx,
         };
-        let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
-            let mut line = String::new();
-            let _ = tx.send(reader.read_line(&mut line).map(|_| line));
-            let _ = std::io::copy(&mut reader, &mut std::io::sink());
+            loop {
+                let mut line = Vec::new();
+                match reader.read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {
+                        if tx
+                            .send(String::from_utf8_lossy(&line).into_owned())
+                            .is_err()
+                        {
+                            // Nobody reads: drain, so the emulator never blocks on a write.
+                            let _ = std::io::copy(&mut reader, &mut std::io::sink());
+                            return;
+                        }
+                    }
+                }
+            }
         });
-        let line = match rx.recv_timeout(STARTUP) {
-            Ok(Ok(line)) if !line.is_empty() => line,
+        let line = match emu.stdout.recv_timeout(STARTUP) {
+            Ok(line) => line,
             _ => {
                 // Closed stdout (it exited) or silence: give it a moment to exit.
                 let deadline = Instant::now() + Duration::from_secs(10);
@@ -170,6 +192,13 @@ impl Emu {
         self.api.clone()
     }
 
+    /// The next line it writes to stdout after the first (line end kept);
+    /// `None` once stdout is closed or after [`STARTUP`] of silence.
+    #[allow(dead_code)] // for the conventions tests, which share this file
+    pub(crate) fn next_stdout_line(&self) -> Option<String> {
+        self.stdout.recv_timeout(STARTUP).ok()
+    }
+
     pub(crate) fn stderr(&self) -> String {
         std::fs::read_to_string(&self.stderr_path).unwrap()
     }
@@ -190,6 +219,16 @@ impl Emu {
         let exit = self.child.wait().unwrap();
         assert!(exit.success(), "{exit:?}\n{}", self.stderr());
     }
+}
+
+/// The binary, with none of the environment variables it reads inherited
+/// from the test's environment (add a test's own with `.env`).
+pub(crate) fn emulator_command() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cosmos-emulator"));
+    for name in cosmos_emulator::settings::VARIABLES {
+        command.env_remove(name);
+    }
+    command
 }
 
 impl Drop for Emu {

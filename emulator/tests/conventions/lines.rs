@@ -1,0 +1,130 @@
+//! What the binary writes to stdout once it serves, and the explorer page
+//! container tools poll.
+
+use crate::start;
+use crate::support::Scratch;
+
+#[test]
+fn stdout_holds_the_three_lines_in_order_with_crlf_after_started() {
+    let scratch = Scratch::new("lines");
+    let mut emu = start(&scratch, &["--port", "0"], &[]);
+    let endpoint = emu.api.endpoint().to_string();
+    assert!(endpoint.starts_with("http://127.0.0.1:"), "{endpoint}");
+    assert!(!endpoint.ends_with('/'));
+    assert_eq!(
+        emu.next_stdout_line().as_deref(),
+        Some(format!("Now listening on: {endpoint}\n").as_str())
+    );
+    assert_eq!(emu.next_stdout_line().as_deref(), Some("Started\r\n"));
+    emu.terminate();
+    assert_eq!(emu.next_stdout_line(), None, "nothing more on stdout");
+}
+
+/// `(status, content type, body)` of `method path`, unsigned.
+fn fetch(
+    client: &reqwest::blocking::Client,
+    method: reqwest::Method,
+    url: &str,
+) -> (u16, String, String) {
+    let reply = client.request(method, url).send().unwrap();
+    let content_type = reply
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    (reply.status().as_u16(), content_type, reply.text().unwrap())
+}
+
+#[test]
+fn the_explorer_page_is_public_and_says_what_runs_where() {
+    let scratch = Scratch::new("explorer");
+    let emu = start(&scratch, &["--port", "0"], &[]);
+    let endpoint = emu.api.endpoint();
+    let client = reqwest::blocking::Client::new();
+    for path in ["/_explorer/index.html", "/_explorer/", "/_explorer"] {
+        let (status, content_type, body) =
+            fetch(&client, reqwest::Method::GET, &format!("{endpoint}{path}"));
+        assert_eq!(status, 200, "{path}: {body}");
+        assert!(
+            content_type.starts_with("text/html"),
+            "{path}: {content_type}"
+        );
+        assert!(
+            body.contains(&format!("cosmos-emulator {}", env!("CARGO_PKG_VERSION"))),
+            "{body}"
+        );
+        assert!(body.contains(endpoint), "{body}");
+        assert!(
+            !body.contains("emulator.pem"),
+            "plain HTTP has no certificate: {body}"
+        );
+    }
+    let (status, _, body) = fetch(
+        &client,
+        reqwest::Method::HEAD,
+        &format!("{endpoint}/_explorer/index.html"),
+    );
+    assert_eq!((status, body.as_str()), (200, ""));
+    let (status, _, _) = fetch(
+        &client,
+        reqwest::Method::POST,
+        &format!("{endpoint}/_explorer/index.html"),
+    );
+    assert_eq!(status, 405);
+    // A Host header is echoed escaped, never as markup.
+    let reply = client
+        .get(format!("{endpoint}/_explorer/index.html"))
+        .header("host", "x\"><script>y")
+        .send()
+        .unwrap();
+    let body = reply.text().unwrap();
+    assert!(!body.contains("<script>"), "{body}");
+}
+
+#[test]
+fn over_https_the_explorer_page_links_the_certificate() {
+    let scratch = Scratch::new("explorer-tls");
+    let pem = scratch.root.join("emulator.pem");
+    let emu = start(
+        &scratch,
+        &["--port", "0", "--tls", "--cert-out", pem.to_str().unwrap()],
+        &[],
+    );
+    let client = reqwest::blocking::Client::builder()
+        .tls_certs_only([reqwest::Certificate::from_pem(&std::fs::read(&pem).unwrap()).unwrap()])
+        .build()
+        .unwrap();
+    let (status, _, body) = fetch(
+        &client,
+        reqwest::Method::GET,
+        &format!("{}/_explorer/index.html", emu.api.endpoint()),
+    );
+    assert_eq!(status, 200);
+    assert!(body.contains(r#"href="/_explorer/emulator.pem""#), "{body}");
+}
+
+#[test]
+fn with_the_explorer_off_the_page_is_a_cosmos_404() {
+    let scratch = Scratch::new("explorer-off");
+    for (args, vars) in [
+        (&["--port", "0", "--enable-explorer", "false"][..], &[][..]),
+        (&["--port", "0"], &[("ENABLE_EXPLORER", "false")]),
+    ] {
+        let emu = start(&scratch, args, vars);
+        for path in ["/_explorer/index.html", "/_explorer/"] {
+            let reply = reqwest::blocking::get(format!("{}{path}", emu.api.endpoint())).unwrap();
+            assert_eq!(reply.status().as_u16(), 404, "{args:?} {vars:?} {path}");
+            let body: serde_json::Value = reply.json().unwrap();
+            assert_eq!(body["code"], "NotFound", "{body}");
+        }
+    }
+    // The flag beats the variable.
+    let emu = start(
+        &scratch,
+        &["--port", "0", "--enable-explorer", "true"],
+        &[("ENABLE_EXPLORER", "false")],
+    );
+    let reply =
+        reqwest::blocking::get(format!("{}/_explorer/index.html", emu.api.endpoint())).unwrap();
+    assert_eq!(reply.status().as_u16(), 200);
+}
