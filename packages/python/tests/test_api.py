@@ -259,3 +259,27 @@ def test_python_dash_m_runs_the_binary(clean_env):
     assert out.startswith("cosmos-emulator ")
     if cosmos_emulator.__version__ != "0+unknown":
         assert out.split()[1] == cosmos_emulator.__version__
+
+
+def test_an_emulator_started_from_another_thread_runs_until_stopped(clean_env):
+    import subprocess
+    import threading
+
+    started = []
+    worker = threading.Thread(target=lambda: started.append(cosmos_emulator.start()))
+    worker.start()
+    worker.join(timeout=120)
+    emulator = started[0]
+    try:
+        # The thread that started it has ended; the emulator goes on (on
+        # Linux the parent-death signal would follow that thread, so it is
+        # not set for a start outside the main thread).
+        # A death signal tied to the ended thread arrives within milliseconds;
+        # three seconds without an exit is a pass (a slow machine can only
+        # make this pass wrongly, never fail wrongly).
+        with pytest.raises(subprocess.TimeoutExpired):
+            emulator._process.wait(timeout=3)
+        assert emulator.advance(1) > 0
+    finally:
+        emulator.stop()
+    assert emulator.returncode == 0

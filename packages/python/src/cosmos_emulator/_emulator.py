@@ -204,12 +204,15 @@ def _supports_parent_pid(binary: str) -> bool:
 
 _live: "set[Emulator]" = set()
 _live_lock = threading.RLock()
-_hooks_installed = False
+_atexit_registered = False
+_sigterm_handled = False
 
 
 def _stop_all() -> None:
     with _live_lock:
-        emulators = list(_live)
+        # A process forked from this one (multiprocessing) has a copy of the
+        # set: it stops only what it started itself.
+        emulators = [e for e in _live if e._owner == os.getpid()]
     for emulator in emulators:
         try:
             emulator.stop(timeout=5.0)
@@ -226,12 +229,14 @@ def _on_sigterm(signum: int, frame: Any) -> None:
 
 
 def _install_hooks() -> None:
-    global _hooks_installed
-    if _hooks_installed:
-        return
-    _hooks_installed = True
-    atexit.register(_stop_all)
-    if os.name == "posix" and threading.current_thread() is threading.main_thread():
+    global _atexit_registered, _sigterm_handled
+    if not _atexit_registered:
+        _atexit_registered = True
+        atexit.register(_stop_all)
+    # Signal handlers can only be set from the main thread: a first start
+    # from another thread leaves it to a later one from the main thread.
+    if not _sigterm_handled and os.name == "posix" and threading.current_thread() is threading.main_thread():
+        _sigterm_handled = True
         try:
             if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
                 signal.signal(signal.SIGTERM, _on_sigterm)
@@ -327,6 +332,7 @@ class Emulator:
         self.key = key if key is not None else WELL_KNOWN_KEY
         self.data_dir = os.fspath(data_dir) if data_dir is not None else None
         self._stopped = False
+        self._owner = os.getpid()
         self._stop_lock = threading.RLock()  # re-entered by the SIGTERM handler
         self._stdout_lines: Deque[str] = collections.deque(maxlen=50)
         self._first_line: Optional[str] = None
