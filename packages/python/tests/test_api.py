@@ -224,7 +224,7 @@ def test_the_binary_is_told_its_parent_when_it_knows_the_flag(clean_env):
     with cosmos_emulator.start() as emulator:
         with open(f"/proc/{emulator.pid}/cmdline", "rb") as f:
             argv = f.read().split(b"\0")
-        supported = cosmos_emulator._emulator._supports_parent_pid(emulator.binary)
+        supported = cosmos_emulator._binary.supports_parent_pid(emulator.binary)
         if os.environ.get("COSMOS_EMULATOR_PACKAGE_TEST") == "1":
             assert supported, "the wheel's binary must have --parent-pid"
         if supported:

@@ -183,7 +183,7 @@ def test_the_binary_alone_dies_with_its_parent(tmp_path):
     """--parent-pid by itself (no PR_SET_PDEATHSIG from Python): what covers
     a parent that is SIGKILLed when the Python side could not set anything."""
     binary = cosmos_emulator.find_binary()
-    if not cosmos_emulator._emulator._supports_parent_pid(binary):
+    if not cosmos_emulator._binary.supports_parent_pid(binary):
         pytest.fail(f"{binary} has no --parent-pid flag (cosmos-emulator --help does not list it)")
     script = tmp_path / "parent.py"
     script.write_text(PARENT_ONLY)

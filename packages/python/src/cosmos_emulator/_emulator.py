@@ -6,7 +6,6 @@ Emulator.client() alone, when it is called.
 
 from __future__ import annotations
 
-import atexit
 import base64
 import collections
 import email.utils
@@ -18,8 +17,6 @@ import shutil
 import signal
 import ssl
 import subprocess
-import sys
-import sysconfig
 import tempfile
 import threading
 import time
@@ -28,6 +25,10 @@ import urllib.parse
 import urllib.request
 from datetime import timedelta
 from typing import Any, Deque, Dict, List, Mapping, Optional, Sequence, Union
+
+from ._binary import BINARY_ENV, find_binary, supports_parent_pid
+from ._errors import ControlError, EmulatorError
+from ._lifetime import death_signal_preexec, install_hooks, track, untrack
 
 __all__ = [
     "BINARY_ENV",
@@ -43,11 +44,6 @@ __all__ = [
 #: well-known key as Microsoft's emulators).
 WELL_KNOWN_KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
 
-#: An environment variable naming the binary to run; it wins over the one
-#: installed with the package.
-BINARY_ENV = "COSMOS_EMULATOR_BINARY"
-
-_BINARY_NAME = "cosmos-emulator.exe" if os.name == "nt" else "cosmos-emulator"
 _API_VERSION = "2020-07-15"
 _LISTENING = "listening on "
 
@@ -64,210 +60,6 @@ _CONTAINER_VARIABLES = (
     "ENABLE_TELEMETRY",
 )
 _CONTAINER_PREFIX = "AZURE_COSMOS_EMULATOR_"
-
-
-class EmulatorError(RuntimeError):
-    """The emulator could not be started, or stopped answering.
-
-    ``returncode`` is the process's exit code when it had exited, and
-    ``stderr`` the end of what it wrote to its standard error.
-    """
-
-    def __init__(self, message: str, *, returncode: Optional[int] = None, stderr: str = ""):
-        if stderr:
-            message = f"{message}\n--- cosmos-emulator stderr (last lines) ---\n{stderr.rstrip()}"
-        super().__init__(message)
-        self.returncode = returncode
-        self.stderr = stderr
-
-
-class ControlError(EmulatorError):
-    """A control request (clock, purge, reset, snapshots) was refused: the
-    emulator's HTTP status and its ``{"code", "message"}`` body."""
-
-    def __init__(self, method: str, path: str, status: int, code: str, message: str):
-        super().__init__(f"{method} {path} -> {status} {code}: {message}")
-        self.status = status
-        self.code = code
-        self.message = message
-
-
-# --- finding the binary --------------------------------------------------------
-
-
-def _scripts_dirs() -> List[str]:
-    """Where an installed wheel puts its scripts: this interpreter's scheme,
-    the user scheme (pip install --user), the base interpreter's (a virtualenv
-    with --system-site-packages), ``bin/`` beside the package's directory
-    (pip install --target), then beside the interpreter."""
-    dirs: List[str] = []
-    try:
-        dirs.append(sysconfig.get_path("scripts"))
-    except (KeyError, ValueError):
-        pass
-    try:
-        if hasattr(sysconfig, "get_preferred_scheme"):  # Python 3.10+
-            user_scheme = sysconfig.get_preferred_scheme("user")
-        elif sys.platform == "darwin" and sys._framework:  # type: ignore[attr-defined]
-            user_scheme = "osx_framework_user"
-        else:
-            user_scheme = f"{os.name}_user"
-        dirs.append(sysconfig.get_path("scripts", user_scheme))
-    except (KeyError, ValueError, AttributeError):
-        pass
-    try:
-        base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix}
-        dirs.append(sysconfig.get_path("scripts", vars=base))
-    except (KeyError, ValueError):
-        pass
-    dirs.append(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bin"))
-    if sys.executable:
-        dirs.append(os.path.dirname(sys.executable))
-    unique: List[str] = []
-    for d in dirs:
-        if d and d not in unique:
-            unique.append(d)
-    return unique
-
-
-def _check_executable(path: str, source: str) -> str:
-    if not os.path.exists(path):
-        raise EmulatorError(f"the cosmos-emulator binary {path!r} ({source}) does not exist")
-    if os.path.isdir(path) or not os.access(path, os.X_OK):
-        raise EmulatorError(f"the cosmos-emulator binary {path!r} ({source}) is not an executable file")
-    return os.path.abspath(path)
-
-
-def find_binary(binary: Optional[Union[str, "os.PathLike[str]"]] = None) -> str:
-    """The path of the cosmos-emulator binary to run.
-
-    In order: ``binary`` if given, else ``$COSMOS_EMULATOR_BINARY``, else the
-    ``cosmos-emulator`` that the wheel installed beside this interpreter's
-    scripts (the virtualenv's ``bin/``, or the user scheme's), else the first
-    one on ``PATH``. Raises EmulatorError naming every place it looked.
-    """
-    if binary is not None:
-        path = os.fspath(binary)
-        if os.sep not in path and not (os.altsep and os.altsep in path):
-            found = shutil.which(path)
-            if found is None:
-                raise EmulatorError(f"binary={path!r}: no such program on PATH")
-            return found
-        return _check_executable(path, "the binary argument")
-    from_env = os.environ.get(BINARY_ENV)
-    if from_env:
-        return _check_executable(from_env, f"${BINARY_ENV}")
-    looked: List[str] = []
-    for d in _scripts_dirs():
-        candidate = os.path.join(d, _BINARY_NAME)
-        looked.append(candidate)
-        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    found = shutil.which(_BINARY_NAME)
-    if found:
-        return found
-    looked.append(f"{_BINARY_NAME} on PATH")
-    raise EmulatorError(
-        "cannot find the cosmos-emulator binary; looked at:\n  "
-        + "\n  ".join(looked)
-        + f"\nInstall the package's wheel into this interpreter (pip install cosmos-emulator), "
-        f"or name the binary with ${BINARY_ENV} or start(binary=...)."
-    )
-
-
-_parent_pid_support: Dict[str, bool] = {}
-_parent_pid_lock = threading.Lock()
-
-
-def _supports_parent_pid(binary: str) -> bool:
-    """Whether this binary has --parent-pid (asked once per binary, through --help)."""
-    with _parent_pid_lock:
-        known = _parent_pid_support.get(binary)
-        if known is None:
-            try:
-                out = subprocess.run(
-                    [binary, "--help"],
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    timeout=10,
-                    check=False,
-                ).stdout
-                known = b"--parent-pid" in out
-            except (OSError, subprocess.SubprocessError):
-                known = False
-            _parent_pid_support[binary] = known
-        return known
-
-
-# --- the child's lifetime ------------------------------------------------------
-
-_live: "set[Emulator]" = set()
-_live_lock = threading.RLock()
-_atexit_registered = False
-_sigterm_handled = False
-
-
-def _stop_all() -> None:
-    with _live_lock:
-        # A process forked from this one (multiprocessing) has a copy of the
-        # set: it stops only what it started itself.
-        emulators = [e for e in _live if e._owner == os.getpid()]
-    for emulator in emulators:
-        try:
-            emulator.stop(timeout=5.0)
-        except Exception:  # noqa: BLE001 - at exit, stop what can be stopped
-            pass
-
-
-def _on_sigterm(signum: int, frame: Any) -> None:
-    """SIGTERM with no handler of the program's own: stop the emulators, then
-    die of SIGTERM as the process would have without this handler."""
-    _stop_all()
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    os.kill(os.getpid(), signal.SIGTERM)
-
-
-def _install_hooks() -> None:
-    global _atexit_registered, _sigterm_handled
-    if not _atexit_registered:
-        _atexit_registered = True
-        atexit.register(_stop_all)
-    # Signal handlers can only be set from the main thread: a first start
-    # from another thread leaves it to a later one from the main thread.
-    if not _sigterm_handled and os.name == "posix" and threading.current_thread() is threading.main_thread():
-        _sigterm_handled = True
-        try:
-            if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-                signal.signal(signal.SIGTERM, _on_sigterm)
-        except (ValueError, OSError):
-            pass
-
-
-def _death_signal_preexec() -> Optional[Any]:
-    """Linux: a preexec_fn that asks the kernel to SIGTERM the child when its
-    parent dies (PR_SET_PDEATHSIG), even by SIGKILL. The kernel ties this to
-    the thread that forks, so only a start from the main thread sets it (a
-    worker thread's end would otherwise stop the emulator)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    try:
-        import ctypes
-
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    parent = os.getpid()
-    pr_set_pdeathsig = 1
-
-    def preexec() -> None:
-        prctl(pr_set_pdeathsig, int(signal.SIGTERM), 0, 0, 0)
-        if os.getppid() != parent:  # the parent died before prctl
-            os._exit(1)
-
-    return preexec
 
 
 # --- signing -------------------------------------------------------------------
@@ -354,7 +146,7 @@ class Emulator:
         if ranges is not None:
             argv += ["--ranges-per-container", str(ranges)]
         on_main_thread = threading.current_thread() is threading.main_thread()
-        if on_main_thread and _supports_parent_pid(self.binary):
+        if on_main_thread and supports_parent_pid(self.binary):
             argv += ["--parent-pid", str(os.getpid())]
         argv += [os.fspath(a) for a in args]
         self.args: List[str] = argv
@@ -364,7 +156,7 @@ class Emulator:
             for name, value in os.environ.items()
             if name not in _CONTAINER_VARIABLES and not name.startswith(_CONTAINER_PREFIX)
         }
-        _install_hooks()
+        install_hooks()
         self._stderr = open(self._stderr_path, "w+b")  # noqa: SIM115 - closed in stop()
         try:
             self._process = subprocess.Popen(
@@ -378,14 +170,13 @@ class Emulator:
                 # the program), which stops the emulator after its teardown,
                 # instead of stopping the emulator under the teardown's feet.
                 start_new_session=os.name == "posix",
-                preexec_fn=_death_signal_preexec(),  # noqa: PLW1509 - async-signal-safe enough: one prctl
+                preexec_fn=death_signal_preexec(),  # noqa: PLW1509 - async-signal-safe enough: one prctl
             )
         except OSError as error:
             self._stderr.close()
             shutil.rmtree(self._workdir, ignore_errors=True)
             raise EmulatorError(f"cannot run {self.binary!r}: {error}") from error
-        with _live_lock:
-            _live.add(self)
+        track(self)
         self._reader = threading.Thread(
             target=self._read_stdout, name=f"cosmos-emulator-{self._process.pid}-stdout", daemon=True
         )
@@ -547,8 +338,7 @@ class Emulator:
             except OSError:
                 pass
         self._stderr.close()
-        with _live_lock:
-            _live.discard(self)
+        untrack(self)
         shutil.rmtree(self._workdir, ignore_errors=True)
 
     def __enter__(self) -> "Emulator":
