@@ -166,9 +166,9 @@ def test_a_missing_binary_says_where_it_looked(clean_env, monkeypatch, tmp_path)
         cosmos_emulator.start()
     monkeypatch.delenv("COSMOS_EMULATOR_BINARY")
     # Nothing installed anywhere: the message lists every place.
-    from cosmos_emulator import _emulator
+    from cosmos_emulator import _binary
 
-    monkeypatch.setattr(_emulator, "_scripts_dirs", lambda: [str(tmp_path / "bin")])
+    monkeypatch.setattr(_binary, "_scripts_dirs", lambda: [str(tmp_path / "bin")])
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     with pytest.raises(cosmos_emulator.EmulatorError) as error:
         cosmos_emulator.start()
