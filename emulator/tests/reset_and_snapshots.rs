@@ -40,12 +40,7 @@ fn feed_ids(c: &TestClient) -> Vec<String> {
         return Vec::new();
     }
     assert_eq!(reply.status, 200, "{}", reply.body);
-    reply.body["Documents"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["id"].as_str().unwrap().to_string())
-        .collect()
+    reply.document_ids()
 }
 
 #[test]

@@ -118,6 +118,19 @@ fn cargo() -> std::process::Command {
     std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
 
+/// Runs one step of `task`, echoing what it is; a failure names the step.
+fn step(task: &str, what: &str, command: &mut std::process::Command) -> Result<(), String> {
+    eprintln!("\n== xtask {task}: {what}");
+    let status = command
+        .status()
+        .map_err(|e| format!("{what}: cannot run {:?}: {e}", command.get_program()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{what}: failed ({status})"))
+    }
+}
+
 /// The value of `--name VALUE` or `--name=VALUE` in `args`.
 fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
     args.iter().enumerate().find_map(|(i, arg)| {

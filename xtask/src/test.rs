@@ -51,17 +51,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Runs one step, echoing what it is; a failure names the step.
+/// Runs one step of `cargo xtask test`.
 fn step(what: &str, command: &mut Command) -> Result<(), String> {
-    eprintln!("\n== xtask test: {what}");
-    let status = command
-        .status()
-        .map_err(|e| format!("{what}: cannot run {:?}: {e}", command.get_program()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{what}: failed ({status})"))
-    }
+    crate::step("test", what, command)
 }
 
 fn npm() -> Command {

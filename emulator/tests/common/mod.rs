@@ -33,6 +33,16 @@ impl Reply {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 
+    /// The ids of a feed or query page's `Documents`.
+    pub fn document_ids(&self) -> Vec<String> {
+        self.body["Documents"]
+            .as_array()
+            .expect("a page of documents")
+            .iter()
+            .map(|d| d["id"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+
     pub fn code(&self) -> &str {
         self.body["code"].as_str().unwrap_or("")
     }

@@ -6,20 +6,19 @@
 // (cosmos-emulator-<platform>-<arch>), as with esbuild and @biomejs/biome.
 
 const { spawn } = require("node:child_process");
-const { createHmac } = require("node:crypto");
 const fs = require("node:fs");
-const http = require("node:http");
 const https = require("node:https");
 const os = require("node:os");
 const path = require("node:path");
 
 const pkg = require("./package.json");
+const { binaryPath, platformPackage } = require("./lib/binary.js");
+const { Child, howExited, removeDir } = require("./lib/child.js");
+const { EmulatorError, masterKeyHeaders, request } = require("./lib/control.js");
 
 /** The emulator's default master key (the well-known key of Microsoft's emulator). */
 const WELL_KNOWN_KEY =
   "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
-
-const STDERR_TAIL = 8000;
 
 /**
  * Variables the binary reads when the matching flag is absent (the
@@ -57,123 +56,6 @@ const OPTIONS = new Set([
   "timeoutMs",
   "dieWithParent",
 ]);
-
-/** The npm package carrying the binary for this platform, e.g. cosmos-emulator-linux-x64. */
-function platformPackage(platform = process.platform, arch = process.arch) {
-  return `cosmos-emulator-${platform}-${arch}`;
-}
-
-/**
- * The path of the emulator binary: `binary` if given, else the environment
- * variable COSMOS_EMULATOR_BINARY, else the file in the platform package.
- * Throws an Error saying what is missing and how to fix it.
- */
-function binaryPath(options = {}) {
-  const given = options.binary || process.env.COSMOS_EMULATOR_BINARY;
-  if (given) {
-    const from = options.binary ? "the `binary` option" : "COSMOS_EMULATOR_BINARY";
-    if (!fs.existsSync(given)) {
-      throw new Error(`cosmos-emulator: ${from} names ${given}, which does not exist`);
-    }
-    return path.resolve(given);
-  }
-  const name = platformPackage();
-  const exe = process.platform === "win32" ? ".exe" : "";
-  let found;
-  try {
-    found = require.resolve(`${name}/bin/cosmos-emulator${exe}`);
-  } catch {
-    throw new Error(missingPlatformPackage(name));
-  }
-  let version;
-  try {
-    version = require(`${name}/package.json`).version;
-  } catch {
-    version = undefined;
-  }
-  if (version !== pkg.version) {
-    throw new Error(
-      `cosmos-emulator: ${name} is version ${version}, but cosmos-emulator ${pkg.version} needs ` +
-        `the same version; reinstall (npm install cosmos-emulator@${pkg.version}) so that ` +
-        `npm installs ${name}@${pkg.version}, or set COSMOS_EMULATOR_BINARY`,
-    );
-  }
-  return found;
-}
-
-function missingPlatformPackage(name) {
-  const known = Object.keys(pkg.optionalDependencies || {});
-  const where = `${process.platform}-${process.arch}`;
-  if (!known.includes(name)) {
-    return (
-      `cosmos-emulator: there is no prebuilt emulator for ${where} ` +
-      `(platform packages: ${known.join(", ") || "none"}). Build one with a Rust toolchain ` +
-      "(cargo install --path emulator in the emulator's repository) and set " +
-      "COSMOS_EMULATOR_BINARY to its path, or pass the `binary` option."
-    );
-  }
-  return (
-    `cosmos-emulator: the package ${name}, which carries the emulator binary for ${where}, ` +
-    "is not installed. npm installs it as an optional dependency of cosmos-emulator, so it is " +
-    "missing when optional dependencies were left out (npm install --omit=optional or --no-optional, the npm " +
-    "config omit=optional, yarn --ignore-optional) or when " +
-    "node_modules or the lockfile was made on another platform. Fix: reinstall without " +
-    `omitting optional dependencies, or add it yourself: npm install ${name}@${pkg.version}. ` +
-    "Or set COSMOS_EMULATOR_BINARY to a cosmos-emulator binary."
-  );
-}
-
-/** Master-key authorization headers (verb, resource type, resource link). */
-function masterKeyHeaders(key, verb, resourceType = "", resourceLink = "") {
-  const date = new Date().toUTCString();
-  const payload =
-    `${verb.toLowerCase()}\n${resourceType.toLowerCase()}\n${resourceLink}\n` +
-    `${date.toLowerCase()}\n\n`;
-  const sig = createHmac("sha256", Buffer.from(key, "base64"))
-    .update(payload, "utf8")
-    .digest("base64");
-  return {
-    authorization: encodeURIComponent(`type=master&ver=1.0&sig=${sig}`),
-    "x-ms-date": date,
-    "x-ms-version": "2020-07-15",
-  };
-}
-
-/** One request on node:http / node:https; resolves {status, body} (body as text). */
-function request(url, { method = "GET", headers = {}, body, ca, timeoutMs = 30000 } = {}) {
-  const u = new URL(url);
-  const mod = u.protocol === "https:" ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = mod.request(
-      u,
-      // A fresh connection per call (agent: false): nothing lingers to keep
-      // the event loop alive after the call.
-      { method, headers, agent: false, ...(ca ? { ca } : {}), timeout: timeoutMs },
-      (res) => {
-        let data = "";
-        res.setEncoding("utf8");
-        res.on("data", (d) => (data += d));
-        res.on("end", () => resolve({ status: res.statusCode, body: data }));
-        res.on("error", reject);
-      },
-    );
-    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on("error", reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
-
-/** The error a control call rejects with: the emulator's {code, message}, status. */
-class EmulatorError extends Error {
-  constructor(message, { status, code, body } = {}) {
-    super(message);
-    this.name = "EmulatorError";
-    this.status = status;
-    this.code = code;
-    this.body = body;
-  }
-}
 
 function validate(options) {
   if (options === null || typeof options !== "object") {
@@ -235,11 +117,6 @@ function childEnv(extra) {
   return { ...env, ...(extra || {}) };
 }
 
-/** "exit code N" / "signal S" for an exited child. */
-function howExited(code, signal) {
-  return signal ? `was killed by ${signal}` : `exited with code ${code}`;
-}
-
 /**
  * Starts the emulator on a free loopback port and resolves once it answers
  * a signed request. Rejects with an Error saying why it could not start
@@ -294,157 +171,6 @@ async function startEmulator(options = {}) {
     await child.kill("SIGKILL");
     child.cleanup();
     throw e;
-  }
-}
-
-function removeDir(dir) {
-  if (!dir) return;
-  try {
-    fs.rmSync(dir, { recursive: true, force: true });
-  } catch {
-    // A temporary directory left behind is not worth an error.
-  }
-}
-
-/**
- * The emulators of this module that still run. When this process exits
- * without stop() (the loop ran empty, process.exit(), an uncaught
- * exception), each is sent SIGTERM; the emulator's --parent-pid covers the
- * ways of dying that run no JavaScript (signals, SIGKILL, a crash). One
- * `exit` listener while any runs, none otherwise (jest loads this module
- * once per test file in the same process).
- */
-const running = new Set();
-
-function onParentExit() {
-  for (const child of running) {
-    try {
-      child.proc.kill("SIGTERM");
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
-function remember(child) {
-  if (running.size === 0) process.on("exit", onParentExit);
-  running.add(child);
-}
-
-function forget(child) {
-  if (running.delete(child) && running.size === 0) process.off("exit", onParentExit);
-}
-
-/** The child process: its output tails, its exit, and its end with the parent. */
-class Child {
-  constructor(proc, tmp) {
-    this.proc = proc;
-    this.tmp = tmp;
-    this.stderr = "";
-    this.stdout = "";
-    this.exit = undefined; // {code, signal} once exited
-    this.spawnError = undefined;
-    this.exited = new Promise((resolve) => {
-      proc.once("exit", (code, signal) => {
-        this.exit = { code, signal };
-        forget(this);
-        resolve(this.exit);
-      });
-      proc.once("error", (e) => {
-        // Spawning failed (ENOENT, EACCES): no exit event follows.
-        this.spawnError = e;
-        if (proc.pid === undefined) {
-          this.exit = { code: null, signal: null };
-          forget(this);
-          resolve(this.exit);
-        }
-      });
-    });
-    // Drain both pipes for the whole life of the process (a full pipe would
-    // block the emulator); keep the tails for error messages.
-    proc.stderr.setEncoding("utf8");
-    proc.stderr.on("data", (d) => {
-      this.stderr = (this.stderr + d).slice(-STDERR_TAIL);
-    });
-    proc.stdout.setEncoding("utf8");
-    proc.stdout.on("data", (d) => {
-      this.stdout = (this.stdout + d).slice(-STDERR_TAIL);
-    });
-    proc.stdin.on("error", () => {});
-    remember(this);
-  }
-
-  /** Resolves the URL of the first stdout line `listening on <url>`. */
-  listening(deadline, timeoutMs, shown) {
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      const done = (err, url) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        this.proc.stdout.off("data", onData);
-        if (err) reject(err);
-        else resolve(url);
-      };
-      const timer = setTimeout(
-        () => done(this.failure(`no 'listening on' line within ${timeoutMs} ms`, shown)),
-        Math.max(0, deadline - Date.now()),
-      );
-      const onData = () => {
-        const nl = this.stdout.indexOf("\n");
-        if (nl < 0) return;
-        const line = this.stdout.slice(0, nl).trim();
-        const m = /^listening on (\S+)$/.exec(line);
-        if (m) done(undefined, m[1]);
-        else done(this.failure(`unexpected first line on stdout: ${JSON.stringify(line)}`, shown));
-      };
-      this.proc.stdout.on("data", onData);
-      this.exited.then(() => {
-        // Let the last output arrive before reading it.
-        setImmediate(() => done(this.failure(this.exitReason("before it listened"), shown)));
-      });
-    });
-  }
-
-  exitReason(when) {
-    if (this.spawnError && this.proc.pid === undefined) {
-      const e = this.spawnError;
-      const hint = e.code === "EACCES" ? " (is the file executable?)" : "";
-      return `cannot run the binary: ${e.message}${hint}`;
-    }
-    return `the emulator ${howExited(this.exit.code, this.exit.signal)} ${when}`;
-  }
-
-  /** An Error saying why, the command line and the stderr tail. */
-  failure(why, shown) {
-    const tail = this.stderr.trim();
-    return new Error(
-      `cosmos-emulator did not start: ${why}\ncommand: ${shown}` +
-        (tail ? `\n--- emulator stderr (last lines) ---\n${tail}` : "\n(the emulator wrote nothing on stderr)"),
-    );
-  }
-
-  /** Ready: the child no longer keeps the event loop alive. */
-  detach() {
-    this.proc.unref();
-    for (const s of [this.proc.stdin, this.proc.stdout, this.proc.stderr]) s?.unref?.();
-  }
-
-  /** Sends `signal` unless exited; resolves on exit. */
-  async kill(signal) {
-    if (this.exit) return this.exit;
-    try {
-      this.proc.kill(signal);
-    } catch {
-      // Exited meanwhile.
-    }
-    return this.exited;
-  }
-
-  cleanup() {
-    forget(this);
-    for (const s of [this.proc.stdin, this.proc.stdout, this.proc.stderr]) s?.destroy();
-    removeDir(this.tmp);
   }
 }
 

@@ -44,6 +44,31 @@ def test_holds_an_emulator(cosmos_emulator, probe):
 """
 
 
+def _as_a_terminal_job() -> None:
+    """In the inner pytest, before exec: SIGINT as a terminal's job has it.
+    A shell runs background commands with SIGINT ignored, and Python keeps
+    an ignored SIGINT ignored: run from such a job (`cargo xtask ... &`),
+    the Ctrl-C cases would wait forever."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+_started: "List[Inner]" = []
+
+
+@pytest.fixture(autouse=True)
+def _no_inner_pytest_left():
+    """A failing case still leaves no inner pytest (and so no emulator) behind."""
+    yield
+    while _started:
+        inner = _started.pop()
+        if inner.process.poll() is None:
+            try:
+                os.killpg(inner.process.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            inner.process.wait()
+
+
 class Inner:
     """An inner `python -m pytest` with its stdout read line by line."""
 
@@ -59,7 +84,9 @@ class Inner:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group, as a terminal's job
+            preexec_fn=_as_a_terminal_job,
         )
+        _started.append(self)
         self.lines: "queue.Queue[Optional[str]]" = queue.Queue()
         self.output: List[str] = []
         threading.Thread(target=self._read, daemon=True).start()

@@ -73,17 +73,9 @@ fn emulator_version() -> Result<String, String> {
         .ok_or_else(|| format!("{}: no version", manifest.display()))
 }
 
-/// Runs one step, echoing what it is; a failure names the step.
+/// Runs one step of `cargo xtask package`.
 pub(crate) fn step(what: &str, command: &mut Command) -> Result<(), String> {
-    eprintln!("\n== xtask package: {what}");
-    let status = command
-        .status()
-        .map_err(|e| format!("{what}: cannot run {:?}: {e}", command.get_program()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{what}: failed ({status})"))
-    }
+    crate::step("package", what, command)
 }
 
 /// A fresh, empty directory (removed first if it exists).

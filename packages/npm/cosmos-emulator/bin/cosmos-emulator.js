@@ -15,12 +15,19 @@ try {
   process.exit(1);
 }
 
-const child = spawn(binary, process.argv.slice(2), { stdio: "inherit", windowsHide: false });
-
+// The handlers come first: a signal that arrives while the binary starts
+// is passed on once it runs, never left to kill this launcher alone (the
+// emulator would outlive it).
 const forwarded = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR2"];
 const handlers = new Map();
+let child;
+let pending;
 for (const signal of forwarded) {
   const handler = () => {
+    if (!child) {
+      pending = signal;
+      return;
+    }
     try {
       child.kill(signal);
     } catch {
@@ -34,6 +41,9 @@ for (const signal of forwarded) {
     // Not a signal on this platform.
   }
 }
+
+child = spawn(binary, process.argv.slice(2), { stdio: "inherit", windowsHide: false });
+if (pending) child.kill(pending);
 
 child.on("error", (e) => {
   process.stderr.write(`cosmos-emulator: cannot run ${binary}: ${e.message}\n`);
