@@ -6,6 +6,7 @@ mod expectations;
 mod fuzz;
 mod package;
 mod scorecard;
+mod sdk_suites;
 mod server;
 mod test;
 
@@ -59,6 +60,13 @@ tasks:
       @zeit/cosmosdb-server from npm (HTTP and HTTPS; installed into
       target/scorecard/), regenerate their fixtures/expectations/ lists and
       write docs/scorecard.{md,html}. About three minutes; needs node and npm.
+  sdk-suites [--kind sync|async|all] [--files F...] [-k EXPR]
+      The official Python SDK's own tests (the azure-cosmos sdist's tests/,
+      downloaded from PyPI into target/sdk-suites/python, never committed)
+      against the release emulator on https://localhost:8081/, with the
+      emulator marker; prints per-file counts and the failures grouped by
+      cause, and writes target/sdk-suites/python/report-<kind>.md. Many
+      minutes; not part of .ci/run.
   expectations --from REPORT.json --name NAME [--implementation TEXT]
       Write fixtures/expectations/NAME.toml from a report, keeping the
       reasons already written.
@@ -76,6 +84,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::run(&rest),
         Some("package") => package::run(&rest),
         Some("scorecard") => scorecard::run(&rest),
+        Some("sdk-suites") => sdk_suites::run(&rest),
         Some("help" | "--help" | "-h") | None => {
             print!("{HELP}");
             return ExitCode::SUCCESS;
