@@ -274,7 +274,7 @@ impl KeyScope {
 /// between `/`, trimmed, or quoted with `"` or `'` to hold any character
 /// (`/'a/b'/"it's"` → `["a/b", "it's"]`); a quote preceded by a backslash
 /// does not end the segment, and is kept as written.
-fn split_path(path: &str) -> Result<Vec<String>, String> {
+pub(crate) fn split_path(path: &str) -> Result<Vec<String>, String> {
     let mut tokens = Vec::new();
     let mut rest = path;
     while let Some(after_slash) = rest.strip_prefix('/') {

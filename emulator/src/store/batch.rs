@@ -278,6 +278,9 @@ struct Stage<'c> {
     writes: Vec<(ItemKey, Option<Item>)>,
     /// The number the next new item gets (the last part of its RID).
     next_number: u64,
+    /// The unique key entries of each item the stage wrote (see
+    /// `unique_keys.rs`); empty without a unique key policy.
+    staged_unique: HashMap<ItemKey, Vec<String>>,
 }
 
 impl<'c> Stage<'c> {
@@ -288,6 +291,7 @@ impl<'c> Stage<'c> {
             overlay: HashMap::new(),
             writes: Vec::new(),
             next_number: c.next_number(),
+            staged_unique: HashMap::new(),
         }
     }
 
@@ -315,10 +319,35 @@ impl<'c> Stage<'c> {
                 self.next_number - 1
             }
         };
+        let entries = self.check_unique(&key, &body)?;
         let item = self.c.version(number, body, ttl, self.now)?;
+        if !entries.is_empty() {
+            self.staged_unique.insert(key.clone(), entries);
+        }
         self.overlay.insert(key.clone(), Some(item.clone()));
         self.writes.push((key, Some(item.clone())));
         Ok(item)
+    }
+
+    /// The unique key entries of `body` as the item at `key`, refused (409)
+    /// when another live item as the batch sees it holds one: one the stage
+    /// wrote, or a stored one the stage has not rewritten or deleted.
+    fn check_unique(&self, key: &ItemKey, body: &Map<String, Value>) -> ApiResult<Vec<String>> {
+        let entries = self.c.unique_entries(key, body);
+        for entry in &entries {
+            let staged = self
+                .staged_unique
+                .iter()
+                .any(|(other, held)| other != key && held.contains(entry));
+            let stored = self
+                .c
+                .unique_holder(entry, key, self.now)
+                .is_some_and(|holder| !self.overlay.contains_key(holder));
+            if staged || stored {
+                return Err(self.c.unique_conflict(entry));
+            }
+        }
+        Ok(entries)
     }
 
     /// A create, upsert or replace (of the item `url_id`), as a single write.
@@ -384,6 +413,7 @@ impl<'c> Stage<'c> {
             Action::Delete => {
                 let key = key(&addressed()?);
                 self.existing(&key, if_match)?;
+                self.staged_unique.remove(&key);
                 self.overlay.insert(key.clone(), None);
                 self.writes.push((key, None));
                 Ok(Outcome::done(StatusCode::NO_CONTENT, None))

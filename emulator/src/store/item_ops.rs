@@ -94,6 +94,7 @@ impl Store {
             }
             (_, None) => StatusCode::CREATED,
         };
+        c.check_unique(&key, &write.body, now)?;
         let range = c.range_of(key.pk());
         let (item, expires) = write_and_expiry(c, key, write.body, item_ttl, now)?;
         drop(catalog);
@@ -131,6 +132,7 @@ impl Store {
         let (item, expires, range) = self.with_live_item(address, |c, key, now| {
             let current = c.get(&key, now).expect("live");
             let (body, item_ttl) = edited(c, &key, id, current, edit)?;
+            c.check_unique(&key, &body, now)?;
             let range = c.range_of(key.pk());
             let (item, expires) = write_and_expiry(c, key, body, item_ttl, now)?;
             Ok((item, expires, range))

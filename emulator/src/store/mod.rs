@@ -19,6 +19,7 @@ mod offers;
 mod ranges;
 mod records;
 mod sequence;
+mod unique_keys;
 mod users;
 
 use std::collections::BTreeMap;

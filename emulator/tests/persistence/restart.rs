@@ -171,8 +171,7 @@ pub(crate) fn a_restart_keeps_settings_offers_users_items_feed_and_sessions() {
         None,
     );
     assert_eq!(with_token.status, 200, "{}", with_token.body);
-    // The LSN and the session go on from where they were. (The emulator
-    // echoes uniqueKeyPolicy without enforcing it: compared above only.)
+    // The LSN and the session go on from where they were.
     let next = json!({"id": "i4", "tenant": "t1", "user": "u1", "email": "d@x"});
     let written = api.post(&docs, &next, &[pk]);
     assert_eq!(written.status, 201, "{}", written.body);
@@ -189,6 +188,18 @@ pub(crate) fn a_restart_keeps_settings_offers_users_items_feed_and_sessions() {
     );
     let lsn = |d: &Value| d["metadata"]["lsn"].as_u64().unwrap();
     assert!(lsn(changes.last().unwrap()) > lsn(&changes_before[changes_before.len() - 1]));
+    // The unique key index came back with the items: i1 holds "a@x" and i4
+    // "d@x"; i2's replace freed "b@x" and i3's delete "c@x".
+    for (id, email, status) in [
+        ("i5", "a@x", 409),
+        ("i5", "d@x", 409),
+        ("i5", "b@x", 201),
+        ("i6", "c@x", 201),
+    ] {
+        let item = json!({"id": id, "tenant": "t1", "user": "u1", "email": email});
+        let reply = api.post(&docs, &item, &[pk]);
+        assert_eq!(reply.status, status, "{email}: {}", reply.body);
+    }
 }
 
 #[test]

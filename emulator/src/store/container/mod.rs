@@ -19,8 +19,10 @@ use super::log::{Change, ChangeKind, ChangeLog};
 use super::numbered::NumberedKeys;
 use super::ranges::{Range, RangeMap, SplitRefusal};
 use super::records::{self, ContainerNumbers};
+use super::unique_keys::{UniqueIndex, UniqueKeyPolicy};
 
 mod restore;
+mod unique;
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::{KeyScope, PartitionKeyDefinition};
 use crate::persist::Journal;
@@ -39,6 +41,8 @@ pub struct ContainerSettings {
     pub change_feed_retention: Option<i64>,
     /// `computedProperties`, validated (served back as given, from `extra`).
     pub computed_properties: ComputedProperties,
+    /// `uniqueKeyPolicy`, validated (served back as given, from `extra`).
+    pub unique_keys: UniqueKeyPolicy,
     /// Other client properties, echoed back unchanged (e.g. `uniqueKeyPolicy`).
     pub extra: Map<String, Value>,
 }
@@ -57,6 +61,7 @@ impl ContainerSettings {
         }
         let change_feed_retention = change_feed_retention(body.get("changeFeedPolicy"))?;
         let computed_properties = ComputedProperties::parse(body.get("computedProperties"))?;
+        let unique_keys = UniqueKeyPolicy::parse(body.get("uniqueKeyPolicy"))?;
         let mut extra = body.clone();
         for owned in ["id", "partitionKey", "defaultTtl", "indexingPolicy"] {
             extra.remove(owned);
@@ -80,6 +85,7 @@ impl ContainerSettings {
             indexing_policy,
             change_feed_retention,
             computed_properties,
+            unique_keys,
             extra,
         })
     }
@@ -127,6 +133,9 @@ pub struct Container {
     log: ChangeLog,
     /// Live items by the LSN of their last write: the latest-version feed.
     by_lsn: NumberedKeys,
+    /// Which item holds each unique key value (`unique_keys.rs`); `None`
+    /// without a unique key policy.
+    unique: Option<Box<UniqueIndex>>,
     /// The physical partition key ranges (`pkranges`): set at creation,
     /// changed by splits.
     ranges: RangeMap,
@@ -182,6 +191,7 @@ impl Container {
         let retention = settings.change_feed_retention.unwrap_or(default_retention);
         let rid = rid::container(database_number, number);
         let ranges = RangeMap::even(&settings.partition_key, 1);
+        let unique = UniqueIndex::for_policy(&settings.unique_keys);
         Container {
             owner: OwnerHeaders::new(&rid, database_id, &id),
             id,
@@ -198,6 +208,7 @@ impl Container {
             next_item: 1,
             log: ChangeLog::new(retention),
             by_lsn: NumberedKeys::default(),
+            unique,
             ranges,
             journal: None,
         }
@@ -265,6 +276,7 @@ impl Container {
                 "The partition key of a container cannot be changed: send the container's current partitionKey definition.",
             ));
         }
+        Self::check_same_unique_keys(&self.settings.unique_keys, &settings.unique_keys)?;
         self.purge_due(now, usize::MAX, &mut Vec::new());
         self.log
             .set_retention(settings.change_feed_retention.unwrap_or(default_retention));
@@ -468,6 +480,9 @@ impl Container {
                 None
             }
         };
+        if let Some(unique) = &mut self.unique {
+            unique.insert(&key, &body);
+        }
         self.expiry.insert(&key, ttl, ts, lsn);
         self.by_lsn.insert(lsn, key.clone());
         self.log.append(Change {
@@ -517,6 +532,9 @@ impl Container {
             journal.record(|out| records::encode_remove(out, numbers, key, lsn, now, ttl_expired));
         }
         self.order.remove(key);
+        if let Some(unique) = &mut self.unique {
+            unique.remove(key);
+        }
         self.by_number.remove(item.number, key);
         self.by_lsn.remove(item.lsn, key);
         self.log.append(Change {

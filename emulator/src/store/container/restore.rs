@@ -70,7 +70,11 @@ impl Container {
         let settings = ContainerSettings::parse(meta.resource.as_object().unwrap_or(&Map::new()))?;
         self.log
             .set_retention(settings.change_feed_retention.unwrap_or(default_retention));
+        let policy_changed = !self.settings.unique_keys.same_as(&settings.unique_keys);
         self.settings = settings;
+        if policy_changed {
+            self.rebuild_unique();
+        }
         self.ts = meta.ts;
         self.etag = meta.etag.clone();
         self.ranges = meta.ranges.clone();
@@ -88,7 +92,8 @@ impl Container {
     }
 
     /// Restores a snapshot's items, given in the order of their last write,
-    /// into every index, logging nothing.
+    /// into every index (the unique key index too: a later holder of a value
+    /// replaces an earlier, expired one), logging nothing.
     pub fn restore_items(&mut self, items: Vec<(ItemKey, Item)>) {
         let mut by_number: Vec<(u64, ItemKey)> = Vec::with_capacity(items.len());
         for (key, item) in items {
@@ -97,6 +102,7 @@ impl Container {
             self.by_lsn.insert(item.lsn, key.clone());
             self.order.insert(key.clone());
             by_number.push((item.number, key.clone()));
+            self.restore_unique(&key, &item.body);
             self.items.insert(key, item);
         }
         by_number.sort_unstable_by_key(|(number, _)| *number);
