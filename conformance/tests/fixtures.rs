@@ -23,7 +23,7 @@ fn the_shipped_fixtures_hold_at_least_40_cases_with_unique_ids() {
 #[case::matrix(&["M1.1", "M1.2", "M1.3", "M2.1", "M2.2", "M2.3", "M3.1", "M3.2", "M3.3"])]
 #[case::matrix_explicit_null(&["M1.1-null", "M2.1-null", "M3.1-null"])]
 #[case::queries(&["R5.select", "R5.count", "R5.where"])]
-#[case::indexing(&["R10.1", "R10.2", "R10.3", "R10.4"])]
+#[case::indexing(&["R10.1", "R10.2", "R10.3", "R10.4", "R10.5"])]
 fn the_documented_cells_are_all_there(#[case] ids: &[&str]) {
     let cases = all_cases();
     for id in ids {

@@ -1,5 +1,6 @@
 //! Bad input gets a clear Cosmos error and changes nothing: R9 (ttl values),
-//! R10 (indexing), malformed bodies, ids, sizes, unknown paths and methods.
+//! R10 (indexing), malformed bodies, ids, sizes, unknown paths and methods;
+//! and what the service accepts is accepted (the legacy indexing policy).
 
 mod common;
 
@@ -148,6 +149,79 @@ fn r10_no_ttl_with_indexing_none() {
     // Lazy indexing allows TTL.
     let lazy = c.post("/dbs/db/colls", &json!({"id": "z", "partitionKey": {"paths": ["/pk"]}, "defaultTtl": 5, "indexingPolicy": {"indexingMode": "lazy"}}), &[]);
     assert_eq!(lazy.status, 201, "{}", lazy.body);
+}
+
+/// The legacy indexing policy the SDKs' own tests send (the root written
+/// `/`, per-path `indexes`) is accepted, read back in the modern shape, and
+/// the container behaves as with it: ORDER BY, and TTL by `defaultTtl` and
+/// by item. Malformed index specifications are refused and create nothing.
+#[test]
+fn legacy_indexing_policy_is_accepted_and_behaves_as_the_modern_one() {
+    let c = TestClient::with_container(None);
+    assert_eq!(c.delete(COLL, &[]).status, 204);
+    let legacy = json!({"includedPaths": [{"path": "/", "indexes": [
+        {"kind": "Hash", "dataType": "String", "precision": 3},
+        {"kind": "Range", "dataType": "Number", "precision": -1}]}]});
+    let created = c.post(
+        "/dbs/db/colls",
+        &json!({"id": "c", "partitionKey": {"paths": ["/pk"]}, "defaultTtl": 10, "indexingPolicy": legacy}),
+        &[],
+    );
+    assert_eq!(created.status, 201, "{}", created.body);
+    let expected = json!({"indexingMode": "consistent", "automatic": true,
+        "includedPaths": [{"path": "/*"}], "excludedPaths": [{"path": "/\"_etag\"/?"}]});
+    assert_eq!(created.body["indexingPolicy"], expected);
+    assert_eq!(c.get(COLL, &[]).body["indexingPolicy"], expected);
+
+    for (id, n, ttl) in [("a", 2, None), ("b", 1, Some(30)), ("d", 3, Some(-1))] {
+        let mut item = json!({"id": id, "pk": "p", "n": n});
+        if let Some(ttl) = ttl {
+            item["ttl"] = json!(ttl);
+        }
+        assert_eq!(c.create_item(&item).status, 201);
+    }
+    let ordered = c.query("SELECT VALUE c.id FROM c ORDER BY c.n DESC", json!([]));
+    assert_eq!(ordered, [json!("d"), json!("a"), json!("b")]);
+    // `a` follows defaultTtl (10 s), `b` its own ttl (30 s), `d` never expires.
+    c.advance(10);
+    assert_eq!(c.ids(), ["b", "d"]);
+    c.advance(20);
+    assert_eq!(c.ids(), ["d"]);
+
+    // A replace in the legacy shape, as a client that read it back sends.
+    let replaced = c.put(
+        COLL,
+        &json!({"id": "c", "partitionKey": {"paths": ["/pk"]}, "defaultTtl": 10,
+                "indexingPolicy": {"includedPaths": [{"path": "/", "indexes": [{"kind": "Range", "dataType": "String"}]}],
+                                   "excludedPaths": [{"path": "/big/*"}]}}),
+        &[],
+    );
+    assert_eq!(replaced.status, 200, "{}", replaced.body);
+    assert_eq!(
+        replaced.body["indexingPolicy"]["excludedPaths"],
+        json!([{"path": "/big/*"}, {"path": "/\"_etag\"/?"}])
+    );
+
+    // Refused: a typo in an index specification, and (R10) TTL without indexing.
+    let typo = c.post(
+        "/dbs/db/colls",
+        &json!({"id": "t", "partitionKey": {"paths": ["/pk"]},
+                "indexingPolicy": {"includedPaths": [{"path": "/", "indexes": [{"kind": "Rnage", "dataType": "Number"}]}]}}),
+        &[],
+    );
+    typo.assert_error(400, "BadRequest");
+    assert!(typo.message().contains("'Rnage'"), "{}", typo.message());
+    let none = c.post(
+        "/dbs/db/colls",
+        &json!({"id": "n", "partitionKey": {"paths": ["/pk"]}, "defaultTtl": 5,
+                "indexingPolicy": {"indexingMode": "none", "includedPaths": [{"path": "/"}]}}),
+        &[],
+    );
+    none.assert_error(400, "BadRequest");
+    for id in ["t", "n"] {
+        c.get(&format!("/dbs/db/colls/{id}"), &[])
+            .assert_error(404, "NotFound");
+    }
 }
 
 #[rstest]

@@ -7,17 +7,26 @@
 //! `"name"` (or `[]` for array elements), ending in `?` (the scalar at the
 //! path) or `*` (everything below it) for included and excluded paths, and
 //! ending in a label for composite indexes (`/name`, `/address/city`).
+//! The legacy shape (the root written `/`, per-path `indexes`) is accepted
+//! and read back in this one, as the service does (legacy.rs).
 
 use serde_json::{json, Map, Value};
 
 use crate::error::{ApiError, ApiResult};
 use crate::limits::{MAX_COMPOSITE_INDEX_PATHS, MAX_INDEXING_PATHS};
 
+mod legacy;
+
 const INDEXING_MODES: [&str; 3] = ["consistent", "lazy", "none"];
 const SPATIAL_TYPES: [&str; 4] = ["Point", "Polygon", "MultiPolygon", "LineString"];
 const ORDERS: [&str; 2] = ["ascending", "descending"];
 /// The excluded path of the system property `_etag`.
 const ETAG_PATH: &str = "/\"_etag\"/?";
+/// The service's refusal of a policy without the root path: it calls the
+/// root "/" (its legacy spelling, still accepted) and asks for "/*".
+const MANDATORY_ROOT: &str =
+    "The special mandatory indexing path \"/\" is not provided in any of the path type sets. \
+     Please provide this path in one of the sets: include or exclude \"/*\".";
 
 /// Whether a normalised policy turns indexing off (R10 forbids TTL then).
 pub fn is_mode_none(policy: &Value) -> bool {
@@ -74,10 +83,7 @@ pub fn parse(value: Option<&Value>) -> ApiResult<Value> {
     }
     let names_root = |list: &[Value]| list.iter().any(|p| p["path"] == "/*");
     if !names_root(&included) && !names_root(&excluded) {
-        return Err(ApiError::bad_request(
-            "The special mandatory indexing path \"/\" is not provided in any of the path type sets. \
-             Please provide this path in one of the sets: include or exclude \"/*\".",
-        ));
+        return Err(ApiError::bad_request(MANDATORY_ROOT));
     }
     normalised.insert("includedPaths".into(), Value::Array(included));
     normalised.insert("excludedPaths".into(), Value::Array(excluded));
@@ -132,22 +138,16 @@ fn paths(policy: &Map<String, Value>, field: &str) -> ApiResult<Option<Vec<Value
                     "each entry of '{field}' must be an object with a string 'path', got {entry}"
                 )));
             };
-            check_path(path, true)?;
-            let mut normalised = Map::new();
-            normalised.insert("path".into(), Value::from(path));
-            // Legacy per-path index specifications are kept when well formed.
-            match entry.get("indexes") {
-                None | Some(Value::Null) => {}
-                Some(Value::Array(indexes)) if indexes.iter().all(Value::is_object) => {
-                    normalised.insert("indexes".into(), Value::Array(indexes.clone()));
+            let stored = match legacy::root_alias(path) {
+                Some(root) => root,
+                None => {
+                    check_path(path, true)?;
+                    path
                 }
-                Some(other) => {
-                    return Err(invalid(format!(
-                        "'indexes' of the path '{path}' must be an array of objects, got {other}"
-                    )))
-                }
-            }
-            Ok(Value::Object(normalised))
+            };
+            // Legacy per-path index specifications are checked, then dropped.
+            legacy::check_indexes(path, entry.get("indexes"))?;
+            Ok(json!({ "path": stored }))
         })
         .collect::<ApiResult<Vec<_>>>()
         .map(Some)
@@ -323,6 +323,7 @@ mod tests {
 
     #[rstest]
     #[case("/*", true)]
+    #[case("/", true)]
     #[case("/?", true)]
     #[case("/name/?", true)]
     #[case("/name/*", true)]
