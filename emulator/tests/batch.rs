@@ -544,3 +544,37 @@ fn bulk_applies_operations_one_by_one_across_partitions() {
     assert_eq!(reply.status, 200);
     assert_eq!(c.ids(), ["b", "dup"]);
 }
+
+/// A batch's writes share one LSN, and its answer names it in `lsn` as a
+/// point write names its own: one more than before the batch, whatever the
+/// number of writes (test_batch_lsn in the Python SDK's own suite).
+#[test]
+fn a_batch_answer_names_its_one_lsn() {
+    let c = TestClient::with_container(None);
+    c.create_item(&json!({"id": "a", "pk": "p"}));
+    let read = c.read_item("a", "p");
+    let before: u64 = read.header("lsn").expect("lsn on a read").parse().unwrap();
+    let reply = batch(
+        &c,
+        "p",
+        json!([
+            create("b", "p"),
+            create("c", "p"),
+            {"operationType": "Read", "id": "a"},
+            {"operationType": "Delete", "id": "a"}
+        ]),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let after: u64 = reply
+        .header("lsn")
+        .expect("lsn on a batch")
+        .parse()
+        .unwrap();
+    assert_eq!(after, before + 1);
+    assert_eq!(
+        reply.header("x-ms-global-committed-lsn"),
+        Some(&*after.to_string())
+    );
+    let next = c.create_item(&json!({"id": "d", "pk": "p"}));
+    assert_eq!(next.header("lsn"), Some(&*(after + 1).to_string()));
+}
