@@ -9,19 +9,8 @@ use serde_json::{json, Value};
 
 const R9_MESSAGE_START: &str = "The input ttl '0' is invalid.";
 
-/// A transactional batch in the partition `pk`, as the Python SDK sends it.
 fn batch(c: &TestClient, pk: &str, operations: Value) -> Reply {
-    let header = json!([pk]).to_string();
-    c.post(
-        &format!("{COLL}/docs"),
-        &operations,
-        &[
-            ("x-ms-cosmos-is-batch-request", "True"),
-            ("x-ms-cosmos-batch-atomic", "True"),
-            ("x-ms-cosmos-batch-continue-on-error", "False"),
-            ("x-ms-documentdb-partitionkey", &header),
-        ],
-    )
+    c.batch(pk, &operations)
 }
 
 /// A bulk request, as the JavaScript SDK sends it (per-operation keys).

@@ -103,17 +103,7 @@ fn an_expired_item_holds_no_unique_value() {
 }
 
 fn batch(c: &TestClient, pk: &str, operations: Value) -> Reply {
-    let header = json!([pk]).to_string();
-    c.post(
-        &format!("{COLL}/docs"),
-        &operations,
-        &[
-            ("x-ms-cosmos-is-batch-request", "True"),
-            ("x-ms-cosmos-batch-atomic", "True"),
-            ("x-ms-cosmos-batch-continue-on-error", "False"),
-            ("x-ms-documentdb-partitionkey", &header),
-        ],
-    )
+    c.batch(pk, &operations)
 }
 
 fn statuses(reply: &Reply) -> Vec<u64> {

@@ -330,6 +330,22 @@ impl Api {
         json!([item["pk"]]).to_string()
     }
 
+    /// A transactional batch in the partition `pk` of the default
+    /// container, as the Python SDK sends it.
+    pub fn batch(&self, pk: &str, operations: &Value) -> Reply {
+        let header = json!([pk]).to_string();
+        self.post(
+            &format!("{COLL}/docs"),
+            operations,
+            &[
+                ("x-ms-cosmos-is-batch-request", "True"),
+                ("x-ms-cosmos-batch-atomic", "True"),
+                ("x-ms-cosmos-batch-continue-on-error", "False"),
+                ("x-ms-documentdb-partitionkey", &header),
+            ],
+        )
+    }
+
     pub fn create_item(&self, item: &Value) -> Reply {
         self.post(
             &format!("{COLL}/docs"),
