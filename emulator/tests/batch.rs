@@ -30,16 +30,6 @@ fn bulk(c: &TestClient, operations: Value, continue_on_error: bool) -> Reply {
     )
 }
 
-fn statuses(reply: &Reply) -> Vec<u64> {
-    reply
-        .body
-        .as_array()
-        .unwrap_or_else(|| panic!("an array of results: {}", reply.body))
-        .iter()
-        .map(|r| r["statusCode"].as_u64().unwrap())
-        .collect()
-}
-
 fn create(id: &str, pk: &str) -> Value {
     json!({"operationType": "Create", "resourceBody": {"id": id, "pk": pk}})
 }
@@ -69,7 +59,7 @@ fn every_operation_type_succeeds_in_order_with_its_result() {
         ]),
     );
     assert_eq!(reply.status, 200, "{}", reply.body);
-    assert_eq!(statuses(&reply), [201, 200, 200, 200, 204, 200, 200]);
+    assert_eq!(reply.statuses(), [201, 200, 200, 200, 204, 200, 200]);
     let results = reply.body.as_array().unwrap();
     for result in results {
         assert!(result["requestCharge"].as_f64().unwrap() > 0.0, "{result}");
@@ -122,7 +112,7 @@ fn a_failure_rolls_back_the_whole_batch_with_424_for_the_others() {
         ]),
     );
     assert_eq!(reply.status, 200, "{}", reply.body);
-    assert_eq!(statuses(&reply), [200, 204, 201]);
+    assert_eq!(reply.statuses(), [200, 204, 201]);
     let before = c.read_item("x", "p").body;
     assert_eq!(before["n"], 3);
     let reply = batch(
@@ -137,7 +127,7 @@ fn a_failure_rolls_back_the_whole_batch_with_424_for_the_others() {
     );
     // The service answers 207 Multi-Status; the SDKs find the failed one.
     assert_eq!(reply.status, 207, "{}", reply.body);
-    assert_eq!(statuses(&reply), [424, 424, 409, 424]);
+    assert_eq!(reply.statuses(), [424, 424, 409, 424]);
     let failed = &reply.body[2];
     assert!(failed["message"]
         .as_str()
@@ -152,7 +142,7 @@ fn a_failure_rolls_back_the_whole_batch_with_424_for_the_others() {
         "p",
         json!([create("a", "p"), {"operationType": "Read", "id": "nope"}]),
     );
-    assert_eq!(statuses(&reply), [424, 404]);
+    assert_eq!(reply.statuses(), [424, 404]);
     assert_eq!(c.ids(), ["x"]);
 }
 
@@ -258,7 +248,7 @@ fn if_match_if_none_match_and_the_patch_condition_hold_per_operation() {
              "resourceBody": {"id": "x", "pk": "p", "n": 2}},
         ]),
     );
-    assert_eq!(statuses(&reply), [424, 412]);
+    assert_eq!(reply.statuses(), [424, 412]);
     let reply = batch(
         &c,
         "p",
@@ -272,7 +262,7 @@ fn if_match_if_none_match_and_the_patch_condition_hold_per_operation() {
         ]),
     );
     assert_eq!(
-        statuses(&reply),
+        reply.statuses(),
         [424, 424, 412],
         "the condition sees the replace"
     );
@@ -289,7 +279,7 @@ fn if_match_if_none_match_and_the_patch_condition_hold_per_operation() {
                 "condition": "FROM c WHERE c.n = 2"}},
         ]),
     );
-    assert_eq!(statuses(&reply), [304, 200, 200]);
+    assert_eq!(reply.statuses(), [304, 200, 200]);
     assert_eq!(c.read_item("x", "p").body["n"], 9);
 }
 
@@ -307,7 +297,7 @@ fn an_invalid_ttl_fails_its_operation_with_the_single_write_message_and_rolls_ba
             {"operationType": "Create", "resourceBody": {"id": "b", "pk": "p", "ttl": 0}},
         ]),
     );
-    assert_eq!(statuses(&reply), [424, 400]);
+    assert_eq!(reply.statuses(), [424, 400]);
     assert_eq!(reply.body[1]["message"], single.message());
     // A patch that sets an invalid ttl, too.
     assert_eq!(c.create_item(&json!({"id": "x", "pk": "p"})).status, 201);
@@ -320,7 +310,7 @@ fn an_invalid_ttl_fails_its_operation_with_the_single_write_message_and_rolls_ba
                 "operations": [{"op": "set", "path": "/ttl", "value": -2}]}},
         ]),
     );
-    assert_eq!(statuses(&reply), [424, 400]);
+    assert_eq!(reply.statuses(), [424, 400]);
     assert!(reply.body[1]["message"].as_str().unwrap().contains("ttl"));
     assert_eq!(c.ids(), ["x"]);
 }
@@ -354,14 +344,14 @@ fn an_expired_item_is_absent_inside_a_batch_and_its_id_is_free() {
             "operations": [{"op": "set", "path": "/v", "value": 1}]}}),
     ] {
         let reply = batch(&c, "p", json!([op]));
-        assert_eq!(statuses(&reply), [404], "{op}");
+        assert_eq!(reply.statuses(), [404], "{op}");
     }
     let reply = batch(
         &c,
         "p",
         json!([{"operationType": "Create", "resourceBody": {"id": "e", "pk": "p", "v": "new"}}]),
     );
-    assert_eq!(statuses(&reply), [201]);
+    assert_eq!(reply.statuses(), [201]);
     assert_eq!(c.read_item("e", "p").body["v"], "new");
     // The expired item's TTL delete is logged before the batch's create.
     let feed = c.get(
@@ -493,7 +483,7 @@ fn bulk_applies_operations_one_by_one_across_partitions() {
     ]);
     let reply = bulk(&c, operations.clone(), true);
     assert_eq!(reply.status, 207, "{}", reply.body);
-    assert_eq!(statuses(&reply), [201, 409, 201, 200]);
+    assert_eq!(reply.statuses(), [201, 409, 201, 200]);
     assert_eq!(
         c.ids(),
         ["a", "b", "dup"],
@@ -509,7 +499,7 @@ fn bulk_applies_operations_one_by_one_across_partitions() {
         ]),
         false,
     );
-    assert_eq!(statuses(&reply), [204, 409, 424]);
+    assert_eq!(reply.statuses(), [204, 409, 424]);
     assert_eq!(
         c.ids(),
         ["b", "dup"],
@@ -524,7 +514,7 @@ fn bulk_applies_operations_one_by_one_across_partitions() {
         ]),
         true,
     );
-    assert_eq!(statuses(&reply), [400, 201]);
+    assert_eq!(reply.statuses(), [400, 201]);
     let reply = bulk(
         &c,
         json!([{"operationType": "Delete", "partitionKey": "[\"p\"]", "id": "d"}]),

@@ -106,16 +106,6 @@ fn batch(c: &TestClient, pk: &str, operations: Value) -> Reply {
     c.batch(pk, &operations)
 }
 
-fn statuses(reply: &Reply) -> Vec<u64> {
-    reply
-        .body
-        .as_array()
-        .unwrap_or_else(|| panic!("an array of results: {}", reply.body))
-        .iter()
-        .map(|r| r["statusCode"].as_u64().unwrap())
-        .collect()
-}
-
 fn op(kind: &str, body: Value) -> Value {
     json!({"operationType": kind, "id": body["id"], "resourceBody": body})
 }
@@ -132,7 +122,7 @@ fn a_batch_with_a_duplicate_fails_whole_and_bulk_fails_that_operation_alone() {
             op("Upsert", item("y", "p", "a@x"))
         ]),
     );
-    assert_eq!(statuses(&reply), [424, 409]);
+    assert_eq!(reply.statuses(), [424, 409]);
     let reply = batch(
         &c,
         "p",
@@ -141,14 +131,14 @@ fn a_batch_with_a_duplicate_fails_whole_and_bulk_fails_that_operation_alone() {
             op("Create", item("y", "p", "x@x"))
         ]),
     );
-    assert_eq!(statuses(&reply), [424, 409]);
+    assert_eq!(reply.statuses(), [424, 409]);
     assert_eq!(c.ids(), ["a"], "nothing of either batch was applied");
     let reply = batch(
         &c,
         "p",
         json!([{"operationType": "Delete", "id": "a"}, op("Create", item("x", "p", "a@x"))]),
     );
-    assert_eq!(statuses(&reply), [204, 201]);
+    assert_eq!(reply.statuses(), [204, 201]);
 
     let bulk = c.post(
         &format!("{COLL}/docs"),
@@ -164,7 +154,7 @@ fn a_batch_with_a_duplicate_fails_whole_and_bulk_fails_that_operation_alone() {
             ("x-ms-documentdb-partitionkeyrangeid", "0"),
         ],
     );
-    assert_eq!(statuses(&bulk), [201, 409, 201]);
+    assert_eq!(bulk.statuses(), [201, 409, 201]);
 }
 
 #[test]

@@ -106,23 +106,17 @@ pub async fn update_clock(State(state): State<AppState>, body: Body) -> ApiResul
 /// expired item's TTL delete is in the change feed.
 pub async fn purge(State(state): State<AppState>) -> ApiResult<Response> {
     let store = state.store.clone();
-    let purged = tokio::task::spawn_blocking(move || {
+    let purged = blocking("The purge failed.", move || {
         let mut total = 0;
         loop {
             let (purged, _) = store.purge_batch(crate::purge::BATCH);
             total += purged;
             if purged < crate::purge::BATCH {
-                return total;
+                return Ok(total);
             }
         }
     })
-    .await
-    .map_err(|_| {
-        ApiError::new(
-            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-            "The purge failed.",
-        )
-    })?;
+    .await?;
     Ok(Json(json!({"purged": purged})).into_response())
 }
 
@@ -155,14 +149,7 @@ pub async fn split(State(state): State<AppState>, body: Body) -> ApiResult<Respo
 /// size, the log's size before and the time taken; 400 without --data-dir.
 pub async fn compact(State(state): State<AppState>) -> ApiResult<Response> {
     let store = state.store.clone();
-    let report = tokio::task::spawn_blocking(move || store.compact())
-        .await
-        .map_err(|_| {
-            ApiError::new(
-                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                "The compaction failed.",
-            )
-        })??;
+    let report = blocking("The compaction failed.", move || store.compact()).await?;
     Ok(Json(report).into_response())
 }
 
@@ -170,7 +157,7 @@ pub async fn compact(State(state): State<AppState>) -> ApiResult<Response> {
 pub async fn reset(State(state): State<AppState>, body: Body) -> ApiResult<Response> {
     let Reset { clock } = optional_body(&body, "reset")?;
     let store = state.store.clone();
-    let dropped = blocking(move || store.reset(clock)).await?;
+    let dropped = blocking("The reset failed.", move || store.reset(clock)).await?;
     state.query_results.clear();
     Ok(Json(json!({"databases": dropped, "now": state.store.clock.now()})).into_response())
 }
@@ -183,7 +170,8 @@ pub async fn take_snapshot(
 ) -> ApiResult<Response> {
     let NoParameters {} = optional_body(&body, "snapshot")?;
     let store = state.store.clone();
-    let (summary, replaced) = blocking(move || store.take_snapshot(&name)).await?;
+    let (summary, replaced) =
+        blocking("The snapshot failed.", move || store.take_snapshot(&name)).await?;
     let status = if replaced {
         StatusCode::OK
     } else {
@@ -200,7 +188,7 @@ pub async fn restore_snapshot(
 ) -> ApiResult<Response> {
     let NoParameters {} = optional_body(&body, "restore")?;
     let store = state.store.clone();
-    let summary = blocking(move || store.restore_snapshot(&name)).await?;
+    let summary = blocking("The restore failed.", move || store.restore_snapshot(&name)).await?;
     state.query_results.clear();
     Ok(Json(summary).into_response())
 }
@@ -219,15 +207,14 @@ pub async fn delete_snapshot(
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
-/// Runs store work that holds its lock for a while (copying or swapping
-/// the whole account) off the threads that serve requests.
+/// Runs store work that holds its lock for a while (a purge, a
+/// compaction, copying or swapping the whole account) off the threads that
+/// serve requests; `failed` is the 500's message should it panic.
 async fn blocking<T: Send + 'static>(
+    failed: &'static str,
     work: impl FnOnce() -> ApiResult<T> + Send + 'static,
 ) -> ApiResult<T> {
-    tokio::task::spawn_blocking(work).await.map_err(|_| {
-        ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "The operation failed; see the emulator's log.",
-        )
-    })?
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, failed))?
 }

@@ -33,6 +33,16 @@ impl Reply {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 
+    /// The `statusCode` of each operation's result in a batch or bulk answer.
+    pub fn statuses(&self) -> Vec<u64> {
+        self.body
+            .as_array()
+            .unwrap_or_else(|| panic!("an array of results: {}", self.body))
+            .iter()
+            .map(|r| r["statusCode"].as_u64().expect("a statusCode"))
+            .collect()
+    }
+
     /// The ids of a feed or query page's `Documents`.
     pub fn document_ids(&self) -> Vec<String> {
         self.body["Documents"]

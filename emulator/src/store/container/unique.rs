@@ -71,14 +71,13 @@ impl Container {
     /// one): when the policy a container is given differs from the one it
     /// had (a catalog record replayed over it).
     pub(super) fn rebuild_unique(&mut self) {
-        self.unique = UniqueIndex::for_policy(&self.settings.unique_keys);
-        let Some(mut unique) = self.unique.take() else {
-            return;
-        };
-        for (key, item) in self.stored_in_lsn_order() {
-            unique.insert(key, &item.body);
+        let mut unique = UniqueIndex::for_policy(&self.settings.unique_keys);
+        if let Some(index) = &mut unique {
+            for (key, item) in self.stored_in_lsn_order() {
+                index.insert(key, &item.body);
+            }
         }
-        self.unique = Some(unique);
+        self.unique = unique;
     }
 
     /// Adds one restored item to the index (`restore_items`).
