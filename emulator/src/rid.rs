@@ -80,9 +80,29 @@ pub fn looks_like_database_rid(segment: &str) -> bool {
             .is_ok_and(|b| b.len() == 4)
 }
 
+/// Whether `dbs/{database}/colls/{container}` is a link of RIDs: a database
+/// RID and a container RID that extends it.
+pub fn looks_like_container_rid(database: &str, container: &str) -> bool {
+    let decode = |rid: &str| BASE64.decode(rid.replace('-', "/")).ok();
+    match (decode(database), decode(container)) {
+        (Some(db), Some(coll)) => db.len() == 4 && coll.len() == 8 && coll[..4] == db[..],
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_of_rids_are_told_from_names() {
+        assert!(looks_like_container_rid(&database(7), &container(7, 3)));
+        // The SDKs' "random one".
+        assert!(looks_like_container_rid("AQAAAA==", "AQAAAJ0fgTc="));
+        assert!(!looks_like_container_rid(&database(7), &container(8, 3)));
+        assert!(!looks_like_container_rid("db", "coll"));
+        assert!(!looks_like_container_rid(&database(7), "orders"));
+    }
 
     #[test]
     fn rids_nest_and_are_recognised() {

@@ -651,3 +651,69 @@ fn patch_with_a_bare_list_of_operations() {
     assert_eq!(reply.status, 200, "{}", reply.body);
     assert_eq!(reply.body["v"], json!(2));
 }
+
+/// A container read with `populateQuotaInfo` reports its index as fully
+/// transformed (the SDKs' `test_index_progress_headers`), and with
+/// `populatePartitionKeyRangeStatistics` counts each range's live items
+/// (`test_partitioned_collection_quota`).
+#[test]
+fn container_read_reports_index_progress_and_range_statistics() {
+    let c = TestClient::start();
+    assert_eq!(c.post("/dbs", &json!({"id": DB}), &[]).status, 201);
+    let body = json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash"}});
+    let created = c.post(
+        "/dbs/db/colls",
+        &body,
+        &[("x-ms-offer-throughput", "12000")],
+    );
+    assert_eq!(created.status, 201, "{}", created.body);
+    for i in 0..20 {
+        let item = json!({"id": format!("i{i}"), "pk": format!("p{}", i % 7)});
+        assert_eq!(c.create_item(&item).status, 201);
+    }
+    let plain = c.get(COLL, &[]);
+    assert!(plain.body.get("statistics").is_none());
+    assert!(plain
+        .header("x-ms-documentdb-collection-index-transformation-progress")
+        .is_none());
+
+    let read = c.get(
+        COLL,
+        &[
+            ("x-ms-documentdb-populatequotainfo", "true"),
+            ("x-ms-documentdb-populatepartitionstatistics", "true"),
+        ],
+    );
+    assert_eq!(read.status, 200);
+    assert_eq!(
+        read.header("x-ms-documentdb-collection-index-transformation-progress"),
+        Some("100")
+    );
+    assert!(read
+        .header("x-ms-documentdb-collection-lazy-indexing-progress")
+        .is_none());
+    let statistics = read.body["statistics"].as_array().unwrap();
+    assert_eq!(
+        statistics.len(),
+        2,
+        "12,000 RU/s are two physical partitions"
+    );
+    let ids: Vec<&str> = statistics
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["0", "1"]);
+    let documents: u64 = statistics
+        .iter()
+        .map(|s| s["documentCount"].as_u64().unwrap())
+        .sum();
+    assert_eq!(documents, 20);
+    let keys: u64 = statistics
+        .iter()
+        .map(|s| s["sampledDistinctPartitionKeyCount"].as_u64().unwrap())
+        .sum();
+    assert_eq!(keys, 7);
+    assert!(statistics
+        .iter()
+        .all(|s| s["sizeInKB"].as_u64().unwrap() >= 1 || s["documentCount"] == 0));
+}

@@ -402,6 +402,46 @@ fn an_all_token_writes_its_container_and_a_rid_based_resource_works() {
     ));
 }
 
+/// The service takes a link of RIDs that names nothing, as the SDKs' own
+/// tests do ("dbs/AQAAAA==/colls/AQAAAJ0fgTc=", "a random one"); its token
+/// then opens nothing that exists. A link of names must still resolve.
+#[test]
+fn a_permission_on_unresolved_rids_is_kept_and_grants_nothing() {
+    let client = setup();
+    let path = format!("{USERS}/alice/permissions");
+    for (id, resource) in [
+        ("random", "dbs/AQAAAA==/colls/AQAAAJ0fgTc="),
+        ("random-item", "dbs/BwAAAA==/colls/BwAAAIcAAAA=/docs/x"),
+    ] {
+        let body = json!({"id": id, "permissionMode": "All", "resource": resource});
+        let created = client.post(&path, &body, &[]);
+        assert_eq!(created.status, 201, "{}", created.body);
+        assert_eq!(created.body["resource"], resource);
+        let token = created.body["_token"].as_str().unwrap().to_string();
+        assert_forbidden(&read(
+            &client,
+            &token,
+            &format!("{COLL}/docs/a"),
+            "[\"p1\"]",
+        ));
+        assert_forbidden(&create(
+            &client,
+            &token,
+            COLL,
+            &json!({"id": "n", "pk": "p"}),
+        ));
+        let read_back = client.get(&format!("{path}/{id}"), &[]);
+        assert_eq!(read_back.body["resource"], resource);
+    }
+    client
+        .post(
+            &path,
+            &json!({"id": "x", "permissionMode": "All", "resource": "dbs/db/colls/missing"}),
+            &[],
+        )
+        .assert_error(404, "NotFound");
+}
+
 #[test]
 fn a_partition_key_token_is_confined_to_its_partition() {
     let client = setup();

@@ -1,6 +1,12 @@
 //! `GET /`: the account document. Its locations must carry the scheme, host
 //! and port the client reached, since the Python SDK sends later requests
 //! there; with `--advertise-host`, that host with the port the client used.
+//!
+//! A client that reached `localhost` is told `127.0.0.1`, as Microsoft's
+//! emulator tells it: the region's endpoint then differs from the account's
+//! as a regional endpoint does on the service, and the SDKs' fault-injection
+//! tests tell the "write region" (`127.0.0.1`) from the "read region"
+//! (`localhost`) they add by that difference.
 
 use axum::extract::State;
 use axum::http::uri::Authority;
@@ -26,7 +32,7 @@ pub(super) fn endpoint(state: &AppState, uri: &Uri, headers: &HeaderMap) -> Stri
         })
         .unwrap_or_else(|| state.local_addr.to_string());
     let host = match &state.advertise_host {
-        None => addressed,
+        None => regional(addressed, state.local_addr.is_ipv4()),
         Some(host) => {
             let host = if host.contains(':') {
                 format!("[{host}]")
@@ -45,6 +51,21 @@ pub(super) fn endpoint(state: &AppState, uri: &Uri, headers: &HeaderMap) -> Stri
         }
     };
     format!("{}://{host}/", state.scheme)
+}
+
+/// `localhost[:port]` as `127.0.0.1[:port]` when the server listens on IPv4
+/// (so that the address reaches it); any other host as it is.
+fn regional(addressed: String, listens_on_ipv4: bool) -> String {
+    let Ok(authority) = addressed.parse::<Authority>() else {
+        return addressed;
+    };
+    if !listens_on_ipv4 || !authority.host().eq_ignore_ascii_case("localhost") {
+        return addressed;
+    }
+    match authority.port_u16() {
+        Some(port) => format!("127.0.0.1:{port}"),
+        None => "127.0.0.1".to_string(),
+    }
 }
 
 pub async fn read(State(state): State<AppState>, uri: Uri, headers: HeaderMap) -> Response {
@@ -76,4 +97,20 @@ pub async fn read(State(state): State<AppState>, uri: Uri, headers: HeaderMap) -
         "queryEngineConfiguration": query_engine.to_string(),
     });
     resource(StatusCode::OK, &account, READ_CHARGE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::regional;
+
+    #[test]
+    fn localhost_is_advertised_as_the_ipv4_loopback() {
+        assert_eq!(regional("localhost:8081".into(), true), "127.0.0.1:8081");
+        assert_eq!(regional("LocalHost".into(), true), "127.0.0.1");
+        // Listening on IPv6 only, 127.0.0.1 would not reach the server.
+        assert_eq!(regional("localhost:8081".into(), false), "localhost:8081");
+        for other in ["127.0.0.1:8081", "cosmos:8081", "[::1]:8081", "example.com"] {
+            assert_eq!(regional(other.into(), true), other);
+        }
+    }
 }

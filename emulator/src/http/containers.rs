@@ -55,13 +55,17 @@ pub async fn read(
     PathParams((db, coll)): PathParams<(String, String)>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    let (container, live_items) = state.store.container(&db, &coll)?;
+    let (mut container, live_items) = state.store.container(&db, &coll)?;
+    if headers.flag("x-ms-documentdb-populatepartitionstatistics") {
+        container["statistics"] = state.store.partition_statistics(&db, &coll)?.into();
+    }
     let mut response = resource(StatusCode::OK, &container, READ_CHARGE);
     // The service's quota and usage, in its `name=value;` form (sizes in
     // KB). The sizes take a pass over the items: only when asked for
     // (`x-ms-documentdb-populatequotainfo`, Python's `populate_quota_info`,
     // JavaScript's `populateQuotaInfo`); the count is always there.
-    let usage = if headers.flag("x-ms-documentdb-populatequotainfo") {
+    let quota = headers.flag("x-ms-documentdb-populatequotainfo");
+    let usage = if quota {
         let kb = state.store.live_bytes(&db, &coll)?.div_ceil(1024);
         format!(
             "functions=0;storedProcedures=0;triggers=0;documentSize={kb};documentsSize={kb};\
@@ -80,6 +84,14 @@ pub async fn read(
     );
     if let Ok(usage) = HeaderValue::from_str(&usage) {
         headers.insert("x-ms-resource-usage", usage);
+    }
+    // The index is brought up to date with every write and every policy
+    // change, so a transformation is always complete.
+    if quota {
+        headers.insert(
+            "x-ms-documentdb-collection-index-transformation-progress",
+            HeaderValue::from_static("100"),
+        );
     }
     headers.insert(
         "x-ms-alt-content-path",

@@ -20,6 +20,7 @@ mod ranges;
 mod records;
 mod sequence;
 mod unique_keys;
+mod usage;
 mod users;
 
 use std::collections::BTreeMap;
@@ -44,6 +45,7 @@ pub use log::{
 };
 pub use offers::{Migration, Throughput};
 pub use ranges::{parse_id as parse_range_id, Range, RangeMap, SplitRefusal};
+pub use usage::ContainerStats;
 pub use users::{CreateMode, Grant, PermissionMode, PermissionView};
 
 use crate::clock::Clock;
@@ -165,15 +167,6 @@ pub enum WriteMode {
     Upsert,
     /// Replace the item whose id is in the URL.
     Replace,
-}
-
-/// One container's item counts, for `GET /_emulator/stats`.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ContainerStats {
-    pub database: String,
-    pub container: String,
-    pub stored_items: usize,
 }
 
 /// Which item a point request addresses, and its precondition.
@@ -467,16 +460,6 @@ impl Store {
         Ok((container.to_json(&db.rid), container.live_count(now)))
     }
 
-    /// The JSON bytes of a container's live items (`x-ms-resource-usage`
-    /// when a client asks for quota information): O(items), so only then.
-    pub fn live_bytes(&self, database: &str, id: &str) -> ApiResult<usize> {
-        self.with_container(database, id, |c, now| {
-            Ok(c.live_items(None, None, now)
-                .map(|(_, item)| item.body.len())
-                .sum())
-        })
-    }
-
     pub fn containers(&self, database: &str) -> ApiResult<Vec<Value>> {
         let catalog = self.read();
         let db = catalog.database(database)?;
@@ -657,31 +640,6 @@ impl Store {
         drop(catalog);
         drop(purged);
         (count, next)
-    }
-
-    /// For each container, the items physically stored, expired or not: lets
-    /// a client watch the purge free storage. O(containers), so that polling
-    /// it never holds up the purge (a live count is O(expired items); the
-    /// container's `x-ms-resource-usage` has it).
-    pub fn stats(&self) -> Vec<ContainerStats> {
-        let catalog = self.read();
-        catalog
-            .databases
-            .values()
-            .flat_map(|db| {
-                db.containers().map(move |c| ContainerStats {
-                    database: db.id.clone(),
-                    container: c.id.clone(),
-                    stored_items: c.stored_count(),
-                })
-            })
-            .collect()
-    }
-
-    /// Items physically held by a container, expired or not: lets tests see
-    /// that the purge frees storage, not only hides items.
-    pub fn stored_item_count(&self, database: &str, container: &str) -> ApiResult<usize> {
-        self.with_container(database, container, |c, _| Ok(c.stored_count()))
     }
 }
 
