@@ -103,7 +103,7 @@ impl PartitionKeyDefinition {
     pub fn mismatch_error(&self) -> ApiError {
         if self.is_hierarchical() {
             ApiError::bad_request(format!(
-                "{NOT_THE_DEFINITION}: the header's values are not the item's at {}. A level \
+                "{NOT_THE_DEFINITION} The header's values are not the item's at {}. A level \
                  the item lacks (or that holds an object or an array) is undefined, sent as \
                  {{}}, not null.",
                 self.paths_text()
@@ -227,7 +227,7 @@ impl PartitionKeyDefinition {
 
     fn count_error(&self, given: usize) -> ApiError {
         ApiError::bad_request(format!(
-            "{NOT_THE_DEFINITION}: the container's partition key has {} path(s) ({}), the header \
+            "{NOT_THE_DEFINITION} The container's partition key has {} path(s) ({}), the header \
              gives {given} value(s).",
             self.paths.len(),
             self.paths_text()
@@ -235,9 +235,10 @@ impl PartitionKeyDefinition {
     }
 }
 
-/// The service's message for a partition key that does not fit the container.
+/// The service's message for a partition key that does not fit the container
+/// (the SDKs' tests look for it whole, with its period).
 const NOT_THE_DEFINITION: &str = "Partition key provided either doesn't correspond to definition \
-    in the collection or doesn't match partition key field values specified in the document";
+    in the collection or doesn't match partition key field values specified in the document.";
 
 fn component_error(header: &str, value: &Value) -> ApiError {
     ApiError::bad_request(format!(

@@ -360,3 +360,83 @@ fn unknown_routes_are_404_never_401() {
         .assert_error(401, "Unauthorized");
     assert_eq!(c.get(&format!("/dbs/{DB}"), &[]).status, 200);
 }
+
+/// A replace whose body names another id than the URL renames the item, as
+/// the service does ("the id will be updated too; after the operation there
+/// will be no document with the old id"; the Python SDK's
+/// `test_container_replace_item_throughput_bucket` and a batch replace in
+/// `test_session_token_*`): the old id is gone, the new id must be free, the
+/// precondition is the old item's. (The emulator gives the item a new RID.)
+#[test]
+fn a_replace_with_another_id_renames_the_item() {
+    let c = TestClient::with_container(None);
+    let key = pk("p");
+    let with_pk = [("x-ms-documentdb-partitionkey", key.as_str())];
+    let created = c.create_item(&json!({"id": "old", "pk": "p", "v": 1}));
+    assert_eq!(
+        c.create_item(&json!({"id": "taken", "pk": "p"})).status,
+        201
+    );
+
+    // Refusals change nothing: the new id taken, the old one absent, a stale etag.
+    c.put(
+        &format!("{COLL}/docs/old"),
+        &json!({"id": "taken", "pk": "p"}),
+        &with_pk,
+    )
+    .assert_error(409, "Conflict");
+    c.put(
+        &format!("{COLL}/docs/absent"),
+        &json!({"id": "new", "pk": "p"}),
+        &with_pk,
+    )
+    .assert_error(404, "NotFound");
+    c.put(
+        &format!("{COLL}/docs/old"),
+        &json!({"id": "new", "pk": "p"}),
+        &[
+            with_pk[0],
+            ("if-match", "\"00000000-0000-0000-0000-000000000000\""),
+        ],
+    )
+    .assert_error(412, "PreconditionFailed");
+    assert_eq!(c.ids(), ["old", "taken"]);
+
+    let renamed = c.put(
+        &format!("{COLL}/docs/old"),
+        &json!({"id": "new", "pk": "p", "v": 2}),
+        &[
+            with_pk[0],
+            ("if-match", created.body["_etag"].as_str().unwrap()),
+        ],
+    );
+    assert_eq!(renamed.status, 200, "{}", renamed.body);
+    assert_eq!(renamed.body["id"], "new");
+    assert_eq!(c.read_item("old", "p").status, 404);
+    assert_eq!(c.read_item("new", "p").body["v"], 2);
+    assert_eq!(c.ids(), ["new", "taken"]);
+
+    // In a transactional batch, the same; later operations see the new id.
+    let reply = c.batch(
+        "p",
+        &json!([
+            {"operationType": "Replace", "id": "new", "resourceBody": {"id": "newer", "pk": "p"}},
+            {"operationType": "Read", "id": "newer"},
+        ]),
+    );
+    assert_eq!(reply.statuses(), [200, 200], "{}", reply.body);
+    assert_eq!(reply.body[1]["resourceBody"]["id"], "newer");
+    assert_eq!(c.ids(), ["newer", "taken"]);
+    let reply = c.batch(
+        "p",
+        &json!([{"operationType": "Replace", "id": "newer", "resourceBody": {"id": "taken", "pk": "p"}}]),
+    );
+    assert_eq!(reply.statuses(), [409]);
+    assert_eq!(c.ids(), ["newer", "taken"]);
+
+    // The change feed's latest versions: the renamed item once, by its new id.
+    let feed = c.get(&format!("{COLL}/docs"), &[("a-im", "Incremental Feed")]);
+    let mut ids = feed.document_ids();
+    ids.sort();
+    assert_eq!(ids, ["newer", "taken"]);
+}

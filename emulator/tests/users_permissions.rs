@@ -409,14 +409,21 @@ fn an_all_token_writes_its_container_and_a_rid_based_resource_works() {
 fn a_permission_on_unresolved_rids_is_kept_and_grants_nothing() {
     let client = setup();
     let path = format!("{USERS}/alice/permissions");
-    for (id, resource) in [
-        ("random", "dbs/AQAAAA==/colls/AQAAAJ0fgTc="),
-        ("random-item", "dbs/BwAAAA==/colls/BwAAAIcAAAA=/docs/x"),
+    // The mode is echoed as sent, in any case ("all", as the JavaScript SDK's
+    // tests send it).
+    for (id, resource, mode) in [
+        ("random", "dbs/AQAAAA==/colls/AQAAAJ0fgTc=", "all"),
+        (
+            "random-item",
+            "dbs/BwAAAA==/colls/BwAAAIcAAAA=/docs/x",
+            "All",
+        ),
     ] {
-        let body = json!({"id": id, "permissionMode": "All", "resource": resource});
+        let body = json!({"id": id, "permissionMode": mode, "resource": resource});
         let created = client.post(&path, &body, &[]);
         assert_eq!(created.status, 201, "{}", created.body);
         assert_eq!(created.body["resource"], resource);
+        assert_eq!(created.body["permissionMode"], mode);
         let token = created.body["_token"].as_str().unwrap().to_string();
         assert_forbidden(&read(
             &client,
@@ -432,7 +439,12 @@ fn a_permission_on_unresolved_rids_is_kept_and_grants_nothing() {
         ));
         let read_back = client.get(&format!("{path}/{id}"), &[]);
         assert_eq!(read_back.body["resource"], resource);
+        assert_eq!(read_back.body["permissionMode"], mode);
     }
+    // A lower-case mode grants as its canonical form does.
+    let token = grant(&client, "write-c", "all", "dbs/db/colls/c", None);
+    let created = create(&client, &token, COLL, &json!({"id": "n", "pk": "p3"}));
+    assert_eq!(created.status, 201, "{}", created.body);
     client
         .post(
             &path,

@@ -99,14 +99,12 @@ fn operations(bytes: &[u8], now_millis: i64) -> ApiResult<Vec<Operation>> {
         ));
     };
     if values.is_empty() {
-        return Err(ApiError::bad_request(
-            "The batch request did not have any operations to be executed.",
-        ));
+        return Err(ApiError::bad_request("Batch request has no operations."));
     }
     if values.len() > MAX_BATCH_OPERATIONS {
         return Err(ApiError::bad_request(format!(
-            "Batch request has more operations than what is supported: {} operations, at most \
-             {MAX_BATCH_OPERATIONS} in one request.",
+            "Batch request has more operations than what is supported. It has {} operations; \
+             at most {MAX_BATCH_OPERATIONS} go in one request.",
             values.len()
         )));
     }

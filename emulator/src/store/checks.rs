@@ -10,19 +10,13 @@ use crate::partition_key::PartitionKeyDefinition;
 use crate::ttl;
 
 /// Validates an item body for create, upsert or replace (its system
-/// properties dropped): its id (the one in the URL, for a replace) and its
-/// `ttl` (R9).
+/// properties dropped): its id and its `ttl` (R9). A replace whose body
+/// names another id than the URL renames the item, as the service does.
 pub(super) fn checked_write(
     body: &mut Map<String, Value>,
-    url_id: Option<&str>,
 ) -> ApiResult<(String, Option<ttl::Ttl>)> {
     strip_system_properties(body);
     let id = validate_id(body.get("id"))?.to_string();
-    if let Some(url_id) = url_id.filter(|u| *u != id) {
-        return Err(ApiError::bad_request(format!(
-            "The id '{id}' in the body does not match the id '{url_id}' in the URL: replace cannot change an item's id."
-        )));
-    }
     let item_ttl = ttl::item_ttl(body.get("ttl"))?;
     Ok((id, item_ttl))
 }

@@ -78,12 +78,27 @@ impl Store {
         container: &str,
         mut write: ItemWrite<'_>,
     ) -> ApiResult<(StatusCode, Item, u32)> {
-        let (id, item_ttl) = checked_write(&mut write.body, write.url_id)?;
+        let (id, item_ttl) = checked_write(&mut write.body)?;
         let now = self.clock.now();
         let mut catalog = self.write()?;
         let c = catalog.database_mut(database)?.container_mut(container)?;
         let pk = checked_partition_key(c, &write.body, write.partition_key_header)?;
         let key = ItemKey::new(&pk, &id);
+        if let Some(old_id) = write.url_id.filter(|url_id| *url_id != id) {
+            let from = ItemKey::new(&pk, old_id);
+            let etag = live_or_discard(c, &from, now).ok_or_else(ApiError::not_found)?;
+            check_if_match(write.if_match, etag)?;
+            if live_or_discard(c, &key, now).is_some() {
+                return Err(ApiError::conflict());
+            }
+            c.check_unique_replacing(&key, &from, &write.body, now)?;
+            let range = c.range_of(key.pk());
+            let item = c.rename(&from, key, write.body, item_ttl, now)?;
+            let expires = ttl::expires_at(c.default_ttl(), item_ttl, now);
+            drop(catalog);
+            self.item_written(expires);
+            return Ok((StatusCode::OK, item, range));
+        }
         let existing = live_or_discard(c, &key, now);
         let status = match (write.mode, existing) {
             (WriteMode::Create, Some(_)) => return Err(ApiError::conflict()),

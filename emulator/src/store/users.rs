@@ -78,6 +78,10 @@ struct Permission {
     resource: String,
     /// `resourcePartitionKey` as the client wrote it.
     resource_partition_key: Option<Value>,
+    /// `permissionMode` as the client wrote it ("all" stays "all", as the
+    /// service echoes it); empty in data written before it was kept.
+    #[serde(default)]
+    mode_as_sent: String,
     grant: Grant,
 }
 
@@ -112,7 +116,11 @@ impl Permission {
     fn view(&self, database_rid: &str, user_rid: &str) -> PermissionView {
         let mut json = json!({
             "id": self.id,
-            "permissionMode": self.grant.mode.as_str(),
+            "permissionMode": if self.mode_as_sent.is_empty() {
+                self.grant.mode.as_str()
+            } else {
+                &self.mode_as_sent
+            },
             "resource": self.resource,
             "_rid": self.rid,
             "_self": format!("dbs/{database_rid}/users/{user_rid}/permissions/{}/", self.rid),
@@ -335,7 +343,12 @@ impl Store {
             let replaced = self.replace_permission(database, user, &id, body, None)?;
             return Ok((false, replaced));
         }
-        let (grant, resource, resource_partition_key) = parse_permission(&catalog, database, body)?;
+        let Parsed {
+            grant,
+            resource,
+            resource_partition_key,
+            mode_as_sent,
+        } = parse_permission(&catalog, database, body)?;
         let db = catalog.database_mut(database)?;
         let (db_number, db_rid) = (db.number, db.rid.clone());
         let user = db.user_mut(user)?;
@@ -348,6 +361,7 @@ impl Store {
             etag: item::new_etag(),
             resource,
             resource_partition_key,
+            mode_as_sent,
             grant,
         };
         let view = permission.view(&db_rid, &user.rid);
@@ -392,7 +406,12 @@ impl Store {
         let body_id = validate_name(body.get("id"))?.to_string();
         let now = self.clock.now();
         let mut catalog = self.write()?;
-        let (grant, resource, resource_partition_key) = parse_permission(&catalog, database, body)?;
+        let Parsed {
+            grant,
+            resource,
+            resource_partition_key,
+            mode_as_sent,
+        } = parse_permission(&catalog, database, body)?;
         let db = catalog.database_mut(database)?;
         let db_rid = db.rid.clone();
         let user = db.user_mut(user)?;
@@ -409,6 +428,7 @@ impl Store {
         permission.grant = grant;
         permission.resource = resource;
         permission.resource_partition_key = resource_partition_key;
+        permission.mode_as_sent = mode_as_sent;
         permission.ts = now;
         permission.etag = item::new_etag();
         let view = permission.view(&db_rid, &user.rid);
@@ -471,12 +491,20 @@ impl Store {
     }
 }
 
-/// A permission body's mode, resource and partition key, checked and resolved.
+/// A permission's body, checked and resolved: what it grants and its
+/// fields as sent.
+struct Parsed {
+    grant: Grant,
+    resource: String,
+    resource_partition_key: Option<Value>,
+    mode_as_sent: String,
+}
+
 fn parse_permission(
     catalog: &Catalog,
     database: &str,
     body: &Map<String, Value>,
-) -> ApiResult<(Grant, String, Option<Value>)> {
+) -> ApiResult<Parsed> {
     let mode = PermissionMode::parse(body.get("permissionMode"))?;
     let Some(resource) = body.get("resource").and_then(Value::as_str) else {
         return Err(ApiError::bad_request(
@@ -491,7 +519,15 @@ fn parse_permission(
     let grant = catalog
         .database(database)?
         .grant_for(mode, resource, partition_key.as_ref())?;
-    Ok((grant, resource.to_string(), partition_key))
+    Ok(Parsed {
+        grant,
+        resource: resource.to_string(),
+        resource_partition_key: partition_key,
+        mode_as_sent: body["permissionMode"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+    })
 }
 
 /// The service gives a user one permission per resource: a second is a 409.

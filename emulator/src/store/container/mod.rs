@@ -412,6 +412,28 @@ impl Container {
         Ok(item)
     }
 
+    /// A replace that names a new id: the item at `from` leaves (logged as a
+    /// delete) and comes back at `to` with the new body (logged as a
+    /// create), so that a change feed reader sees the old id go and the new
+    /// one arrive. It takes a new RID: the RID index only grows (see
+    /// `numbered.rs`). The caller has checked that `from` is live and `to`
+    /// free.
+    pub fn rename(
+        &mut self,
+        from: &ItemKey,
+        to: ItemKey,
+        body: Map<String, Value>,
+        item_ttl: Option<Ttl>,
+        now: i64,
+    ) -> ApiResult<Item> {
+        // Built first: a body over the size limit changes nothing.
+        let mut item = self.version(self.next_number(), body, item_ttl, now)?;
+        self.remove(from, now, false);
+        item.lsn = self.log.next_lsn();
+        self.install(to, item.clone());
+        Ok(item)
+    }
+
     /// The number a new item would get (the last part of its RID).
     pub fn next_number(&self) -> u64 {
         self.next_item + 1

@@ -66,6 +66,26 @@ impl Container {
         Ok(())
     }
 
+    /// [`Self::check_unique`] for a rename: the item at `replaced` becomes
+    /// the one at `key`, so its own values are no conflict.
+    pub fn check_unique_replacing(
+        &self,
+        key: &ItemKey,
+        replaced: &ItemKey,
+        body: &Map<String, Value>,
+        now: i64,
+    ) -> ApiResult<()> {
+        for entry in self.unique_entries(key, body) {
+            if self
+                .unique_holder(&entry, key, now)
+                .is_some_and(|holder| holder != replaced)
+            {
+                return Err(self.unique_conflict(&entry));
+            }
+        }
+        Ok(())
+    }
+
     /// Builds the index afresh from the stored items, in the order of their
     /// last write (a later holder of a value replaces an earlier, expired
     /// one): when the policy a container is given differs from the one it
