@@ -183,7 +183,8 @@ fn run_query(
     let continuation = headers
         .continuation()
         .map(Continuation::parse)
-        .transpose()?;
+        .transpose()?
+        .flatten();
     let (rid, page) = state.store.with_container(db, coll, |c, now| {
         query.check_order_by_index(&c.settings.indexing_policy)?;
         let resolved =
