@@ -93,6 +93,16 @@ impl PartitionKeyDefinition {
     }
 
     /// Whether the definition is hierarchical (`MultiHash`).
+    /// The index a lookup by this key uses, as the service's index metrics
+    /// name it: `/pk/?` for one path, `/_epk/?` (the hashed key) for several.
+    pub fn index_spec(&self) -> Option<String> {
+        match self.paths.as_slice() {
+            [] => None,
+            [one] => Some(format!("/{}/?", one.join("/"))),
+            _ => Some("/_epk/?".to_string()),
+        }
+    }
+
     pub fn is_hierarchical(&self) -> bool {
         self.paths.len() > 1 || self.wire.get("kind").and_then(Value::as_str) == Some("MultiHash")
     }

@@ -321,7 +321,15 @@ fn query_and_index_metrics_on_request() {
         .decode(v1.header("x-ms-cosmos-index-utilization").unwrap())
         .unwrap();
     let parsed: Value = serde_json::from_slice(&decoded).unwrap();
-    assert!(parsed["UtilizedSingleIndexes"].is_array(), "{parsed}");
+    // In one logical partition, the partition key's index is what it used
+    // (the SDKs' test_populate_index_metrics look for it).
+    assert_eq!(
+        parsed["UtilizedSingleIndexes"],
+        json!([{"FilterExpression": "", "IndexSpec": "/pk/?", "FilterPreciseSet": true,
+                "IndexPreciseSet": true, "IndexImpactScore": "High"}]),
+        "{parsed}"
+    );
+    assert_eq!(parsed["PotentialSingleIndexes"], json!([]));
 
     let v2 = ask(("x-ms-cosmos-populateindexmetrics-V2", "true"));
     let encoded = v2.header("x-ms-cosmos-index-utilization").unwrap();
@@ -329,7 +337,29 @@ fn query_and_index_metrics_on_request() {
         .decode_utf8()
         .unwrap();
     let parsed: Value = serde_json::from_str(&decoded).unwrap();
-    assert!(parsed["UtilizedIndexes"].is_object(), "{parsed}");
+    assert_eq!(
+        parsed["UtilizedIndexes"]["SingleIndexes"][0]["IndexSpec"],
+        "/pk/?",
+        "{parsed}"
+    );
+
+    // Across partitions, a scan: no index used.
+    let across = c.post(
+        &format!("{COLL}/docs"),
+        &query,
+        &[
+            ("x-ms-documentdb-isquery", "True"),
+            ("content-type", "application/query+json"),
+            ("x-ms-documentdb-query-enablecrosspartition", "True"),
+            ("x-ms-documentdb-partitionkeyrangeid", "0"),
+            ("x-ms-cosmos-populateindexmetrics", "True"),
+        ],
+    );
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(across.header("x-ms-cosmos-index-utilization").unwrap())
+        .unwrap();
+    let parsed: Value = serde_json::from_slice(&decoded).unwrap();
+    assert_eq!(parsed["UtilizedSingleIndexes"], json!([]), "{parsed}");
 }
 
 /// An unknown route is a 404 with the Cosmos body whatever its signature,

@@ -185,12 +185,16 @@ fn run_query(
         .map(Continuation::parse)
         .transpose()?
         .flatten();
-    let (rid, page) = state.store.with_container(db, coll, |c, now| {
+    let (rid, page, key_index) = state.store.with_container(db, coll, |c, now| {
         query.check_order_by_index(&c.settings.indexing_policy)?;
         let resolved =
             query.resolve_computed(&c.settings.computed_properties, &c.settings.indexing_policy)?;
         let query = resolved.as_ref().unwrap_or(query);
         let FeedScope { key, mut epk } = FeedScope::from_headers(c, headers)?;
+        // A query in one logical partition finds it by the key's order.
+        let key_index = key
+            .as_ref()
+            .and_then(|_| c.partition_key().index_spec());
         let after = match &continuation {
             Some(Continuation::After { pk, id }) => Some(ItemKey::new(pk, id)),
             _ => None,
@@ -225,12 +229,16 @@ fn run_query(
             }
             None => query.run_page(items, continuation.as_ref(), limit)?,
         };
-        Ok((c.rid.clone(), page))
+        Ok((c.rid.clone(), page, key_index))
     })?;
     let token = page.continuation.map(|c| c.to_token());
     let mut response = feed(&rid, "Documents", &page.documents, token, charge);
     if let Some(started) = started {
-        metrics::add(response.headers_mut(), headers, &page.documents, started);
+        let used = metrics::Used {
+            documents: &page.documents,
+            key_index: key_index.as_deref(),
+        };
+        metrics::add(response.headers_mut(), headers, &used, started);
     }
     Ok(response)
 }

@@ -1,7 +1,9 @@
 //! Query metrics and index metrics, when a query asks for them, in the
 //! service's formats so that the SDKs parse them. The values are this
-//! emulator's: measured times, and counts of what the page returned (an
-//! in-memory scan has no index to report, so the index lists are empty).
+//! emulator's: measured times, and counts of what the page returned. The
+//! one index it uses is the partition key's: a query in one logical
+//! partition reads that partition's items by their key order, reported as
+//! the service reports its use of `/pk/?`; any other filter is a scan.
 //!
 //! - `x-ms-documentdb-populatequerymetrics: true` → `x-ms-documentdb-query-metrics`,
 //!   `name=value;` pairs (times in milliseconds), as JavaScript's
@@ -25,10 +27,43 @@ const QUERY_METRICS: &str = "x-ms-documentdb-populatequerymetrics";
 const INDEX_METRICS: &str = "x-ms-cosmos-populateindexmetrics";
 const INDEX_METRICS_V2: &str = "x-ms-cosmos-populateindexmetrics-v2";
 
+/// What a query page used: its documents, and the partition key's index
+/// when it was scoped to one logical partition.
+pub struct Used<'a> {
+    pub documents: &'a [Bytes],
+    pub key_index: Option<&'a str>,
+}
+
 /// Index utilization as the first version reports it (Python decodes it).
-const INDEX_UTILIZATION_V1: &str = r#"{"UtilizedSingleIndexes":[],"PotentialSingleIndexes":[],"UtilizedCompositeIndexes":[],"PotentialCompositeIndexes":[]}"#;
+fn index_utilization_v1(key_index: Option<&str>) -> String {
+    let utilized: Vec<serde_json::Value> = key_index
+        .map(|spec| {
+            serde_json::json!({
+                "FilterExpression": "", "IndexSpec": spec, "FilterPreciseSet": true,
+                "IndexPreciseSet": true, "IndexImpactScore": "High",
+            })
+        })
+        .into_iter()
+        .collect();
+    serde_json::json!({
+        "UtilizedSingleIndexes": utilized, "PotentialSingleIndexes": [],
+        "UtilizedCompositeIndexes": [], "PotentialCompositeIndexes": [],
+    })
+    .to_string()
+}
+
 /// And as the second (JavaScript asks for it).
-const INDEX_UTILIZATION_V2: &str = r#"{"UtilizedIndexes":{"SingleIndexes":[],"CompositeIndexes":[]},"PotentialIndexes":{"SingleIndexes":[],"CompositeIndexes":[]}}"#;
+fn index_utilization_v2(key_index: Option<&str>) -> String {
+    let utilized: Vec<serde_json::Value> = key_index
+        .map(|spec| serde_json::json!({"IndexSpec": spec, "IndexImpactScore": "High"}))
+        .into_iter()
+        .collect();
+    serde_json::json!({
+        "UtilizedIndexes": {"SingleIndexes": utilized, "CompositeIndexes": []},
+        "PotentialIndexes": {"SingleIndexes": [], "CompositeIndexes": []},
+    })
+    .to_string()
+}
 
 /// Whether the query asks for any metrics (then its run is timed).
 pub fn wanted(headers: &HeaderMap) -> bool {
@@ -36,22 +71,22 @@ pub fn wanted(headers: &HeaderMap) -> bool {
 }
 
 /// Adds the metrics the request asked for to a query page's response.
-pub fn add(response: &mut HeaderMap, request: &HeaderMap, documents: &[Bytes], started: Instant) {
+pub fn add(response: &mut HeaderMap, request: &HeaderMap, used: &Used<'_>, started: Instant) {
     if request.flag(QUERY_METRICS) {
-        if let Ok(value) = HeaderValue::from_str(&query_metrics(documents, started)) {
+        if let Ok(value) = HeaderValue::from_str(&query_metrics(used.documents, started)) {
             response.insert("x-ms-documentdb-query-metrics", value);
         }
     }
     let utilization = if request.flag(INDEX_METRICS_V2) {
         Some(
             percent_encoding::utf8_percent_encode(
-                INDEX_UTILIZATION_V2,
+                &index_utilization_v2(used.key_index),
                 percent_encoding::NON_ALPHANUMERIC,
             )
             .to_string(),
         )
     } else if request.flag(INDEX_METRICS) {
-        Some(BASE64.encode(INDEX_UTILIZATION_V1))
+        Some(BASE64.encode(index_utilization_v1(used.key_index)))
     } else {
         None
     };
