@@ -314,6 +314,28 @@ fn query_and_index_metrics_on_request() {
     let text = metrics.header("x-ms-documentdb-query-metrics").unwrap();
     assert!(text.contains("outputDocumentCount=2;"), "{text}");
     assert!(text.contains("totalExecutionTimeInMs="), "{text}");
+    // The filter read all four documents to return two.
+    assert!(text.contains("retrievedDocumentCount=4;"), "{text}");
+    assert!(text.contains("indexUtilizationRatio=0.50"), "{text}");
+    // A count reads no document: answered from the keys, as the service
+    // answers it from its index (the SDKs' test_partition_scoped_count_is_index_only).
+    let count = c.post(
+        &format!("{COLL}/docs"),
+        &json!({"query": "SELECT VALUE COUNT(1) FROM c", "parameters": []}),
+        &[
+            ("x-ms-documentdb-isquery", "True"),
+            ("content-type", "application/query+json"),
+            ("x-ms-documentdb-partitionkey", key.as_str()),
+            ("x-ms-documentdb-populatequerymetrics", "True"),
+        ],
+    );
+    assert_eq!(count.body["Documents"], json!([4]));
+    let text = count.header("x-ms-documentdb-query-metrics").unwrap();
+    assert!(
+        text.contains("retrievedDocumentCount=0;retrievedDocumentSize=0;"),
+        "{text}"
+    );
+    assert!(text.contains("indexUtilizationRatio=1.00"), "{text}");
 
     use base64::Engine;
     let v1 = ask(("x-ms-cosmos-populateindexmetrics", "True"));
@@ -338,8 +360,7 @@ fn query_and_index_metrics_on_request() {
         .unwrap();
     let parsed: Value = serde_json::from_str(&decoded).unwrap();
     assert_eq!(
-        parsed["UtilizedIndexes"]["SingleIndexes"][0]["IndexSpec"],
-        "/pk/?",
+        parsed["UtilizedIndexes"]["SingleIndexes"][0]["IndexSpec"], "/pk/?",
         "{parsed}"
     );
 

@@ -20,6 +20,7 @@ use super::scope::FeedScope;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::patch::{self, PatchBody};
+use crate::query::retrieved;
 use crate::query::{page_of_encoded, Continuation, PageLimit, PreparedQuery, QueryBody};
 use crate::store::{Edit, ItemAddress, ItemKey, ItemWrite, WriteMode};
 
@@ -185,6 +186,8 @@ fn run_query(
         .map(Continuation::parse)
         .transpose()?
         .flatten();
+    // Counted on this thread while the page runs (see `query/retrieved.rs`).
+    retrieved::take();
     let (rid, page, key_index) = state.store.with_container(db, coll, |c, now| {
         query.check_order_by_index(&c.settings.indexing_policy)?;
         let resolved =
@@ -192,9 +195,7 @@ fn run_query(
         let query = resolved.as_ref().unwrap_or(query);
         let FeedScope { key, mut epk } = FeedScope::from_headers(c, headers)?;
         // A query in one logical partition finds it by the key's order.
-        let key_index = key
-            .as_ref()
-            .and_then(|_| c.partition_key().index_spec());
+        let key_index = key.as_ref().and_then(|_| c.partition_key().index_spec());
         let after = match &continuation {
             Some(Continuation::After { pk, id }) => Some(ItemKey::new(pk, id)),
             _ => None,
@@ -236,6 +237,7 @@ fn run_query(
     if let Some(started) = started {
         let used = metrics::Used {
             documents: &page.documents,
+            retrieved: retrieved::take(),
             key_index: key_index.as_deref(),
         };
         metrics::add(response.headers_mut(), headers, &used, started);

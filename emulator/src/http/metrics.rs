@@ -22,15 +22,18 @@ use base64::Engine;
 use bytes::Bytes;
 
 use super::request::CosmosHeaders;
+use crate::query::retrieved::Retrieved;
 
 const QUERY_METRICS: &str = "x-ms-documentdb-populatequerymetrics";
 const INDEX_METRICS: &str = "x-ms-cosmos-populateindexmetrics";
 const INDEX_METRICS_V2: &str = "x-ms-cosmos-populateindexmetrics-v2";
 
-/// What a query page used: its documents, and the partition key's index
-/// when it was scoped to one logical partition.
+/// What a query page used: its documents, the stored documents it read to
+/// make them, and the partition key's index when it was scoped to one
+/// logical partition.
 pub struct Used<'a> {
     pub documents: &'a [Bytes],
+    pub retrieved: Retrieved,
     pub key_index: Option<&'a str>,
 }
 
@@ -73,7 +76,7 @@ pub fn wanted(headers: &HeaderMap) -> bool {
 /// Adds the metrics the request asked for to a query page's response.
 pub fn add(response: &mut HeaderMap, request: &HeaderMap, used: &Used<'_>, started: Instant) {
     if request.flag(QUERY_METRICS) {
-        if let Ok(value) = HeaderValue::from_str(&query_metrics(used.documents, started)) {
+        if let Ok(value) = HeaderValue::from_str(&query_metrics(used, started)) {
             response.insert("x-ms-documentdb-query-metrics", value);
         }
     }
@@ -95,11 +98,22 @@ pub fn add(response: &mut HeaderMap, request: &HeaderMap, used: &Used<'_>, start
     }
 }
 
-/// The service's delimited query metrics for one page.
-fn query_metrics(documents: &[Bytes], started: Instant) -> String {
+/// The service's delimited query metrics for one page. The index
+/// utilization ratio is the share of the documents read that the page
+/// returned (1 when it read none).
+fn query_metrics(used: &Used<'_>, started: Instant) -> String {
     let total_ms = started.elapsed().as_secs_f64() * 1000.0;
-    let count = documents.len();
-    let size: usize = documents.iter().map(Bytes::len).sum();
+    let count = used.documents.len();
+    let size: usize = used.documents.iter().map(Bytes::len).sum();
+    let Retrieved {
+        documents: retrieved,
+        bytes: retrieved_size,
+    } = used.retrieved;
+    let ratio = if retrieved == 0 {
+        1.0
+    } else {
+        (count as f64 / retrieved as f64).min(1.0)
+    };
     let mut text = String::with_capacity(512);
     let _ = write!(
         text,
@@ -108,9 +122,9 @@ fn query_metrics(documents: &[Bytes], started: Instant) -> String {
          queryOptimizationTimeInMs=0.00;VMExecutionTimeInMs={total_ms:.2};\
          indexLookupTimeInMs=0.00;instructionCount=0;documentLoadTimeInMs=0.00;\
          systemFunctionExecuteTimeInMs=0.00;userFunctionExecuteTimeInMs=0.00;\
-         retrievedDocumentCount={count};retrievedDocumentSize={size};\
+         retrievedDocumentCount={retrieved};retrievedDocumentSize={retrieved_size};\
          outputDocumentCount={count};outputDocumentSize={size};\
-         writeOutputTimeInMs=0.00;indexUtilizationRatio=1.00"
+         writeOutputTimeInMs=0.00;indexUtilizationRatio={ratio:.2}"
     );
     text
 }
@@ -122,12 +136,22 @@ mod tests {
     #[test]
     fn query_metrics_are_name_value_pairs() {
         let docs = [Bytes::from_static(b"{\"id\":\"a\"}")];
-        let text = query_metrics(&docs, Instant::now());
+        let used = Used {
+            documents: &docs,
+            retrieved: Retrieved {
+                documents: 4,
+                bytes: 40,
+            },
+            key_index: None,
+        };
+        let text = query_metrics(&used, Instant::now());
         let pairs: Vec<(&str, &str)> = text
             .split(';')
             .map(|p| p.split_once('=').expect("name=value"))
             .collect();
-        assert!(pairs.contains(&("retrievedDocumentCount", "1")));
+        assert!(pairs.contains(&("retrievedDocumentCount", "4")));
+        assert!(pairs.contains(&("retrievedDocumentSize", "40")));
+        assert!(pairs.contains(&("indexUtilizationRatio", "0.25")));
         assert!(pairs.contains(&("outputDocumentSize", "10")));
         for (name, value) in pairs {
             assert!(value.parse::<f64>().is_ok(), "{name}={value}");

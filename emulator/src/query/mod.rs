@@ -19,6 +19,7 @@ mod page;
 mod parser;
 mod plan;
 pub mod results;
+pub mod retrieved;
 mod rows;
 mod validate;
 
@@ -134,9 +135,23 @@ impl PreparedQuery {
 
     /// Whether a stored document may match, judged from its bytes alone.
     fn may_match(&self, body: &[u8]) -> bool {
+        if self.required.is_empty() {
+            return true;
+        }
+        // The prefilter reads the document: retrieved, whether it matches.
+        retrieved::read(body.len());
         self.required
             .iter()
             .all(|fragment| memchr::memmem::find(body, fragment).is_some())
+    }
+
+    /// A stored document as a value, counted as retrieved unless the
+    /// prefilter already read it.
+    fn load(&self, body: &Bytes) -> Value {
+        if self.required.is_empty() {
+            retrieved::read(body.len());
+        }
+        parse(body)
     }
 
     /// The executor of this query's SELECT.
@@ -181,7 +196,7 @@ impl PreparedQuery {
     ) -> Vec<Value> {
         let candidates = items.filter(|(_, _, body)| self.may_match(body));
         if self.reads_documents {
-            self.values(candidates.map(|(_, _, body)| parse(body)))
+            self.values(candidates.map(|(_, _, body)| self.load(body)))
         } else {
             self.values(candidates.map(|_| Value::Null))
         }
@@ -227,11 +242,12 @@ impl PreparedQuery {
         let mut items = items.peekable();
         while let Some((pk, id, body)) = items.next() {
             let result = if plain {
+                retrieved::read(body.len());
                 Some(body.clone())
             } else if !self.may_match(body) {
                 None
             } else {
-                let doc = parse(body);
+                let doc = self.load(body);
                 let executor = self.executor();
                 if executor.matches(&[&doc]) {
                     let projected = match self.select.projection {
