@@ -491,3 +491,40 @@ fn a_replace_with_another_id_renames_the_item() {
     ids.sort();
     assert_eq!(ids, ["newer", "taken"]);
 }
+
+/// A query of a partitioned container with neither a partition key nor a
+/// range must declare that it spans partitions, even on one physical
+/// partition (the Python SDK's `test_with_null_pk`); with the header, or
+/// scoped, it runs.
+#[test]
+fn a_query_across_partitions_must_say_so() {
+    let c = TestClient::with_container(None);
+    c.create_item(&json!({"id": "a", "pk": "p"}));
+    let ask = |extra: &[(&str, &str)]| {
+        let mut headers = vec![
+            ("x-ms-documentdb-isquery", "True"),
+            ("content-type", "application/query+json"),
+        ];
+        headers.extend_from_slice(extra);
+        c.post(
+            &format!("{COLL}/docs"),
+            &json!({"query": "SELECT * FROM c", "parameters": []}),
+            &headers,
+        )
+    };
+    let refused = ask(&[]);
+    refused.assert_error(400, "BadRequest");
+    assert!(refused
+        .message()
+        .starts_with("Cross partition query is required but disabled."));
+    let key = pk("p");
+    for scoped in [
+        ("x-ms-documentdb-query-enablecrosspartition", "True"),
+        ("x-ms-documentdb-partitionkey", key.as_str()),
+        ("x-ms-documentdb-partitionkeyrangeid", "0"),
+    ] {
+        let reply = ask(&[scoped]);
+        assert_eq!(reply.status, 200, "{scoped:?}: {}", reply.body);
+        assert_eq!(reply.document_ids(), ["a"]);
+    }
+}

@@ -19,6 +19,7 @@ use super::response::{
 use super::scope::FeedScope;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
+use crate::partition_key::PartitionKeyDefinition;
 use crate::patch::{self, PatchBody};
 use crate::query::retrieved;
 use crate::query::{page_of_encoded, Continuation, PageLimit, PreparedQuery, QueryBody};
@@ -98,6 +99,11 @@ pub async fn create_or_query(
                 .is_none()
             && headers.text("x-ms-start-epk").is_none()
         {
+            if !headers.flag("x-ms-documentdb-query-enablecrosspartition") {
+                state.store.with_container(&db, &coll, |c, _| {
+                    check_cross_partition_enabled(c.partition_key())
+                })?;
+            }
             query.check_servable_across_partitions()?;
         }
         let mut context = container_context::check(&state, &db, &coll, &headers, true)?;
@@ -243,6 +249,21 @@ fn run_query(
         metrics::add(response.headers_mut(), headers, &used, started);
     }
     Ok(response)
+}
+
+/// A query of a partitioned container with neither a partition key nor a
+/// range must say that it means every partition: the service refuses it
+/// otherwise, whatever the number of physical partitions (the Python SDK's
+/// `test_with_null_pk`, a query with `partition_key=None`).
+fn check_cross_partition_enabled(definition: &PartitionKeyDefinition) -> ApiResult<()> {
+    if definition.wire.is_null() {
+        return Ok(());
+    }
+    Err(ApiError::bad_request(
+        "Cross partition query is required but disabled. Please set \
+         x-ms-documentdb-query-enablecrosspartition to true, specify \
+         x-ms-documentdb-partitionkey, or revise your query to avoid this exception.",
+    ))
 }
 
 pub async fn read(
