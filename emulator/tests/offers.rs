@@ -189,6 +189,28 @@ fn create_throughput_is_validated_and_a_refusal_creates_nothing() {
         reply.assert_error(400, "BadRequest");
         assert!(reply.message().contains("throughput") || reply.message().contains("Throughput"));
     }
+    // Under the minimum, negative or not: the service's words.
+    for (header, value, expected) in [
+        (
+            "x-ms-offer-throughput",
+            "300",
+            "Requested throughput 300 is less than required minimum throughput 400.",
+        ),
+        (
+            "x-ms-offer-throughput",
+            "-5",
+            "Requested throughput -5 is less than required minimum throughput 400.",
+        ),
+        (
+            "x-ms-cosmos-offer-autopilot-settings",
+            r#"{"maxThroughput": -200}"#,
+            "Requested throughput -200 is less than required minimum throughput 1000.",
+        ),
+    ] {
+        let reply = create_db(&c, "db", &[(header, value)]);
+        reply.assert_error(400, "BadRequest");
+        assert_eq!(reply.message(), expected);
+    }
     let reply = create_db(&c, "db", &[("x-ms-offer-throughput", "450")]);
     assert!(
         reply

@@ -52,13 +52,15 @@ impl Throughput {
                 "Both x-ms-offer-throughput and x-ms-cosmos-offer-autopilot-settings were sent: \
                      provision either manual throughput or an autoscale maximum, not both.",
             )),
-            (Some(manual), None) => {
-                Throughput::Manual(whole_number(manual.trim().parse::<i64>().ok(), || {
+            (Some(manual), None) => Throughput::Manual(whole_number(
+                manual.trim().parse::<i64>().ok(),
+                MIN_MANUAL_THROUGHPUT,
+                || {
                     format!(
                         "The x-ms-offer-throughput header must be a whole number of RU/s, e.g. 400, got '{manual}'."
                     )
-                })?)
-            }
+                },
+            )?),
             (None, Some(settings)) => {
                 let parsed: Option<Map<String, Value>> = serde_json::from_str(settings).ok();
                 let Some(parsed) = parsed else {
@@ -80,7 +82,10 @@ impl Throughput {
             Throughput::Manual(n) => (*n, MIN_MANUAL_THROUGHPUT, MANUAL_STEP),
             Throughput::Autoscale { max, .. } => (*max, MIN_AUTOSCALE_MAX, AUTOSCALE_STEP),
         };
-        if value < min || value > MAX_THROUGHPUT || value % step != 0 {
+        if value < min {
+            return Err(below_minimum(value.into(), min));
+        }
+        if value > MAX_THROUGHPUT || value % step != 0 {
             return Err(ApiError::bad_request(format!(
                 "The offer should have valid throughput values between {min} and {MAX_THROUGHPUT} \
                  inclusive in increments of {step}. Got {value}."
@@ -119,6 +124,7 @@ impl Throughput {
 fn autoscale_from(settings: &Map<String, Value>, source: &str) -> ApiResult<Throughput> {
     let max = whole_number(
         settings.get("maxThroughput").and_then(Value::as_i64),
+        MIN_AUTOSCALE_MAX,
         || {
             format!(
             "The autoscale settings in {source} need 'maxThroughput', a whole number of RU/s such as \
@@ -144,11 +150,22 @@ fn autoscale_from(settings: &Map<String, Value>, source: &str) -> ApiResult<Thro
 }
 
 /// A non-negative number that fits RU/s (a larger one fails the range check).
-fn whole_number(value: Option<i64>, message: impl FnOnce() -> String) -> ApiResult<u32> {
-    value
-        .filter(|n| *n >= 0)
-        .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
-        .ok_or_else(|| ApiError::bad_request(message()))
+/// A whole number of RU/s (`message` when it is none); a negative one is
+/// below every minimum, refused as [`below_minimum`] words it.
+fn whole_number(value: Option<i64>, min: u32, message: impl FnOnce() -> String) -> ApiResult<u32> {
+    match value {
+        Some(n) if n < 0 => Err(below_minimum(n, min)),
+        Some(n) => Ok(u32::try_from(n).unwrap_or(u32::MAX)),
+        None => Err(ApiError::bad_request(message())),
+    }
+}
+
+/// The service's refusal of throughput under the minimum (the Python SDK's
+/// `test_autoscale_create_container` looks for it).
+fn below_minimum(value: i64, min: u32) -> ApiError {
+    ApiError::bad_request(format!(
+        "Requested throughput {value} is less than required minimum throughput {min}."
+    ))
 }
 
 /// Which mode change a replace asks for, by its headers.
@@ -280,6 +297,7 @@ impl Offer {
                 }
                 Throughput::Manual(whole_number(
                     content.get("offerThroughput").and_then(Value::as_i64),
+                    MIN_MANUAL_THROUGHPUT,
                     || {
                         format!(
                             "The offer's content needs 'offerThroughput', a whole number of RU/s such as 400, got {}.",
