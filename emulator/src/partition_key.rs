@@ -92,7 +92,6 @@ impl PartitionKeyDefinition {
         Value::Array(values).to_string()
     }
 
-    /// Whether the definition is hierarchical (`MultiHash`).
     /// The index a lookup by this key uses, as the service's index metrics
     /// name it: `/pk/?` for one path, `/_epk/?` (the hashed key) for several.
     pub fn index_spec(&self) -> Option<String> {
@@ -103,6 +102,7 @@ impl PartitionKeyDefinition {
         }
     }
 
+    /// Whether the definition is hierarchical (`MultiHash`).
     pub fn is_hierarchical(&self) -> bool {
         self.paths.len() > 1 || self.wire.get("kind").and_then(Value::as_str) == Some("MultiHash")
     }
