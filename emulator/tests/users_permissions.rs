@@ -251,16 +251,31 @@ fn permissions_crud_with_fresh_tokens() {
     );
     assert_eq!(replaced.status, 200, "{}", replaced.body);
     assert_eq!(replaced.body["permissionMode"], "All");
+    // Another id in the body renames the permission (as the SDKs'
+    // test_permission_crud does), unless the new id is taken.
+    let other = json!({"id": "other", "permissionMode": "Read", "resource": "dbs/db/colls/other"});
+    assert_eq!(client.post(&path, &other, &[]).status, 201);
     client
         .put(
             &format!("{path}/read-c"),
-            &json!({"id": "renamed", "permissionMode": "All", "resource": "dbs/db/colls/c"}),
+            &json!({"id": "other", "permissionMode": "All", "resource": "dbs/db/colls/c"}),
             &[],
         )
-        .assert_error(400, "BadRequest");
-    assert_eq!(client.delete(&format!("{path}/read-c"), &[]).status, 204);
+        .assert_error(409, "Conflict");
+    let renamed = client.put(
+        &format!("{path}/read-c"),
+        &json!({"id": "renamed", "permissionMode": "All", "resource": "dbs/db/colls/c"}),
+        &[],
+    );
+    assert_eq!(renamed.status, 200, "{}", renamed.body);
+    assert_eq!(renamed.body["id"], "renamed");
+    assert_eq!(renamed.body["_rid"], replaced.body["_rid"]);
     client
         .get(&format!("{path}/read-c"), &[])
+        .assert_error(404, "NotFound");
+    assert_eq!(client.delete(&format!("{path}/renamed"), &[]).status, 204);
+    client
+        .get(&format!("{path}/renamed"), &[])
         .assert_error(404, "NotFound");
 }
 

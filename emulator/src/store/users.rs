@@ -416,15 +416,16 @@ impl Store {
         let db_rid = db.rid.clone();
         let user = db.user_mut(user)?;
         let permission = user.permission(id)?;
-        if body_id != permission.id {
-            return Err(ApiError::bad_request(format!(
-                "The id '{body_id}' in the body does not match the permission '{}' addressed by the URL.",
-                permission.id
-            )));
-        }
+        let current_id = permission.id.clone();
         check_if_match(if_match, &permission.etag)?;
-        check_one_permission_per_resource(user, &body_id, &grant)?;
-        let permission = user.permissions.get_mut(&body_id).expect("resolved");
+        // A body with another id renames the permission, as a user's
+        // replace renames the user (the SDKs' test_permission_crud).
+        if body_id != current_id && user.permissions.contains_key(&body_id) {
+            return Err(ApiError::conflict());
+        }
+        check_one_permission_per_resource(user, &current_id, &grant)?;
+        let mut permission = user.permissions.remove(&current_id).expect("resolved");
+        permission.id = body_id.clone();
         permission.grant = grant;
         permission.resource = resource;
         permission.resource_partition_key = resource_partition_key;
@@ -432,6 +433,7 @@ impl Store {
         permission.ts = now;
         permission.etag = item::new_etag();
         let view = permission.view(&db_rid, &user.rid);
+        user.permissions.insert(body_id, permission);
         catalog.meta_changed();
         self.wrote();
         Ok(view)
