@@ -92,6 +92,11 @@ impl PartitionKeyDefinition {
         Value::Array(values).to_string()
     }
 
+    /// Each path split into property names: `/a/b` → `["a", "b"]`.
+    pub fn paths(&self) -> &[Vec<String>] {
+        &self.paths
+    }
+
     /// The index a lookup by this key uses, as the service's index metrics
     /// name it: `/pk/?` for one path, `/_epk/?` (the hashed key) for several.
     pub fn index_spec(&self) -> Option<String> {

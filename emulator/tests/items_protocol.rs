@@ -527,4 +527,16 @@ fn a_query_across_partitions_must_say_so() {
         assert_eq!(reply.status, 200, "{scoped:?}: {}", reply.body);
         assert_eq!(reply.document_ids(), ["a"]);
     }
+    // A filter that pins the partition key routes the query to its
+    // partition, as the gateway does: no header needed.
+    let pinned = c.post(
+        &format!("{COLL}/docs"),
+        &json!({"query": "SELECT * FROM root r WHERE r.pk = @pk ORDER BY r.id", "parameters": [{"name": "@pk", "value": "p"}]}),
+        &[
+            ("x-ms-documentdb-isquery", "True"),
+            ("content-type", "application/query+json"),
+        ],
+    );
+    assert_eq!(pinned.status, 200, "{}", pinned.body);
+    assert_eq!(pinned.document_ids(), ["a"]);
 }

@@ -396,13 +396,28 @@ fn the_conflicts_feed_is_empty_and_well_formed() {
         feed.body,
         json!({"_rid": coll.body["_rid"], "Conflicts": [], "_count": 0})
     );
-    let query = c.post(
+    let conflicts_query =
+        json!({"query": "SELECT * FROM root r WHERE r.resourceType = 'document'"});
+    // Across partitions only when asked for, as the service answers the
+    // Python SDK's query_conflicts with partition_key=None.
+    c.post(
         "/dbs/db/colls/c/conflicts",
-        &json!({"query": "SELECT * FROM root r WHERE r.resourceType = 'document'"}),
+        &conflicts_query,
         &QUERY_HEADERS,
-    );
-    query.assert_status(200);
-    assert_eq!(query.body["Conflicts"], json!([]));
+    )
+    .assert_error(400, "BadRequest");
+    for scope in [
+        ("x-ms-documentdb-query-enablecrosspartition", "True"),
+        ("x-ms-documentdb-partitionkey", "[\"p\"]"),
+    ] {
+        let query = c.post(
+            "/dbs/db/colls/c/conflicts",
+            &conflicts_query,
+            &[QUERY_HEADERS[0], QUERY_HEADERS[1], scope],
+        );
+        query.assert_status(200);
+        assert_eq!(query.body["Conflicts"], json!([]));
+    }
     c.post(
         "/dbs/db/colls/c/conflicts",
         &json!({"query": "SELECT FROM"}),

@@ -45,6 +45,17 @@ pub async fn query(
         &body.typed::<QueryBody>("query")?,
         state.store.clock.now_millis(),
     )?;
+    // Across partitions only when the client says so, as for items.
+    if headers.partition_key().is_none()
+        && headers
+            .text("x-ms-documentdb-partitionkeyrangeid")
+            .is_none()
+        && !headers.flag("x-ms-documentdb-query-enablecrosspartition")
+    {
+        state.store.with_container(&db, &coll, |c, _| {
+            super::items::check_cross_partition_enabled(c.partition_key())
+        })?;
+    }
     let results = query.run_values(std::iter::empty())?;
     Ok(value_feed(&rid, "Conflicts", &results))
 }

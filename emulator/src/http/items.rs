@@ -99,12 +99,19 @@ pub async fn create_or_query(
                 .is_none()
             && headers.text("x-ms-start-epk").is_none()
         {
-            if !headers.flag("x-ms-documentdb-query-enablecrosspartition") {
-                state.store.with_container(&db, &coll, |c, _| {
-                    check_cross_partition_enabled(c.partition_key())
-                })?;
+            // A filter that pins the whole key is routed to its partition
+            // by the gateway: one partition, no header needed, no merging.
+            let pinned = state.store.with_container(&db, &coll, |c, _| {
+                Ok(query.pins_partition_key(c.partition_key().paths()))
+            })?;
+            if !pinned {
+                if !headers.flag("x-ms-documentdb-query-enablecrosspartition") {
+                    state.store.with_container(&db, &coll, |c, _| {
+                        check_cross_partition_enabled(c.partition_key())
+                    })?;
+                }
+                query.check_servable_across_partitions()?;
             }
-            query.check_servable_across_partitions()?;
         }
         let mut context = container_context::check(&state, &db, &coll, &headers, true)?;
         // The query as sent keys its whole result between pages, unless it
@@ -255,7 +262,7 @@ fn run_query(
 /// range must say that it means every partition: the service refuses it
 /// otherwise, whatever the number of physical partitions (the Python SDK's
 /// `test_with_null_pk`, a query with `partition_key=None`).
-fn check_cross_partition_enabled(definition: &PartitionKeyDefinition) -> ApiResult<()> {
+pub(super) fn check_cross_partition_enabled(definition: &PartitionKeyDefinition) -> ApiResult<()> {
     if definition.wire.is_null() {
         return Ok(());
     }

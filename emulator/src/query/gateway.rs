@@ -13,7 +13,9 @@
 //! `x-ms-cosmos-supported-query-features`, as the Python SDK (without
 //! GroupBy, NonValueAggregate, MultipleAggregates) finds in Azure.
 
-use super::ast::Projection;
+use serde_json::Value;
+
+use super::ast::{BinaryOp, Expr, Projection};
 use super::{eval, PreparedQuery};
 use crate::error::{ApiError, ApiResult};
 
@@ -36,6 +38,48 @@ impl PreparedQuery {
     fn non_value_aggregate(&self) -> bool {
         matches!(&self.select.projection, Projection::Fields(fields)
             if fields.iter().any(|(e, _)| eval::contains_aggregate(e)))
+    }
+
+    /// Whether the filter pins every path of the partition key to a value
+    /// (`r.city = 'Redmond' AND r.zipcode = '98052'`, parameters included):
+    /// the gateway then routes the query to that one logical partition, and
+    /// it needs no cross-partition header (the Python SDK's
+    /// `test_partitioned_collection_document_crud_and_query_subpartition`).
+    pub fn pins_partition_key(&self, paths: &[Vec<String>]) -> bool {
+        let s = &self.select;
+        let plain_from = s
+            .from
+            .as_ref()
+            .is_some_and(|f| f.source.is_none() && f.scope == 0);
+        let Some(filter) = s
+            .filter
+            .as_ref()
+            .filter(|_| plain_from && !paths.is_empty())
+        else {
+            return false;
+        };
+        let mut pinned: Vec<Vec<String>> = Vec::new();
+        let mut conjuncts = vec![filter];
+        while let Some(expr) = conjuncts.pop() {
+            match expr {
+                Expr::Chain(first, rest) if rest.iter().all(|(op, _)| *op == BinaryOp::And) => {
+                    conjuncts.push(first);
+                    conjuncts.extend(rest.iter().map(|(_, e)| e));
+                }
+                Expr::Binary(BinaryOp::And, a, b) => conjuncts.extend([&**a, &**b]),
+                Expr::Binary(BinaryOp::Eq, a, b) => {
+                    let path = match (&**a, &**b) {
+                        (Expr::Literal(_), other) | (other, Expr::Literal(_)) => {
+                            document_path(other)
+                        }
+                        _ => None,
+                    };
+                    pinned.extend(path);
+                }
+                _ => {}
+            }
+        }
+        paths.iter().all(|path| pinned.contains(path))
     }
 
     /// Refuses, as the gateway does, a query sent to every partition at
@@ -130,9 +174,70 @@ impl PreparedQuery {
     }
 }
 
+/// `c.a.b` or `c["a"]["b"]` as `["a", "b"]`, when it is a path into the
+/// document itself (the first name FROM binds).
+fn document_path(expr: &Expr) -> Option<Vec<String>> {
+    let mut names = Vec::new();
+    let mut at = expr;
+    loop {
+        match at {
+            Expr::Var(0) => break,
+            Expr::Property(base, name) => {
+                names.push(name.clone());
+                at = base;
+            }
+            Expr::Index(base, index) => match &**index {
+                Expr::Literal(Value::String(name)) => {
+                    names.push(name.clone());
+                    at = base;
+                }
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+    names.reverse();
+    (!names.is_empty()).then_some(names)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::tests::prepared as prepare;
+
+    #[test]
+    fn a_filter_that_pins_every_level_of_the_key() {
+        let key = |paths: &[&str]| -> Vec<Vec<String>> {
+            paths
+                .iter()
+                .map(|p| {
+                    p.split('/')
+                        .filter(|s| !s.is_empty())
+                        .map(String::from)
+                        .collect()
+                })
+                .collect()
+        };
+        let hierarchical = key(&["/city", "/zip"]);
+        for q in [
+            "SELECT * FROM root r WHERE r.city = 'a' AND r.zip = 'b'",
+            "SELECT * FROM c WHERE 'b' = c.zip AND c.n > 1 AND c.city = 'a'",
+            "SELECT * FROM c WHERE c[\"city\"] = 'a' AND (c.zip = 'b')",
+        ] {
+            assert!(prepare(q).pins_partition_key(&hierarchical), "{q}");
+        }
+        for q in [
+            "SELECT * FROM c WHERE c.city = 'a'",
+            "SELECT * FROM c WHERE c.city = 'a' OR c.zip = 'b'",
+            "SELECT * FROM c WHERE c.city = c.zip AND c.zip = 'b'",
+            "SELECT * FROM c",
+            "SELECT * FROM c IN c.kids WHERE c.city = 'a' AND c.zip = 'b'",
+        ] {
+            assert!(!prepare(q).pins_partition_key(&hierarchical), "{q}");
+        }
+        let nested = key(&["/address/state"]);
+        assert!(prepare("SELECT * FROM c WHERE c.address.state = 'WA'").pins_partition_key(&nested));
+        assert!(!prepare("SELECT * FROM c WHERE c.state = 'WA'").pins_partition_key(&nested));
+    }
 
     /// The forms the hosted gateway was recorded to refuse, and to answer.
     #[test]
