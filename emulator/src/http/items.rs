@@ -52,10 +52,15 @@ fn address(
     if !crate::rid::looks_like_database_rid(db) {
         return Ok((headers.partition_key().map(str::to_owned), id));
     }
-    Ok(match state.store.item_by_rid(db, coll, &id)? {
-        Some((pk, name)) => (Some(pk), name),
-        None => (headers.partition_key().map(str::to_owned), id),
-    })
+    Ok(
+        match state
+            .store
+            .item_by_rid(db, coll, &id, headers.partition_key())?
+        {
+            Some((pk, name)) => (Some(pk), name),
+            None => (headers.partition_key().map(str::to_owned), id),
+        },
+    )
 }
 
 pub async fn create_or_query(

@@ -201,11 +201,16 @@ impl Store {
     /// For a RID-based path (`/dbs/{dbRid}/colls/{collRid}/docs/{docRid}`,
     /// as .NET sends), the (partition key header, id) of the addressed item;
     /// `None` for a name-based path. A RID that names no item is a 404.
+    ///
+    /// A partition key header sent with it must be the item's whole key: a
+    /// prefix or a malformed one is refused as for a name-based path (400,
+    /// substatus 1001), another whole key names no item here (404).
     pub fn item_by_rid(
         &self,
         database: &str,
         container: &str,
         item: &str,
+        partition_key_header: Option<&str>,
     ) -> ApiResult<Option<(String, String)>> {
         let catalog = self.read();
         let db = catalog.database(database)?;
@@ -217,6 +222,11 @@ impl Store {
             ApiError::not_found()
                 .with_message(format!("Resource Not Found: no item has the RID '{item}'."))
         })?;
+        if let Some(header) = partition_key_header {
+            if c.partition_key().key_from_header(header)? != key.pk() {
+                return Err(ApiError::not_found());
+            }
+        }
         Ok(Some((key.pk().to_string(), key.id().to_string())))
     }
 }
