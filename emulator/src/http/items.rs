@@ -12,6 +12,7 @@ use axum::response::Response;
 use super::container_context::{self, decorate, Refusal};
 use super::metrics;
 use super::names;
+use super::range_walk;
 use super::request::{Body, CosmosHeaders, PathParams};
 use super::response::{
     feed, item, item_written, no_content, resource, QUERY_CHARGE, READ_CHARGE, WRITE_CHARGE,
@@ -214,10 +215,20 @@ fn run_query(
         let FeedScope { key, mut epk } = FeedScope::from_headers(c, headers)?;
         // A query in one logical partition finds it by the key's order.
         let key_index = key.as_ref().and_then(|_| c.partition_key().index_spec());
-        let after = match &continuation {
-            Some(Continuation::After { pk, id }) => Some(ItemKey::new(pk, id)),
+        let walk = range_walk::step(
+            c,
+            headers,
+            !query.needs_whole_result(),
+            continuation.as_ref(),
+        );
+        let after = match (&walk, &continuation) {
+            (Some(step), _) => step.after.clone(),
+            (None, Some(Continuation::After { pk, id })) => Some(ItemKey::new(pk, id)),
             _ => None,
         };
+        if let Some(step) = &walk {
+            epk.narrow_to((&step.range.min, &step.range.max));
+        }
         let items = c
             .live_items(key.as_ref(), after.as_ref(), now)
             .filter(move |(key, _)| epk.contains(key.pk()))
@@ -246,7 +257,13 @@ fn run_query(
                 };
                 page_of_encoded(&results, continuation.as_ref(), limit)
             }
-            None => query.run_page(items, continuation.as_ref(), limit)?,
+            None => {
+                let mut page = query.run_page(items, continuation.as_ref(), limit)?;
+                if let Some(step) = &walk {
+                    page.continuation = range_walk::next(c, step, page.continuation.take());
+                }
+                page
+            }
         };
         Ok((c.rid.clone(), page, key_index))
     })?;

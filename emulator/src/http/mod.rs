@@ -17,6 +17,7 @@ mod metrics;
 mod names;
 mod offers;
 mod pkranges;
+mod range_walk;
 mod request;
 mod response;
 mod scope;

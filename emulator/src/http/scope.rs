@@ -97,7 +97,7 @@ impl<'a> EpkFilter<'a> {
     /// Keeps only the part of the range inside `[min, max)`, a physical
     /// range's bounds: a request names a range id, and may name a part of
     /// it by EPK (a feed range narrower than the physical range).
-    fn narrow_to(&mut self, (min, max): (&str, &str)) {
+    pub fn narrow_to(&mut self, (min, max): (&str, &str)) {
         let (start, end) = self
             .range
             .take()

@@ -11,6 +11,18 @@ use crate::error::{ApiError, ApiResult};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Continuation {
+    /// A query across partitions that the gateway serves itself walks the
+    /// physical ranges one at a time: it resumes in the range starting at
+    /// the EPK `range`, after the item `pk`/`id` if it names one. (First:
+    /// the variants are told apart by their fields, and this one's `range`
+    /// is what the others lack.)
+    InRange {
+        range: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pk: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+    },
     /// Key-ordered scans resume after the last item visited.
     After { pk: String, id: String },
     /// Whole-result queries (ORDER BY, aggregates, ...) resume at an offset.
