@@ -144,6 +144,17 @@ forEachScheme("queries", (ctx) => {
     assert.deepEqual(await run("SELECT VALUE [5 & 3, 5 | 3, 5 ^ 3, ~5, 1 << 3, -16 >> 2, -16 >>> 28]"), [[1, 7, 6, -6, 8, -4, 15]]);
   });
 
+  test("MakeList and MakeSet, across partitions through the query plan and per group", async () => {
+    // The SDK concatenates each range's array (and dedupes a set): order is the SDK's.
+    const list = (await query("SELECT VALUE MakeList(c.kind) FROM c"))[0];
+    assert.deepEqual([...list].sort(), ["x", "x", "x", "y", "y"]);
+    const set = (await query("SELECT VALUE MakeSet(c.kind) FROM c"))[0];
+    assert.deepEqual([...set].sort(), ["x", "y"]);
+    const groups = await query("SELECT c.kind, MakeList(c.n) AS ns, MakeSet(c.pk) AS pks FROM c GROUP BY c.kind");
+    const byKind = Object.fromEntries(groups.map((g) => [g.kind, [[...g.ns].sort(), [...g.pks].sort()]]));
+    assert.deepEqual(byKind, { x: [[2, 3, 5], ["a", "b"]], y: [[1, 4], ["a", "c"]] });
+  });
+
   test("no match is empty", async () => {
     assert.deepEqual(await query({ query: "SELECT * FROM c WHERE c.id = @id", parameters: [{ name: "@id", value: "zzz" }] }), []);
   });

@@ -92,6 +92,10 @@ pub enum Aggregate {
     Min,
     Max,
     Avg,
+    /// `MAKELIST(x)`: every defined value, as an array.
+    MakeList,
+    /// `MAKESET(x)`: the distinct defined values, as an array.
+    MakeSet,
 }
 
 impl Aggregate {
@@ -102,6 +106,8 @@ impl Aggregate {
             "MIN" => Aggregate::Min,
             "MAX" => Aggregate::Max,
             "AVG" => Aggregate::Avg,
+            "MAKELIST" => Aggregate::MakeList,
+            "MAKESET" => Aggregate::MakeSet,
             _ => return None,
         })
     }

@@ -32,7 +32,7 @@ pub fn check_functions(expr: &Expr, aggregates_allowed: bool) -> ApiResult<()> {
                 }
             } else if !functions::is_known(name) {
                 Some(format!(
-                    "The function '{name}' is not supported here. Supported functions: {}, and the aggregates COUNT, SUM, MIN, MAX, AVG.",
+                    "The function '{name}' is not supported here. Supported functions: {}, and the aggregates COUNT, SUM, MIN, MAX, AVG, MAKELIST, MAKESET.",
                     functions::names().join(", ")
                 ))
             } else {

@@ -367,6 +367,12 @@ enum Accumulator {
         wanted: Ordering,
         best: Result<Option<Value>, ()>,
     },
+    /// MAKELIST's values in the order met; MAKESET's without repeats (equal
+    /// as values: `1` and `1.0` are one).
+    List {
+        values: Vec<Value>,
+        distinct: Option<HashSet<String>>,
+    },
 }
 
 impl Accumulator {
@@ -385,6 +391,14 @@ impl Accumulator {
             Aggregate::Max => Accumulator::Extreme {
                 wanted: Ordering::Greater,
                 best: Ok(None),
+            },
+            Aggregate::MakeList => Accumulator::List {
+                values: Vec::new(),
+                distinct: None,
+            },
+            Aggregate::MakeSet => Accumulator::List {
+                values: Vec::new(),
+                distinct: Some(HashSet::new()),
             },
         }
     }
@@ -410,6 +424,14 @@ impl Accumulator {
                     }
                 }
             }
+            Accumulator::List { values, distinct } => {
+                if distinct
+                    .as_mut()
+                    .is_none_or(|seen| seen.insert(canonical(&value)))
+                {
+                    values.push(value);
+                }
+            }
         }
     }
 
@@ -423,6 +445,7 @@ impl Accumulator {
                 .filter(|a| a.is_finite())
                 .map(eval::number),
             Accumulator::Extreme { best, .. } => best.ok().flatten(),
+            Accumulator::List { values, .. } => Some(Value::Array(values)),
         }
     }
 }
@@ -517,5 +540,22 @@ mod tests {
         assert_eq!(fold(Aggregate::Max, mixed), Some(json!("a")));
         assert_eq!(fold(Aggregate::Max, vec![json!(1), json!([2])]), None);
         assert_eq!(fold(Aggregate::Sum, vec![json!(1e308), json!(1e308)]), None);
+        // MAKELIST keeps every value in order, MAKESET each value once.
+        let values = vec![
+            json!(1),
+            json!("a"),
+            json!(1.0),
+            json!({"b": 2}),
+            json!("a"),
+        ];
+        assert_eq!(
+            fold(Aggregate::MakeList, values.clone()),
+            Some(json!([1, "a", 1.0, {"b": 2}, "a"]))
+        );
+        assert_eq!(
+            fold(Aggregate::MakeSet, values),
+            Some(json!([1, "a", {"b": 2}]))
+        );
+        assert_eq!(fold(Aggregate::MakeList, vec![]), Some(json!([])));
     }
 }

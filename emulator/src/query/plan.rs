@@ -29,6 +29,8 @@ fn aggregate_name(aggregate: Aggregate) -> &'static str {
         Aggregate::Min => "Min",
         Aggregate::Max => "Max",
         Aggregate::Avg => "Average",
+        Aggregate::MakeList => "MakeList",
+        Aggregate::MakeSet => "MakeSet",
     }
 }
 
@@ -54,6 +56,9 @@ fn partial(aggregate: Aggregate, expr: &Expr, alias: &[String], min_max_count: b
     let name = match aggregate {
         Aggregate::Count => return format!("{{\"item\": COUNT({arg})}}"),
         Aggregate::Sum => return format!("{{\"item\": SUM({arg})}}"),
+        // Each range's array; the SDK concatenates them (and dedupes a set).
+        Aggregate::MakeList => return format!("{{\"item\": MAKELIST({arg})}}"),
+        Aggregate::MakeSet => return format!("{{\"item\": MAKESET({arg})}}"),
         Aggregate::Avg => {
             return format!("{{\"item\": {{\"sum\": SUM({arg}), \"count\": COUNT({arg})}}}}")
         }

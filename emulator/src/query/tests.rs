@@ -119,6 +119,55 @@ fn like_filters_and_projects() {
     );
 }
 
+/// `MAKELIST` and `MAKESET` (the service's list aggregates, which the
+/// JavaScript SDK merges across ranges): every defined value, or each once,
+/// alone or per group; undefined values are left out.
+#[test]
+fn makelist_and_makeset_aggregate_values_into_arrays() {
+    let docs = [
+        json!({"team": "a", "age": 11}),
+        json!({"team": "a", "age": 13}),
+        json!({"team": "a", "age": 11}),
+        json!({"team": "b", "age": 15}),
+        json!({"team": "b"}),
+    ];
+    assert_eq!(
+        run("SELECT VALUE MakeList(c.age) FROM c", &docs),
+        vec![json!([11, 13, 11, 15])]
+    );
+    assert_eq!(
+        run("SELECT VALUE MAKESET(c.age) FROM c", &docs),
+        vec![json!([11, 13, 15])]
+    );
+    assert_eq!(
+        run(
+            "SELECT c.team, MakeList(c.age) AS ages, MakeSet(c.age) AS distinct_ages FROM c GROUP BY c.team",
+            &docs
+        ),
+        vec![
+            json!({"team": "a", "ages": [11, 13, 11], "distinct_ages": [11, 13]}),
+            json!({"team": "b", "ages": [15], "distinct_ages": [15]}),
+        ]
+    );
+    assert_eq!(
+        run("SELECT VALUE MakeList(c.age) FROM c", &[]),
+        vec![json!([])]
+    );
+    // Each range's partial result is its own array, for the SDK to concatenate.
+    let plan = prepared("SELECT VALUE MakeSet(c.age) FROM c")
+        .plan()
+        .unwrap();
+    let info = &plan["queryInfo"];
+    assert_eq!(info["aggregates"], json!(["MakeSet"]), "{plan}");
+    assert!(
+        info["rewrittenQuery"]
+            .as_str()
+            .unwrap()
+            .contains("MAKESET(c.age)"),
+        "{plan}"
+    );
+}
+
 /// Issue 10: GROUP BY, one result per distinct tuple of the grouped
 /// values, with every aggregate per group; an undefined value is a group
 /// of its own (projected without the property).
