@@ -316,7 +316,13 @@ impl Expr {
     pub fn to_sql(&self, aliases: &[String]) -> String {
         let sql = |e: &Expr| e.to_sql(aliases);
         match self {
-            Expr::Literal(v) => v.to_string(),
+            Expr::Literal(v) => match super::number::read(v).filter(|n| !n.is_finite()) {
+                // NaN and the infinities as the language writes them.
+                Some(n) if n.is_nan() => "NaN".to_string(),
+                Some(n) if n > 0.0 => "Infinity".to_string(),
+                Some(_) => "-Infinity".to_string(),
+                None => v.to_string(),
+            },
             Expr::Var(i) => aliases.get(*i).map_or("root", String::as_str).to_string(),
             Expr::Property(base, name) => {
                 let simple = name

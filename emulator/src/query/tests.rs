@@ -119,6 +119,53 @@ fn like_filters_and_projects() {
     );
 }
 
+/// `NaN` and `Infinity` are literals of the language: the documented
+/// TOSTRING example, row for row; a result holding one is still refused.
+#[test]
+fn nan_and_infinity_are_literals() {
+    let documented = "SELECT VALUE {
+        integerToString: TOSTRING(125),
+        floatToString: TOSTRING(0.1234),
+        booleanToString: TOSTRING(false),
+        arrayToString: TOSTRING([ 1, 2, 3 ]),
+        objectToString: TOSTRING({ \"department\": \"Bicycles\" }),
+        stringToString: TOSTRING(\"Hello World\"),
+        undefinedToString: TOSTRING(undefined),
+        notANumberToString: TOSTRING(NaN),
+        infinityToString: TOSTRING(Infinity)
+    }";
+    assert_eq!(
+        run(documented, &[]),
+        vec![json!({
+            "integerToString": "125",
+            "floatToString": "0.1234",
+            "booleanToString": "false",
+            "arrayToString": "[1,2,3]",
+            "objectToString": "{\"department\":\"Bicycles\"}",
+            "stringToString": "Hello World",
+            "notANumberToString": "NaN",
+            "infinityToString": "Infinity"
+        })]
+    );
+    assert_eq!(
+        run("SELECT VALUE [IS_NUMBER(NaN), IS_FINITE_NUMBER(Infinity), -Infinity < 0, TOSTRING(-Infinity)]", &[]),
+        vec![json!([true, false, true, "-Infinity"])]
+    );
+    // Written back as the language writes them in a rewritten query.
+    let plan = prepared("SELECT VALUE COUNT(1) FROM c WHERE c.n < Infinity AND c.m != NaN")
+        .plan()
+        .unwrap();
+    let rewritten = plan["queryInfo"]["rewrittenQuery"].as_str().unwrap();
+    assert!(rewritten.contains("Infinity") && rewritten.contains("NaN"), "{rewritten}");
+    let refused = PreparedQuery::prepare(&QueryBody {
+        query: "SELECT VALUE NaN".into(),
+        parameters: vec![],
+    })
+    .unwrap()
+    .run_values(std::iter::empty());
+    assert!(refused.is_err());
+}
+
 /// `MAKELIST` and `MAKESET` (the service's list aggregates, which the
 /// JavaScript SDK merges across ranges): every defined value, or each once,
 /// alone or per group; undefined values are left out.

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::ast::{BinaryOp, Expr, Level, Projection, Select, SortKey, SubqueryKind, UnaryOp};
 use super::lexer::{syntax_error, tokenize, truncated, Token};
+use super::number as num;
 
 mod from;
 mod subquery;
@@ -594,6 +595,10 @@ impl Parser<'_> {
                     "false" => Ok(Expr::Literal(Value::Bool(false))),
                     "null" => Ok(Expr::Literal(Value::Null)),
                     "undefined" => Ok(Expr::Call("UNDEFINED".into(), Vec::new())),
+                    // The language's names for the non-finite numbers (the
+                    // documented `ToString(NaN)`, `ToString(Infinity)`).
+                    _ if word == "NaN" => Ok(Expr::Literal(num::to_value(f64::NAN))),
+                    _ if word == "Infinity" => Ok(Expr::Literal(num::to_value(f64::INFINITY))),
                     _ if self.aliases.contains(&word) => Ok(Expr::Var(
                         self.aliases.iter().rposition(|a| *a == word).unwrap_or(0),
                     )),
