@@ -176,14 +176,34 @@ impl From {
         let mut names: Vec<String> = outer.to_vec();
         names.push(first.clone());
         for (i, join) in self.joins.iter().enumerate() {
-            text.push_str(&format!(
-                " JOIN {} IN {}",
-                self.aliases[i + 1],
-                join.to_sql(&names)
-            ));
-            names.push(self.aliases[i + 1].clone());
+            let name = &self.aliases[i + 1];
+            match single_value_join(join) {
+                Some(path) => text.push_str(&format!(" JOIN {} {name}", path.to_sql(&names))),
+                None => text.push_str(&format!(" JOIN {name} IN {}", join.to_sql(&names))),
+            }
+            names.push(name.clone());
         }
         text
+    }
+}
+
+/// The path of a `JOIN c.path [x]` (the form without IN), which the parser
+/// reads as `IS_DEFINED(path) ? [path] : []`: one row of the value itself.
+fn single_value_join(join: &Expr) -> Option<&Expr> {
+    let Expr::Conditional(test, then, otherwise) = join else {
+        return None;
+    };
+    match (&**test, &**then, &**otherwise) {
+        (Expr::Call(f, args), Expr::Array(one), Expr::Array(none))
+            if f == "IS_DEFINED"
+                && args.len() == 1
+                && one.len() == 1
+                && none.is_empty()
+                && args[0] == one[0] =>
+        {
+            Some(&one[0])
+        }
+        _ => None,
     }
 }
 

@@ -119,6 +119,59 @@ fn like_filters_and_projects() {
     );
 }
 
+/// `JOIN f.children` without IN, the documented form: the value itself,
+/// one row per item where it is defined and none where it is not
+/// (`JOIN f.NonExistent` gives no row); it survives a plan's rewriting.
+#[test]
+fn a_join_without_in_joins_the_value_itself() {
+    let families = [
+        json!({"id": "AndersenFamily", "children": [{"firstName": "Henriette"}]}),
+        json!({"id": "WakefieldFamily", "children": [{"givenName": "Jesse"}, {"givenName": "Lisa"}]}),
+        json!({"id": "Childless"}),
+    ];
+    assert_eq!(
+        run("SELECT f.id FROM Families f JOIN f.children", &families),
+        vec![
+            json!({"id": "AndersenFamily"}),
+            json!({"id": "WakefieldFamily"})
+        ]
+    );
+    assert_eq!(
+        run("SELECT f.id FROM Families f JOIN f.NonExistent", &families),
+        Vec::<Value>::new()
+    );
+    assert_eq!(
+        run(
+            "SELECT VALUE ARRAY_LENGTH(k) FROM f JOIN f.children AS k",
+            &families
+        ),
+        vec![json!(1), json!(2)]
+    );
+    assert_eq!(
+        run(
+            "SELECT c.givenName FROM f JOIN f.children kids JOIN c IN kids",
+            &families
+        ),
+        vec![
+            json!({}),
+            json!({"givenName": "Jesse"}),
+            json!({"givenName": "Lisa"})
+        ]
+    );
+    let plan = prepared("SELECT f.id FROM f JOIN f.children ORDER BY f.id")
+        .plan()
+        .unwrap();
+    let rewritten = plan["queryInfo"]["rewrittenQuery"].as_str().unwrap();
+    assert!(rewritten.contains(" JOIN "), "{rewritten}");
+    assert!(!rewritten.contains(" IN "), "{rewritten}");
+    let runnable = rewritten.replace("{documentdb-formattableorderbyquery-filter}", "true");
+    let reparsed = PreparedQuery::prepare(&QueryBody {
+        query: runnable,
+        parameters: vec![],
+    });
+    assert!(reparsed.is_ok(), "{rewritten}");
+}
+
 /// `NaN` and `Infinity` are literals of the language: the documented
 /// TOSTRING example, row for row; a result holding one is still refused.
 #[test]
@@ -156,7 +209,10 @@ fn nan_and_infinity_are_literals() {
         .plan()
         .unwrap();
     let rewritten = plan["queryInfo"]["rewrittenQuery"].as_str().unwrap();
-    assert!(rewritten.contains("Infinity") && rewritten.contains("NaN"), "{rewritten}");
+    assert!(
+        rewritten.contains("Infinity") && rewritten.contains("NaN"),
+        "{rewritten}"
+    );
     let refused = PreparedQuery::prepare(&QueryBody {
         query: "SELECT VALUE NaN".into(),
         parameters: vec![],

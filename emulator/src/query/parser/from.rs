@@ -84,17 +84,38 @@ impl Parser<'_> {
                     format!("_join{}", joins.len() + 1)
                 };
                 (name, Expr::Subquery(SubqueryKind::Array, Box::new(select)))
-            } else {
+            } else if matches!(self.tokens.get(self.pos + 1), Some(Token::Ident(w)) if w.eq_ignore_ascii_case("IN"))
+            {
                 let name = self.alias_name()?;
-                if !self.eat_keyword("IN") {
-                    return Err(ApiError::bad_request(format!(
-                        "A JOIN is 'JOIN x IN c.array' or 'JOIN (SELECT ...) AS x'. Query: {}",
-                        truncated(self.text)
-                    )));
-                }
+                self.eat_keyword("IN");
                 let source = self.expr()?;
                 in_source(&source)?;
                 (name, source)
+            } else {
+                // `JOIN f.children [[AS] x]`, the documented form without
+                // IN: the value itself, one row when it is defined, none
+                // when it is not (`JOIN f.NonExistent` leaves no row).
+                let path = self.postfix()?;
+                in_source(&path).map_err(|_| {
+                    ApiError::bad_request(format!(
+                        "A JOIN is 'JOIN x IN c.array', 'JOIN c.path [AS x]' or 'JOIN (SELECT ...) AS x'. Query: {}",
+                        truncated(self.text)
+                    ))
+                })?;
+                let named = self.eat_keyword("AS")
+                    || matches!(self.peek(), Some(Token::Ident(w)) if !is_reserved(w));
+                let name = match (&path, named) {
+                    (_, true) => self.alias_name()?,
+                    (Expr::Property(_, name), false) => name.clone(),
+                    _ => format!("_join{}", joins.len() + 1),
+                };
+                let defined = Expr::Call("IS_DEFINED".into(), vec![path.clone()]);
+                let single = Expr::Conditional(
+                    Box::new(defined),
+                    Box::new(Expr::Array(vec![path])),
+                    Box::new(Expr::Array(Vec::new())),
+                );
+                (name, single)
             };
             joins.push(join);
             if aliases.contains(&name) {
