@@ -25,6 +25,19 @@ forEachScheme("items", (ctx) => {
     assert.equal(read._etag, created._etag);
   });
 
+  test("ids the service accepts: '?', whitespace at either end, control characters, '%20' as text", async () => {
+    const c = await newContainer();
+    for (const id of ["Disallowed?Chars", "  Test  ", "With\tTab\nLine\rReturn", "Ending%20", "Special,=.:~+-@()^${}[]!_"]) {
+      const created = await c.items.create({ id, pk: id });
+      assert.equal(created.statusCode, 201, id);
+      const read = await c.item(id, id).read();
+      assert.equal(read.statusCode, 200, id);
+      assert.equal(read.resource.id, id);
+      assert.equal((await c.item(id, id).replace({ id, pk: id, v: 2 })).statusCode, 200, id);
+      assert.equal((await c.item(id, id).delete()).statusCode, 204, id);
+    }
+  });
+
   test("duplicate id conflicts only within its partition; missing reads are 404", async () => {
     const c = await newContainer();
     await c.items.create({ id: "same", pk: "a" });

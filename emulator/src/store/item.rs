@@ -171,7 +171,7 @@ pub fn too_deep() -> ApiError {
 /// Checks a database or container name: as an item id, and at most
 /// [`MAX_RESOURCE_NAME_CHARS`] characters.
 pub fn validate_name(value: Option<&Value>) -> ApiResult<&str> {
-    let name = checked_id(value, MAX_RESOURCE_NAME_CHARS)?;
+    let name = checked_id(value, MAX_RESOURCE_NAME_CHARS, NAME_FORBIDDEN)?;
     if name.chars().count() > MAX_RESOURCE_NAME_CHARS {
         return Err(invalid_name(name, MAX_RESOURCE_NAME_CHARS));
     }
@@ -195,13 +195,17 @@ fn invalid_name(name: &str, less_than: usize) -> ApiError {
 
 /// Checks an item's `id` (PROTOCOL.md, issue 2 point 7).
 pub fn validate_id(value: Option<&Value>) -> ApiResult<&str> {
-    checked_id(value, MAX_ID_BYTES + 1)
+    checked_id(value, MAX_ID_BYTES + 1, ITEM_ID_FORBIDDEN)
 }
 
 /// An id or name: a non-empty string of at most [`MAX_ID_BYTES`] bytes
 /// without `/`, `\`, `?` or `#`; `less_than` words the bound of the
 /// refusal.
-fn checked_id(value: Option<&Value>, less_than: usize) -> ApiResult<&str> {
+fn checked_id<'a>(
+    value: Option<&'a Value>,
+    less_than: usize,
+    forbidden: &[char],
+) -> ApiResult<&'a str> {
     let id = match value {
         Some(Value::String(id)) => id.as_str(),
         Some(other) => {
@@ -216,13 +220,24 @@ fn checked_id(value: Option<&Value>, less_than: usize) -> ApiResult<&str> {
     if id.is_empty() || id.len() > MAX_ID_BYTES {
         return Err(invalid_name(id, less_than));
     }
-    if let Some(c) = id.chars().find(|c| matches!(c, '/' | '\\' | '?' | '#')) {
+    if let Some(c) = id.chars().find(|c| forbidden.contains(c)) {
+        let listed: Vec<String> = forbidden.iter().map(|c| format!("'{c}'")).collect();
         return Err(ApiError::bad_request(format!(
-            "The input content is invalid: 'id' contains the invalid character '{c}'; the characters '/', '\\\\', '?' and '#' are not allowed in ids."
+            "The input content is invalid: 'id' contains the invalid character '{c}'; {} are \
+             not allowed here.",
+            listed.join(", ")
         )));
     }
     Ok(id)
 }
+
+/// What an item's id may not hold. The service creates, reads, replaces and
+/// deletes an item whose id holds `?` (the JavaScript SDK's
+/// `RGW_idWithDisallowedCharQuestionMark`: 201, 200, 200, 204; the SDKs
+/// escape it in the URL); `/`, `\` and `#` cannot be addressed.
+const ITEM_ID_FORBIDDEN: &[char] = &['/', '\\', '#'];
+/// And a database's or a container's name, which may not hold `?` either.
+const NAME_FORBIDDEN: &[char] = &['/', '\\', '?', '#'];
 
 /// Removes client-sent system properties, so the server's own are the only ones.
 pub fn strip_system_properties(body: &mut Map<String, Value>) {
