@@ -565,3 +565,38 @@ fn a_batch_answer_names_its_one_lsn() {
     let next = c.create_item(&json!({"id": "d", "pk": "p"}));
     assert_eq!(next.header("lsn"), Some(&*(after + 1).to_string()));
 }
+
+/// `Prefer: return=minimal` (JavaScript's `contentResponseOnWriteEnabled:
+/// false` on batch and bulk): writes answer without their item (status and
+/// etag only), reads still with theirs.
+#[test]
+fn minimal_batches_answer_writes_without_bodies() {
+    let c = TestClient::with_container(None);
+    assert_eq!(c.create_item(&json!({"id": "r", "pk": "p"})).status, 201);
+    let operations = json!([
+        create("a", "p"),
+        {"operationType": "Upsert", "resourceBody": {"id": "b", "pk": "p"}},
+        {"operationType": "Read", "id": "r"},
+    ]);
+    for atomic in ["true", "false"] {
+        let reply = c.post(
+            &format!("{COLL}/docs"),
+            &operations,
+            &[
+                ("x-ms-cosmos-is-batch-request", "True"),
+                ("x-ms-cosmos-batch-atomic", atomic),
+                ("x-ms-documentdb-partitionkey", "[\"p\"]"),
+                ("content-type", "application/json"),
+                ("prefer", "return=minimal"),
+            ],
+        );
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        let results = reply.body.as_array().unwrap();
+        assert!(results[0].get("resourceBody").is_none(), "{}", reply.body);
+        assert!(results[1].get("resourceBody").is_none(), "{}", reply.body);
+        assert!(results[0]["eTag"].is_string());
+        assert_eq!(results[2]["resourceBody"]["id"], "r");
+        assert_eq!(c.delete_item("a", "p").status, 204);
+        assert_eq!(c.delete_item("b", "p").status, 204);
+    }
+}

@@ -126,4 +126,27 @@ forEachScheme("batch", (ctx) => {
     assert.equal(results[3].response.resourceBody.v, 2);
     assert.deepEqual(await ids(c), ["a", "dup"]);
   });
+
+  test("contentResponseOnWriteEnabled: false answers writes without their items, in batch and bulk", async () => {
+    const c = await newContainer();
+    await c.items.create({ id: "r", pk: "A" });
+    const batch = await c.items.batch(
+      [
+        { operationType: "Create", resourceBody: { id: "n", pk: "A" } },
+        { operationType: "Read", id: "r" },
+      ],
+      "A",
+      { contentResponseOnWriteEnabled: false },
+    );
+    assert.equal(batch.result[0].statusCode, 201);
+    assert.equal(batch.result[0].resourceBody, undefined);
+    assert.equal(batch.result[1].resourceBody.id, "r");
+    const bulk = await c.items.executeBulkOperations(
+      [{ operationType: "Upsert", partitionKey: "A", resourceBody: { id: "u", pk: "A" } }],
+      { contentResponseOnWriteEnabled: false },
+    );
+    assert.equal(bulk[0].response.statusCode, 201);
+    assert.equal(bulk[0].response.resourceBody, undefined);
+    assert.deepEqual(await ids(c), ["n", "r", "u"]);
+  });
 });

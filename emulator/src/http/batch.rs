@@ -75,7 +75,14 @@ pub fn execute(
     let outcomes = state
         .store
         .batch(db, coll, headers.partition_key(), operations, mode)?;
-    Ok(answer(&outcomes, &reads))
+    // `Prefer: return=minimal` (JavaScript's `contentResponseOnWriteEnabled:
+    // false`): writes answer without their item, reads still with theirs.
+    let bodies = if super::items::minimal(headers) {
+        reads.clone()
+    } else {
+        vec![true; reads.len()]
+    };
+    Ok(answer(&outcomes, &reads, &bodies))
 }
 
 /// The operations of a request body, each checked up to what needs the
@@ -185,7 +192,8 @@ fn operation(value: Value, now_millis: i64) -> ApiResult<Operation> {
 }
 
 /// 200 with every result, or 207 Multi-Status when an operation failed.
-fn answer(outcomes: &[Outcome], reads: &[bool]) -> Response {
+/// `with_body[i]`: whether the i-th result carries its item.
+fn answer(outcomes: &[Outcome], reads: &[bool], with_body: &[bool]) -> Response {
     let status = if outcomes.iter().any(Outcome::is_failure) {
         StatusCode::MULTI_STATUS
     } else {
@@ -217,8 +225,10 @@ fn answer(outcomes: &[Outcome], reads: &[bool]) -> Response {
         }
         if let Some(item) = &outcome.item {
             body.put_slice(format!(",\"eTag\":{}", Value::from(item.etag.to_string())).as_bytes());
-            body.put_slice(b",\"resourceBody\":");
-            body.put_slice(&item.body);
+            if with_body.get(index).copied().unwrap_or(true) {
+                body.put_slice(b",\"resourceBody\":");
+                body.put_slice(&item.body);
+            }
         }
         body.put_u8(b'}');
     }

@@ -33,7 +33,7 @@ type Reply = Result<Response, Refusal>;
 
 /// Whether the client asked for no body on a write (`Prefer: return=minimal`:
 /// Python's `no_response`, JavaScript's `contentResponseOnWriteEnabled: false`).
-fn minimal(headers: &HeaderMap) -> bool {
+pub(super) fn minimal(headers: &HeaderMap) -> bool {
     headers
         .text("prefer")
         .is_some_and(|p| p.trim().eq_ignore_ascii_case("return=minimal"))
