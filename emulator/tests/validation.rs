@@ -433,7 +433,11 @@ fn an_item_id_may_hold_a_question_mark() {
     let read = c.get(&path, &pk);
     assert_eq!(read.status, 200, "{}", read.body);
     assert_eq!(read.body["id"], "Disallowed?Chars");
-    let replaced = c.put(&path, &json!({"id": "Disallowed?Chars", "pk": "p", "v": 2}), &pk);
+    let replaced = c.put(
+        &path,
+        &json!({"id": "Disallowed?Chars", "pk": "p", "v": 2}),
+        &pk,
+    );
     assert_eq!(replaced.status, 200, "{}", replaced.body);
     assert_eq!(c.delete(&path, &pk).status, 204);
     assert!(c.ids().is_empty());

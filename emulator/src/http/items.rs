@@ -105,18 +105,20 @@ pub async fn create_or_query(
                 .is_none()
             && headers.text("x-ms-start-epk").is_none()
         {
-            // A filter that pins the whole key is routed to its partition
-            // by the gateway: one partition, no header needed, no merging.
-            let pinned = state.store.with_container(&db, &coll, |c, _| {
-                Ok(query.pins_partition_key(c.partition_key().paths()))
-            })?;
-            if !pinned {
-                if !headers.flag("x-ms-documentdb-query-enablecrosspartition") {
-                    state.store.with_container(&db, &coll, |c, _| {
-                        check_cross_partition_enabled(c.partition_key())
-                    })?;
-                }
+            if headers.flag("x-ms-documentdb-query-enablecrosspartition") {
+                // Declared across partitions: the gateway answers it only
+                // if no merging is needed (the SDKs then plan it).
                 query.check_servable_across_partitions()?;
+            } else {
+                // Undeclared: only a filter that pins the whole key, which
+                // the gateway routes to its one partition, may run.
+                state.store.with_container(&db, &coll, |c, _| {
+                    if query.pins_partition_key(c.partition_key().paths()) {
+                        Ok(())
+                    } else {
+                        check_cross_partition_enabled(c.partition_key())
+                    }
+                })?;
             }
         }
         let mut context = container_context::check(&state, &db, &coll, &headers, true)?;

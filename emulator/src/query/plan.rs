@@ -243,7 +243,16 @@ impl PreparedQuery {
                 offset.saturating_add(limit)
             );
         }
-        let has_order_by = !s.order_by.is_empty();
+        // An aggregate without GROUP BY is one row: its ORDER BY orders
+        // nothing, and the plan leaves it out (the rewritten query already
+        // has), so that the SDK merges the aggregate and sorts nothing (the
+        // Python SDK's test_aggregate, `... ORDER BY r.key`).
+        let order_by = if self.aggregate && s.group_by.is_empty() {
+            &[][..]
+        } else {
+            &s.order_by[..]
+        };
+        let has_order_by = !order_by.is_empty();
         let distinct_type = match (s.distinct, has_order_by) {
             (false, _) => "None",
             (true, true) => "Ordered",
@@ -256,8 +265,8 @@ impl PreparedQuery {
                 "top": s.top,
                 "offset": s.offset,
                 "limit": s.limit,
-                "orderBy": s.order_by.iter().map(|k| if k.descending { "Descending" } else { "Ascending" }).collect::<Vec<_>>(),
-                "orderByExpressions": s.order_by.iter().map(|k| k.expr.to_sql(alias)).collect::<Vec<_>>(),
+                "orderBy": order_by.iter().map(|k| if k.descending { "Descending" } else { "Ascending" }).collect::<Vec<_>>(),
+                "orderByExpressions": order_by.iter().map(|k| k.expr.to_sql(alias)).collect::<Vec<_>>(),
                 "groupByExpressions": s.group_by.iter().map(|e| e.to_sql(alias)).collect::<Vec<_>>(),
                 "groupByAliases": group_by_aliases,
                 "aggregates": aggregates,
@@ -364,6 +373,17 @@ mod tests {
         assert_eq!(plan["queryInfo"]["rewrittenQuery"], json!(""));
         assert_eq!(plan["queryInfo"]["distinctType"], json!("None"));
         assert_eq!(plan["queryRanges"][0]["max"], json!("FF"));
+    }
+
+    #[test]
+    fn an_aggregate_orders_nothing() {
+        let plan = prepare("SELECT VALUE AVG(r.key) FROM r WHERE IS_NUMBER(r.key) ORDER BY r.key")
+            .plan()
+            .unwrap();
+        assert_eq!(plan["queryInfo"]["orderBy"], json!([]), "{plan}");
+        assert_eq!(plan["queryInfo"]["aggregates"], json!(["Average"]));
+        let rewritten = plan["queryInfo"]["rewrittenQuery"].as_str().unwrap();
+        assert!(!rewritten.contains("ORDER BY"), "{rewritten}");
     }
 
     #[test]
