@@ -265,6 +265,13 @@ fn replace_changes_manual_throughput_and_refuses_what_the_service_refuses() {
         c.put(&path, &with(bad), &[])
             .assert_error(400, "BadRequest");
     }
+    // An offer addressed by its `_self` instead of its id (as the JavaScript
+    // SDK's test does on purpose): a malformed offer link, 400, not a 404.
+    let by_self = format!("/offers/{}", offer["_self"].as_str().unwrap());
+    let malformed = c.put(&by_self, &with(json!(600)), &[]);
+    malformed.assert_error(400, "BadRequest");
+    assert!(malformed.message().contains("/offers/{rid}"), "{}", malformed.message());
+    assert_eq!(c.get(&path, &[]).body["content"]["offerThroughput"], 2500);
     // Switching mode needs the migration API.
     let mut autoscale = offer.clone();
     autoscale["content"]["offerAutopilotSettings"] = json!({"maxThroughput": 4000});

@@ -130,6 +130,10 @@ fn routes() -> Router<AppState> {
         .route("/offers", get(offers::list).post(offers::query))
         .route("/offers/{rid}", get(offers::read).put(offers::replace))
         .route(
+            "/offers/{rid}/{*rest}",
+            get(offers::malformed).put(offers::malformed),
+        )
+        .route(
             "/dbs/{db}/colls/{coll}/operations/partitionkeydelete",
             axum::routing::post(items::delete_partition),
         )

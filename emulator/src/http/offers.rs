@@ -59,6 +59,18 @@ pub async fn read(
     Ok(response)
 }
 
+/// A path under `/offers/` that is not one offer's RID (the JavaScript SDK
+/// builds `offers/offers/{rid}/` when given an offer's `_self` for its id):
+/// 400, as the service refuses a malformed offer link, rather than the
+/// 404 of a path that names no resource.
+pub async fn malformed(uri: axum::http::Uri) -> ApiError {
+    ApiError::bad_request(format!(
+        "The offer link '{}' is invalid: address an offer as /offers/{{rid}}, with the RID in \
+         the offer's 'id' (or '_rid'), not its '_self'.",
+        uri.path()
+    ))
+}
+
 pub async fn replace(
     State(state): State<AppState>,
     PathParams(rid): PathParams<String>,
