@@ -56,11 +56,14 @@ impl PartitionKeyDefinition {
         let parsed = paths
             .iter()
             .map(|p| {
-                let path = p
+                let text = p
                     .as_str()
-                    .filter(|s| s.starts_with('/') && s.len() > 1)
-                    .ok_or_else(|| invalid("each path must be a string starting with '/'"))
-                    .and_then(|s| split_path(s).map_err(|why| invalid(&why)))?;
+                    .ok_or_else(|| invalid("each path must be a string starting with '/'"))?;
+                let path = if text.starts_with('/') && text.len() > 1 {
+                    split_path(text).map_err(|why| unaccepted_path(text, &why))?
+                } else {
+                    return Err(unaccepted_path(text, "a path starts with '/'"));
+                };
                 if path.len() >= MAX_NESTING_DEPTH {
                     return Err(invalid(&format!(
                         "a path may name at most {} nested properties, as items nest at most {MAX_NESTING_DEPTH} levels",
@@ -259,6 +262,21 @@ impl PartitionKeyDefinition {
         ))
         .with_substatus(1001)
     }
+}
+
+/// The service's refusal of a partition key path (its words, then what is
+/// wrong): `pk` for `/pk` fails at position 0, as in Azure.
+fn unaccepted_path(path: &str, why: &str) -> ApiError {
+    let position = if path.starts_with('/') {
+        path.len().min(1)
+    } else {
+        0
+    };
+    ApiError::bad_request(format!(
+        "The partition key component definition path '{path}' could not be accepted, failed \
+         near position '{position}'. Partition key paths must contain only valid characters and \
+         not contain a trailing slash or wildcard character. ({why}.)"
+    ))
 }
 
 /// The service's message for a partition key that does not fit the container

@@ -270,7 +270,11 @@ fn replace_changes_manual_throughput_and_refuses_what_the_service_refuses() {
     let by_self = format!("/offers/{}", offer["_self"].as_str().unwrap());
     let malformed = c.put(&by_self, &with(json!(600)), &[]);
     malformed.assert_error(400, "BadRequest");
-    assert!(malformed.message().contains("/offers/{rid}"), "{}", malformed.message());
+    assert!(
+        malformed.message().contains("/offers/{rid}"),
+        "{}",
+        malformed.message()
+    );
     assert_eq!(c.get(&path, &[]).body["content"]["offerThroughput"], 2500);
     // Switching mode needs the migration API.
     let mut autoscale = offer.clone();

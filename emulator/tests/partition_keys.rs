@@ -200,6 +200,20 @@ fn hierarchical_items_lacking_levels() {
         "{}",
         four.message()
     );
+    // A path without its leading slash, in the service's words.
+    let bare = c.post(
+        &format!("/dbs/{DB}/colls"),
+        &json!({"id": "bare", "partitionKey": {"paths": ["pk"], "kind": "Hash"}}),
+        &[],
+    );
+    bare.assert_error(400, "BadRequest");
+    assert!(
+        bare.message().starts_with(
+            "The partition key component definition path 'pk' could not be accepted, failed near position '0'. Partition key paths must contain only valid characters"
+        ),
+        "{}",
+        bare.message()
+    );
     let deleted = c.delete(
         &format!("{}/d3", docs("h")),
         &[("x-ms-documentdb-partitionkey", r#"["Vancouver",{}]"#)],
