@@ -85,7 +85,8 @@ impl Signer {
     }
 
     /// As [`Signer::create_container`], with `x-ms-offer-throughput` RU/s
-    /// when given (the service gives one partition key range per 10,000).
+    /// when given (the service gives one partition key range up to 10,000 RU/s,
+    /// then one per 6,000).
     pub fn create_container_with(
         &self,
         db: &str,

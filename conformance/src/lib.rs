@@ -54,7 +54,7 @@ pub struct RunConfig {
     /// (the TTL deletes it expects).
     pub purge_wait: Duration,
     /// The `x-ms-offer-throughput` (RU/s) every container the run creates
-    /// gets, e.g. 40000 for four partition key ranges; `None`: the
+    /// gets, e.g. 24000 for four partition key ranges; `None`: the
     /// target's default (400 RU/s, one range).
     pub container_throughput: Option<u32>,
 }

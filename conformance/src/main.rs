@@ -90,8 +90,8 @@ struct Args {
     #[arg(long, default_value_t = 300.0)]
     purge_wait: f64,
     /// Create every container with `x-ms-offer-throughput: RU` (RU/s), so
-    /// that it has several physical partition key ranges (one per 10,000:
-    /// 40000 gives four); the ranges each got are read (`GET .../pkranges`)
+    /// that it has several physical partition key ranges (above 10,000 RU/s
+    /// one per 6,000: 24000 gives four); the ranges each got are read (`GET .../pkranges`)
     /// and named in the reports. Against a real account this throughput is
     /// billed while the run lasts.
     #[arg(long, value_name = "RU")]

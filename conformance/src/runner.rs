@@ -65,7 +65,8 @@ impl Session {
     }
 
     /// Creates every container with `x-ms-offer-throughput: throughput`
-    /// RU/s (the service gives one physical partition key range per 10,000)
+    /// RU/s (the service gives a new container one physical partition key range
+    /// up to 10,000 and one per 6,000 above)
     /// and reads each case's `GET .../pkranges` to know how many it got.
     pub fn with_container_throughput(mut self, throughput: Option<u32>) -> Session {
         self.container_throughput = throughput;

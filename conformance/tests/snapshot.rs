@@ -30,7 +30,7 @@ async fn full_run_against_the_emulator() {
     assert_eq!(report.summary.total, cases.len());
 }
 
-/// `--container-throughput 40000`: every case's container has four
+/// `--container-throughput 24000`: every case's container has four
 /// partition key ranges (read by the suite with `GET .../pkranges`), and
 /// the outcome table is the one-range run's, line for line.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -39,15 +39,15 @@ async fn four_ranges_give_the_same_outcomes_as_one() {
     let cases = all_cases();
     let one = common::run(&config, &cases, Duration::from_secs(60)).await;
     assert_eq!(one.target.containers, None);
-    config.container_throughput = Some(40_000);
+    config.container_throughput = Some(24_000);
     let four = common::run(&config, &cases, Duration::from_secs(60)).await;
     let containers = four.target.containers.clone().expect("named in the report");
-    assert_eq!(containers.throughput, 40_000);
+    assert_eq!(containers.throughput, 24_000);
     assert_eq!(containers.ranges, vec![4], "{}", containers.describe());
     let console = cosmos_conformance::report::console::render(&four);
     assert!(!four.failed(), "{console}");
     assert!(
-        console.contains("containers of 40000 RU/s, 4 partition key ranges each"),
+        console.contains("containers of 24000 RU/s, 4 partition key ranges each"),
         "{console}"
     );
     assert_eq!(four.summary.total, cases.len());

@@ -1,5 +1,6 @@
 //! Several physical partition key ranges (issue 13, point 4): a container
-//! gets one range per 10,000 RU/s of its own throughput; `pkranges` lists
+//! gets one range up to 10,000 RU/s of its own throughput, then one per 6,000
+//! (an autoscale maximum: per 10,000); `pkranges` lists
 //! them; a query, read feed or change feed addressed to one range reads
 //! exactly that range's items; an unknown range is 410/1002.
 
@@ -128,8 +129,17 @@ fn default_container_keeps_its_one_range() {
 }
 
 #[test]
-fn one_range_per_ten_thousand_ru_in_the_service_shape() {
-    let c = container(Some("30000"));
+fn ranges_as_the_service_lays_out_a_new_container_in_its_shape() {
+    // One up to 10,000 RU/s, then one per 6,000 (the Python SDK's
+    // THROUGHPUT_FOR_2_PARTITIONS and THROUGHPUT_FOR_5_PARTITIONS).
+    for (throughput, count) in [("12000", 2), ("30000", 5)] {
+        assert_eq!(
+            ranges(&container(Some(throughput))).len(),
+            count,
+            "{throughput}"
+        );
+    }
+    let c = container(Some("18000"));
     let listed = ranges(&c);
     assert_eq!(listed.len(), 3);
     let ids: Vec<&str> = listed.iter().map(|r| r["id"].as_str().unwrap()).collect();
@@ -179,7 +189,7 @@ fn autoscale_counts_its_maximum() {
 
 #[test]
 fn queries_and_read_feeds_per_range_partition_the_items() {
-    let c = container(Some("30000"));
+    let c = container(Some("18000"));
     fill(&c);
     let queried: Vec<Vec<String>> = ["0", "1", "2"]
         .iter()
@@ -227,7 +237,7 @@ fn queries_and_read_feeds_per_range_partition_the_items() {
 
 #[test]
 fn change_feed_per_range_neither_loses_nor_repeats() {
-    let c = container(Some("30000"));
+    let c = container(Some("18000"));
     fill(&c);
     let mut etags = Vec::new();
     let mut first = Vec::new();
@@ -255,7 +265,7 @@ fn change_feed_per_range_neither_loses_nor_repeats() {
 
 #[test]
 fn an_unknown_range_is_gone() {
-    let c = container(Some("20000"));
+    let c = container(Some("12000"));
     fill(&c);
     for range in ["2", "01", "x"] {
         let feed = c.get(
@@ -285,7 +295,7 @@ fn an_unknown_range_is_gone() {
 
 #[test]
 fn point_operations_and_ttl_are_the_same_in_every_range() {
-    let c = container(Some("30000"));
+    let c = container(Some("18000"));
     let reply = c.put(
         COLL,
         &json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash", "version": 2}, "defaultTtl": 10}),
@@ -328,11 +338,11 @@ fn an_emulator_option_gives_every_container_several_ranges() {
         .map(|r| read_range(&c, r, None, "100"))
         .collect();
     assert_partition(&per_range);
-    // Throughput above the option still counts: 50,000 RU/s, five ranges.
+    // Throughput above the option still counts: 30,000 RU/s, five ranges.
     let reply = c.post(
         "/dbs/db/colls",
         &json!({"id": "big", "partitionKey": {"paths": ["/pk"], "kind": "Hash"}}),
-        &[("x-ms-offer-throughput", "50000")],
+        &[("x-ms-offer-throughput", "30000")],
     );
     assert_eq!(reply.status, 201, "{}", reply.body);
     let big = c.get("/dbs/db/colls/big/pkranges", &[]);
@@ -346,7 +356,7 @@ fn an_emulator_option_gives_every_container_several_ranges() {
 /// range, and the pages together are the whole answer, each item once.
 #[test]
 fn a_query_across_partitions_pages_range_by_range() {
-    let c = container(Some("30000"));
+    let c = container(Some("18000"));
     fill(&c);
     let per_range: Vec<Vec<String>> = ["0", "1", "2"]
         .iter()

@@ -121,7 +121,7 @@ fn assert_once(seen: &[String], expected: &BTreeSet<String>) {
 
 #[test]
 fn a_split_makes_two_children_with_new_ids_and_parents() {
-    let c = container("20000");
+    let c = container("12000");
     let before = pkranges(&c, None);
     let old_etag = before.header("etag").unwrap().to_string();
     assert_eq!(range_ids(&before), ["0", "1"]);

@@ -2,7 +2,7 @@
 //! started here, with its test clock, on a free port) or against --endpoint.
 //!
 //! Against the emulator the suite runs twice on the same emulator: as
-//! asked, then with every container created with 40000 RU/s, which gives
+//! asked, then with every container created with 24000 RU/s, which gives
 //! it four physical partition key ranges; the second run must pass and
 //! observe the very same outcomes. It writes its reports to `ranges/` under
 //! the report directory and never touches `--snapshot` or
@@ -26,8 +26,8 @@ use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
 const STARTUP: Duration = Duration::from_secs(10);
-/// The second run's containers: 4 ranges (one per 10,000 RU/s).
-const SEVERAL_RANGES_THROUGHPUT: u32 = 40_000;
+/// The second run's containers: 4 ranges (above 10,000 RU/s, one per 6,000).
+const SEVERAL_RANGES_THROUGHPUT: u32 = 24_000;
 const SEVERAL_RANGES: usize = 4;
 /// Options of the first run the second does not repeat (with their value).
 const FIRST_RUN_ONLY: [&str; 3] = ["--report-dir", "--snapshot", "--write-expectations"];

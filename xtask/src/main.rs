@@ -33,7 +33,7 @@ tasks:
       With no --endpoint: build and start the emulator (test clock, free
       port), run every case against it, print the table, write the reports
       to target/conformance/, run every case again on containers of four
-      partition key ranges (--container-throughput 40000; reports in
+      partition key ranges (--container-throughput 24000; reports in
       target/conformance/ranges/, same outcomes required) and stop it.
       With --endpoint: run once against that.
       With --data-dir DIR (not with --endpoint): the emulator persists into

@@ -1,6 +1,6 @@
 //! One physical partition key range beside ten, on a fresh emulator: two
 //! containers loaded alike (`ranges-1` with the default 400 RU/s, one range;
-//! `ranges-10` created with `x-ms-offer-throughput: 100000`, ten ranges,
+//! `ranges-10` created with `x-ms-offer-throughput: 60000`, ten ranges,
 //! counted with `GET .../pkranges`), then point reads and point writes of
 //! random items in each, at every concurrency, and cross-partition queries
 //! run through their query plan as the SDKs run them
@@ -25,7 +25,7 @@ use crate::targets::Target;
 
 /// The two containers: name, throughput sent, ranges expected.
 pub const CONTAINERS: [(&str, Option<u32>, usize); 2] =
-    [("ranges-1", None, 1), ("ranges-10", Some(100_000), 10)];
+    [("ranges-1", None, 1), ("ranges-10", Some(60_000), 10)];
 
 /// Results a page of each range's query (`x-ms-max-item-count`).
 pub const PAGE_SIZE: i64 = 1000;

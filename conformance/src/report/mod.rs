@@ -77,7 +77,7 @@ pub struct Containers {
 }
 
 impl Containers {
-    /// `containers of 40000 RU/s, 4 partition key ranges each`.
+    /// `containers of 24000 RU/s, 4 partition key ranges each`.
     pub fn describe(&self) -> String {
         let ranges = match self.ranges.as_slice() {
             [] => "partition key ranges not read".to_string(),

@@ -432,7 +432,12 @@ impl Store {
         // more if the emulator was started with --ranges-per-container.
         let count = throughput
             .as_ref()
-            .map_or(1, |t| RangeMap::count_for_throughput(t.provisioned()))
+            .map_or(1, |t| {
+                RangeMap::count_for_throughput(
+                    t.provisioned(),
+                    matches!(t, Throughput::Autoscale { .. }),
+                )
+            })
             .max(self.min_ranges_per_container);
         container.set_ranges(RangeMap::even(container.partition_key(), count));
         container.attach(self.journal.clone());

@@ -24,8 +24,15 @@
 use crate::epk;
 use crate::partition_key::PartitionKeyDefinition;
 
-/// One physical partition's throughput: the service's rule of thumb.
+/// The most one physical partition serves: a container provisioned with up
+/// to this much (manual, or an autoscale maximum) has one.
 pub const RU_PER_PHYSICAL_PARTITION: u32 = 10_000;
+/// Above that, the service lays a new container out at 6,000 RU/s per
+/// physical partition, leaving room to scale up without a split: 12,000 RU/s
+/// is two, 18,000 three, 30,000 five (the documentation's examples, and the
+/// Python SDK's test constants `THROUGHPUT_FOR_2_PARTITIONS = 12000`,
+/// `THROUGHPUT_FOR_5_PARTITIONS = 30000`).
+pub const RU_PER_NEW_PHYSICAL_PARTITION: u32 = 6_000;
 /// A bound on ranges per container, so no offer can make the map huge.
 pub const MAX_RANGES: usize = 1000;
 
@@ -88,13 +95,23 @@ mod u128_text {
 impl RangeMap {
     /// As many ranges as `provisioned` RU/s take (at least one), cut for
     /// `definition`'s hashing.
-    pub fn for_throughput(definition: &PartitionKeyDefinition, provisioned: u32) -> Self {
-        Self::even(definition, Self::count_for_throughput(provisioned))
+    pub fn for_throughput(definition: &PartitionKeyDefinition, manual: u32) -> Self {
+        Self::even(definition, Self::count_for_throughput(manual, false))
     }
 
-    /// How many ranges `provisioned` RU/s take: one per 10,000, at least one.
-    pub fn count_for_throughput(provisioned: u32) -> usize {
-        provisioned.div_ceil(RU_PER_PHYSICAL_PARTITION).max(1) as usize
+    /// How many ranges a new container takes: one up to 10,000 RU/s, then
+    /// one per 6,000 of manual throughput, or per 10,000 of an autoscale
+    /// maximum (which is what a partition serves at the top of its scale).
+    pub fn count_for_throughput(provisioned: u32, autoscale: bool) -> usize {
+        if provisioned <= RU_PER_PHYSICAL_PARTITION {
+            return 1;
+        }
+        let per_partition = if autoscale {
+            RU_PER_PHYSICAL_PARTITION
+        } else {
+            RU_PER_NEW_PHYSICAL_PARTITION
+        };
+        provisioned.div_ceil(per_partition) as usize
     }
 
     /// `count` ranges (1..=[`MAX_RANGES`]) splitting the hash space evenly,
@@ -266,11 +283,15 @@ mod tests {
     }
 
     #[test]
-    fn one_range_per_ten_thousand_ru() {
+    fn ranges_as_the_service_lays_out_a_new_container() {
         let def = definition(json!({"paths": ["/pk"], "kind": "Hash", "version": 2}));
         assert_eq!(RangeMap::for_throughput(&def, 10_000).count(), 1);
         assert_eq!(RangeMap::for_throughput(&def, 10_100).count(), 2);
-        assert_eq!(RangeMap::for_throughput(&def, 30_000).count(), 3);
+        assert_eq!(RangeMap::for_throughput(&def, 12_000).count(), 2);
+        assert_eq!(RangeMap::for_throughput(&def, 18_000).count(), 3);
+        assert_eq!(RangeMap::for_throughput(&def, 30_000).count(), 5);
+        assert_eq!(RangeMap::count_for_throughput(30_000, true), 3);
+        assert_eq!(RangeMap::count_for_throughput(10_000, true), 1);
     }
 
     #[test]
