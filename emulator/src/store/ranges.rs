@@ -120,8 +120,17 @@ impl RangeMap {
         let count = count.clamp(1, MAX_RANGES) as u128;
         let hash_v1 = epk::is_hash_v1(definition);
         let space = Self::space(hash_v1);
-        // i * space / count, without overflowing 128 bits.
-        let cut = |i: u128| space / count * i + space % count * i / count;
+        // i steps of space / count, as the service cuts them (the Python
+        // SDK's test_pk_range_wrapper reads "0CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC"
+        // and "26666666666666666666666666666664" off five ranges): the
+        // remainder of the division goes to the last range.
+        let cut = |i: u128| {
+            if i == count {
+                space
+            } else {
+                space / count * i
+            }
+        };
         let ranges = (0..count)
             .map(|i| {
                 let (low, high) = (cut(i), cut(i + 1));
@@ -317,8 +326,20 @@ mod tests {
             assert_eq!(epk::compare(min, max), std::cmp::Ordering::Less, "{i}");
             assert!(epk::in_range(min, "", "40"), "{min}");
         }
-        // 8/1000 of the space is 1/125 of it.
-        assert_eq!(bounds(&map, 8).0, format!("{:032X}", (1u128 << 126) / 125));
+        // Eight steps of a thousandth of the space.
+        assert_eq!(bounds(&map, 8).0, format!("{:032X}", (1u128 << 126) / 1000 * 8));
+    }
+
+    #[test]
+    fn five_ranges_cut_where_the_service_cuts() {
+        let def = definition(json!({"paths": ["/pk"], "kind": "Hash", "version": 2}));
+        let map = RangeMap::for_throughput(&def, 30_000);
+        assert_eq!(bounds(&map, 0), ("", "0CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC"));
+        assert_eq!(
+            bounds(&map, 3),
+            ("26666666666666666666666666666664", "33333333333333333333333333333330")
+        );
+        assert_eq!(bounds(&map, 4).1, "FF");
     }
 
     #[test]
