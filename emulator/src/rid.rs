@@ -62,6 +62,17 @@ pub fn permission(db: u32, user: u32, permission: u64) -> String {
     encode(&bytes)
 }
 
+/// A client encryption key's, as the service lays it out: the database's
+/// 4 bytes, 4 zero bytes (no container or user), the key's number, then the
+/// kind of database child (2: client encryption key), little-endian.
+pub fn client_encryption_key(db: u32, key: u32) -> String {
+    let mut bytes = [0u8; 16];
+    bytes[..4].copy_from_slice(&db.to_le_bytes());
+    bytes[8..12].copy_from_slice(&key.to_le_bytes());
+    bytes[12..].copy_from_slice(&2u32.to_le_bytes());
+    encode(&bytes)
+}
+
 /// The (database, container, item) numbers an item RID encodes.
 pub fn parse_item(rid: &str) -> Option<(u32, u32, u64)> {
     let bytes = BASE64.decode(rid.replace('-', "/")).ok()?;

@@ -5,6 +5,7 @@ mod access;
 mod account;
 mod batch;
 mod change_feed;
+mod client_encryption_keys;
 mod conflicts;
 mod container_context;
 mod containers;
@@ -119,6 +120,16 @@ fn routes() -> Router<AppState> {
         )
         .route("/dbs/{db}/colls/{coll}/pkranges", get(pkranges::read))
         .merge(user_routes())
+        .route(
+            "/dbs/{db}/clientencryptionkeys",
+            get(client_encryption_keys::list).post(client_encryption_keys::create_or_query),
+        )
+        .route(
+            "/dbs/{db}/clientencryptionkeys/{id}",
+            get(client_encryption_keys::read)
+                .put(client_encryption_keys::replace)
+                .delete(client_encryption_keys::delete),
+        )
         .route(
             "/dbs/{db}/colls/{coll}/conflicts",
             get(conflicts::read_feed).post(conflicts::query),

@@ -204,6 +204,9 @@ fn keep_numbers_growing(fresh: &mut Catalog, current: &Catalog) {
         };
         db.next_container = db.next_container.max(old.next_container);
         db.next_user = db.next_user.max(old.next_user);
+        db.next_client_encryption_key = db
+            .next_client_encryption_key
+            .max(old.next_client_encryption_key);
         for c in db.containers.values_mut() {
             if let Some(old) = old.containers.values().find(|o| o.rid == c.rid) {
                 let (next_item, last_lsn, dropped_through) = old.counters();

@@ -6,8 +6,10 @@
 mod account;
 mod batch;
 mod checks;
+mod client_encryption_keys;
 mod container;
 mod durable;
+mod encryption_policy;
 mod expiry;
 mod image;
 mod indexing;
@@ -64,6 +66,8 @@ pub struct Database {
     next_container: u32,
     users: BTreeMap<String, users::User>,
     next_user: u32,
+    client_encryption_keys: BTreeMap<String, client_encryption_keys::ClientEncryptionKey>,
+    next_client_encryption_key: u32,
 }
 
 impl Database {
@@ -355,6 +359,8 @@ impl Store {
             next_container: 0,
             users: BTreeMap::new(),
             next_user: 0,
+            client_encryption_keys: BTreeMap::new(),
+            next_client_encryption_key: 0,
         };
         let json = database.to_json();
         if let Some(throughput) = throughput {
@@ -407,9 +413,16 @@ impl Store {
         throughput: Option<Throughput>,
     ) -> ApiResult<Value> {
         let id = validate_name(body.get("id"))?.to_string();
-        let settings = ContainerSettings::parse(body)?;
         let now = self.clock.now();
         let mut catalog = self.write()?;
+        // The keys a clientEncryptionPolicy names must exist, a check the
+        // service makes before the policy's other rules.
+        catalog
+            .database(database)?
+            .check_keys_exist(&encryption_policy::key_ids(
+                body.get("clientEncryptionPolicy"),
+            ))?;
+        let settings = ContainerSettings::parse(body)?;
         let shared = catalog.offers.has_offer(&catalog.database(database)?.rid);
         let throughput =
             throughput.or((!shared).then_some(Throughput::Manual(offers::MIN_MANUAL_THROUGHPUT)));

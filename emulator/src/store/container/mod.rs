@@ -12,6 +12,7 @@ use axum::http::HeaderValue;
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
 
+use super::encryption_policy::{self, EncryptionPolicy};
 use super::expiry::ExpiryIndex;
 use super::indexing;
 use super::item::{new_etag, Etag, Item, ItemKey, MAX_ITEM_BYTES};
@@ -43,6 +44,9 @@ pub struct ContainerSettings {
     pub computed_properties: ComputedProperties,
     /// `uniqueKeyPolicy`, validated (served back as given, from `extra`).
     pub unique_keys: UniqueKeyPolicy,
+    /// `clientEncryptionPolicy`, validated (served back in the service's
+    /// shape, from `extra`).
+    pub encryption_policy: Option<EncryptionPolicy>,
     /// Other client properties, echoed back unchanged (e.g. `uniqueKeyPolicy`).
     pub extra: Map<String, Value>,
 }
@@ -62,7 +66,13 @@ impl ContainerSettings {
         let change_feed_retention = change_feed_retention(body.get("changeFeedPolicy"))?;
         let computed_properties = ComputedProperties::parse(body.get("computedProperties"))?;
         let unique_keys = UniqueKeyPolicy::parse(body.get("uniqueKeyPolicy"))?;
+        let encryption_policy =
+            EncryptionPolicy::parse(body.get("clientEncryptionPolicy"), &partition_key)?;
         let mut extra = body.clone();
+        match &encryption_policy {
+            Some(policy) => extra.insert("clientEncryptionPolicy".into(), policy.to_json()),
+            None => extra.remove("clientEncryptionPolicy"),
+        };
         for owned in ["id", "partitionKey", "defaultTtl", "indexingPolicy"] {
             extra.remove(owned);
         }
@@ -86,6 +96,7 @@ impl ContainerSettings {
             change_feed_retention,
             computed_properties,
             unique_keys,
+            encryption_policy,
             extra,
         })
     }
@@ -277,6 +288,18 @@ impl Container {
             ));
         }
         Self::check_same_unique_keys(&self.settings.unique_keys, &settings.unique_keys)?;
+        encryption_policy::check_unchanged(
+            self.settings.encryption_policy.as_ref(),
+            settings.encryption_policy.as_ref(),
+        )?;
+        // The same policy, perhaps in another order: the current one stays.
+        let mut settings = settings;
+        if let Some(current) = &self.settings.encryption_policy {
+            settings
+                .extra
+                .insert("clientEncryptionPolicy".into(), current.to_json());
+            settings.encryption_policy = Some(current.clone());
+        }
         self.purge_due(now, usize::MAX, &mut Vec::new());
         self.log
             .set_retention(settings.change_feed_retention.unwrap_or(default_retention));

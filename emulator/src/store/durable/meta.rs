@@ -1,5 +1,6 @@
 //! The catalog's metadata in the data directory, piece by piece: the
-//! counters, each offer, each database (with its users and permissions)
+//! counters, each offer, each database (with its users, their permissions
+//! and its client encryption keys)
 //! and each container (settings, ranges) is one piece under a key. An
 //! operation that changes metadata journals only the pieces that differ
 //! from what the journal already holds, so a change costs the size of what
@@ -12,6 +13,7 @@ use std::hash::{Hash, Hasher};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::super::client_encryption_keys::{self, ClientEncryptionKey};
 use super::super::container::Container;
 use super::super::offers::Offer;
 use super::super::ranges::RangeMap;
@@ -37,6 +39,11 @@ struct DatabaseMeta {
     next_container: u32,
     next_user: u32,
     users: Vec<User>,
+    /// Absent in data written before keys were kept.
+    #[serde(default)]
+    next_client_encryption_key: u32,
+    #[serde(default)]
+    client_encryption_keys: Vec<ClientEncryptionKey>,
 }
 
 /// A container's metadata: its resource as served (which its settings are
@@ -87,6 +94,8 @@ impl Catalog {
                     next_container: db.next_container,
                     next_user: db.next_user,
                     users: db.users.values().cloned().collect(),
+                    next_client_encryption_key: db.next_client_encryption_key,
+                    client_encryption_keys: db.client_encryption_keys.values().cloned().collect(),
                 }),
             ));
         }
@@ -126,6 +135,7 @@ impl Catalog {
                     .into_iter()
                     .map(|u| (u.id().to_string(), u))
                     .collect();
+                let keys = client_encryption_keys::by_id(meta.client_encryption_keys);
                 match self.databases.values_mut().find(|db| db.rid == rest) {
                     Some(db) => {
                         db.ts = meta.ts;
@@ -133,6 +143,8 @@ impl Catalog {
                         db.next_container = meta.next_container;
                         db.next_user = meta.next_user;
                         db.users = users;
+                        db.next_client_encryption_key = meta.next_client_encryption_key;
+                        db.client_encryption_keys = keys;
                     }
                     None => {
                         let db = Database {
@@ -145,6 +157,8 @@ impl Catalog {
                             next_container: meta.next_container,
                             users,
                             next_user: meta.next_user,
+                            client_encryption_keys: keys,
+                            next_client_encryption_key: meta.next_client_encryption_key,
                         };
                         self.databases.insert(meta.id, db);
                     }

@@ -1,0 +1,78 @@
+//! `/dbs/{db}/clientencryptionkeys[/{id}]`: create, read, read feed, query
+//! and replace (a rewrap). Master key only, like users. DELETE is 405: no
+//! SDK or management API deletes a key (`store/client_encryption_keys.rs`).
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+
+use super::request::{Body, CosmosHeaders, PathParams};
+use super::response::{resource, value_feed, READ_CHARGE, WRITE_CHARGE};
+use super::AppState;
+use crate::error::{ApiError, ApiResult};
+use crate::query::{PreparedQuery, QueryBody};
+
+/// The feed envelope's key, as the service names it.
+const FEED: &str = "ClientEncryptionKeys";
+
+pub async fn list(
+    State(state): State<AppState>,
+    PathParams(db): PathParams<String>,
+) -> ApiResult<Response> {
+    let (rid, keys) = state.store.client_encryption_keys(&db)?;
+    Ok(value_feed(&rid, FEED, &keys))
+}
+
+pub async fn create_or_query(
+    State(state): State<AppState>,
+    PathParams(db): PathParams<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    if headers.is_query() {
+        let (rid, keys) = state.store.client_encryption_keys(&db)?;
+        let query = PreparedQuery::prepare_at(
+            &body.typed::<QueryBody>("query")?,
+            state.store.clock.now_millis(),
+        )?;
+        return Ok(value_feed(&rid, FEED, &query.run_values(keys.into_iter())?));
+    }
+    let key = state
+        .store
+        .create_client_encryption_key(&db, &body.object()?)?;
+    Ok(resource(StatusCode::CREATED, &key, WRITE_CHARGE))
+}
+
+pub async fn read(
+    State(state): State<AppState>,
+    PathParams((db, id)): PathParams<(String, String)>,
+) -> ApiResult<Response> {
+    Ok(resource(
+        StatusCode::OK,
+        &state.store.client_encryption_key(&db, &id)?,
+        READ_CHARGE,
+    ))
+}
+
+pub async fn replace(
+    State(state): State<AppState>,
+    PathParams((db, id)): PathParams<(String, String)>,
+    headers: HeaderMap,
+    body: Body,
+) -> ApiResult<Response> {
+    let key =
+        state
+            .store
+            .replace_client_encryption_key(&db, &id, &body.object()?, headers.if_match())?;
+    Ok(resource(StatusCode::OK, &key, WRITE_CHARGE))
+}
+
+/// No client deletes a key: containers' policies and the data encrypted
+/// with it depend on it. The key goes with its database.
+pub async fn delete() -> ApiError {
+    ApiError::method_not_allowed().with_message(
+        "The requested verb is not supported on this resource: a client encryption key cannot \
+         be deleted (no SDK deletes one; it is deleted with its database). To retire it, \
+         rewrap it or stop naming it in new containers' clientEncryptionPolicy.",
+    )
+}
