@@ -436,3 +436,96 @@ fn splits_need_the_master_key_and_work_with_the_system_clock() {
     assert_eq!(reply.status, 200, "{}", reply.body);
     assert_eq!(range_ids(&pkranges(&c, None)), ["1", "2"]);
 }
+
+/// A query across partitions that the gateway walks range by range, split
+/// between its pages (the range it is in, then a range it has not reached):
+/// it goes on over the bounds it was walking, the children together, and
+/// every item comes once.
+#[test]
+fn a_query_walking_the_ranges_continues_across_splits() {
+    let c = container("12000");
+    fill(&c);
+    let expected: BTreeSet<String> = (0..ITEMS).map(|i| format!("i{i:02}")).collect();
+    for (first, second) in [("0", "1"), ("1", "0")] {
+        let mut fresh = |continuation: Option<&str>| {
+            let mut headers = vec![
+                ("x-ms-documentdb-isquery", "True"),
+                ("content-type", "application/query+json"),
+                ("x-ms-documentdb-query-enablecrosspartition", "True"),
+                ("x-ms-max-item-count", "5"),
+            ];
+            if let Some(token) = continuation {
+                headers.push(("x-ms-continuation", token));
+            }
+            c.post(
+                &format!("{COLL}/docs"),
+                &json!({"query": "SELECT * FROM c WHERE c.n >= 0"}),
+                &headers,
+            )
+        };
+        let mut seen = Vec::new();
+        let mut token: Option<String> = None;
+        let mut pages = 0;
+        loop {
+            let reply = fresh(token.as_deref());
+            assert_eq!(reply.status, 200, "{}", reply.body);
+            seen.extend(ids(&reply));
+            pages += 1;
+            // Split the range being walked after the first page, another later.
+            if pages == 1 {
+                let live = range_ids(&pkranges(&c, None));
+                let target = if first == "0" {
+                    live[0].clone()
+                } else {
+                    live[live.len() - 1].clone()
+                };
+                assert_eq!(split(&c, &target).status, 200);
+            }
+            if pages == 3 {
+                let live = range_ids(&pkranges(&c, None));
+                let target = if second == "1" {
+                    live[live.len() - 1].clone()
+                } else {
+                    live[0].clone()
+                };
+                assert_eq!(split(&c, &target).status, 200);
+            }
+            match reply.header("x-ms-continuation") {
+                Some(next) => token = Some(next.to_string()),
+                None => break,
+            }
+        }
+        assert_once(&seen, &expected);
+    }
+    // A container of one range (a plain key continuation) split after the
+    // first page: the rest of the container in key order, each item once.
+    let c = container("400");
+    fill(&c);
+    let query = |continuation: Option<&str>| {
+        let mut headers = vec![
+            ("x-ms-documentdb-isquery", "True"),
+            ("content-type", "application/query+json"),
+            ("x-ms-documentdb-query-enablecrosspartition", "True"),
+            ("x-ms-max-item-count", "5"),
+        ];
+        if let Some(token) = continuation {
+            headers.push(("x-ms-continuation", token));
+        }
+        c.post(
+            &format!("{COLL}/docs"),
+            &json!({"query": "SELECT * FROM c"}),
+            &headers,
+        )
+    };
+    let first = query(None);
+    let mut seen = ids(&first);
+    assert_eq!(split(&c, "0").status, 200);
+    let mut token = first.header("x-ms-continuation").map(str::to_string);
+    while let Some(current) = token {
+        let reply = query(Some(&current));
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        seen.extend(ids(&reply));
+        token = reply.header("x-ms-continuation").map(str::to_string);
+    }
+    assert_once(&seen, &expected);
+}

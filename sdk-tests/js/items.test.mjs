@@ -25,9 +25,11 @@ forEachScheme("items", (ctx) => {
     assert.equal(read._etag, created._etag);
   });
 
-  test("ids the service accepts: '?', whitespace at either end, control characters, '%20' as text", async () => {
+  // ('?' too, but @azure/cosmos 4.9.3 puts it in the URL unescaped, so no
+  // server can read it back through this version: emulator/tests/validation.rs.)
+  test("ids the service accepts: whitespace at either end, control characters, '%20' as text", async () => {
     const c = await newContainer();
-    for (const id of ["Disallowed?Chars", "  Test  ", "With\tTab\nLine\rReturn", "Ending%20", "Special,=.:~+-@()^${}[]!_"]) {
+    for (const id of ["  Test  ", "With\tTab\nLine\rReturn", "Ending%20", "Special,=.:~+-@()^${}[]!_"]) {
       const created = await c.items.create({ id, pk: id });
       assert.equal(created.statusCode, 201, id);
       const read = await c.item(id, id).read();

@@ -31,7 +31,10 @@ forEachScheme("offers", (ctx) => {
 
     // Below the minimum: refused, nothing changed.
     offer.content.offerThroughput = 250;
-    await assert.rejects(handle.replace(offer), (e) => e.code === 400 && /increments of 100/.test(e.message));
+    await assert.rejects(
+      handle.replace(offer),
+      (e) => e.code === 400 && /Requested throughput 250 is less than required minimum throughput 400/.test(e.message),
+    );
     assert.equal((await container.readOffer()).resource.content.offerThroughput, 1100);
   });
 

@@ -229,7 +229,7 @@ fn run_query(
             _ => None,
         };
         if let Some(step) = &walk {
-            epk.narrow_to((&step.range.min, &step.range.max));
+            epk.narrow_to((&step.min, &step.max));
         }
         let items = c
             .live_items(key.as_ref(), after.as_ref(), now)

@@ -3,8 +3,10 @@
 //! physical ranges the service serves it one range at a time, each page
 //! within one range and the continuation moving to the next, so a client
 //! sees (and a response hook counts) one page per range at least. The
-//! position is the EPK where the range starts, so a split between pages
-//! resumes in the child that starts there.
+//! position is the range's EPK bounds as the walk found them, so a split
+//! between pages goes on over the same bounds (the children together) in
+//! key order, and the next step starts where those bounds end: every item
+//! once.
 
 use axum::http::HeaderMap;
 
@@ -12,21 +14,23 @@ use super::request::CosmosHeaders;
 use crate::query::Continuation;
 use crate::store::{Container, ItemKey, Range};
 
-/// Where one page of the walk reads: its range, and the item to resume after.
-pub struct Step<'c> {
-    pub range: &'c Range,
+/// Where one page of the walk reads: the EPK bounds `[min, max)` of a
+/// range, and the item to resume after.
+pub struct Step {
+    pub min: String,
+    pub max: String,
     pub after: Option<ItemKey>,
 }
 
 /// The step a request is at, when its query walks the ranges: a query that
 /// names neither a key nor a range, over several ranges, streaming in key
 /// order (one that needs its whole result is planned by the SDK instead).
-pub fn step<'c>(
-    c: &'c Container,
+pub fn step(
+    c: &Container,
     headers: &HeaderMap,
     streams: bool,
     continuation: Option<&Continuation>,
-) -> Option<Step<'c>> {
+) -> Option<Step> {
     let ranges = c.ranges();
     let scoped = headers.partition_key().is_some()
         || headers
@@ -37,35 +41,50 @@ pub fn step<'c>(
     if scoped || !streams || ranges.count() < 2 {
         return None;
     }
-    match continuation {
-        Some(Continuation::InRange { range, pk, id }) => Some(Step {
-            range: ranges.range_of(range),
-            after: pk
+    let bounds = |range: &Range| (range.min.clone(), range.max.clone());
+    let ((min, max), after) = match continuation {
+        Some(Continuation::InRange { range, end, pk, id }) => {
+            let bounds = match end {
+                Some(end) => (range.clone(), end.clone()),
+                None => bounds(ranges.range_of(range)),
+            };
+            let after = pk
                 .as_ref()
                 .zip(id.as_ref())
-                .map(|(pk, id)| ItemKey::new(pk, id)),
-        }),
-        _ => Some(Step {
-            range: &ranges.ranges()[0],
-            after: None,
-        }),
-    }
+                .map(|(pk, id)| ItemKey::new(pk, id));
+            (bounds, after)
+        }
+        // A key continuation from before the container had several ranges
+        // (one split since): what is left of the whole container, in key
+        // order, as that single range's scan would have gone on.
+        Some(Continuation::After { pk, id }) => (
+            (String::new(), "FF".to_string()),
+            Some(ItemKey::new(pk, id)),
+        ),
+        _ => (bounds(&ranges.ranges()[0]), None),
+    };
+    Some(Step { min, max, after })
 }
 
-/// The continuation after a page of `step`: within its range while the
-/// page was cut short, else the next range's start, else none.
-pub fn next(c: &Container, step: &Step<'_>, page: Option<Continuation>) -> Option<Continuation> {
+/// The continuation after a page of `step`: within its bounds while the
+/// page was cut short, else the start of the range that follows them, else
+/// none.
+pub fn next(c: &Container, step: &Step, page: Option<Continuation>) -> Option<Continuation> {
     if let Some(Continuation::After { pk, id }) = page {
         return Some(Continuation::InRange {
-            range: step.range.min.clone(),
+            range: step.min.clone(),
+            end: Some(step.max.clone()),
             pk: Some(pk),
             id: Some(id),
         });
     }
-    let ranges = c.ranges().ranges();
-    let at = ranges.iter().position(|r| r.id == step.range.id)?;
-    ranges.get(at + 1).map(|next| Continuation::InRange {
+    if step.max.eq_ignore_ascii_case("FF") {
+        return None;
+    }
+    let next = c.ranges().range_of(&step.max);
+    Some(Continuation::InRange {
         range: next.min.clone(),
+        end: Some(next.max.clone()),
         pk: None,
         id: None,
     })

@@ -12,12 +12,14 @@ use crate::error::{ApiError, ApiResult};
 #[serde(untagged)]
 pub enum Continuation {
     /// A query across partitions that the gateway serves itself walks the
-    /// physical ranges one at a time: it resumes in the range starting at
-    /// the EPK `range`, after the item `pk`/`id` if it names one. (First:
-    /// the variants are told apart by their fields, and this one's `range`
-    /// is what the others lack.)
+    /// physical ranges one at a time: it resumes in the EPK range
+    /// `[range, end)` (a range as it was when the walk reached it), after the
+    /// item `pk`/`id` if it names one. (First: the variants are told apart
+    /// by their fields, and this one's `range` is what the others lack.)
     InRange {
         range: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        end: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pk: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -327,7 +327,10 @@ mod tests {
             assert!(epk::in_range(min, "", "40"), "{min}");
         }
         // Eight steps of a thousandth of the space.
-        assert_eq!(bounds(&map, 8).0, format!("{:032X}", (1u128 << 126) / 1000 * 8));
+        assert_eq!(
+            bounds(&map, 8).0,
+            format!("{:032X}", (1u128 << 126) / 1000 * 8)
+        );
     }
 
     #[test]
@@ -337,7 +340,10 @@ mod tests {
         assert_eq!(bounds(&map, 0), ("", "0CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC"));
         assert_eq!(
             bounds(&map, 3),
-            ("26666666666666666666666666666664", "33333333333333333333333333333330")
+            (
+                "26666666666666666666666666666664",
+                "33333333333333333333333333333330"
+            )
         );
         assert_eq!(bounds(&map, 4).1, "FF");
     }
