@@ -45,11 +45,14 @@ def test_a_container_created_without_throughput_has_400(database):
 
 def test_replacing_below_the_minimum_is_refused_and_changes_nothing(database):
     container = database.create_container(unique("coll"), partition_key=PartitionKey(path="/pk"))
-    for bad in (300, 450):
+    for bad, words in (
+        (300, "Requested throughput 300 is less than required minimum throughput 400."),
+        (450, "increments of 100"),
+    ):
         with pytest.raises(CosmosHttpResponseError) as refused:
             container.replace_throughput(bad)
         assert refused.value.status_code == 400
-        assert "increments of 100" in refused.value.message
+        assert words in refused.value.message
     assert container.get_throughput().offer_throughput == 400
 
 

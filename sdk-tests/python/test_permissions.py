@@ -72,7 +72,9 @@ def test_permissions_create_read_list_upsert_delete(database, container):
     user = database.create_user({"id": "alice"})
     body = {"id": "read-c", "permissionMode": PermissionMode.Read, "resource": container.container_link}
     created = user.create_permission(body)
-    assert created.properties["permissionMode"] == "Read"
+    # Echoed as sent: the SDK sends "read" (PermissionMode.Read), as the
+    # service echoes the JavaScript SDK's "all".
+    assert created.properties["permissionMode"] == PermissionMode.Read == "read"
     assert created.properties["resource"] == container.container_link
     assert created.properties["_token"].startswith("type=resource&ver=1.0&sig=")
     with pytest.raises(CosmosResourceExistsError):
@@ -81,13 +83,13 @@ def test_permissions_create_read_list_upsert_delete(database, container):
     read = user.get_permission("read-c")
     assert read.properties["_token"] != ""
     assert [p["id"] for p in user.list_permissions()] == ["read-c"]
-    found = list(user.query_permissions("SELECT * FROM p WHERE p.permissionMode = 'Read'"))
+    found = list(user.query_permissions("SELECT * FROM p WHERE p.permissionMode = 'read'"))
     assert [p["id"] for p in found] == ["read-c"]
 
     upserted = user.upsert_permission(dict(body, permissionMode=PermissionMode.All))
-    assert upserted.properties["permissionMode"] == "All"
+    assert upserted.properties["permissionMode"] == "all"
     replaced = user.replace_permission("read-c", body)
-    assert replaced.properties["permissionMode"] == "Read"
+    assert replaced.properties["permissionMode"] == "read"
     user.delete_permission("read-c")
     with pytest.raises(CosmosResourceNotFoundError):
         user.get_permission("read-c")

@@ -38,11 +38,14 @@ def ranges(container):
     )
 
 
-def test_throughput_gives_one_range_per_ten_thousand_ru(database):
+def test_throughput_gives_the_services_layout_of_ranges(database):
+    # One range up to 10,000 RU/s, then one per 6,000: 30,000 is five.
     one, many = pair(database)
     assert [r["id"] for r in ranges(one)] == ["0"]
     listed = ranges(many)
-    assert [r["id"] for r in listed] == ["0", "1", "2"]
+    assert [r["id"] for r in listed] == ["0", "1", "2", "3", "4"]
+    # Cut as the service cuts them (the SDK's own test_pk_range_wrapper).
+    assert listed[0]["maxExclusive"] == "0CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC"
     assert listed[0]["minInclusive"] == "" and listed[-1]["maxExclusive"] == "FF"
     for low, high in zip(listed, listed[1:]):
         assert low["maxExclusive"] == high["minInclusive"]
