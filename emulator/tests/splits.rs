@@ -447,7 +447,7 @@ fn a_query_walking_the_ranges_continues_across_splits() {
     fill(&c);
     let expected: BTreeSet<String> = (0..ITEMS).map(|i| format!("i{i:02}")).collect();
     for (first, second) in [("0", "1"), ("1", "0")] {
-        let mut fresh = |continuation: Option<&str>| {
+        let fresh = |continuation: Option<&str>| {
             let mut headers = vec![
                 ("x-ms-documentdb-isquery", "True"),
                 ("content-type", "application/query+json"),
