@@ -437,6 +437,24 @@ fn splits_need_the_master_key_and_work_with_the_system_clock() {
     assert_eq!(range_ids(&pkranges(&c, None)), ["1", "2"]);
 }
 
+/// One page (of five) of `query` sent across partitions, from `continuation`.
+fn across(c: &TestClient, query: &str, continuation: Option<&str>) -> common::Reply {
+    let mut headers = vec![
+        ("x-ms-documentdb-isquery", "True"),
+        ("content-type", "application/query+json"),
+        ("x-ms-documentdb-query-enablecrosspartition", "True"),
+        ("x-ms-max-item-count", "5"),
+    ];
+    if let Some(token) = continuation {
+        headers.push(("x-ms-continuation", token));
+    }
+    c.post(
+        &format!("{COLL}/docs"),
+        &json!({ "query": query }),
+        &headers,
+    )
+}
+
 /// A query across partitions that the gateway walks range by range, split
 /// between its pages (the range it is in, then a range it has not reached):
 /// it goes on over the bounds it was walking, the children together, and
@@ -447,27 +465,11 @@ fn a_query_walking_the_ranges_continues_across_splits() {
     fill(&c);
     let expected: BTreeSet<String> = (0..ITEMS).map(|i| format!("i{i:02}")).collect();
     for (first, second) in [("0", "1"), ("1", "0")] {
-        let fresh = |continuation: Option<&str>| {
-            let mut headers = vec![
-                ("x-ms-documentdb-isquery", "True"),
-                ("content-type", "application/query+json"),
-                ("x-ms-documentdb-query-enablecrosspartition", "True"),
-                ("x-ms-max-item-count", "5"),
-            ];
-            if let Some(token) = continuation {
-                headers.push(("x-ms-continuation", token));
-            }
-            c.post(
-                &format!("{COLL}/docs"),
-                &json!({"query": "SELECT * FROM c WHERE c.n >= 0"}),
-                &headers,
-            )
-        };
         let mut seen = Vec::new();
         let mut token: Option<String> = None;
         let mut pages = 0;
         loop {
-            let reply = fresh(token.as_deref());
+            let reply = across(&c, "SELECT * FROM c WHERE c.n >= 0", token.as_deref());
             assert_eq!(reply.status, 200, "{}", reply.body);
             seen.extend(ids(&reply));
             pages += 1;
@@ -501,28 +503,12 @@ fn a_query_walking_the_ranges_continues_across_splits() {
     // first page: the rest of the container in key order, each item once.
     let c = container("400");
     fill(&c);
-    let query = |continuation: Option<&str>| {
-        let mut headers = vec![
-            ("x-ms-documentdb-isquery", "True"),
-            ("content-type", "application/query+json"),
-            ("x-ms-documentdb-query-enablecrosspartition", "True"),
-            ("x-ms-max-item-count", "5"),
-        ];
-        if let Some(token) = continuation {
-            headers.push(("x-ms-continuation", token));
-        }
-        c.post(
-            &format!("{COLL}/docs"),
-            &json!({"query": "SELECT * FROM c"}),
-            &headers,
-        )
-    };
-    let first = query(None);
+    let first = across(&c, "SELECT * FROM c", None);
     let mut seen = ids(&first);
     assert_eq!(split(&c, "0").status, 200);
     let mut token = first.header("x-ms-continuation").map(str::to_string);
     while let Some(current) = token {
-        let reply = query(Some(&current));
+        let reply = across(&c, "SELECT * FROM c", Some(&current));
         assert_eq!(reply.status, 200, "{}", reply.body);
         seen.extend(ids(&reply));
         token = reply.header("x-ms-continuation").map(str::to_string);
