@@ -22,7 +22,7 @@ async fn plan_driven_queries_return_exactly_the_loaded_items_across_ten_ranges()
     send_once(&endpoint, signer.create_database(DATABASE))
         .await
         .unwrap();
-    for (container, throughput, expected_ranges) in [("ten", Some(100_000), 10), ("one", None, 1)] {
+    for (container, throughput, expected_ranges) in [("ten", Some(60_000), 10), ("one", None, 1)] {
         send_once(
             &endpoint,
             signer.create_container_with(DATABASE, container, false, throughput),
