@@ -72,7 +72,7 @@ pub fn execute(
             continue_on_error: headers.flag("x-ms-cosmos-batch-continue-on-error"),
         }
     };
-    let outcomes = state
+    let (outcomes, lsn) = state
         .store
         .batch(db, coll, headers.partition_key(), operations, mode)?;
     // `Prefer: return=minimal` (JavaScript's `contentResponseOnWriteEnabled:
@@ -82,7 +82,14 @@ pub fn execute(
     } else {
         vec![true; reads.len()]
     };
-    Ok(answer(&outcomes, &reads, &bodies))
+    let mut response = answer(&outcomes, &reads, &bodies);
+    // The LSN the batch committed at (its writes share one), named as a
+    // point write names its own: `lsn` (test_batch_lsn reads it).
+    let lsn = HeaderValue::from(lsn);
+    let response_headers = response.headers_mut();
+    response_headers.insert(super::names::GLOBAL_COMMITTED_LSN, lsn.clone());
+    response_headers.insert(super::names::LSN, lsn);
+    Ok(response)
 }
 
 /// The operations of a request body, each checked up to what needs the

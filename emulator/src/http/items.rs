@@ -6,12 +6,11 @@ use std::sync::LazyLock;
 
 use axum::extract::State;
 use axum::http::header::IF_NONE_MATCH;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
+use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::Response;
 
 use super::container_context::{self, decorate, Refusal};
 use super::metrics;
-use super::names;
 use super::range_walk;
 use super::request::{Body, CosmosHeaders, PathParams};
 use super::response::{
@@ -74,17 +73,7 @@ pub async fn create_or_query(
     if super::batch::is_batch(&headers) {
         // A stale container reference is refused here too (400/1024).
         container_context::check(&state, &db, &coll, &headers, false)?;
-        let mut response = super::batch::execute(&state, &db, &coll, &headers, &body)?;
-        // The LSN the batch committed at (its writes share one), named as
-        // a point write names its own: `lsn` (test_batch_lsn reads it).
-        let lsn = state
-            .store
-            .with_container(&db, &coll, |c, _| Ok(c.log().last_lsn()))?;
-        let lsn = HeaderValue::from(lsn);
-        let response_headers = response.headers_mut();
-        response_headers.insert(names::GLOBAL_COMMITTED_LSN, lsn.clone());
-        response_headers.insert(names::LSN, lsn);
-        return Ok(response);
+        return Ok(super::batch::execute(&state, &db, &coll, &headers, &body)?);
     }
     if headers.is_query() {
         let query = PreparedQuery::prepare_at(

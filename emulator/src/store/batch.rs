@@ -104,8 +104,10 @@ type Written = Option<Option<i64>>;
 impl Store {
     /// Runs a transactional batch (`BatchMode::Atomic`, all in the partition
     /// `partition_key_header`) or a bulk request; one result per operation,
-    /// in order. A request-level refusal (the container, the partition key,
-    /// an operation for another partition) is an `Err` and changes nothing.
+    /// in order, and the container's last LSN once it ran (the one a batch's
+    /// writes share). A request-level refusal (the container, the partition
+    /// key, an operation for another partition) is an `Err` and changes
+    /// nothing.
     pub fn batch(
         &self,
         database: &str,
@@ -113,7 +115,7 @@ impl Store {
         partition_key_header: Option<&str>,
         operations: Vec<Operation>,
         mode: BatchMode,
-    ) -> ApiResult<Vec<Outcome>> {
+    ) -> ApiResult<(Vec<Outcome>, u64)> {
         let now = self.clock.now();
         let mut catalog = self.write()?;
         let c = catalog.database_mut(database)?.container_mut(container)?;
@@ -123,11 +125,12 @@ impl Store {
                 bulk(c, partition_key_header, operations, continue_on_error, now)
             }
         };
+        let lsn = c.log().last_lsn();
         drop(catalog);
         if let Some(expires) = written {
             self.item_written(expires);
         }
-        Ok(outcomes)
+        Ok((outcomes, lsn))
     }
 }
 

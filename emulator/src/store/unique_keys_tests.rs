@@ -401,6 +401,7 @@ fn a_batch_fails_whole_on_a_duplicate_and_sees_its_own_writes() {
         store
             .batch("db", "u", Some("[\"p\"]"), ops, BatchMode::Atomic)
             .unwrap()
+            .0
     };
     // A duplicate of a stored item, and of an earlier operation's.
     let out = batch(vec![
@@ -445,7 +446,8 @@ fn bulk_refuses_each_duplicate_alone() {
                 continue_on_error: true,
             },
         )
-        .unwrap();
+        .unwrap()
+        .0;
     assert_eq!(statuses(&out), [201, 409, 201, 409]);
 }
 
