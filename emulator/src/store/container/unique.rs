@@ -58,12 +58,8 @@ impl Container {
         body: &Map<String, Value>,
         now: i64,
     ) -> ApiResult<()> {
-        for entry in self.unique_entries(key, body) {
-            if self.unique_holder(&entry, key, now).is_some() {
-                return Err(self.unique_conflict(&entry));
-            }
-        }
-        Ok(())
+        // The item at `key` itself is never a holder to refuse.
+        self.check_unique_replacing(key, key, body, now)
     }
 
     /// [`Self::check_unique`] for a rename: the item at `replaced` becomes
