@@ -47,13 +47,20 @@ impl Store {
         self.with_container(database, id, |c, now| {
             let ranges = c.ranges().ranges();
             let mut usage: Vec<RangeUsage> = ranges.iter().map(|_| RangeUsage::default()).collect();
+            // Items come in key order, a partition's together: its range is
+            // found (its key hashed) once per partition, not once per item.
+            let mut at = 0;
+            let mut partition: Option<&str> = None;
             for (key, item) in c.live_items(None, None, now) {
-                let range = c.range_of(key.pk());
-                let at = ranges.iter().position(|r| r.id == range).unwrap_or(0);
+                if partition != Some(key.pk()) {
+                    let range = c.range_of(key.pk());
+                    at = ranges.iter().position(|r| r.id == range).unwrap_or(0);
+                    partition = Some(key.pk());
+                    usage[at].partition_keys.insert(key.pk().to_string());
+                }
                 let slot = &mut usage[at];
                 slot.bytes += item.body.len();
                 slot.documents += 1;
-                slot.partition_keys.insert(key.pk().to_string());
             }
             Ok(ranges
                 .iter()
