@@ -267,11 +267,9 @@ impl PartitionKeyDefinition {
 /// The service's refusal of a partition key path (its words, then what is
 /// wrong): `pk` for `/pk` fails at position 0, as in Azure.
 fn unaccepted_path(path: &str, why: &str) -> ApiError {
-    let position = if path.starts_with('/') {
-        path.len().min(1)
-    } else {
-        0
-    };
+    // Near: the service counts characters into the path; this emulator
+    // names the first one (no slash) or the one after it.
+    let position = usize::from(path.starts_with('/'));
     ApiError::bad_request(format!(
         "The partition key component definition path '{path}' could not be accepted, failed \
          near position '{position}'. Partition key paths must contain only valid characters and \

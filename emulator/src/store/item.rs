@@ -199,8 +199,8 @@ pub fn validate_id(value: Option<&Value>) -> ApiResult<&str> {
 }
 
 /// An id or name: a non-empty string of at most [`MAX_ID_BYTES`] bytes
-/// without `/`, `\`, `?` or `#`; `less_than` words the bound of the
-/// refusal.
+/// without any of the `forbidden` characters; `less_than` words the bound
+/// of the refusal.
 fn checked_id<'a>(
     value: Option<&'a Value>,
     less_than: usize,
