@@ -366,19 +366,10 @@ fn a_query_across_partitions_pages_range_by_range() {
         let mut pages = Vec::new();
         let mut continuation: Option<String> = None;
         loop {
-            let mut headers = vec![
-                ("x-ms-documentdb-isquery", "True"),
-                ("content-type", "application/query+json"),
-                ("x-ms-documentdb-query-enablecrosspartition", "True"),
-                ("x-ms-max-item-count", page),
-            ];
-            if let Some(token) = &continuation {
-                headers.push(("x-ms-continuation", token));
-            }
-            let reply = c.post(
-                &format!("{COLL}/docs"),
-                &json!({"query": "SELECT * FROM c WHERE c.n >= 0"}),
-                &headers,
+            let reply = c.query_page_across(
+                "SELECT * FROM c WHERE c.n >= 0",
+                page,
+                continuation.as_deref(),
             );
             assert_eq!(reply.status, 200, "{}", reply.body);
             pages.push(ids(reply.body["Documents"].as_array().unwrap()));

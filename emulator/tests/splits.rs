@@ -437,24 +437,6 @@ fn splits_need_the_master_key_and_work_with_the_system_clock() {
     assert_eq!(range_ids(&pkranges(&c, None)), ["1", "2"]);
 }
 
-/// One page (of five) of `query` sent across partitions, from `continuation`.
-fn across(c: &TestClient, query: &str, continuation: Option<&str>) -> common::Reply {
-    let mut headers = vec![
-        ("x-ms-documentdb-isquery", "True"),
-        ("content-type", "application/query+json"),
-        ("x-ms-documentdb-query-enablecrosspartition", "True"),
-        ("x-ms-max-item-count", "5"),
-    ];
-    if let Some(token) = continuation {
-        headers.push(("x-ms-continuation", token));
-    }
-    c.post(
-        &format!("{COLL}/docs"),
-        &json!({ "query": query }),
-        &headers,
-    )
-}
-
 /// A query across partitions that the gateway walks range by range, split
 /// between its pages (the range it is in, then a range it has not reached):
 /// it goes on over the bounds it was walking, the children together, and
@@ -469,7 +451,8 @@ fn a_query_walking_the_ranges_continues_across_splits() {
         let mut token: Option<String> = None;
         let mut pages = 0;
         loop {
-            let reply = across(&c, "SELECT * FROM c WHERE c.n >= 0", token.as_deref());
+            let reply =
+                c.query_page_across("SELECT * FROM c WHERE c.n >= 0", "5", token.as_deref());
             assert_eq!(reply.status, 200, "{}", reply.body);
             seen.extend(ids(&reply));
             pages += 1;
@@ -503,12 +486,12 @@ fn a_query_walking_the_ranges_continues_across_splits() {
     // first page: the rest of the container in key order, each item once.
     let c = container("400");
     fill(&c);
-    let first = across(&c, "SELECT * FROM c", None);
+    let first = c.query_page_across("SELECT * FROM c", "5", None);
     let mut seen = ids(&first);
     assert_eq!(split(&c, "0").status, 200);
     let mut token = first.header("x-ms-continuation").map(str::to_string);
     while let Some(current) = token {
-        let reply = across(&c, "SELECT * FROM c", Some(&current));
+        let reply = c.query_page_across("SELECT * FROM c", "5", Some(&current));
         assert_eq!(reply.status, 200, "{}", reply.body);
         seen.extend(ids(&reply));
         token = reply.header("x-ms-continuation").map(str::to_string);

@@ -413,6 +413,31 @@ impl Api {
         )
     }
 
+    /// One page of `query` sent across partitions without naming a range
+    /// (as the gateway serves it), at most `max_items` results, from
+    /// `continuation`.
+    pub fn query_page_across(
+        &self,
+        query: &str,
+        max_items: &str,
+        continuation: Option<&str>,
+    ) -> Reply {
+        let mut headers = vec![
+            ("x-ms-documentdb-isquery", "True"),
+            ("content-type", "application/query+json"),
+            ("x-ms-documentdb-query-enablecrosspartition", "True"),
+            ("x-ms-max-item-count", max_items),
+        ];
+        if let Some(token) = continuation {
+            headers.push(("x-ms-continuation", token));
+        }
+        self.post(
+            &format!("{COLL}/docs"),
+            &json!({ "query": query }),
+            &headers,
+        )
+    }
+
     /// Runs a query over every partition, following continuations; returns
     /// all results. It addresses the container's one range, `0`, as an SDK
     /// does after the plan: without it the gateway serves only queries
