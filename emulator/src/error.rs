@@ -90,6 +90,8 @@ impl ApiError {
             StatusCode::GONE => "Gone",
             StatusCode::PRECONDITION_FAILED => "PreconditionFailed",
             StatusCode::PAYLOAD_TOO_LARGE => "RequestEntityTooLarge",
+            StatusCode::REQUEST_TIMEOUT => "RequestTimeout",
+            _ if self.status.as_u16() == 449 => "RetryWith",
             StatusCode::UNSUPPORTED_MEDIA_TYPE => "UnsupportedMediaType",
             _ => "InternalServerError",
         }

@@ -27,6 +27,7 @@ mod purge;
 mod query;
 mod resource_token;
 mod rid;
+mod script;
 pub mod settings;
 pub mod store;
 mod tls;

@@ -239,7 +239,7 @@ fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
 
 /// Installs staged writes in order under one new LSN. An expired item whose
 /// id a write takes has its TTL delete logged first (as a single write does).
-fn commit(c: &mut Container, writes: Vec<(ItemKey, Option<Item>)>, now: i64) -> Written {
+pub(super) fn commit(c: &mut Container, writes: Vec<(ItemKey, Option<Item>)>, now: i64) -> Written {
     if writes.is_empty() {
         return None;
     }
@@ -263,14 +263,14 @@ fn commit(c: &mut Container, writes: Vec<(ItemKey, Option<Item>)>, now: i64) -> 
     Some(expires)
 }
 
-/// Operations applied to an overlay of a container, which stays untouched.
-struct Stage<'c> {
-    c: &'c Container,
-    now: i64,
+/// What a stage has written so far, apart from the container it overlays:
+/// a batch drops it or commits it under one hold of the lock; a script's
+/// transaction (`transaction.rs`) keeps it between holds.
+pub(super) struct Staged {
     /// Each key the stage wrote: its new version, or `None` once deleted.
     overlay: HashMap<ItemKey, Option<Item>>,
     /// The writes in order, to install on commit.
-    writes: Vec<(ItemKey, Option<Item>)>,
+    pub(super) writes: Vec<(ItemKey, Option<Item>)>,
     /// The number the next new item gets (the last part of its RID).
     next_number: u64,
     /// The unique key entries of each item the stage wrote (see
@@ -278,15 +278,73 @@ struct Stage<'c> {
     staged_unique: HashMap<ItemKey, Vec<String>>,
 }
 
-impl<'c> Stage<'c> {
-    fn new(c: &'c Container, now: i64) -> Self {
-        Stage {
-            c,
-            now,
+impl Staged {
+    pub(super) fn new(c: &Container) -> Self {
+        Staged {
             overlay: HashMap::new(),
             writes: Vec::new(),
             next_number: c.next_number(),
             staged_unique: HashMap::new(),
+        }
+    }
+
+    /// The version staged at `key`: `Some(None)` once deleted, `None` if untouched.
+    pub(super) fn staged(&self, key: &ItemKey) -> Option<Option<&Item>> {
+        self.overlay.get(key).map(Option::as_ref)
+    }
+
+    /// The live versions staged in the partition `pk`.
+    pub(super) fn staged_in<'a>(
+        &'a self,
+        pk: &'a str,
+    ) -> impl Iterator<Item = (&'a ItemKey, &'a Item)> + 'a {
+        self.overlay
+            .iter()
+            .filter(move |(key, _)| key.pk() == pk)
+            .filter_map(|(key, item)| item.as_ref().map(|item| (key, item)))
+    }
+}
+
+/// Operations applied to an overlay of a container, which stays untouched.
+pub(super) struct Stage<'c> {
+    c: &'c Container,
+    now: i64,
+    overlay: HashMap<ItemKey, Option<Item>>,
+    writes: Vec<(ItemKey, Option<Item>)>,
+    next_number: u64,
+    staged_unique: HashMap<ItemKey, Vec<String>>,
+}
+
+impl<'c> Stage<'c> {
+    fn new(c: &'c Container, now: i64) -> Self {
+        Self::resume(c, now, Staged::new(c))
+    }
+
+    /// A stage over `c` that goes on from what `staged` holds.
+    pub(super) fn resume(c: &'c Container, now: i64, staged: Staged) -> Self {
+        let Staged {
+            overlay,
+            writes,
+            next_number,
+            staged_unique,
+        } = staged;
+        Stage {
+            c,
+            now,
+            overlay,
+            writes,
+            next_number,
+            staged_unique,
+        }
+    }
+
+    /// What the stage holds, to resume it under a later hold of the lock.
+    pub(super) fn suspend(self) -> Staged {
+        Staged {
+            overlay: self.overlay,
+            writes: self.writes,
+            next_number: self.next_number,
+            staged_unique: self.staged_unique,
         }
     }
 
@@ -307,15 +365,15 @@ impl<'c> Stage<'c> {
     }
 
     fn put(&mut self, key: ItemKey, body: Map<String, Value>, ttl: Option<Ttl>) -> ApiResult<Item> {
-        let number = match self.current(&key) {
-            Some(item) => item.number,
-            None => {
-                self.next_number += 1;
-                self.next_number - 1
-            }
-        };
+        let number = self
+            .current(&key)
+            .map_or(self.next_number, |item| item.number);
         let entries = self.check_unique(&key, &body)?;
         let item = self.c.version(number, body, ttl, self.now)?;
+        // Checked and built: from here on nothing fails.
+        if number == self.next_number {
+            self.next_number += 1;
+        }
         if !entries.is_empty() {
             self.staged_unique.insert(key.clone(), entries);
         }
@@ -392,15 +450,30 @@ impl<'c> Stage<'c> {
         if self.current(&to).is_some() {
             return Err(ApiError::conflict());
         }
-        self.staged_unique.remove(&from);
-        self.overlay.insert(from.clone(), None);
-        self.writes.push((from, None));
-        let item = self.put(to, body, item_ttl)?;
-        Ok(Outcome::done(StatusCode::OK, Some(item)))
+        // The old item leaves first (its unique values are free to the new
+        // one); if the new one is refused, the stage is as it was, as a
+        // script's transaction goes on after a failed operation.
+        let unique = self.staged_unique.remove(&from);
+        let previous = self.overlay.insert(from.clone(), None);
+        self.writes.push((from.clone(), None));
+        match self.put(to, body, item_ttl) {
+            Ok(item) => Ok(Outcome::done(StatusCode::OK, Some(item))),
+            Err(error) => {
+                self.writes.pop();
+                match previous {
+                    Some(version) => self.overlay.insert(from.clone(), version),
+                    None => self.overlay.remove(&from),
+                };
+                if let Some(unique) = unique {
+                    self.staged_unique.insert(from, unique);
+                }
+                Err(error)
+            }
+        }
     }
 
     /// Applies one operation in the partition `pk`; an `Err` is its failure.
-    fn apply(&mut self, pk: &str, operation: Operation) -> ApiResult<Outcome> {
+    pub(super) fn apply(&mut self, pk: &str, operation: Operation) -> ApiResult<Outcome> {
         let Operation {
             action,
             id,

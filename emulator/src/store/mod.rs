@@ -21,6 +21,7 @@ mod offers;
 mod ranges;
 mod records;
 mod sequence;
+mod transaction;
 mod unique_keys;
 mod usage;
 mod users;
@@ -47,6 +48,7 @@ pub use log::{
 };
 pub use offers::{Migration, Throughput};
 pub use ranges::{parse_id as parse_range_id, Range, RangeMap, SplitRefusal};
+pub use transaction::{Committed, Conflict, ContainerNames, Transaction};
 pub use usage::ContainerStats;
 pub use users::{CreateMode, Grant, PermissionMode, PermissionView};
 

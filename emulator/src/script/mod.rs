@@ -1,0 +1,229 @@
+//! Server-side JavaScript: stored procedure executions, pre- and
+//! post-triggers around an item write, and user-defined functions in
+//! queries.
+//!
+//! - `engine.rs` runs one execution in a fresh QuickJS runtime, bounded in
+//!   time and memory; `prelude.js` is the service's server-side API over
+//!   one native call, which `host.rs` serves.
+//! - An execution's writes go to a [`Transaction`] (`store/transaction.rs`):
+//!   staged, then installed together under one LSN when the script ends
+//!   well, or dropped. If the container was written meanwhile the script
+//!   runs again ([`MAX_ATTEMPTS`]), then the request is 449 RetryWith,
+//!   which the SDKs retry.
+//! - Executions in one container run one at a time (as the service runs a
+//!   partition's scripts on its primary), on a blocking thread, holding no
+//!   store lock while the script runs.
+//!
+//! Nothing here is loaded before the first execution: the engine's runtime
+//! is created per execution.
+
+mod engine;
+mod host;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use axum::http::StatusCode;
+use serde_json::{json, Value};
+
+pub use engine::Limits;
+use engine::{Ending, Thrown};
+use host::Host;
+pub use host::Links;
+
+use crate::error::{ApiError, ApiResult};
+use crate::store::{Committed, Store};
+
+/// How many times a script runs before a conflicting writer wins (449).
+pub const MAX_ATTEMPTS: usize = 5;
+
+/// What executions share: their bounds, and one lock per container that
+/// runs them one at a time.
+pub struct Scripts {
+    pub limits: Limits,
+    containers: Mutex<HashMap<String, Arc<Mutex<()>>>>,
+}
+
+impl Default for Scripts {
+    fn default() -> Self {
+        Scripts::new(Limits::SERVICE)
+    }
+}
+
+impl Scripts {
+    pub fn new(limits: Limits) -> Self {
+        Scripts {
+            limits,
+            containers: Mutex::default(),
+        }
+    }
+
+    fn container_lock(&self, container_rid: &str) -> Arc<Mutex<()>> {
+        self.containers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(container_rid.to_string())
+            .or_default()
+            .clone()
+    }
+}
+
+/// A stored procedure execution, as the request asks for it.
+pub struct SprocCall {
+    pub database: String,
+    pub container: String,
+    /// The stored procedure's body, as stored.
+    pub source: String,
+    /// `x-ms-documentdb-partitionkey`, as sent.
+    pub partition_key: Option<String>,
+    /// The request body (a JSON array of arguments), if any.
+    pub arguments: Option<String>,
+    /// `x-ms-documentdb-script-enable-logging: true`.
+    pub logging: bool,
+}
+
+/// A stored procedure's answer.
+#[derive(Debug)]
+pub struct SprocResult {
+    /// The response body as JSON text (`""` when the script set none).
+    pub body: String,
+    /// What `console.log` wrote, with logging on.
+    pub log: Option<String>,
+    pub committed: Committed,
+}
+
+impl Scripts {
+    /// Executes a stored procedure in the logical partition the request
+    /// names, on a blocking thread.
+    pub async fn execute_stored_procedure(
+        self: &Arc<Self>,
+        store: &Arc<Store>,
+        call: SprocCall,
+    ) -> ApiResult<SprocResult> {
+        let (scripts, store) = (self.clone(), store.clone());
+        tokio::task::spawn_blocking(move || scripts.run_stored_procedure(&store, call))
+            .await
+            .unwrap_or_else(|_| {
+                Err(ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "The stored procedure's execution failed inside the emulator; nothing it wrote was kept.",
+                ))
+            })
+    }
+
+    fn run_stored_procedure(&self, store: &Arc<Store>, call: SprocCall) -> ApiResult<SprocResult> {
+        let links = store.container_names(&call.database, &call.container)?;
+        let lock = self.container_lock(&links.container_rid);
+        let _one_at_a_time = lock.lock().unwrap_or_else(|e| e.into_inner());
+        let setup = json!({
+            "kind": "sproc",
+            "logging": call.logging,
+            "requestBody": Value::Null,
+            "responseBody": "",
+            "selfLink": links.self_link(),
+            "altLink": links.alt_link(),
+        })
+        .to_string();
+        for _ in 0..MAX_ATTEMPTS {
+            let tx = store.begin_transaction(
+                &call.database,
+                &call.container,
+                call.partition_key.as_deref(),
+            )?;
+            let started = Instant::now();
+            let host = Rc::new(RefCell::new(Host::new(
+                store.clone(),
+                tx,
+                links.clone(),
+                self.limits.soft_deadline(started),
+            )));
+            let served = host.clone();
+            let outcome = engine::run(
+                &call.source,
+                &setup,
+                call.arguments.as_deref(),
+                move |operation, arguments| served.borrow_mut().call(operation, arguments),
+                self.limits,
+            );
+            let host = Rc::try_unwrap(host)
+                .ok()
+                .expect("the engine is gone: it held the only other reference")
+                .into_inner();
+            let body = match outcome.ending {
+                Ending::Done { body } => body.unwrap_or_default(),
+                failed => return Err(failure(failed)),
+            };
+            match store.commit_transaction(host.tx)? {
+                Ok(committed) => {
+                    return Ok(SprocResult {
+                        body,
+                        log: call.logging.then_some(outcome.log),
+                        committed,
+                    })
+                }
+                Err(_conflict) => continue,
+            }
+        }
+        Err(retry_with())
+    }
+}
+
+/// The 449 of a script that lost to concurrent writers every time it ran.
+fn retry_with() -> ApiError {
+    ApiError::new(
+        StatusCode::from_u16(449).expect("449 is a valid status"),
+        format!(
+            "The script's writes conflicted with concurrent writes to the container {MAX_ATTEMPTS} times; \
+             nothing was written. Retry the request."
+        ),
+    )
+}
+
+/// The refusal an ending that is not success becomes, in the service's words.
+pub fn failure(ending: Ending) -> ApiError {
+    match ending {
+        Ending::Done { .. } => unreachable!("success is not a failure"),
+        Ending::Compile(message) => ApiError::bad_request(format!(
+            "Encountered exception while compiling Javascript. Exception = {message}"
+        )),
+        Ending::Threw(thrown) => threw(&thrown),
+        Ending::TimedOut => ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "The requested operation exceeded maximum alloted time.",
+        ),
+        Ending::OutOfMemory => ApiError::bad_request(
+            "Encountered exception while executing function. Exception = InternalError: out of memory \
+             (a script may use at most 64 MB); nothing it wrote was kept.",
+        ),
+    }
+}
+
+/// A thrown value: 400, its `number` as the substatus.
+fn threw(thrown: &Thrown) -> ApiError {
+    let exception = if thrown.error {
+        let name = thrown.name.as_deref().unwrap_or("Error");
+        let mut text = format!("{name}: {}", thrown.message);
+        if let Some(stack) = thrown.stack.as_deref().filter(|s| !s.trim().is_empty()) {
+            text.push_str("\r\nStack trace: ");
+            text.push_str(stack.trim_end());
+        }
+        text
+    } else {
+        thrown.message.clone()
+    };
+    let error = ApiError::bad_request(format!(
+        "Encountered exception while executing function. Exception = {exception}"
+    ));
+    match thrown.number {
+        Some(n) if n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&n) => {
+            error.with_substatus(n as u32)
+        }
+        _ => error,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,211 @@
+//! A script's transaction: the item writes of one stored procedure or
+//! trigger execution, in one logical partition, staged outside the store
+//! and installed together, or not at all.
+//!
+//! A script runs for up to the service's time bound, so it holds no lock
+//! while it runs: each of its operations takes the lock shared for itself
+//! and applies to the container *as the transaction sees it* (the stored
+//! items under what the transaction has written so far, `batch::Staged`).
+//! Nothing staged is visible to anyone else. The commit takes the lock
+//! exclusively once and installs every write under one LSN of the change
+//! log (one change feed entry, as a batch), provided that nothing else
+//! wrote to the container since the transaction began; otherwise it is a
+//! [`Conflict`] and the caller runs the script again (optimistic
+//! concurrency: serializable, and no reader ever sees part of it).
+//!
+//! TTL holds as on every other path: expired items are absent to the
+//! transaction, and its items are stamped with its `_ts`; a purge cannot
+//! delete what is only staged.
+
+use serde_json::Value;
+
+use super::batch::{commit, Outcome, Stage, Staged};
+use super::{Container, ItemKey, Operation, Store};
+use crate::error::ApiResult;
+use crate::json;
+use crate::partition_key::KeyScope;
+
+/// One execution's staged writes and what they were staged against.
+pub struct Transaction {
+    database: String,
+    container: String,
+    /// The canonical partition key of the request (`["a"]`).
+    pk: String,
+    /// The transaction's instant: what is expired, and its writes' `_ts`.
+    now: i64,
+    /// The container's last LSN and next item number when it began: if
+    /// either moved, someone else wrote meanwhile.
+    base_lsn: u64,
+    base_number: u64,
+    staged: Option<Staged>,
+}
+
+/// The container changed while the transaction ran: run it again.
+#[derive(Debug)]
+pub struct Conflict;
+
+/// What a commit did.
+#[derive(Debug, Clone, Copy)]
+pub struct Committed {
+    /// The container's last LSN after it (the session token's).
+    pub lsn: u64,
+    /// The range of the transaction's partition.
+    pub range: u32,
+    /// How many writes it installed.
+    pub writes: usize,
+}
+
+impl Transaction {
+    /// The canonical partition key it is scoped to.
+    pub fn partition_key(&self) -> &str {
+        &self.pk
+    }
+
+    pub fn now(&self) -> i64 {
+        self.now
+    }
+
+    /// How many writes are staged.
+    pub fn write_count(&self) -> usize {
+        self.staged.as_ref().map_or(0, |s| s.writes.len())
+    }
+}
+
+/// A container's database and its own name and RID, as a script's links
+/// name them.
+#[derive(Debug, Clone)]
+pub struct ContainerNames {
+    pub database: String,
+    pub database_rid: String,
+    pub container: String,
+    pub container_rid: String,
+}
+
+impl Store {
+    /// The names and RIDs of a container addressed by either.
+    pub fn container_names(&self, database: &str, container: &str) -> ApiResult<ContainerNames> {
+        let catalog = self.read();
+        let db = catalog.database(database)?;
+        let c = db.container(container)?;
+        Ok(ContainerNames {
+            database: db.id.clone(),
+            database_rid: db.rid.clone(),
+            container: c.id.clone(),
+            container_rid: c.rid.clone(),
+        })
+    }
+
+    /// Begins a transaction in the logical partition the header names
+    /// (required when the container is partitioned, as for a point read).
+    pub fn begin_transaction(
+        &self,
+        database: &str,
+        container: &str,
+        partition_key_header: Option<&str>,
+    ) -> ApiResult<Transaction> {
+        self.with_container(database, container, |c, now| {
+            let key = Self::key_from_header(c, partition_key_header, "-")?;
+            Ok(Transaction {
+                database: database.to_string(),
+                container: container.to_string(),
+                pk: key.pk().to_string(),
+                now,
+                base_lsn: c.log().last_lsn(),
+                base_number: c.next_number(),
+                staged: Some(Staged::new(c)),
+            })
+        })
+    }
+
+    /// Applies one item operation within the transaction; an `Err` is that
+    /// operation's failure and leaves the transaction as it was.
+    pub fn transact(&self, tx: &mut Transaction, operation: Operation) -> ApiResult<Outcome> {
+        let catalog = self.read();
+        let c = catalog.database(&tx.database)?.container(&tx.container)?;
+        let staged = tx.staged.take().unwrap_or_else(|| Staged::new(c));
+        let mut stage = Stage::resume(c, tx.now, staged);
+        let outcome = stage.apply(&tx.pk, operation);
+        tx.staged = Some(stage.suspend());
+        outcome
+    }
+
+    /// The live items of the transaction's partition as it sees them, in
+    /// key order, parsed (for its queries and feeds).
+    pub fn transaction_items(&self, tx: &Transaction) -> ApiResult<Vec<Value>> {
+        let catalog = self.read();
+        let c = catalog.database(&tx.database)?.container(&tx.container)?;
+        let scope = KeyScope::Exact(tx.pk.clone());
+        let mut items: Vec<(&ItemKey, &[u8])> = Vec::new();
+        let staged = tx.staged.as_ref();
+        for (key, item) in c.live_items(Some(&scope), None, tx.now) {
+            if staged.and_then(|s| s.staged(key)).is_none() {
+                items.push((key, &item.body));
+            }
+        }
+        if let Some(staged) = staged {
+            items.extend(staged.staged_in(&tx.pk).map(|(k, i)| (k, &i.body[..])));
+            items.sort_by(|a, b| a.0.cmp(b.0));
+        }
+        Ok(items
+            .into_iter()
+            .map(|(_, body)| json::parse_unguarded(body).expect("stored items are JSON"))
+            .collect())
+    }
+
+    /// The id of the item with this RID in the transaction's partition, as
+    /// it sees it (a link built from `_self`).
+    pub fn transaction_id_by_rid(&self, tx: &Transaction, item_rid: &str) -> Option<String> {
+        let (_, _, number) = crate::rid::parse_item(item_rid)?;
+        if let Some((key, _)) = tx
+            .staged
+            .as_ref()
+            .and_then(|s| s.staged_in(&tx.pk).find(|(_, item)| item.number == number))
+        {
+            return Some(key.id().to_string());
+        }
+        let catalog = self.read();
+        let c = catalog
+            .database(&tx.database)
+            .ok()?
+            .container(&tx.container)
+            .ok()?;
+        c.key_by_rid(item_rid)
+            .filter(|key| key.pk() == tx.pk)
+            .map(|key| key.id().to_string())
+    }
+
+    /// Installs the transaction's writes under one LSN, or refuses with a
+    /// [`Conflict`] if the container was written since it began (nothing
+    /// is installed then). A transaction that wrote nothing commits as is.
+    pub fn commit_transaction(&self, tx: Transaction) -> ApiResult<Result<Committed, Conflict>> {
+        let writes = tx.staged.map(|s| s.writes).unwrap_or_default();
+        if writes.is_empty() {
+            return self.with_container(&tx.database, &tx.container, |c, _| {
+                Ok(Ok(committed(c, &tx.pk, 0)))
+            });
+        }
+        let mut catalog = self.write()?;
+        let c = catalog
+            .database_mut(&tx.database)?
+            .container_mut(&tx.container)?;
+        if c.log().last_lsn() != tx.base_lsn || c.next_number() != tx.base_number {
+            return Ok(Err(Conflict));
+        }
+        let count = writes.len();
+        let written = commit(c, writes, tx.now);
+        let done = committed(c, &tx.pk, count);
+        drop(catalog);
+        if let Some(expires) = written {
+            self.item_written(expires);
+        }
+        Ok(Ok(done))
+    }
+}
+
+fn committed(c: &Container, pk: &str, writes: usize) -> Committed {
+    Committed {
+        lsn: c.log().last_lsn(),
+        range: c.range_of(pk),
+        writes,
+    }
+}
