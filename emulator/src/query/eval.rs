@@ -30,7 +30,7 @@ pub fn check_functions(expr: &Expr, aggregates_allowed: bool) -> ApiResult<()> {
                 } else {
                     None
                 }
-            } else if !functions::is_known(name) {
+            } else if !functions::is_known(name) && !name.starts_with(super::udf::PREFIX) {
                 Some(format!(
                     "The function '{name}' is not supported here. Supported functions: {}, and the aggregates COUNT, SUM, MIN, MAX, AVG, MAKELIST, MAKESET.",
                     functions::names().join(", ")
@@ -298,7 +298,10 @@ pub fn eval(expr: &Expr, root: &[&Value]) -> Option<Value> {
         }
         Expr::Call(name, args) => {
             let args: Vec<Option<Value>> = args.iter().map(|e| eval(e, root)).collect();
-            functions::call(name, &args)
+            match name.strip_prefix(super::udf::PREFIX) {
+                Some(udf) => super::udf::call(udf, &args),
+                None => functions::call(name, &args),
+            }
         }
         // An undefined element is null: the array keeps its length (recorded
         // against the service: `SELECT VALUE [c.a, c.missing]` gives `[2, null]`).

@@ -21,6 +21,7 @@ mod plan;
 pub mod results;
 pub mod retrieved;
 mod rows;
+pub mod udf;
 mod validate;
 
 use std::collections::HashMap;
@@ -106,6 +107,11 @@ impl PreparedQuery {
             reads_documents,
             now_millis: None,
         }
+    }
+
+    /// The ids of the user-defined functions the query calls.
+    pub fn udf_names(&self) -> Vec<String> {
+        udf::names(&self.select)
     }
 
     /// Whether each item is one row, itself (`FROM c`, no JOIN).

@@ -109,7 +109,12 @@ fn order_by_paths(select: &Select) -> ApiResult<()> {
         return Ok(());
     };
     let distance = |e: &Expr| matches!(e, Expr::Call(name, _) if name == "ST_DISTANCE");
-    let all_paths = keys.iter().all(|k| is_item_path(&k.expr, from));
+    // A user-defined function orders by what it computes (the issue's
+    // contract for UDFs, which the service evaluates per item).
+    let udf = |e: &Expr| matches!(e, Expr::Call(name, _) if name.starts_with(super::udf::PREFIX));
+    let all_paths = keys
+        .iter()
+        .all(|k| is_item_path(&k.expr, from) || udf(&k.expr));
     if all_paths || (keys.len() == 1 && distance(&keys[0].expr)) {
         return Ok(());
     }

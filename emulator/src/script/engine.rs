@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Object, Runtime, Value};
 use serde::Deserialize;
 
+const ERRORS: &str = include_str!("errors.js");
 const PRELUDE: &str = include_str!("prelude.js");
 
 /// What bounds one execution.
@@ -104,9 +105,17 @@ pub fn run(
     host: impl FnMut(&str, &str) -> String + 'static,
     limits: Limits,
 ) -> Outcome {
-    let timed_out = Arc::new(AtomicBool::new(false));
-    let outcome = run_bounded(source, setup, args, host, limits, timed_out.clone());
-    if timed_out.load(Ordering::Acquire) {
+    let sandbox = match Sandbox::new(limits) {
+        Ok(sandbox) => sandbox,
+        Err(ending) => {
+            return Outcome {
+                ending,
+                log: String::new(),
+            }
+        }
+    };
+    let outcome = run_bounded(source, setup, args, host, &sandbox);
+    if sandbox.timed_out() {
         return Outcome {
             ending: Ending::TimedOut,
             log: String::new(),
@@ -118,26 +127,58 @@ pub fn run(
     })
 }
 
+/// A fresh runtime and context, bounded by `limits` from now on; the flag
+/// says whether the time bound interrupted it.
+pub(super) struct Sandbox {
+    // Dropped in this order: the context before its runtime.
+    pub context: Context,
+    pub runtime: Runtime,
+    pub timed_out: Arc<AtomicBool>,
+}
+
+impl Sandbox {
+    pub fn new(limits: Limits) -> Result<Self, Ending> {
+        let runtime = Runtime::new().map_err(|_| Ending::OutOfMemory)?;
+        runtime.set_memory_limit(limits.memory);
+        runtime.set_max_stack_size(limits.stack);
+        let deadline = Instant::now() + limits.time;
+        let timed_out = Arc::new(AtomicBool::new(false));
+        let flag = timed_out.clone();
+        runtime.set_interrupt_handler(Some(Box::new(move || {
+            let over = Instant::now() >= deadline;
+            if over {
+                flag.store(true, Ordering::Release);
+            }
+            over
+        })));
+        let context = Context::full(&runtime).map_err(|_| Ending::OutOfMemory)?;
+        Ok(Sandbox {
+            context,
+            runtime,
+            timed_out,
+        })
+    }
+
+    pub fn timed_out(&self) -> bool {
+        self.timed_out.load(Ordering::Acquire)
+    }
+}
+
+/// Makes `Error` the service's and returns `errors.js`'s record
+/// (`NativeError`, `describe`).
+pub(super) fn install_errors<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
+    let install: Function = ctx.eval(ERRORS)?;
+    install.call((ctx.globals(),))
+}
+
 fn run_bounded(
     source: &str,
     setup: &str,
     args: Option<&str>,
     host: impl FnMut(&str, &str) -> String + 'static,
-    limits: Limits,
-    timed_out: Arc<AtomicBool>,
+    sandbox: &Sandbox,
 ) -> Result<Outcome, Ending> {
-    let runtime = Runtime::new().map_err(|_| Ending::OutOfMemory)?;
-    runtime.set_memory_limit(limits.memory);
-    runtime.set_max_stack_size(limits.stack);
-    let deadline = Instant::now() + limits.time;
-    runtime.set_interrupt_handler(Some(Box::new(move || {
-        let over = Instant::now() >= deadline;
-        if over {
-            timed_out.store(true, Ordering::Release);
-        }
-        over
-    })));
-    let context = Context::full(&runtime).map_err(|_| Ending::OutOfMemory)?;
+    let context = &sandbox.context;
     let host = Rc::new(RefCell::new(host));
     context.with(|ctx| {
         let driver = prelude(&ctx, setup, host).map_err(|e| internal(&ctx, e))?;
@@ -180,18 +221,19 @@ fn prelude<'js>(
     setup: &str,
     host: Rc<RefCell<impl FnMut(&str, &str) -> String + 'static>>,
 ) -> rquickjs::Result<Object<'js>> {
+    let errors = install_errors(ctx)?;
     let install: Function = ctx.eval(PRELUDE)?;
     let host = Function::new(ctx.clone(), move |operation: String, arguments: String| {
         (host.borrow_mut())(&operation, &arguments)
     })?;
     let setup = ctx.json_parse(setup)?;
-    install.call((ctx.globals(), host, setup))
+    install.call((ctx.globals(), host, setup, errors))
 }
 
 /// The script's function. The body is an expression, evaluated as the
 /// service does (`var fn = <body>;` in a wrapper), so that a trailing `;`
 /// and arrow functions work and line numbers are the body's own.
-fn compile<'js>(ctx: &Ctx<'js>, source: &str) -> Result<Value<'js>, Ending> {
+pub(super) fn compile<'js>(ctx: &Ctx<'js>, source: &str) -> Result<Value<'js>, Ending> {
     let wrapped = format!("{WRAPPER_START}{source}\n;return fn; }})()");
     ctx.eval::<Value, _>(wrapped)
         .catch(ctx)
@@ -241,7 +283,7 @@ fn source_place(stack: &str) -> Option<(u32, u32)> {
 
 /// An exception the prelude did not catch: the interrupt (the time bound:
 /// `run` reports it), memory exhausted, or the prelude's own failure.
-fn uncaught(caught: CaughtError<'_>) -> Ending {
+pub(super) fn uncaught(caught: CaughtError<'_>) -> Ending {
     match caught {
         CaughtError::Error(rquickjs::Error::Allocation) => Ending::OutOfMemory,
         CaughtError::Exception(e) => {

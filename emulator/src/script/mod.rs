@@ -19,6 +19,7 @@
 
 mod engine;
 mod host;
+mod udf;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -32,7 +33,7 @@ use serde_json::{json, Value};
 pub use engine::Limits;
 use engine::{Ending, Thrown};
 use host::Host;
-pub use host::Links;
+pub use udf::Udfs;
 
 use crate::error::{ApiError, ApiResult};
 use crate::store::{Committed, Store};

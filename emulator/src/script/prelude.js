@@ -5,29 +5,15 @@
 // against the execution's transaction.
 //
 // Evaluated once per execution in a fresh context, before the script. It
-// leaves the documented globals (`getContext`, `__`, `console`, `ErrorCodes`,
-// `Error` accepting the service's `new Error(number, message)`) and returns
-// the driver `engine.rs` calls: `start`, `step`, `finish`.
-(function (global, host, setup) {
+// leaves the documented globals (`getContext`, `__`, `console`, `ErrorCodes`)
+// and returns
+// the driver `engine.rs` calls: `start`, `step`, `finish`. `errors` is what
+// `errors.js` returned.
+(function (global, host, setup, errors) {
   'use strict';
-  const NativeError = global.Error;
+  const NativeError = errors.NativeError;
   const stringify = JSON.stringify;
   const parse = JSON.parse;
-
-  // The service's engine (Chakra) accepts `new Error(number, message)` and
-  // sets `number`, which becomes the response's substatus.
-  function CosmosError(first, second) {
-    const numbered = typeof first === 'number' && arguments.length > 1;
-    const error = new NativeError(numbered ? second : first);
-    if (numbered) error.number = first;
-    Object.setPrototypeOf(error, new.target ? new.target.prototype : CosmosError.prototype);
-    return error;
-  }
-  CosmosError.prototype = NativeError.prototype;
-  Object.defineProperty(NativeError.prototype, 'constructor', {
-    value: CosmosError, writable: true, configurable: true,
-  });
-  global.Error = CosmosError;
 
   global.ErrorCodes = Object.freeze({
     BadRequest: 400, Forbidden: 403, NotFound: 404, Conflict: 409,
@@ -317,31 +303,8 @@
   };
   global.getContext = function () { return context; };
 
-  // ---- describing a thrown value for the response
   function describe(thrown) {
-    try {
-      if (thrown === ABORT && aborted) thrown = aborted.value;
-      if (thrown instanceof NativeError) {
-        return {
-          error: true,
-          name: String(thrown.name),
-          message: String(thrown.message),
-          number: typeof thrown.number === 'number' ? thrown.number : undefined,
-          stack: typeof thrown.stack === 'string' ? thrown.stack : undefined,
-        };
-      }
-      let text;
-      if (typeof thrown === 'string') text = thrown;
-      else {
-        try { text = stringify(thrown); } catch (e) { text = undefined; }
-        if (text === undefined) text = String(thrown);
-      }
-      const number = thrown !== null && typeof thrown === 'object' && typeof thrown.number === 'number'
-        ? thrown.number : undefined;
-      return { error: false, message: text, number: number };
-    } catch (e) {
-      return { error: false, message: '(a value that cannot be printed)' };
-    }
+    return errors.describe(thrown === ABORT && aborted ? aborted.value : thrown);
   }
 
   let failure = null;

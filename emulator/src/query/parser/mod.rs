@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::ast::{BinaryOp, Expr, Level, Projection, Select, SortKey, SubqueryKind, UnaryOp};
 use super::lexer::{syntax_error, tokenize, truncated, Token};
 use super::number as num;
+use super::udf;
 
 mod from;
 mod subquery;
@@ -573,22 +574,26 @@ impl Parser<'_> {
                 }
                 if matches!(self.peek(), Some(Token::Sym("("))) {
                     self.pos += 1;
-                    let mut args = Vec::new();
-                    if !self.eat_sym(")") {
-                        loop {
-                            if self.eat_sym("*") {
-                                // COUNT(*) counts rows, like COUNT(1).
-                                args.push(Expr::Literal(Value::from(1)));
-                            } else {
-                                args.push(self.expr()?);
-                            }
-                            if self.eat_sym(")") {
-                                break;
-                            }
-                            self.expect_sym(",")?;
-                        }
-                    }
+                    let args = self.call_arguments()?;
                     return Ok(Expr::Call(word.to_uppercase(), args));
+                }
+                // `udf.name(...)`: a user-defined function (the prefix is
+                // case-sensitive and not an alias), named as stored.
+                if word == "udf" && !self.aliases.contains(&word) {
+                    if let (
+                        Some(Token::Sym(".")),
+                        Some(Token::Ident(name)),
+                        Some(Token::Sym("(")),
+                    ) = (
+                        self.tokens.get(self.pos),
+                        self.tokens.get(self.pos + 1),
+                        self.tokens.get(self.pos + 2),
+                    ) {
+                        let name = format!("{}{name}", udf::PREFIX);
+                        self.pos += 3;
+                        let args = self.call_arguments()?;
+                        return Ok(Expr::Call(name, args));
+                    }
                 }
                 match word.to_lowercase().as_str() {
                     "true" => Ok(Expr::Literal(Value::Bool(true))),
@@ -614,6 +619,28 @@ impl Parser<'_> {
                 Err(self.error_here())
             }
         }
+    }
+}
+
+impl Parser<'_> {
+    /// A call's arguments, after its `(`, through its `)`.
+    fn call_arguments(&mut self) -> ApiResult<Vec<Expr>> {
+        let mut args = Vec::new();
+        if !self.eat_sym(")") {
+            loop {
+                if self.eat_sym("*") {
+                    // COUNT(*) counts rows, like COUNT(1).
+                    args.push(Expr::Literal(Value::from(1)));
+                } else {
+                    args.push(self.expr()?);
+                }
+                if self.eat_sym(")") {
+                    break;
+                }
+                self.expect_sym(",")?;
+            }
+        }
+        Ok(args)
     }
 }
 

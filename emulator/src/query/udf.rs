@@ -1,0 +1,119 @@
+//! User-defined functions in queries: `udf.name(args)`, evaluated per row
+//! by a [`Runner`] that the caller puts in place for the query's run
+//! (`script/udf.rs`: JavaScript, bounded as a stored procedure is).
+//!
+//! Evaluation is synchronous and infallible (undefined on any mismatch),
+//! so, as with `budget`, the runner and the first failure live in
+//! thread-locals for the run: a UDF that throws or runs out of time makes
+//! the rest of the run undefined, and [`scope`] turns it into the query's
+//! refusal.
+
+use std::cell::RefCell;
+
+use serde_json::Value;
+
+use super::ast::{Expr, Projection, Select};
+use crate::error::{ApiError, ApiResult};
+
+/// How a call names a user-defined function: `udf.` then its id.
+pub const PREFIX: &str = "udf.";
+
+/// Evaluates the user-defined functions of one query run.
+pub trait Runner {
+    /// Calls the function `name` (its id) with defined arguments; `None`
+    /// for an undefined result.
+    fn call(&mut self, name: &str, args: &[Value]) -> ApiResult<Option<Value>>;
+}
+
+thread_local! {
+    static RUNNER: RefCell<Option<Box<dyn Runner>>> = const { RefCell::new(None) };
+    static FAILURE: RefCell<Option<ApiError>> = const { RefCell::new(None) };
+}
+
+/// Runs a query (or a page of one) with `runner` evaluating its UDFs; a
+/// UDF's failure is the result.
+pub fn scope<T>(
+    runner: Option<Box<dyn Runner>>,
+    run: impl FnOnce() -> ApiResult<T>,
+) -> ApiResult<T> {
+    RUNNER.set(runner);
+    FAILURE.take();
+    let result = run();
+    // The runner (an engine) is dropped here, on the thread that made it.
+    RUNNER.take();
+    match FAILURE.take() {
+        Some(failure) => Err(failure),
+        None => result,
+    }
+}
+
+/// `udf.name(args)` for one row: undefined if an argument is (the call is
+/// skipped, as the service does) or once a call of this run failed.
+pub(super) fn call(name: &str, args: &[Option<Value>]) -> Option<Value> {
+    if FAILURE.with_borrow(Option::is_some) {
+        return None;
+    }
+    let args: Vec<Value> = args.iter().cloned().collect::<Option<_>>()?;
+    let result = RUNNER.with_borrow_mut(|runner| match runner {
+        Some(runner) => runner.call(name, &args),
+        None => Err(ApiError::bad_request(format!(
+            "The user-defined function 'udf.{name}' cannot be called here: UDFs run in queries of a container's items."
+        ))),
+    });
+    match result {
+        Ok(value) => value,
+        Err(failure) => {
+            FAILURE.set(Some(failure));
+            None
+        }
+    }
+}
+
+/// The ids of the user-defined functions a query calls, each once.
+pub fn names(select: &Select) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    visit_select(select, &mut |e| {
+        if let Expr::Call(name, _) = e {
+            if let Some(id) = name.strip_prefix(PREFIX) {
+                if !names.iter().any(|n| n == id) {
+                    names.push(id.to_string());
+                }
+            }
+        }
+    });
+    names
+}
+
+fn visit_select(select: &Select, f: &mut impl FnMut(&Expr)) {
+    let projected: Vec<&Expr> = match &select.projection {
+        Projection::Star => Vec::new(),
+        Projection::Value(e) => vec![e],
+        Projection::Fields(fields) => fields.iter().map(|(e, _)| e).collect(),
+    };
+    let from = select
+        .from
+        .iter()
+        .flat_map(|f| f.source.iter().chain(&f.joins));
+    for e in projected
+        .into_iter()
+        .chain(&select.filter)
+        .chain(select.order_by.iter().map(|k| &k.expr))
+        .chain(&select.group_by)
+        .chain(from)
+    {
+        visit(e, f);
+    }
+    if let Some(inner) = select.from.as_ref().and_then(|f| f.derived.as_deref()) {
+        visit_select(inner, f);
+    }
+}
+
+fn visit(expr: &Expr, f: &mut impl FnMut(&Expr)) {
+    f(expr);
+    if let Expr::Subquery(_, select) = expr {
+        visit_select(select, f);
+    }
+    for child in expr.children() {
+        visit(child, f);
+    }
+}

@@ -1,0 +1,146 @@
+//! User-defined functions in a query (`udf.name(args)`): one sandbox per
+//! query run, made on the first call (a query that calls none makes none),
+//! each function compiled once, then called per row with its arguments
+//! and result passed as JSON. The run's time bound is the service's, from
+//! the first call; a UDF has no `getContext()` (it only computes).
+
+use std::collections::HashMap;
+
+use rquickjs::{CatchResultExt, Function, Object, Persistent};
+use serde_json::Value;
+
+use super::engine::{self, Ending, Limits, Sandbox, Thrown};
+use crate::error::{ApiError, ApiResult};
+use crate::query::udf::Runner;
+
+/// Calls a compiled UDF, catching what it throws: `V` and the result's
+/// JSON, `U` for undefined, or `T` and the thrown value's record.
+const GLUE: &str = r#"(function (describe) {
+  'use strict';
+  const functions = Object.create(null);
+  return {
+    add: function (name, fn) {
+      if (typeof fn !== 'function') throw new TypeError('The body of a user-defined function must be a function expression, e.g. function (x) { ... }.');
+      functions[name] = fn;
+    },
+    call: function (name, argsJson) {
+      try {
+        const result = JSON.stringify(functions[name].apply(undefined, JSON.parse(argsJson)));
+        return result === undefined ? 'U' : 'V' + result;
+      } catch (e) {
+        return 'T' + JSON.stringify(describe(e));
+      }
+    },
+  };
+})"#;
+
+/// The UDFs of one query run, by id (their bodies as stored).
+pub struct Udfs {
+    bodies: HashMap<String, String>,
+    limits: Limits,
+    /// The glue object before its sandbox: dropped first, while its runtime lives.
+    sandbox: Option<(Persistent<Object<'static>>, Sandbox)>,
+    compiled: Vec<String>,
+}
+
+impl Udfs {
+    pub fn new(bodies: HashMap<String, String>, limits: Limits) -> Self {
+        Udfs {
+            bodies,
+            limits,
+            sandbox: None,
+            compiled: Vec::new(),
+        }
+    }
+
+    fn glue(&mut self) -> ApiResult<&(Persistent<Object<'static>>, Sandbox)> {
+        if self.sandbox.is_none() {
+            let sandbox = Sandbox::new(self.limits).map_err(super::failure)?;
+            let glue = sandbox.context.with(|ctx| {
+                let errors = engine::install_errors(&ctx)?;
+                let describe: Function = errors.get("describe")?;
+                let make: Function = ctx.eval(GLUE)?;
+                let glue: Object = make.call((describe,))?;
+                Ok::<_, rquickjs::Error>(Persistent::save(&ctx, glue))
+            });
+            let glue = glue.map_err(|e| {
+                ApiError::bad_request(format!(
+                    "The user-defined functions could not be set up: {e}"
+                ))
+            })?;
+            self.sandbox = Some((glue, sandbox));
+        }
+        Ok(self.sandbox.as_ref().expect("just made"))
+    }
+}
+
+impl Runner for Udfs {
+    fn call(&mut self, name: &str, args: &[Value]) -> ApiResult<Option<Value>> {
+        let Some(source) = self.bodies.get(name).cloned() else {
+            return Err(ApiError::bad_request(format!(
+                "The user-defined function 'udf.{name}' does not exist in this container: create it \
+                 (POST .../udfs) or correct the name; the prefix udf. and the id are case-sensitive."
+            )));
+        };
+        let first = !self.compiled.iter().any(|n| n == name);
+        let arguments = Value::Array(args.to_vec()).to_string();
+        let (glue, sandbox) = self.glue()?;
+        let answer = sandbox.context.with(|ctx| -> Result<String, Ending> {
+            let glue = glue
+                .clone()
+                .restore(&ctx)
+                .map_err(|e| engine::uncaught(e.into_caught(&ctx)))?;
+            if first {
+                let function = engine::compile(&ctx, &source)?;
+                let add: Function = glue
+                    .get("add")
+                    .map_err(|e| engine::uncaught(e.into_caught(&ctx)))?;
+                add.call::<_, ()>((name, function))
+                    .catch(&ctx)
+                    .map_err(engine::uncaught)?;
+            }
+            let call: Function = glue
+                .get("call")
+                .map_err(|e| engine::uncaught(e.into_caught(&ctx)))?;
+            call.call((name, arguments))
+                .catch(&ctx)
+                .map_err(engine::uncaught)
+        });
+        if sandbox.timed_out() {
+            return Err(super::failure(Ending::TimedOut));
+        }
+        if first {
+            self.compiled.push(name.to_string());
+        }
+        let answer = answer.map_err(super::failure)?;
+        let unreadable = |e: serde_json::Error| {
+            ApiError::bad_request(format!("The result of udf.{name} could not be read: {e}"))
+        };
+        let (kind, json) = answer.split_at(answer.len().min(1));
+        match (kind, json) {
+            ("V", json) => Ok(Some(crate::json::parse_bounded(json.as_bytes()).map_err(
+                |e| match e {
+                    crate::json::JsonError::Invalid(e) => unreadable(e),
+                    crate::json::JsonError::TooDeep(depth) => ApiError::bad_request(format!(
+                    "The result of udf.{name} nests {depth} levels deep, more than a document may."
+                )),
+                },
+            )?)),
+            ("T", json) => {
+                let thrown: Thrown = serde_json::from_str(json).map_err(unreadable)?;
+                Err(super::failure(Ending::Threw(thrown)))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+trait IntoCaught<'js> {
+    fn into_caught(self, ctx: &rquickjs::Ctx<'js>) -> rquickjs::CaughtError<'js>;
+}
+
+impl<'js> IntoCaught<'js> for rquickjs::Error {
+    fn into_caught(self, ctx: &rquickjs::Ctx<'js>) -> rquickjs::CaughtError<'js> {
+        rquickjs::CaughtError::from_error(ctx, self)
+    }
+}
