@@ -20,6 +20,7 @@ mod numbered;
 mod offers;
 mod ranges;
 mod records;
+mod scripts;
 mod sequence;
 mod unique_keys;
 mod usage;
@@ -47,6 +48,7 @@ pub use log::{
 };
 pub use offers::{Migration, Throughput};
 pub use ranges::{parse_id as parse_range_id, Range, RangeMap, SplitRefusal};
+pub use scripts::{Script, ScriptCounts, ScriptKind, ScriptView, TriggerOperation, TriggerType};
 pub use usage::ContainerStats;
 pub use users::{CreateMode, Grant, PermissionMode, PermissionView};
 
