@@ -63,9 +63,10 @@ pub async fn read(
     let quota = headers.flag("x-ms-documentdb-populatequotainfo");
     let usage = if quota {
         let kb = state.store.live_bytes(&db, &coll)?.div_ceil(1024);
+        let scripts = super::scripts::usage(state.store.script_counts(&db, &coll)?);
         format!(
-            "functions=0;storedProcedures=0;triggers=0;documentSize={kb};documentsSize={kb};\
-             documentsCount={live_items};collectionSize={kb};"
+            "{scripts}documentSize={kb};documentsSize={kb};documentsCount={live_items};\
+             collectionSize={kb};"
         )
     } else {
         format!("documentsCount={live_items};")
