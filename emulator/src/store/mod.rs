@@ -50,7 +50,7 @@ pub use offers::{Migration, Throughput};
 pub use ranges::{parse_id as parse_range_id, Range, RangeMap, SplitRefusal};
 pub use scripts::{Script, ScriptCounts, ScriptKind, ScriptView, TriggerOperation, TriggerType};
 pub use usage::ContainerStats;
-pub use users::{CreateMode, Grant, PermissionMode, PermissionView};
+pub use users::{CreateMode, Grant, PermissionMode, PermissionView, ScriptGrant};
 
 use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};

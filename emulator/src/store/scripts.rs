@@ -236,6 +236,11 @@ impl Scripts {
         by_name_or_rid(self.of(kind), id, |s| &s.rid, kind.noun())
     }
 
+    /// The RID of a script named by id or RID; 404 if absent.
+    pub fn rid_of(&self, kind: ScriptKind, id: &str) -> ApiResult<&str> {
+        self.get(kind, id).map(|s| s.rid.as_str())
+    }
+
     pub fn counts(&self) -> ScriptCounts {
         ScriptCounts {
             stored_procedures: self.stored_procedures.len(),
