@@ -22,6 +22,7 @@ mod range_walk;
 mod request;
 mod response;
 mod scope;
+mod scripts;
 mod users;
 
 use std::sync::Arc;
@@ -120,6 +121,7 @@ fn routes() -> Router<AppState> {
         )
         .route("/dbs/{db}/colls/{coll}/pkranges", get(pkranges::read))
         .merge(user_routes())
+        .merge(script_routes())
         .route(
             "/dbs/{db}/clientencryptionkeys",
             get(client_encryption_keys::list).post(client_encryption_keys::create_or_query),
@@ -191,6 +193,15 @@ fn user_routes() -> Router<AppState> {
                 .put(users::replace_permission)
                 .delete(users::delete_permission),
         )
+}
+
+/// A container's stored procedures, triggers and user-defined functions.
+fn script_routes() -> Router<AppState> {
+    crate::store::ScriptKind::ALL
+        .into_iter()
+        .fold(Router::new(), |router, kind| {
+            router.merge(scripts::routes(kind))
+        })
 }
 
 /// What every request passes through: the common headers (`envelope`),

@@ -17,7 +17,7 @@
 //! transaction, and its items are stamped with its `_ts`; a purge cannot
 //! delete what is only staged.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::batch::{commit, Outcome, Stage, Staged};
 use super::{Container, ItemKey, Operation, Store};
@@ -115,6 +115,25 @@ impl Store {
                 staged: Some(Staged::new(c)),
             })
         })
+    }
+
+    /// Begins the transaction of an item write: in the partition the header
+    /// names or, without one, the item's own (as a create without the
+    /// header is routed).
+    pub fn begin_transaction_for(
+        &self,
+        database: &str,
+        container: &str,
+        partition_key_header: Option<&str>,
+        item: Option<&Map<String, Value>>,
+    ) -> ApiResult<Transaction> {
+        let derived = match (partition_key_header, item) {
+            (None, Some(item)) => Some(self.with_container(database, container, |c, _| {
+                Ok(c.partition_key().key_of(item))
+            })?),
+            _ => None,
+        };
+        self.begin_transaction(database, container, partition_key_header.or(derived.as_deref()))
     }
 
     /// Applies one item operation within the transaction; an `Err` is that
