@@ -22,6 +22,7 @@ mod range_walk;
 mod request;
 mod response;
 mod scope;
+mod script_runs;
 mod scripts;
 mod users;
 
@@ -81,6 +82,8 @@ pub struct SharedState {
     /// The host the account document advertises instead of the client's
     /// (`--advertise-host`).
     pub advertise_host: Option<String>,
+    /// Stored procedure, trigger and UDF executions (`script/`).
+    pub scripts: Arc<crate::script::ScriptEngine>,
 }
 
 /// The whole service: routes behind authentication, with trailing slashes
@@ -202,6 +205,10 @@ fn script_routes() -> Router<AppState> {
         .fold(Router::new(), |router, kind| {
             router.merge(scripts::routes(kind))
         })
+        .route(
+            "/dbs/{db}/colls/{coll}/sprocs/{id}",
+            axum::routing::post(script_runs::execute),
+        )
 }
 
 /// What every request passes through: the common headers (`envelope`),
@@ -404,6 +411,7 @@ mod tests {
             query_results: ResultCache::default(),
             explorer: true,
             advertise_host: None,
+            scripts: Default::default(),
         });
         let routes = routes().route(
             "/_test/panic",

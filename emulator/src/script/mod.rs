@@ -19,6 +19,7 @@
 
 mod engine;
 mod host;
+mod triggers;
 mod udf;
 
 use std::cell::RefCell;
@@ -33,6 +34,7 @@ use serde_json::{json, Value};
 pub use engine::Limits;
 use engine::{Ending, Thrown};
 use host::Host;
+pub use triggers::{named_trigger, TriggeredWrite, WriteKind};
 pub use udf::Udfs;
 
 use crate::error::{ApiError, ApiResult};
@@ -43,20 +45,20 @@ pub const MAX_ATTEMPTS: usize = 5;
 
 /// What executions share: their bounds, and one lock per container that
 /// runs them one at a time.
-pub struct Scripts {
+pub struct ScriptEngine {
     pub limits: Limits,
     containers: Mutex<HashMap<String, Arc<Mutex<()>>>>,
 }
 
-impl Default for Scripts {
+impl Default for ScriptEngine {
     fn default() -> Self {
-        Scripts::new(Limits::SERVICE)
+        ScriptEngine::new(Limits::SERVICE)
     }
 }
 
-impl Scripts {
+impl ScriptEngine {
     pub fn new(limits: Limits) -> Self {
-        Scripts {
+        ScriptEngine {
             limits,
             containers: Mutex::default(),
         }
@@ -96,7 +98,7 @@ pub struct SprocResult {
     pub committed: Committed,
 }
 
-impl Scripts {
+impl ScriptEngine {
     /// Executes a stored procedure in the logical partition the request
     /// names, on a blocking thread.
     pub async fn execute_stored_procedure(

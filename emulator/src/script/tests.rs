@@ -43,8 +43,8 @@ fn put(store: &Store, body: Value) {
         .unwrap();
 }
 
-fn scripts() -> Scripts {
-    Scripts::new(Limits {
+fn scripts() -> ScriptEngine {
+    ScriptEngine::new(Limits {
         time: Duration::from_millis(600),
         ..Limits::SERVICE
     })

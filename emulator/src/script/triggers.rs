@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 
 use super::engine::{self, Ending};
 use super::host::Host;
-use super::{failure, retry_with, Scripts, MAX_ATTEMPTS};
+use super::{failure, retry_with, ScriptEngine, MAX_ATTEMPTS};
 use crate::error::{ApiError, ApiResult};
 use crate::store::{
     Action, Committed, Item, Operation, Script, ScriptKind, Store, TriggerOperation, TriggerType,
@@ -81,7 +81,11 @@ pub fn named_trigger(header: Option<&str>, which: &str) -> ApiResult<Option<Stri
     let Some(names) = header.map(str::trim).filter(|h| !h.is_empty()) else {
         return Ok(None);
     };
-    let names: Vec<&str> = names.split(',').map(str::trim).filter(|n| !n.is_empty()).collect();
+    let names: Vec<&str> = names
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .collect();
     match names.as_slice() {
         [] => Ok(None),
         [one] => Ok(Some(one.to_string())),
@@ -93,7 +97,7 @@ pub fn named_trigger(header: Option<&str>, which: &str) -> ApiResult<Option<Stri
     }
 }
 
-impl Scripts {
+impl ScriptEngine {
     /// Runs the write and its triggers on a blocking thread.
     pub async fn write_with_triggers(
         self: &Arc<Self>,
@@ -111,7 +115,11 @@ impl Scripts {
             })
     }
 
-    fn run_triggered(&self, store: &Arc<Store>, write: TriggeredWrite) -> ApiResult<TriggeredResult> {
+    fn run_triggered(
+        &self,
+        store: &Arc<Store>,
+        write: TriggeredWrite,
+    ) -> ApiResult<TriggeredResult> {
         let pre = trigger(store, &write, write.pre.as_deref(), TriggerType::Pre)?;
         let post = trigger(store, &write, write.post.as_deref(), TriggerType::Post)?;
         let links = store.container_names(&write.database, &write.container)?;
@@ -156,7 +164,9 @@ impl Scripts {
                 };
                 body = match output {
                     Some(text) => serde_json::from_str(&text).map_err(|e| {
-                        ApiError::bad_request(format!("The pre-trigger's body could not be read: {e}"))
+                        ApiError::bad_request(format!(
+                            "The pre-trigger's body could not be read: {e}"
+                        ))
                     })?,
                     None => Value::Null,
                 };
@@ -207,7 +217,9 @@ fn trigger(
         return Ok(None);
     };
     let script = store.script(&write.database, &write.container, ScriptKind::Trigger, name)?;
-    let (kind, operation) = script.trigger.expect("a trigger has a type and an operation");
+    let (kind, operation) = script
+        .trigger
+        .expect("a trigger has a type and an operation");
     let which = |t: TriggerType| if t == TriggerType::Pre { "pre" } else { "post" };
     if kind != wanted {
         return Err(ApiError::bad_request(format!(
@@ -227,7 +239,7 @@ fn trigger(
     Ok(Some(script))
 }
 
-fn run_one(host: &Rc<RefCell<Host>>, source: &str, setup: &str, scripts: &Scripts) -> Ending {
+fn run_one(host: &Rc<RefCell<Host>>, source: &str, setup: &str, scripts: &ScriptEngine) -> Ending {
     let served = host.clone();
     engine::run(
         source,

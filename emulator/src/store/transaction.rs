@@ -133,7 +133,11 @@ impl Store {
             })?),
             _ => None,
         };
-        self.begin_transaction(database, container, partition_key_header.or(derived.as_deref()))
+        self.begin_transaction(
+            database,
+            container,
+            partition_key_header.or(derived.as_deref()),
+        )
     }
 
     /// Applies one item operation within the transaction; an `Err` is that
