@@ -38,6 +38,7 @@ pub use triggers::{named_trigger, TriggeredWrite, WriteKind};
 pub use udf::Udfs;
 
 use crate::error::{ApiError, ApiResult};
+use crate::limits::MAX_SCRIPT_RESPONSE_BYTES;
 use crate::store::{Committed, Store};
 
 /// How many times a script runs before a conflicting writer wins (449).
@@ -159,6 +160,14 @@ impl ScriptEngine {
                 Ending::Done { body } => body.unwrap_or_default(),
                 failed => return Err(failure(failed)),
             };
+            if body.len() > MAX_SCRIPT_RESPONSE_BYTES {
+                return Err(ApiError::too_large(format!(
+                    "Resulting message would be too large: the stored procedure's response body is {} bytes, \
+                     more than {MAX_SCRIPT_RESPONSE_BYTES}; nothing it wrote was kept. Return from the script \
+                     with part of the result and a continuation, and call it again.",
+                    body.len()
+                )));
+            }
             match store.commit_transaction(host.tx)? {
                 Ok(committed) => {
                     return Ok(SprocResult {
