@@ -126,4 +126,100 @@ forEachScheme("scripts", (ctx) => {
       .fetchAll();
     assert.deepEqual(resources, [4]);
   });
+
+  // The shapes of the SDK's own sproc.spec.ts and trigger.spec.ts (not on
+  // npm, so not run as such): a container with the SDK's default partition
+  // key, executions without a partition key, and keys of every JSON type.
+  test("the SDK's own script scenarios", async () => {
+    const db = await ctx.newDatabase();
+    const { container } = await db.containers.create({ id: unique("default-pk") });
+    const sprocs = container.scripts.storedProcedures;
+    await sprocs.create({
+      id: "loop",
+      body: function () {
+        for (let i = 0; i < 1000; i++) {
+          const body = getContext().getResponse().getBody();
+          if (i > 0 && body !== i - 1) throw "body mismatch";
+          getContext().getResponse().setBody(i);
+        }
+      },
+    });
+    assert.equal((await container.scripts.storedProcedure("loop").execute(undefined)).resource, 999);
+    await sprocs.create({
+      id: "append",
+      body: function () {
+        for (let i = 0; i < 10; i++) getContext().getResponse().appendValue("Body", i);
+      },
+    });
+    // The initial body is "", so the digits are concatenated (the SDK's own test
+    // compares loosely with 123456789).
+    assert.equal((await container.scripts.storedProcedure("append").execute(undefined)).resource, "0123456789");
+    await sprocs.create({
+      id: "input",
+      body: function (input) {
+        getContext().getResponse().setBody("a" + input.temp);
+      },
+    });
+    const { resource: aso } = await container.scripts.storedProcedure("input").execute(undefined, [{ temp: "so" }]);
+    assert.equal(aso, "aso");
+
+    // Pre-triggers rename, a post-trigger checks both bodies, and a Delete
+    // trigger refuses a create.
+    const triggers = container.scripts.triggers;
+    await triggers.create({
+      id: "t1", triggerType: "Pre", triggerOperation: "All",
+      body: function () {
+        const item = getContext().getRequest().getBody();
+        item.id = item.id.toUpperCase() + "t1";
+        getContext().getRequest().setBody(item);
+      },
+    });
+    await triggers.create({ id: "t2", triggerType: "Pre", triggerOperation: "All", body: "function() { }" });
+    await triggers.create({
+      id: "check", triggerType: "Post", triggerOperation: "All",
+      body: function () {
+        const pre = getContext().getRequest().getBody();
+        const post = getContext().getResponse().getBody();
+        if (pre.id !== "POSTt1" || post.id !== "POSTt1") throw "name mismatch";
+      },
+    });
+    assert.equal((await container.items.create({ id: "doc1" }, { preTriggerInclude: "t1" })).resource.id, "DOC1t1");
+    assert.equal((await container.items.create({ id: "doc2" }, { preTriggerInclude: "t2" })).resource.id, "doc2");
+    const { resource: post } = await container.items.create(
+      { id: "post" },
+      { preTriggerInclude: "t1", postTriggerInclude: "check" },
+    );
+    assert.equal(post.id, "POSTt1");
+
+    // A partitioned container: a sproc sees only the partition it runs in.
+    const { container: keyed } = await db.containers.create({
+      id: unique("keyed"),
+      partitionKey: { paths: ["/key"] },
+    });
+    const documents = [
+      { id: "document1" },
+      { id: "document2", key: null, prop: 1 },
+      { id: "document3", key: false, prop: 1 },
+      { id: "document4", key: true, prop: 1 },
+      { id: "document5", key: 1, prop: 1 },
+      { id: "document6", key: "A", prop: 1 },
+    ];
+    for (const doc of documents) await keyed.items.create(doc);
+    await keyed.scripts.storedProcedures.create({
+      id: "query",
+      body: function () {
+        const c = getContext().getCollection();
+        const accepted = c.queryDocuments(c.getSelfLink(), "SELECT r.id, r.key, r.prop FROM r", {}, function (err, docs) {
+          if (err) throw new Error("Error" + err.message);
+          getContext().getResponse().setBody(docs);
+        });
+        if (!accepted) throw "not accepted";
+      },
+    });
+    const run = async (pk, args) => (await keyed.scripts.storedProcedure("query").execute(pk, args)).resource;
+    assert.deepEqual(await run(null, []), [documents[1]]);
+    assert.deepEqual(await run(1, null), [documents[4]]);
+    assert.deepEqual(await run(false, []), [documents[2]]);
+    assert.deepEqual(await run("A", []), [documents[5]]);
+  });
 });
