@@ -17,6 +17,7 @@
 //! Nothing here is loaded before the first execution: the engine's runtime
 //! is created per execution.
 
+mod bound;
 mod engine;
 mod host;
 mod triggers;
@@ -31,6 +32,7 @@ use std::time::Instant;
 use axum::http::StatusCode;
 use serde_json::{json, Value};
 
+use bound::Gate;
 pub use engine::Limits;
 use engine::{Ending, Thrown};
 use host::Host;
@@ -108,20 +110,21 @@ impl ScriptEngine {
         call: SprocCall,
     ) -> ApiResult<SprocResult> {
         let (scripts, store) = (self.clone(), store.clone());
-        tokio::task::spawn_blocking(move || scripts.run_stored_procedure(&store, call))
-            .await
-            .unwrap_or_else(|_| {
-                Err(ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "The stored procedure's execution failed inside the emulator; nothing it wrote was kept.",
-                ))
-            })
+        bound::run(self.limits.time, move |gate| {
+            scripts.run_stored_procedure(&store, call, gate)
+        })
+        .await
     }
 
-    fn run_stored_procedure(&self, store: &Arc<Store>, call: SprocCall) -> ApiResult<SprocResult> {
+    fn run_stored_procedure(
+        &self,
+        store: &Arc<Store>,
+        call: SprocCall,
+        gate: &Gate,
+    ) -> ApiResult<SprocResult> {
         let links = store.container_names(&call.database, &call.container)?;
         let lock = self.container_lock(&links.container_rid);
-        let _one_at_a_time = lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _one_at_a_time = bound::lock_within(&lock, self.limits.time);
         let setup = json!({
             "kind": "sproc",
             "logging": call.logging,
@@ -168,6 +171,9 @@ impl ScriptEngine {
                     body.len()
                 )));
             }
+            if !gate.begin_commit() {
+                return Err(bound::timed_out());
+            }
             match store.commit_transaction(host.tx)? {
                 Ok(committed) => {
                     return Ok(SprocResult {
@@ -176,7 +182,7 @@ impl ScriptEngine {
                         committed,
                     })
                 }
-                Err(_conflict) => continue,
+                Err(_conflict) => gate.resume(),
             }
         }
         Err(retry_with())

@@ -62,7 +62,7 @@ fn call(source: &str, args: Option<Value>) -> SprocCall {
 }
 
 fn run(store: &Arc<Store>, source: &str, args: Option<Value>) -> ApiResult<SprocResult> {
-    scripts().run_stored_procedure(store, call(source, args))
+    scripts().run_stored_procedure(store, call(source, args), &Default::default())
 }
 
 fn body(result: ApiResult<SprocResult>) -> Value {
@@ -391,7 +391,10 @@ fn console_log_is_kept_with_logging_on() {
     let mut quiet = call(source, None);
     quiet.logging = false;
     assert_eq!(
-        scripts().run_stored_procedure(&store, quiet).unwrap().log,
+        scripts()
+            .run_stored_procedure(&store, quiet, &Default::default())
+            .unwrap()
+            .log,
         None
     );
 }
@@ -603,4 +606,99 @@ fn the_items_a_script_writes_carry_its_system_properties() {
         });
     }"#;
     assert_eq!(body(run(&store, refused, None)), json!(400));
+}
+
+#[test]
+fn hostile_scripts_end_in_an_answer() {
+    let store = store();
+    // (A native call that loops in C, e.g. `new Array(1e9).join('x')`, is
+    // not here: the interrupt cannot stop it; see the bound tests below.)
+    let hostile = [
+        "function () { Promise.reject(new Error('unhandled')); }",
+        "async function () { await new Promise(function () {}); }",
+        "function () { getContext().abort(); }",
+        "function () { throw Symbol('s'); }",
+        "function () { throw new Proxy({}, { get: function () { throw 1; }, getPrototypeOf: function () { throw 2; } }); }",
+        "function () { JSON.stringify = null; JSON.parse = null; Array.prototype.shift = null; getContext().getResponse().setBody(1); }",
+        "function () { Object.defineProperty(globalThis, 'getContext', { value: 1 }); }",
+        "function () { var c = getContext().getCollection(); c.createDocument(c.getSelfLink(), 'not an object'); }",
+        "function () { var c = getContext().getCollection(); c.queryDocuments(c.getSelfLink(), 'SELECT * FROM'); }",
+        "function () { var c = getContext().getCollection(); c.readDocuments(c.getSelfLink(), {continuation: 'bogus'}); }",
+        "function () { var a = []; a[0] = a; getContext().getResponse().setBody(a); }",
+        "function () { var o = {}; for (var i = 0; i < 100000; i++) o = {o: o}; var c = getContext().getCollection(); c.createDocument(c.getSelfLink(), {id: 'deep', pk: 'a', o: o}); }",
+        "function () { console.log(); console.log(undefined, 1); }",
+        "function () { 'use strict'; return arguments.callee; }",
+        "42",
+        "",
+        "})(); (function () {",
+    ];
+    for source in hostile {
+        match run(&store, source, None) {
+            Ok(_) => {}
+            Err(error) => assert!(
+                matches!(error.status.as_u16(), 400 | 408 | 413),
+                "{source}: {error}"
+            ),
+        }
+    }
+    assert!(read(&store, "deep").is_none());
+    // The store still works after all of them.
+    put(&store, json!({"id": "after", "pk": "a"}));
+    assert!(read(&store, "after").is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_native_call_the_interrupt_cannot_stop_is_answered_at_the_bound() {
+    let store = store();
+    let engine = Arc::new(ScriptEngine::new(Limits {
+        time: Duration::from_millis(300),
+        ..Limits::SERVICE
+    }));
+    // join() over 10^8 holes runs seconds in C without checking the
+    // interrupt; the request is answered 408 at the bound and a half.
+    let source = "function () { var c = getContext().getCollection(); c.createDocument(c.getSelfLink(), {id: 'stuck', pk: 'a'}); new Array(1e8).join(''); }";
+    let started = Instant::now();
+    let error = engine
+        .execute_stored_procedure(&store, call(source, None))
+        .await
+        .unwrap_err();
+    assert_eq!(error.status, 408, "{error}");
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(read(&store, "stuck").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_execution_answered_408_never_commits_afterwards() {
+    use crate::store::{Action, Operation};
+    let store = store();
+    let worker = store.clone();
+    let answer = bound::run(Duration::from_millis(100), move |gate| {
+        let mut tx = worker.begin_transaction("db", "c", Some(r#"["a"]"#))?;
+        let create = Operation {
+            action: Action::Create(object(json!({"id": "late", "pk": "a"}))),
+            id: None,
+            partition_key: None,
+            if_match: None,
+            if_none_match: None,
+        };
+        worker.transact(&mut tx, create)?;
+        // Stuck past the bound and the grace, as in a native call.
+        std::thread::sleep(Duration::from_millis(900));
+        if !gate.begin_commit() {
+            return Err(bound::timed_out());
+        }
+        worker.commit_transaction(tx)?.expect("no conflict");
+        Ok(())
+    })
+    .await;
+    assert_eq!(answer.unwrap_err().status, 408);
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(
+        read(&store, "late").is_none(),
+        "the thread gave up its commit"
+    );
 }

@@ -12,6 +12,7 @@ use std::time::Instant;
 use axum::http::StatusCode;
 use serde_json::{json, Map, Value};
 
+use super::bound::{self, Gate};
 use super::engine::{self, Ending};
 use super::host::Host;
 use super::{failure, retry_with, ScriptEngine, MAX_ATTEMPTS};
@@ -105,26 +106,23 @@ impl ScriptEngine {
         write: TriggeredWrite,
     ) -> ApiResult<TriggeredResult> {
         let (scripts, store) = (self.clone(), store.clone());
-        tokio::task::spawn_blocking(move || scripts.run_triggered(&store, write))
-            .await
-            .unwrap_or_else(|_| {
-                Err(ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "The write's triggers failed inside the emulator; nothing was written.",
-                ))
-            })
+        bound::run(self.limits.time, move |gate| {
+            scripts.run_triggered(&store, write, gate)
+        })
+        .await
     }
 
     fn run_triggered(
         &self,
         store: &Arc<Store>,
         write: TriggeredWrite,
+        gate: &Gate,
     ) -> ApiResult<TriggeredResult> {
         let pre = trigger(store, &write, write.pre.as_deref(), TriggerType::Pre)?;
         let post = trigger(store, &write, write.post.as_deref(), TriggerType::Post)?;
         let links = store.container_names(&write.database, &write.container)?;
         let lock = self.container_lock(&links.container_rid);
-        let _one_at_a_time = lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _one_at_a_time = bound::lock_within(&lock, self.limits.time);
         for _ in 0..MAX_ATTEMPTS {
             let tx = store.begin_transaction_for(
                 &write.database,
@@ -186,6 +184,9 @@ impl ScriptEngine {
                 .ok()
                 .expect("the engines are gone")
                 .into_inner();
+            if !gate.begin_commit() {
+                return Err(bound::timed_out());
+            }
             match store.commit_transaction(host.tx)? {
                 Ok(committed) => {
                     let item = item.map(|mut item| {
@@ -198,7 +199,7 @@ impl ScriptEngine {
                         committed,
                     });
                 }
-                Err(_conflict) => continue,
+                Err(_conflict) => gate.resume(),
             }
         }
         Err(retry_with())
