@@ -90,6 +90,9 @@ pub struct Config {
     /// name, with the port the client used); `None`: the host the client
     /// addressed.
     pub advertise_host: Option<String>,
+    /// How long a stored procedure, trigger or query's UDFs may run: the
+    /// service's 5 s (not a flag; tests shorten it).
+    pub script_time_bound: std::time::Duration,
 }
 
 impl Default for Config {
@@ -108,6 +111,7 @@ impl Default for Config {
             sync: persist::SyncMode::default(),
             explorer: true,
             advertise_host: None,
+            script_time_bound: script::Limits::SERVICE.time,
         }
     }
 }
@@ -168,7 +172,10 @@ impl Server {
             query_results: Default::default(),
             explorer: config.explorer,
             advertise_host: config.advertise_host.clone(),
-            scripts: Default::default(),
+            scripts: Arc::new(script::ScriptEngine::new(script::Limits {
+                time: config.script_time_bound,
+                ..script::Limits::SERVICE
+            })),
         });
         Ok(Server {
             listener,

@@ -348,6 +348,7 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
         },
         explorer,
         advertise_host,
+        ..Config::default()
     };
     Ok(Settings {
         config,

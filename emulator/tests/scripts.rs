@@ -10,6 +10,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{Reply, TestClient, COLL};
+use cosmos_emulator::Config;
 use serde_json::{json, Value};
 
 const PK: &str = r#"["a"]"#;
@@ -423,4 +424,53 @@ fn a_purge_during_an_execution_leaves_its_writes_which_expire_from_the_commit() 
     );
     client.advance(6);
     assert!(!client.is_visible("fresh", "a"));
+}
+
+#[test]
+fn a_udf_stuck_in_a_native_call_is_408_and_holds_no_lock() {
+    let client = TestClient::start_config(Config {
+        script_time_bound: Duration::from_millis(300),
+        ..Config::for_tests()
+    });
+    assert_eq!(client.post("/dbs", &json!({"id": "db"}), &[]).status, 201);
+    assert_eq!(client.create_container("c", None).status, 201);
+    client.create_item(&json!({"id": "a", "pk": "a"}));
+    // join() over 10^8 holes runs for seconds in C, where the interrupt
+    // cannot stop it.
+    create_udf(
+        &client,
+        "stuck",
+        "function (x) { new Array(1e8).join(''); return x; }",
+    );
+    let api = (*client).clone();
+    let started = Instant::now();
+    let querying = std::thread::spawn(move || {
+        api.post(
+            &format!("{COLL}/docs"),
+            &json!({"query": "SELECT VALUE udf.stuck(c.id) FROM c", "parameters": []}),
+            &[
+                ("x-ms-documentdb-isquery", "True"),
+                ("content-type", "application/query+json"),
+                ("x-ms-documentdb-partitionkey", PK),
+            ],
+        )
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    let during = Instant::now();
+    assert_eq!(
+        client.create_item(&json!({"id": "b", "pk": "a"})).status,
+        201
+    );
+    assert!(
+        during.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        during.elapsed()
+    );
+    let reply = querying.join().unwrap();
+    assert_eq!(reply.status, 408, "{}", reply.body);
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        started.elapsed()
+    );
 }

@@ -4,6 +4,8 @@
 
 use std::sync::LazyLock;
 
+use bytes::Bytes;
+
 use axum::extract::State;
 use axum::http::header::IF_NONE_MATCH;
 use axum::http::{HeaderMap, StatusCode, Uri};
@@ -23,9 +25,9 @@ use crate::error::{ApiError, ApiResult};
 use crate::partition_key::PartitionKeyDefinition;
 use crate::patch::{self, PatchBody};
 use crate::query::retrieved;
-use crate::query::{page_of_encoded, Continuation, PageLimit, PreparedQuery, QueryBody};
-use crate::script::{Udfs, WriteKind};
-use crate::store::{Edit, ItemAddress, ItemKey, ItemWrite, ScriptKind, WriteMode};
+use crate::query::{page_of_encoded, Continuation, Page, PageLimit, PreparedQuery, QueryBody};
+use crate::script::WriteKind;
+use crate::store::{Container, Edit, ItemAddress, ItemKey, ItemWrite, ScriptKind, WriteMode};
 
 type ItemPath = PathParams<(String, String, String)>;
 
@@ -120,7 +122,8 @@ pub async fn create_or_query(
             .then(|| std::str::from_utf8(&body.0).ok())
             .flatten()
             .filter(|text| !text.to_ascii_lowercase().contains("getcurrent"));
-        let mut response = run_query(&state, &db, &coll, &headers, &query, source, QUERY_CHARGE)?;
+        let mut response =
+            run_query(&state, &db, &coll, &headers, &query, source, QUERY_CHARGE).await?;
         context.range = addressed_range(&headers).unwrap_or(context.range);
         decorate(&mut response, &context, context.lsn, None, &uri);
         return Ok(response);
@@ -178,7 +181,7 @@ pub async fn read_feed(
         })
         .expect("a valid query")
     });
-    let mut response = run_query(&state, &db, &coll, &headers, &ALL, None, READ_CHARGE)?;
+    let mut response = run_query(&state, &db, &coll, &headers, &ALL, None, READ_CHARGE).await?;
     decorate(&mut response, &context, context.lsn, None, &uri);
     Ok(response)
 }
@@ -190,8 +193,9 @@ fn addressed_range(headers: &HeaderMap) -> Option<u32> {
 
 /// One page of `query`. `source` (the query as sent), given only for a
 /// query that [`PreparedQuery::needs_whole_result`], keeps that result for
-/// its next pages (`query/results.rs`).
-fn run_query(
+/// its next pages (`query/results.rs`). A query that calls user-defined
+/// functions runs outside the store's lock (`udf_query.rs`).
+async fn run_query(
     state: &AppState,
     db: &str,
     coll: &str,
@@ -207,82 +211,43 @@ fn run_query(
         .map(Continuation::parse)
         .transpose()?
         .flatten();
-    let udfs = udfs_called(state, db, coll, query)?;
-    // What the result depends on besides the container: the UDFs' versions.
-    let udf_versions = udfs.as_ref().map(|(_, versions)| versions.clone());
-    let runner = udfs.map(|(bodies, _)| {
-        Box::new(Udfs::new(bodies, state.scripts.limits)) as Box<dyn crate::query::udf::Runner>
-    });
-    // Counted on this thread while the page runs (see `query/retrieved.rs`).
-    retrieved::take();
-    let (rid, page, key_index) = crate::query::udf::scope(runner, || {
-        state.store.with_container(db, coll, |c, now| {
-            query.check_order_by_index(&c.settings.indexing_policy)?;
-            let resolved = query
-                .resolve_computed(&c.settings.computed_properties, &c.settings.indexing_policy)?;
-            let query = resolved.as_ref().unwrap_or(query);
-            let FeedScope { key, mut epk } = FeedScope::from_headers(c, headers)?;
-            // A query in one logical partition finds it by the key's order.
-            let key_index = key.as_ref().and_then(|_| c.partition_key().index_spec());
-            let walk = range_walk::step(
-                c,
-                headers,
-                !query.needs_whole_result(),
-                continuation.as_ref(),
-            );
-            let after = match (&walk, &continuation) {
-                (Some(step), _) => step.after.clone(),
-                (None, Some(Continuation::After { pk, id })) => Some(ItemKey::new(pk, id)),
-                _ => None,
-            };
-            if let Some(step) = &walk {
-                epk.narrow_to((&step.min, &step.max));
-            }
-            let items = c
-                .live_items(key.as_ref(), after.as_ref(), now)
-                .filter(move |(key, _)| epk.contains(key.pk()))
-                .map(|(key, item)| (key.pk(), key.id(), &item.body));
-            let page = match source {
-                Some(source) => {
-                    // Everything the result depends on: a write, a settings
-                    // change or a second of the clock makes another key.
-                    let key = format!(
-                        "{}\n{}\n{}\n{now}\n{:?}\n{:?}\n{:?}\n{:?}\n{udf_versions:?}\n{source}",
-                        c.rid,
-                        c.etag,
-                        c.log().last_lsn(),
-                        headers.partition_key(),
-                        headers.text("x-ms-documentdb-partitionkeyrangeid"),
-                        headers.text("x-ms-start-epk"),
-                        headers.text("x-ms-end-epk"),
-                    );
-                    let results = match state.query_results.get(&key) {
-                        Some(results) => results,
-                        None => {
-                            let results = std::sync::Arc::new(query.run_whole(items)?);
-                            state.query_results.insert(key, results.clone());
-                            results
-                        }
-                    };
-                    page_of_encoded(&results, continuation.as_ref(), limit)
-                }
-                None => {
-                    let mut page = query.run_page(items, continuation.as_ref(), limit)?;
-                    if let Some(step) = &walk {
+    let request = PageRequest {
+        headers,
+        source,
+        continuation: continuation.as_ref(),
+        limit,
+    };
+    let (rid, page, key_index, retrieved) = match udfs_called(state, db, coll, query)? {
+        Some(udfs) => super::udf_query::page(state, db, coll, query, &request, udfs).await?,
+        None => {
+            // Counted on this thread while the page runs (see `query/retrieved.rs`).
+            retrieved::take();
+            let ((rid, page), key_index) = state.store.with_container(db, coll, |c, now| {
+                scoped_items(c, now, query, &request, None, |scoped| {
+                    let (continuation, limit) = (request.continuation, request.limit);
+                    let mut page = page_of(
+                        state,
+                        scoped.query,
+                        scoped.items,
+                        scoped.cache_key,
+                        continuation,
+                        limit,
+                    )?;
+                    if let Some(step) = &scoped.walk {
                         page.continuation = range_walk::next(c, step, page.continuation.take());
                     }
-                    page
-                }
-            };
-            Ok((c.rid.clone(), page, key_index))
-        })
-    })?;
+                    Ok((c.rid.clone(), page))
+                })
+            })?;
+            (rid, page, key_index, retrieved::take())
+        }
+    };
     let token = page.continuation.map(|c| c.to_token());
     let mut response = feed(&rid, "Documents", &page.documents, token, charge);
     if let Some(started) = started {
         let used = metrics::Used {
             documents: &page.documents,
-            retrieved: retrieved::take(),
+            retrieved,
             key_index: key_index.as_deref(),
         };
         metrics::add(response.headers_mut(), headers, &used, started);
@@ -290,9 +255,114 @@ fn run_query(
     Ok(response)
 }
 
+/// What a request asks of a page of its query.
+pub(super) struct PageRequest<'r> {
+    pub headers: &'r HeaderMap,
+    pub source: Option<&'r str>,
+    pub continuation: Option<&'r Continuation>,
+    pub limit: PageLimit,
+}
+
+/// A query's live items in the request's scope, chosen under the lock.
+pub(super) struct Scoped<'c, 'i> {
+    /// The query with the container's computed properties resolved.
+    pub query: &'c PreparedQuery,
+    pub items: &'i mut dyn Iterator<Item = (&'c str, &'c str, &'c Bytes)>,
+    /// When the query walks the ranges: where this page is.
+    pub walk: Option<range_walk::Step>,
+    /// The key of its whole result between pages, for a query as sent.
+    pub cache_key: Option<String>,
+}
+
+/// Checks the query against the container, then runs `run` over the live
+/// items the request scopes (its partition, range or page), returning the
+/// partition key index used, if any (for the index metrics).
+pub(super) fn scoped_items<T>(
+    c: &Container,
+    now: i64,
+    query: &PreparedQuery,
+    request: &PageRequest<'_>,
+    udf_versions: Option<&[String]>,
+    run: impl FnOnce(Scoped<'_, '_>) -> ApiResult<T>,
+) -> ApiResult<(T, Option<String>)> {
+    let headers = request.headers;
+    query.check_order_by_index(&c.settings.indexing_policy)?;
+    let resolved =
+        query.resolve_computed(&c.settings.computed_properties, &c.settings.indexing_policy)?;
+    let query = resolved.as_ref().unwrap_or(query);
+    let FeedScope { key, mut epk } = FeedScope::from_headers(c, headers)?;
+    // A query in one logical partition finds it by the key's order.
+    let key_index = key.as_ref().and_then(|_| c.partition_key().index_spec());
+    let walk = range_walk::step(
+        c,
+        headers,
+        !query.needs_whole_result(),
+        request.continuation,
+    );
+    let after = match (&walk, request.continuation) {
+        (Some(step), _) => step.after.clone(),
+        (None, Some(Continuation::After { pk, id })) => Some(ItemKey::new(pk, id)),
+        _ => None,
+    };
+    if let Some(step) = &walk {
+        epk.narrow_to((&step.min, &step.max));
+    }
+    let mut items = c
+        .live_items(key.as_ref(), after.as_ref(), now)
+        .filter(move |(key, _)| epk.contains(key.pk()))
+        .map(|(key, item)| (key.pk(), key.id(), &item.body));
+    // Everything the result depends on: a write, a settings change, a
+    // second of the clock or a UDF's new version makes another key.
+    let cache_key = request.source.map(|source| {
+        format!(
+            "{}\n{}\n{}\n{now}\n{:?}\n{:?}\n{:?}\n{:?}\n{udf_versions:?}\n{source}",
+            c.rid,
+            c.etag,
+            c.log().last_lsn(),
+            headers.partition_key(),
+            headers.text("x-ms-documentdb-partitionkeyrangeid"),
+            headers.text("x-ms-start-epk"),
+            headers.text("x-ms-end-epk"),
+        )
+    });
+    let result = run(Scoped {
+        query,
+        items: &mut items,
+        walk,
+        cache_key,
+    })?;
+    Ok((result, key_index))
+}
+
+/// One page of `query` over `items`: from its whole result, kept between
+/// pages under `cache_key`, or streamed.
+pub(super) fn page_of<'a>(
+    state: &AppState,
+    query: &PreparedQuery,
+    items: impl Iterator<Item = (&'a str, &'a str, &'a Bytes)>,
+    cache_key: Option<String>,
+    continuation: Option<&Continuation>,
+    limit: PageLimit,
+) -> ApiResult<Page> {
+    match cache_key {
+        Some(key) => {
+            let results = match state.query_results.get(&key) {
+                Some(results) => results,
+                None => {
+                    let results = std::sync::Arc::new(query.run_whole(items)?);
+                    state.query_results.insert(key, results.clone());
+                    results
+                }
+            };
+            Ok(page_of_encoded(&results, continuation, limit))
+        }
+        None => query.run_page(items, continuation, limit),
+    }
+}
+
 /// The bodies of the user-defined functions a query calls, by id, and
 /// their versions; `None` when it calls none. Each must exist.
-type CalledUdfs = (std::collections::HashMap<String, String>, Vec<String>);
+pub(super) type CalledUdfs = (std::collections::HashMap<String, String>, Vec<String>);
 
 fn udfs_called(
     state: &AppState,

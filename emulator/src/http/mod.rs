@@ -24,6 +24,7 @@ mod response;
 mod scope;
 mod script_runs;
 mod scripts;
+mod udf_query;
 mod users;
 
 use std::sync::Arc;

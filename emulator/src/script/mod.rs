@@ -189,6 +189,16 @@ impl ScriptEngine {
     }
 }
 
+/// Runs `work` (a query's UDFs) on a blocking thread, answered 408 by the
+/// scripts' time bound (and a grace) even if a UDF is stuck in a native
+/// call the interrupt cannot stop.
+pub async fn run_bounded<T: Send + 'static>(
+    limits: Limits,
+    work: impl FnOnce() -> ApiResult<T> + Send + 'static,
+) -> ApiResult<T> {
+    bound::run(limits.time, move |_| work()).await
+}
+
 /// The 449 of a script that lost to concurrent writers every time it ran.
 fn retry_with() -> ApiError {
     ApiError::new(

@@ -1,0 +1,65 @@
+//! Queries that call user-defined functions. Their items are chosen under
+//! the store's lock and copied out (the bytes are shared, not copied), then
+//! the query runs outside the lock on a blocking thread that the scripts'
+//! time bound answers: a UDF that loops, even inside a native call the
+//! interrupt cannot stop, holds no lock and the request is answered 408.
+
+use bytes::Bytes;
+
+use super::items::{page_of, scoped_items, CalledUdfs, PageRequest};
+use super::range_walk;
+use super::AppState;
+use crate::error::ApiResult;
+use crate::query::{retrieved, udf, Page, PreparedQuery};
+use crate::script::{run_bounded, Udfs};
+
+/// The container's RID, the page, the partition key index used and the
+/// bytes retrieved (for the metrics).
+pub(super) async fn page(
+    state: &AppState,
+    db: &str,
+    coll: &str,
+    query: &PreparedQuery,
+    request: &PageRequest<'_>,
+    (bodies, versions): CalledUdfs,
+) -> ApiResult<(String, Page, Option<String>, retrieved::Retrieved)> {
+    let ((rid, items, walk, cache_key, query), key_index) =
+        state.store.with_container(db, coll, |c, now| {
+            scoped_items(c, now, query, request, Some(&versions), |scoped| {
+                let items: Vec<(String, String, Bytes)> = scoped
+                    .items
+                    .map(|(pk, id, body)| (pk.to_owned(), id.to_owned(), body.clone()))
+                    .collect();
+                let query = scoped.query.clone();
+                Ok((c.rid.clone(), items, scoped.walk, scoped.cache_key, query))
+            })
+        })?;
+    let limits = state.scripts.limits;
+    let (worker, continuation, limit) =
+        (state.clone(), request.continuation.cloned(), request.limit);
+    let (mut page, retrieved) = run_bounded(limits, move || {
+        retrieved::take();
+        let runner: Box<dyn udf::Runner> = Box::new(Udfs::new(bodies, limits));
+        let items = items
+            .iter()
+            .map(|(pk, id, body)| (pk.as_str(), id.as_str(), body));
+        let page = udf::scope(Some(runner), || {
+            page_of(
+                &worker,
+                &query,
+                items,
+                cache_key,
+                continuation.as_ref(),
+                limit,
+            )
+        })?;
+        Ok((page, retrieved::take()))
+    })
+    .await?;
+    if let Some(step) = walk {
+        page.continuation = state.store.with_container(db, coll, |c, _| {
+            Ok(range_walk::next(c, &step, page.continuation.take()))
+        })?;
+    }
+    Ok((rid, page, key_index, retrieved))
+}
