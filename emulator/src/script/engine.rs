@@ -11,10 +11,13 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Object, Runtime, Value};
+use rquickjs::module::WriteOptions;
+use rquickjs::{
+    CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Runtime, Value,
+};
 use serde::Deserialize;
 
 const ERRORS: &str = include_str!("errors.js");
@@ -162,8 +165,45 @@ impl Sandbox {
 /// Makes `Error` the service's and returns `errors.js`'s record
 /// (`NativeError`, `describe`).
 pub(super) fn install_errors<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Object<'js>> {
-    let install: Function = ctx.eval(ERRORS)?;
+    let install = compiled(ctx, &bytecode().errors)?;
     install.call((ctx.globals(),))
+}
+
+/// `errors.js` and `prelude.js` as QuickJS bytecode (modules whose default
+/// export is the file's function), compiled once per process on first use:
+/// loading them costs a third of parsing them again for every execution.
+struct Bytecode {
+    errors: Vec<u8>,
+    prelude: Vec<u8>,
+}
+
+fn bytecode() -> &'static Bytecode {
+    static BYTECODE: OnceLock<Bytecode> = OnceLock::new();
+    BYTECODE.get_or_init(|| {
+        let runtime = Runtime::new().expect("a QuickJS runtime");
+        let context = Context::full(&runtime).expect("a QuickJS context");
+        context.with(|ctx| {
+            let write = |name: &str, source: &str| {
+                Module::declare(ctx.clone(), name, format!("export default {source}"))
+                    .and_then(|module| module.write(WriteOptions::default()))
+                    .expect("the prelude compiles")
+            };
+            Bytecode {
+                errors: write("errors", ERRORS),
+                prelude: write("prelude", PRELUDE),
+            }
+        })
+    })
+}
+
+/// The function a compiled prelude module exports.
+fn compiled<'js>(ctx: &Ctx<'js>, bytes: &'static [u8]) -> rquickjs::Result<Function<'js>> {
+    // Safety: the bytes were written by this build's QuickJS, in this
+    // process (`bytecode`), and live as long as the process (QuickJS keeps
+    // referring to them).
+    let module = unsafe { Module::load(ctx.clone(), bytes)? };
+    let (module, _) = module.eval()?;
+    module.get("default")
 }
 
 fn run_bounded(
@@ -217,7 +257,7 @@ fn prelude<'js>(
     host: Rc<RefCell<impl FnMut(&str, &str) -> String + 'static>>,
 ) -> rquickjs::Result<Object<'js>> {
     let errors = install_errors(ctx)?;
-    let install: Function = ctx.eval(PRELUDE)?;
+    let install = compiled(ctx, &bytecode().prelude)?;
     let host = Function::new(ctx.clone(), move |operation: String, arguments: String| {
         (host.borrow_mut())(&operation, &arguments)
     })?;
