@@ -215,13 +215,17 @@ pub async fn measure(
             runs_ms,
         })
         .collect();
-    for q in &queries {
+    for (i, q) in queries.iter().enumerate() {
         let extra_us = (q.median_ms - queries[0].median_ms) * 1e3 / QUERY_ITEMS as f64;
         progress(format!(
-            "`{}`: median {:.1} ms of {} ({extra_us:+.2} µs per item beside the first)",
+            "`{}`: median {:.1} ms of {}{}",
             q.query,
             q.median_ms,
-            q.runs_ms.len()
+            q.runs_ms.len(),
+            match i {
+                0 => String::new(),
+                _ => format!(", {extra_us:+.2} µs per item beside the first"),
+            }
         ));
     }
     Ok(ScriptsResults {
