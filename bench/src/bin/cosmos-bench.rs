@@ -37,8 +37,7 @@ struct Cli {
     #[arg(long)]
     label: Option<String>,
     /// Parts to run, comma-separated:
-    /// emulator,bare,peer,batch,scripts,purge,ranges,persistence,isolation,
-    /// conformance.
+    /// emulator,bare,peer,batch,scripts,purge,ranges,persistence,isolation,conformance.
     #[arg(
         long,
         default_value = "emulator,bare,peer,batch,scripts,purge,ranges,persistence,isolation,conformance"
