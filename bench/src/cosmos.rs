@@ -330,6 +330,82 @@ impl Signer {
         )
     }
 
+    /// Creates a stored procedure (`kind` `sprocs`) or a user-defined
+    /// function (`udfs`) in a container: `{"id", "body"}`.
+    pub fn create_script(
+        &self,
+        db: &str,
+        coll: &str,
+        kind: &str,
+        id: &str,
+        source: &str,
+    ) -> Request<Body> {
+        let link = format!("dbs/{db}/colls/{coll}");
+        let body = serde_json::json!({ "id": id, "body": source }).to_string();
+        self.signed(
+            Method::POST,
+            &format!("/{link}/{kind}"),
+            kind,
+            &link,
+            &[("content-type", "application/json")],
+            body.into(),
+        )
+    }
+
+    /// Executes stored procedure `id` in partition `pk_header` with
+    /// `arguments` (a JSON array).
+    pub fn execute_sproc(
+        &self,
+        db: &str,
+        coll: &str,
+        id: &str,
+        pk_header: &str,
+        arguments: Bytes,
+    ) -> Request<Body> {
+        let link = format!("dbs/{db}/colls/{coll}/sprocs/{id}");
+        self.signed(
+            Method::POST,
+            &format!("/{link}"),
+            "sprocs",
+            &link,
+            &[
+                ("content-type", "application/json"),
+                ("x-ms-documentdb-partitionkey", pk_header),
+            ],
+            arguments,
+        )
+    }
+
+    /// One page of a query in the logical partition `pk_header`, as many
+    /// results a page as fit (`x-ms-max-item-count: -1`).
+    pub fn query_partition(
+        &self,
+        db: &str,
+        coll: &str,
+        pk_header: &str,
+        body: Bytes,
+        continuation: Option<&str>,
+    ) -> Request<Body> {
+        let link = format!("dbs/{db}/colls/{coll}");
+        let mut headers = vec![
+            ("content-type", "application/query+json"),
+            ("x-ms-documentdb-isquery", "True"),
+            ("x-ms-documentdb-partitionkey", pk_header),
+            ("x-ms-max-item-count", "-1"),
+        ];
+        if let Some(token) = continuation {
+            headers.push(("x-ms-continuation", token));
+        }
+        self.signed(
+            Method::POST,
+            &format!("/{link}/docs"),
+            "docs",
+            &link,
+            &headers,
+            body,
+        )
+    }
+
     /// `POST /_emulator/clock {"advance": seconds}`: the test clock.
     pub fn advance_clock(&self, seconds: i64) -> Request<Body> {
         let body = serde_json::json!({ "advance": seconds }).to_string();
@@ -416,6 +492,22 @@ mod tests {
             signer.write_item("db", "c", "[\"p01\"]", Bytes::from_static(b"{}"), true),
             signer.query("db", "c", query_body("SELECT * FROM c", 1.into()), None),
             signer.advance_clock(61),
+            signer.create_script("db", "c", "sprocs", "s", "function () {}"),
+            signer.create_script(
+                "db",
+                "c",
+                "udfs",
+                "double",
+                "function (x) { return x * 2; }",
+            ),
+            signer.execute_sproc("db", "c", "s", "[\"p01\"]", Bytes::from_static(b"[]")),
+            signer.query_partition(
+                "db",
+                "c",
+                "[\"p00\"]",
+                query_body("SELECT 1", 1.into()),
+                None,
+            ),
         ] {
             let header = |name: &str| {
                 request

@@ -16,6 +16,7 @@ use crate::measure::persistence::{self, PersistenceResults};
 use crate::measure::purge::Purge;
 use crate::measure::query::QueryLatency;
 use crate::measure::ranges::{self, RangesResults};
+use crate::measure::scripts::ScriptsResults;
 use crate::measure::startup::Startup;
 use crate::run::Settings;
 use crate::stats::Latency;
@@ -31,6 +32,8 @@ pub struct Results {
     pub targets: Vec<TargetResults>,
     /// Transactional batch and bulk against single creates (emulator).
     pub batch: Option<BatchResults>,
+    /// Stored procedures and UDFs (emulator).
+    pub scripts: Option<ScriptsResults>,
     pub purge: Option<Purge>,
     /// One partition key range beside ten (emulator).
     pub ranges: Option<RangesResults>,
@@ -282,6 +285,12 @@ impl Results {
             None => md.push_str("Not measured (see the notes).\n"),
         }
 
+        md.push_str("\n## Stored procedures and UDFs (emulator)\n\n");
+        match &self.scripts {
+            Some(r) => scripts_table(&mut md, r),
+            None => md.push_str("Not measured (see the notes).\n"),
+        }
+
         md.push_str("\n## TTL purge (emulator)\n\n");
         match &self.purge {
             Some(p) => purge_table(&mut md, p),
@@ -480,6 +489,77 @@ fn batch_table(md: &mut String, b: &BatchResults) {
                 many / single.max(1e-9)
             );
         }
+    }
+}
+
+fn scripts_table(md: &mut String, r: &ScriptsResults) {
+    use crate::measure::batch::OPERATIONS;
+    use crate::measure::scripts::{Way, QUERY_ROUNDS, ROWS, UDF};
+    let _ = writeln!(
+        md,
+        "A fresh emulator. {} items of {} B over {} partitions; an operation reads one and upserts a small item beside it, in its partition: one execution of the stored procedure, or the same point read then upsert as two requests (latencies per request; one operation of each checked first).\n",
+        count(r.sproc_items as f64),
+        r.item_bytes,
+        crate::documents::PARTITIONS
+    );
+    md.push_str("| how | concurrency | operations/s | requests/s | p50 / request | p99 / request | server CPU µs/operation | errors |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for row in &r.executions {
+        let l = &row.load;
+        let per_operation = row.way.requests_per_operation() as f64;
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            row.way.describe(),
+            l.concurrency,
+            count(row.operations_per_second),
+            count(l.per_second),
+            l.latency.as_ref().map_or("–".into(), |l| ms(l.p50_us)),
+            l.latency.as_ref().map_or("–".into(), |l| ms(l.p99_us)),
+            l.server_cpu_us_per_request
+                .map_or("–".into(), |v| format!("{:.1}", v * per_operation)),
+            l.errors
+        );
+    }
+    for (_, concurrency) in ROWS.iter().filter(|(way, _)| *way == Way::Sproc) {
+        let rate = |way| {
+            r.executions
+                .iter()
+                .find(|e| e.way == way && e.load.concurrency == *concurrency)
+                .map(|e| e.operations_per_second)
+        };
+        if let (Some(sproc), Some(plain)) = (rate(Way::Sproc), rate(Way::Plain)) {
+            let _ = writeln!(
+                md,
+                "\nAt concurrency {concurrency} the stored procedure does {:.2}× the operations/s of the two plain requests.",
+                sproc / plain.max(1e-9)
+            );
+        }
+    }
+    let _ = writeln!(
+        md,
+        "\n{} items of {} B in one logical partition (loaded in batches at {} items/s); `udf.double` = `{UDF}`; each query in that partition, every page (`x-ms-max-item-count: -1`), every answer checked ({} values); median of {} runs after an untimed round, the queries taking turns.\n",
+        count(r.query_items as f64),
+        r.item_bytes,
+        count(r.query_load.per_second * OPERATIONS as f64),
+        count(r.query_items as f64),
+        QUERY_ROUNDS
+    );
+    md.push_str("| query | pages | median | runs | µs per item | UDF cost per item |\n|---|---:|---:|---|---:|---:|\n");
+    for (i, q) in r.queries.iter().enumerate() {
+        let runs: Vec<String> = q.runs_ms.iter().map(|v| format!("{v:.1}")).collect();
+        let _ = writeln!(
+            md,
+            "| `{}` | {} | {:.1} ms | {} | {:.2} | {} |",
+            q.query,
+            q.pages,
+            q.median_ms,
+            runs.join(", "),
+            q.median_ms * 1e3 / r.query_items as f64,
+            match r.udf_us_per_item(q) {
+                Some(us) if i > 0 => format!("{us:+.2} µs"),
+                _ => "–".into(),
+            }
+        );
     }
 }
 

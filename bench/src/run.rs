@@ -19,6 +19,7 @@ use crate::measure::persistence::{self, PersistenceSettings};
 use crate::measure::purge::{self, PurgeSettings};
 use crate::measure::query::{self, QueryKind};
 use crate::measure::ranges;
+use crate::measure::scripts;
 use crate::measure::{point, send_once, startup};
 use crate::process::ServerProcess;
 use crate::report::{self, count, mib, ms, Machine, Results, TargetResults};
@@ -71,6 +72,8 @@ pub struct Parts {
     pub conformance: bool,
     /// One partition key range beside ten (emulator).
     pub ranges: bool,
+    /// Stored procedures and UDFs (emulator).
+    pub scripts: bool,
     /// `--data-dir` against in memory (emulator).
     pub persistence: bool,
     /// Reset, snapshot and restore of the whole account (emulator).
@@ -147,6 +150,30 @@ pub async fn run(
             }
             Err(e) => {
                 notes.push(format!("batch: {e}"));
+                None
+            }
+        }
+    } else {
+        None
+    };
+
+    let scripts = if parts.scripts {
+        progress(format_args!(
+            "emulator: stored procedures and UDFs (server-side JavaScript)"
+        ));
+        let emulator = targets::emulator(&bin("cosmos-emulator"), &logs);
+        match scripts::measure(
+            &emulator,
+            key,
+            settings.window,
+            settings.item_bytes,
+            |line| progress(format_args!("  {line}")),
+        )
+        .await
+        {
+            Ok(s) => Some(s),
+            Err(e) => {
+                notes.push(format!("scripts: {e}"));
                 None
             }
         }
@@ -304,6 +331,7 @@ pub async fn run(
         settings: settings.clone(),
         targets: results,
         batch,
+        scripts,
         purge,
         ranges,
         persistence,

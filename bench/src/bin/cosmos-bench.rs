@@ -37,10 +37,10 @@ struct Cli {
     #[arg(long)]
     label: Option<String>,
     /// Parts to run, comma-separated:
-    /// emulator,bare,peer,batch,purge,ranges,persistence,isolation,conformance.
+    /// emulator,bare,peer,batch,scripts,purge,ranges,persistence,isolation,conformance.
     #[arg(
         long,
-        default_value = "emulator,bare,peer,batch,purge,ranges,persistence,isolation,conformance"
+        default_value = "emulator,bare,peer,batch,scripts,purge,ranges,persistence,isolation,conformance"
     )]
     only: String,
     /// Seconds of each point-load window.
@@ -217,6 +217,7 @@ fn parse_parts(list: &str) -> Result<Parts, String> {
         bare: false,
         peer: false,
         batch: false,
+        scripts: false,
         purge: false,
         conformance: false,
         ranges: false,
@@ -229,6 +230,7 @@ fn parse_parts(list: &str) -> Result<Parts, String> {
             "bare" => parts.bare = true,
             "peer" => parts.peer = true,
             "batch" => parts.batch = true,
+            "scripts" => parts.scripts = true,
             "purge" => parts.purge = true,
             "conformance" => parts.conformance = true,
             "ranges" => parts.ranges = true,
@@ -236,7 +238,7 @@ fn parse_parts(list: &str) -> Result<Parts, String> {
             "isolation" => parts.isolation = true,
             other => {
                 return Err(format!(
-                "--only: unknown part {other:?} (emulator, bare, peer, batch, purge, ranges, persistence, isolation, conformance)"
+                "--only: unknown part {other:?} (emulator, bare, peer, batch, scripts, purge, ranges, persistence, isolation, conformance)"
             ))
             }
         }

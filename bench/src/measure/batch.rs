@@ -160,7 +160,11 @@ fn requests(
 
 /// `[{"operationType":"Create","resourceBody":<item>}, ...]`, each with its
 /// `partitionKey` for bulk.
-fn operations(seqs: impl Iterator<Item = usize>, item_bytes: usize, with_keys: bool) -> Bytes {
+pub(crate) fn operations(
+    seqs: impl Iterator<Item = usize>,
+    item_bytes: usize,
+    with_keys: bool,
+) -> Bytes {
     let mut body = BytesMut::with_capacity(OPERATIONS * (item_bytes + 80));
     body.put_u8(b'[');
     for (i, seq) in seqs.enumerate() {

@@ -11,6 +11,7 @@ pub mod point;
 pub mod purge;
 pub mod query;
 pub mod ranges;
+pub mod scripts;
 pub mod startup;
 
 use crate::connection::{Connection, Endpoint, Response};
