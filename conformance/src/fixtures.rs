@@ -176,17 +176,20 @@ impl Action {
     }
 
     /// Whether the step writes (and so may start an expiry countdown); a
-    /// stored procedure may.
+    /// stored procedure does when it gets an item (an object argument),
+    /// since scripts write only the items they receive.
     pub fn is_item_write(&self) -> bool {
-        matches!(
-            self,
-            Action::Create(_)
-                | Action::Upsert(_)
-                | Action::Replace(_)
-                | Action::Patch { .. }
-                | Action::Batch(_)
-                | Action::Sproc(_)
-        )
+        match self {
+            Action::Sproc(sproc) => sproc.args.iter().any(Value::is_object),
+            _ => matches!(
+                self,
+                Action::Create(_)
+                    | Action::Upsert(_)
+                    | Action::Replace(_)
+                    | Action::Patch { .. }
+                    | Action::Batch(_)
+            ),
+        }
     }
 
     fn kind(&self) -> ExpectKind {

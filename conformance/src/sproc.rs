@@ -24,7 +24,9 @@
 //! wall clock, its top-level `ttl` scaled, exactly like an item body of a
 //! `create` step. So a script writes items it receives as arguments, and
 //! takes every TTL value it writes from its arguments; the loader refuses a
-//! script with a literal TTL (`ttl: 10`), which the wall clock could not scale.
+//! script with a literal TTL (`ttl: 10`), which the wall clock could not
+//! scale. For the wall clock's judgement a step is a write (a countdown may
+//! start at its time) when it has an object argument.
 //!
 //! The token is the status and the response body, which the service sends
 //! as `JSON.stringify` of what the script gave `setBody` (`""` when it set

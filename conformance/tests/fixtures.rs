@@ -381,8 +381,10 @@ fn sproc_steps_load_with_their_script_and_arguments() {
     assert_eq!(steps[1].action.label(), r#"sproc probe ["a"]"#);
     assert_eq!(steps[2].action.label(), "sproc probe");
     assert_eq!(steps[2].expect, Expect::Sproc("400".into()));
-    // A script may write, so its steps start countdowns on the wall clock.
-    assert!(steps[2].action.is_item_write());
+    // A script writes the items it gets: only then do its steps start
+    // countdowns for the wall clock's judgement.
+    assert!(steps[0].action.is_item_write());
+    assert!(!steps[1].action.is_item_write());
 }
 
 #[rstest]
