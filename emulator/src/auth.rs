@@ -302,6 +302,16 @@ mod tests {
         "dbs/db1/colls/c1/docs/item 1"
     )]
     #[case("/dbs/db1/colls/c1/pkranges", "pkranges", "dbs/db1/colls/c1")]
+    #[case("/dbs/db1/colls/c1/sprocs", "sprocs", "dbs/db1/colls/c1")]
+    #[case("/dbs/db1/colls/c1/sprocs/s1", "sprocs", "dbs/db1/colls/c1/sprocs/s1")]
+    #[case("/dbs/db1/colls/c1/triggers/", "triggers", "dbs/db1/colls/c1")]
+    #[case(
+        "/dbs/db1/colls/c1/triggers/t%201",
+        "triggers",
+        "dbs/db1/colls/c1/triggers/t 1"
+    )]
+    #[case("/dbs/db1/colls/c1/udfs", "udfs", "dbs/db1/colls/c1")]
+    #[case("/dbs/db1/colls/c1/udfs/u1", "udfs", "dbs/db1/colls/c1/udfs/u1")]
     #[case(
         "/dbs/db1/colls/c1/operations/partitionkeydelete",
         "colls",

@@ -168,6 +168,7 @@ impl Server {
             query_results: Default::default(),
             explorer: config.explorer,
             advertise_host: config.advertise_host.clone(),
+            scripts: Default::default(),
         });
         Ok(Server {
             listener,

@@ -84,3 +84,7 @@ pub const THREAD_STACK_BYTES: usize = 8 * 1024 * 1024;
 /// The emulator's own bound on the bytes evaluating a query for one item
 /// may copy (see `query/budget.rs`): 32 copies of the largest item.
 pub const MAX_EVALUATION_BYTES: usize = 64 * 1024 * 1024;
+
+/// The largest body a stored procedure may answer (the service's 4 MB
+/// response limit); a script over it is refused, not sent.
+pub const MAX_SCRIPT_RESPONSE_BYTES: usize = 4 * 1024 * 1024;

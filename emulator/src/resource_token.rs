@@ -145,6 +145,7 @@ mod tests {
                 container_rid: "AQAAAIAAAAE=".into(),
                 item_id: None,
                 partition_key: Some("[\"a\"]".into()),
+                script: None,
             },
             permission_rid: "AQAAAAAAAAEAAAAAAAAAAQ==".into(),
             expires_at: 1000,

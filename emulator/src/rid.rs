@@ -73,6 +73,34 @@ pub fn client_encryption_key(db: u32, key: u32) -> String {
     encode(&bytes)
 }
 
+/// A stored procedure's, trigger's or user-defined function's RID, as the
+/// service lays it out (the .NET SDK's `ResourceId`): the container's 8
+/// bytes, then the script's number as 8 little-endian bytes whose highest
+/// byte carries the kind of container child in its high nibble (0x0 an
+/// item, 0x8 a stored procedure, 0x7 a trigger, 0x6 a user-defined
+/// function). The service's sproc RIDs end in `...gA==`, triggers' in
+/// `...cA==`, functions' in `...YA==`, as these do.
+fn container_child(db: u32, container: u32, kind_nibble: u8, number: u64) -> String {
+    let mut bytes = [0u8; 16];
+    bytes[..4].copy_from_slice(&db.to_le_bytes());
+    bytes[4..8].copy_from_slice(&(container | 0x8000_0000).to_be_bytes());
+    let number = (number & 0x0fff_ffff_ffff_ffff) | (u64::from(kind_nibble) << 60);
+    bytes[8..].copy_from_slice(&number.to_le_bytes());
+    encode(&bytes)
+}
+
+pub fn stored_procedure(db: u32, container: u32, number: u64) -> String {
+    container_child(db, container, 0x8, number)
+}
+
+pub fn trigger(db: u32, container: u32, number: u64) -> String {
+    container_child(db, container, 0x7, number)
+}
+
+pub fn user_defined_function(db: u32, container: u32, number: u64) -> String {
+    container_child(db, container, 0x6, number)
+}
+
 /// The (database, container, item) numbers an item RID encodes.
 pub fn parse_item(rid: &str) -> Option<(u32, u32, u64)> {
     let bytes = BASE64.decode(rid.replace('-', "/")).ok()?;
@@ -130,5 +158,23 @@ mod tests {
         assert_eq!(parse_item(&doc), Some((7, 1, 42)));
         assert_eq!(parse_item(&coll), None);
         assert_eq!(parse_item("not a rid"), None);
+    }
+
+    #[test]
+    fn scripts_extend_their_container_with_their_kind_in_the_last_byte() {
+        let coll = container(7, 1);
+        let (sproc, trigger, udf) = (
+            stored_procedure(7, 1, 1),
+            trigger(7, 1, 1),
+            user_defined_function(7, 1, 1),
+        );
+        for (rid, last) in [(&sproc, "gA=="), (&trigger, "cA=="), (&udf, "YA==")] {
+            assert_eq!(rid.len(), 24);
+            assert!(rid.starts_with(&coll[..8]), "{rid}");
+            assert!(rid.ends_with(&format!("AAAAAAAA{last}")), "{rid}");
+        }
+        assert_ne!(stored_procedure(7, 1, 1), stored_procedure(7, 1, 2));
+        // Not an item of the container.
+        assert_ne!(sproc, item(7, 1, 1));
     }
 }

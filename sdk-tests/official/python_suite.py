@@ -41,18 +41,13 @@ from typing import Dict, List, Optional, Tuple
 MARKERS = ("cosmosEmulator", "cosmosLong", "cosmosQuery")
 PORT = 8081
 
-# Tests that need what is out of scope here (issue 22: stored procedures,
-# triggers, UDFs, vector and full-text search, Entra ID, a real second
-# region): counted apart, by words in the test's name, or by the file.
+# Tests that need what is out of scope here (vector and full-text search,
+# Entra ID, a real second region): counted apart, by words in the test's
+# name, or by the file. Stored procedures, triggers and UDFs are in scope
+# since issue 23.
 # The *_emulator files fake several regions over one emulator with fault
 # injection: they are in scope.
 OUT_OF_SCOPE = {
-    # test_get_resource_with_dictionary_and_object reads sprocs, triggers
-    # and UDFs by dictionary and by object.
-    "scripts (stored procedures, triggers, UDFs)": (
-        re.compile(r"sproc|stored_proc|trigger|udf|script|test_get_resource_with_dictionary_and_object", re.I),
-        None,
-    ),
     # A client-side unit test of path parsing that reads
     # BaselineTest.PathParser.json, which the sdist does not ship.
     "a file the sdist does not ship": (re.compile(r"test_partitioned_collection_path_parser"), None),
@@ -278,7 +273,7 @@ def print_summary(results: List[Result], files: List[str], out: Path) -> None:
     in_scope = counted["passed"] + counted["failed"]
     share = 100.0 * counted["passed"] / in_scope if in_scope else 0.0
     lines += ["", f"In scope: {counted['passed']} passed, {counted['failed']} failed ({share:.1f}%); "
-                  f"out of scope (scripts, search, Entra ID, a real second region, a file the sdist lacks): {counted['out of scope']}.", "",
+                  f"out of scope (search, Entra ID, a real second region, a file the sdist lacks): {counted['out of scope']}.", "",
               "Failures by cause (most first):", ""]
     for why, tests in sorted(causes.items(), key=lambda kv: -len(kv[1])):
         lines.append(f"- {len(tests)} × {why}")

@@ -22,7 +22,7 @@ use super::request::CosmosHeaders;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::resource_token::{self, Claims};
-use crate::store::{Grant, PermissionMode};
+use crate::store::{Grant, PermissionMode, ScriptKind};
 
 /// Authenticates a resource-token request (`token` is the `sig` part) and
 /// checks that its permission covers it.
@@ -64,6 +64,10 @@ pub fn authorize(
             match rest {
                 // Container metadata the SDKs read before items.
                 [] | ["pkranges"] if reads => Ok(()),
+                ["docs", ..] | ["operations", ..] if grant.script.is_some() => Err(forbidden(
+                    &grant,
+                    "addresses items, and it covers one script",
+                )),
                 ["docs"] if grant.item_id.is_some() => Err(forbidden(
                     &grant,
                     "covers one item, not the container's feed",
@@ -89,11 +93,96 @@ pub fn authorize(
                     needs(grant.mode == PermissionMode::All)?;
                     partition()
                 }
+                [segment, id @ ..] if id.len() <= 1 => match ScriptKind::from_segment(segment) {
+                    Some(kind) => {
+                        let request = ScriptRequest {
+                            kind,
+                            id: id.first().copied(),
+                            reads: reads || (queries && id.is_empty()),
+                            runs: kind == ScriptKind::StoredProcedure
+                                && *method == Method::POST
+                                && !id.is_empty(),
+                        };
+                        authorize_script(state, &grant, db, coll, headers, &request)
+                    }
+                    None => Err(master_key_only()),
+                },
                 _ => Err(master_key_only()),
             }
         }
         _ => Err(master_key_only()),
     }
+}
+
+/// What a request does with a script.
+struct ScriptRequest<'a> {
+    kind: ScriptKind,
+    /// `None`: the feed (a list, a query or a create).
+    id: Option<&'a str>,
+    /// A read, a read feed or a query.
+    reads: bool,
+    /// Runs a stored procedure (`POST .../sprocs/{id}`).
+    runs: bool,
+}
+
+/// Whether the grant covers a request for a container's script.
+fn authorize_script(
+    state: &AppState,
+    grant: &Grant,
+    db: &str,
+    coll: &str,
+    headers: &HeaderMap,
+    request: &ScriptRequest<'_>,
+) -> ApiResult<()> {
+    let all = grant.mode == PermissionMode::All;
+    if grant.item_id.is_some() {
+        return Err(forbidden(
+            grant,
+            "addresses a script, and it covers one item",
+        ));
+    }
+    if let Some(granted) = &grant.script {
+        let Some(id) = request.id else {
+            return Err(forbidden(
+                grant,
+                "addresses a script feed, and it covers one script",
+            ));
+        };
+        let rid = state
+            .store
+            .script(db, coll, request.kind, id)
+            .map(|s| s.rid)
+            .ok();
+        if granted.kind != request.kind || rid.as_deref() != Some(granted.rid.as_str()) {
+            return Err(forbidden(grant, "is for another script"));
+        }
+        return match (request.reads, request.runs) {
+            (true, _) => Ok(()),
+            (_, true) => Err(forbidden(
+                grant,
+                "runs a stored procedure, which needs a permission with All on its container",
+            )),
+            _ if all => Ok(()),
+            _ => Err(forbidden(grant, "writes, and the permission is Read")),
+        };
+    }
+    if request.reads {
+        return Ok(());
+    }
+    if !all {
+        return Err(forbidden(grant, "writes, and the permission is Read"));
+    }
+    if request.runs {
+        return check_partition(state, grant, db, coll, headers);
+    }
+    if grant.partition_key.is_some() {
+        return Err(forbidden(
+            grant,
+            "writes a script, which belongs to the whole container, and the permission covers \
+             one partition key",
+        ));
+    }
+    Ok(())
 }
 
 /// A `resourcePartitionKey` grant: the request must name that partition.
@@ -125,13 +214,16 @@ const INSUFFICIENT: &str = "Insufficient permissions provided in the authorizati
      the corresponding request. Please retry with another authorization header.";
 
 fn forbidden(grant: &Grant, why: &str) -> ApiError {
-    let scope = match (&grant.item_id, &grant.partition_key) {
-        (Some(id), _) => format!("the item '{id}' of the container {}", grant.container_rid),
-        (None, Some(pk)) => format!(
-            "the partition key {pk} of the container {}",
-            grant.container_rid
+    let container = &grant.container_rid;
+    let scope = match (&grant.script, &grant.item_id, &grant.partition_key) {
+        (Some(script), _, _) => format!(
+            "the {} {} of the container {container}",
+            script.kind.noun(),
+            script.rid
         ),
-        (None, None) => format!("the container {}", grant.container_rid),
+        (None, Some(id), _) => format!("the item '{id}' of the container {container}"),
+        (None, None, Some(pk)) => format!("the partition key {pk} of the container {container}"),
+        (None, None, None) => format!("the container {container}"),
     };
     ApiError::new(
         StatusCode::FORBIDDEN,

@@ -7,10 +7,9 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
 use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::{resource, value_feed, READ_CHARGE, WRITE_CHARGE};
+use super::response::{resource, value_feed, value_query, READ_CHARGE, WRITE_CHARGE};
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
-use crate::query::{PreparedQuery, QueryBody};
 
 /// The feed envelope's key, as the service names it.
 const FEED: &str = "ClientEncryptionKeys";
@@ -31,11 +30,7 @@ pub async fn create_or_query(
 ) -> ApiResult<Response> {
     if headers.is_query() {
         let (rid, keys) = state.store.client_encryption_keys(&db)?;
-        let query = PreparedQuery::prepare_at(
-            &body.typed::<QueryBody>("query")?,
-            state.store.clock.now_millis(),
-        )?;
-        return Ok(value_feed(&rid, FEED, &query.run_values(keys.into_iter())?));
+        return value_query(&body, state.store.clock.now_millis(), &rid, FEED, keys);
     }
     let key = state
         .store

@@ -5,10 +5,9 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 
 use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::{no_content, resource, value_feed, READ_CHARGE, WRITE_CHARGE};
+use super::response::{no_content, resource, value_feed, value_query, READ_CHARGE, WRITE_CHARGE};
 use super::AppState;
 use crate::error::ApiResult;
-use crate::query::{PreparedQuery, QueryBody};
 
 pub async fn list(
     State(state): State<AppState>,
@@ -32,16 +31,13 @@ pub async fn create_or_query(
     body: Body,
 ) -> ApiResult<Response> {
     if headers.is_query() {
-        let query = PreparedQuery::prepare_at(
-            &body.typed::<QueryBody>("query")?,
-            state.store.clock.now_millis(),
-        )?;
         let rid = state.store.database(&db)?["_rid"]
             .as_str()
             .unwrap_or("")
             .to_string();
-        let results = query.run_values(state.store.containers(&db)?.into_iter())?;
-        return Ok(value_feed(&rid, "DocumentCollections", &results));
+        let now = state.store.clock.now_millis();
+        let containers = state.store.containers(&db)?;
+        return value_query(&body, now, &rid, "DocumentCollections", containers);
     }
     let throughput = super::offers::requested_throughput(&headers)?;
     let created = state
@@ -67,9 +63,10 @@ pub async fn read(
     let quota = headers.flag("x-ms-documentdb-populatequotainfo");
     let usage = if quota {
         let kb = state.store.live_bytes(&db, &coll)?.div_ceil(1024);
+        let scripts = super::scripts::usage(state.store.script_counts(&db, &coll)?);
         format!(
-            "functions=0;storedProcedures=0;triggers=0;documentSize={kb};documentsSize={kb};\
-             documentsCount={live_items};collectionSize={kb};"
+            "{scripts}documentSize={kb};documentsSize={kb};documentsCount={live_items};\
+             collectionSize={kb};"
         )
     } else {
         format!("documentsCount={live_items};")

@@ -5,10 +5,9 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
 use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::{no_content, resource, value_feed, READ_CHARGE, WRITE_CHARGE};
+use super::response::{no_content, resource, value_feed, value_query, READ_CHARGE, WRITE_CHARGE};
 use super::AppState;
 use crate::error::ApiResult;
-use crate::query::{PreparedQuery, QueryBody};
 
 pub async fn list(State(state): State<AppState>) -> Response {
     value_feed("", "Databases", &state.store.databases())
@@ -20,12 +19,8 @@ pub async fn create_or_query(
     body: Body,
 ) -> ApiResult<Response> {
     if headers.is_query() {
-        let query = PreparedQuery::prepare_at(
-            &body.typed::<QueryBody>("query")?,
-            state.store.clock.now_millis(),
-        )?;
-        let results = query.run_values(state.store.databases().into_iter())?;
-        return Ok(value_feed("", "Databases", &results));
+        let now = state.store.clock.now_millis();
+        return value_query(&body, now, "", "Databases", state.store.databases());
     }
     let throughput = super::offers::requested_throughput(&headers)?;
     let created = state.store.create_database(&body.object()?, throughput)?;

@@ -17,13 +17,15 @@ use super::response::{
     feed, item, item_written, no_content, resource, QUERY_CHARGE, READ_CHARGE, WRITE_CHARGE,
 };
 use super::scope::FeedScope;
+use super::script_runs;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::PartitionKeyDefinition;
 use crate::patch::{self, PatchBody};
 use crate::query::retrieved;
 use crate::query::{page_of_encoded, Continuation, PageLimit, PreparedQuery, QueryBody};
-use crate::store::{Edit, ItemAddress, ItemKey, ItemWrite, WriteMode};
+use crate::script::{Udfs, WriteKind};
+use crate::store::{Edit, ItemAddress, ItemKey, ItemWrite, ScriptKind, WriteMode};
 
 type ItemPath = PathParams<(String, String, String)>;
 
@@ -123,6 +125,15 @@ pub async fn create_or_query(
         decorate(&mut response, &context, context.lsn, None, &uri);
         return Ok(response);
     }
+    if script_runs::has_triggers(&headers) {
+        let kind = match headers.is_upsert() {
+            true => WriteKind::Upsert,
+            false => WriteKind::Create,
+        };
+        let pk = headers.partition_key().map(str::to_owned);
+        let body = Some(body.object()?);
+        return script_runs::write(&state, &db, &coll, kind, None, pk, body, &headers, &uri).await;
+    }
     let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
     let mode = if headers.is_upsert() {
         WriteMode::Upsert
@@ -196,67 +207,75 @@ fn run_query(
         .map(Continuation::parse)
         .transpose()?
         .flatten();
+    let udfs = udfs_called(state, db, coll, query)?;
+    // What the result depends on besides the container: the UDFs' versions.
+    let udf_versions = udfs.as_ref().map(|(_, versions)| versions.clone());
+    let runner = udfs.map(|(bodies, _)| {
+        Box::new(Udfs::new(bodies, state.scripts.limits)) as Box<dyn crate::query::udf::Runner>
+    });
     // Counted on this thread while the page runs (see `query/retrieved.rs`).
     retrieved::take();
-    let (rid, page, key_index) = state.store.with_container(db, coll, |c, now| {
-        query.check_order_by_index(&c.settings.indexing_policy)?;
-        let resolved =
-            query.resolve_computed(&c.settings.computed_properties, &c.settings.indexing_policy)?;
-        let query = resolved.as_ref().unwrap_or(query);
-        let FeedScope { key, mut epk } = FeedScope::from_headers(c, headers)?;
-        // A query in one logical partition finds it by the key's order.
-        let key_index = key.as_ref().and_then(|_| c.partition_key().index_spec());
-        let walk = range_walk::step(
-            c,
-            headers,
-            !query.needs_whole_result(),
-            continuation.as_ref(),
-        );
-        let after = match (&walk, &continuation) {
-            (Some(step), _) => step.after.clone(),
-            (None, Some(Continuation::After { pk, id })) => Some(ItemKey::new(pk, id)),
-            _ => None,
-        };
-        if let Some(step) = &walk {
-            epk.narrow_to((&step.min, &step.max));
-        }
-        let items = c
-            .live_items(key.as_ref(), after.as_ref(), now)
-            .filter(move |(key, _)| epk.contains(key.pk()))
-            .map(|(key, item)| (key.pk(), key.id(), &item.body));
-        let page = match source {
-            Some(source) => {
-                // Everything the result depends on: a write, a settings
-                // change or a second of the clock makes another key.
-                let key = format!(
-                    "{}\n{}\n{}\n{now}\n{:?}\n{:?}\n{:?}\n{:?}\n{source}",
-                    c.rid,
-                    c.etag,
-                    c.log().last_lsn(),
-                    headers.partition_key(),
-                    headers.text("x-ms-documentdb-partitionkeyrangeid"),
-                    headers.text("x-ms-start-epk"),
-                    headers.text("x-ms-end-epk"),
-                );
-                let results = match state.query_results.get(&key) {
-                    Some(results) => results,
-                    None => {
-                        let results = std::sync::Arc::new(query.run_whole(items)?);
-                        state.query_results.insert(key, results.clone());
-                        results
-                    }
-                };
-                page_of_encoded(&results, continuation.as_ref(), limit)
+    let (rid, page, key_index) = crate::query::udf::scope(runner, || {
+        state.store.with_container(db, coll, |c, now| {
+            query.check_order_by_index(&c.settings.indexing_policy)?;
+            let resolved = query
+                .resolve_computed(&c.settings.computed_properties, &c.settings.indexing_policy)?;
+            let query = resolved.as_ref().unwrap_or(query);
+            let FeedScope { key, mut epk } = FeedScope::from_headers(c, headers)?;
+            // A query in one logical partition finds it by the key's order.
+            let key_index = key.as_ref().and_then(|_| c.partition_key().index_spec());
+            let walk = range_walk::step(
+                c,
+                headers,
+                !query.needs_whole_result(),
+                continuation.as_ref(),
+            );
+            let after = match (&walk, &continuation) {
+                (Some(step), _) => step.after.clone(),
+                (None, Some(Continuation::After { pk, id })) => Some(ItemKey::new(pk, id)),
+                _ => None,
+            };
+            if let Some(step) = &walk {
+                epk.narrow_to((&step.min, &step.max));
             }
-            None => {
-                let mut page = query.run_page(items, continuation.as_ref(), limit)?;
-                if let Some(step) = &walk {
-                    page.continuation = range_walk::next(c, step, page.continuation.take());
+            let items = c
+                .live_items(key.as_ref(), after.as_ref(), now)
+                .filter(move |(key, _)| epk.contains(key.pk()))
+                .map(|(key, item)| (key.pk(), key.id(), &item.body));
+            let page = match source {
+                Some(source) => {
+                    // Everything the result depends on: a write, a settings
+                    // change or a second of the clock makes another key.
+                    let key = format!(
+                        "{}\n{}\n{}\n{now}\n{:?}\n{:?}\n{:?}\n{:?}\n{udf_versions:?}\n{source}",
+                        c.rid,
+                        c.etag,
+                        c.log().last_lsn(),
+                        headers.partition_key(),
+                        headers.text("x-ms-documentdb-partitionkeyrangeid"),
+                        headers.text("x-ms-start-epk"),
+                        headers.text("x-ms-end-epk"),
+                    );
+                    let results = match state.query_results.get(&key) {
+                        Some(results) => results,
+                        None => {
+                            let results = std::sync::Arc::new(query.run_whole(items)?);
+                            state.query_results.insert(key, results.clone());
+                            results
+                        }
+                    };
+                    page_of_encoded(&results, continuation.as_ref(), limit)
                 }
-                page
-            }
-        };
-        Ok((c.rid.clone(), page, key_index))
+                None => {
+                    let mut page = query.run_page(items, continuation.as_ref(), limit)?;
+                    if let Some(step) = &walk {
+                        page.continuation = range_walk::next(c, step, page.continuation.take());
+                    }
+                    page
+                }
+            };
+            Ok((c.rid.clone(), page, key_index))
+        })
     })?;
     let token = page.continuation.map(|c| c.to_token());
     let mut response = feed(&rid, "Documents", &page.documents, token, charge);
@@ -269,6 +288,38 @@ fn run_query(
         metrics::add(response.headers_mut(), headers, &used, started);
     }
     Ok(response)
+}
+
+/// The bodies of the user-defined functions a query calls, by id, and
+/// their versions; `None` when it calls none. Each must exist.
+type CalledUdfs = (std::collections::HashMap<String, String>, Vec<String>);
+
+fn udfs_called(
+    state: &AppState,
+    db: &str,
+    coll: &str,
+    query: &PreparedQuery,
+) -> ApiResult<Option<CalledUdfs>> {
+    let names = query.udf_names();
+    if names.is_empty() {
+        return Ok(None);
+    }
+    let stored = state
+        .store
+        .scripts(db, coll, ScriptKind::UserDefinedFunction)?;
+    let mut bodies = std::collections::HashMap::new();
+    let mut versions = Vec::new();
+    for name in names {
+        let Some(udf) = stored.iter().find(|u| u.id == name) else {
+            return Err(ApiError::bad_request(format!(
+                "The user-defined function 'udf.{name}' does not exist in this container: create it \
+                 (POST .../udfs) or correct the name; the prefix udf. and the id are case-sensitive."
+            )));
+        };
+        versions.push(format!("{}:{}", udf.id, udf.etag));
+        bodies.insert(name, udf.body.clone());
+    }
+    Ok(Some((bodies, versions)))
 }
 
 /// A query of a partitioned container with neither a partition key nor a
@@ -320,6 +371,13 @@ pub async fn replace(
     headers: HeaderMap,
     body: Body,
 ) -> Reply {
+    if script_runs::has_triggers(&headers) {
+        let (pk, id) = address(&state, &db, &coll, id, &headers)?;
+        let body = Some(body.object()?);
+        let kind = WriteKind::Replace;
+        return script_runs::write(&state, &db, &coll, kind, Some(id), pk, body, &headers, &uri)
+            .await;
+    }
     let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
     let write = ItemWrite {
@@ -343,6 +401,13 @@ pub async fn patch(
     headers: HeaderMap,
     body: Body,
 ) -> Reply {
+    if script_runs::has_triggers(&headers) {
+        return Err(ApiError::bad_request(
+            "This emulator runs triggers on create, upsert, replace and delete, not on patch: \
+             send a replace with the triggers, or patch without them.",
+        )
+        .into());
+    }
     let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
     let edit = patch_edit(body.typed("patch")?, state.store.clock.now_millis())?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
@@ -395,6 +460,12 @@ pub async fn delete(
     uri: Uri,
     headers: HeaderMap,
 ) -> Reply {
+    if script_runs::has_triggers(&headers) {
+        let (pk, id) = address(&state, &db, &coll, id, &headers)?;
+        let kind = WriteKind::Delete;
+        return script_runs::write(&state, &db, &coll, kind, Some(id), pk, None, &headers, &uri)
+            .await;
+    }
     let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
     let (lsn, range) = state.store.delete_item(ItemAddress {

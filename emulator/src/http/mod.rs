@@ -22,6 +22,8 @@ mod range_walk;
 mod request;
 mod response;
 mod scope;
+mod script_runs;
+mod scripts;
 mod users;
 
 use std::sync::Arc;
@@ -80,6 +82,8 @@ pub struct SharedState {
     /// The host the account document advertises instead of the client's
     /// (`--advertise-host`).
     pub advertise_host: Option<String>,
+    /// Stored procedure, trigger and UDF executions (`script/`).
+    pub scripts: Arc<crate::script::ScriptEngine>,
 }
 
 /// The whole service: routes behind authentication, with trailing slashes
@@ -120,6 +124,7 @@ fn routes() -> Router<AppState> {
         )
         .route("/dbs/{db}/colls/{coll}/pkranges", get(pkranges::read))
         .merge(user_routes())
+        .merge(script_routes())
         .route(
             "/dbs/{db}/clientencryptionkeys",
             get(client_encryption_keys::list).post(client_encryption_keys::create_or_query),
@@ -190,6 +195,19 @@ fn user_routes() -> Router<AppState> {
             get(users::read_permission)
                 .put(users::replace_permission)
                 .delete(users::delete_permission),
+        )
+}
+
+/// A container's stored procedures, triggers and user-defined functions.
+fn script_routes() -> Router<AppState> {
+    crate::store::ScriptKind::ALL
+        .into_iter()
+        .fold(Router::new(), |router, kind| {
+            router.merge(scripts::routes(kind))
+        })
+        .route(
+            "/dbs/{db}/colls/{coll}/sprocs/{id}",
+            axum::routing::post(script_runs::execute),
         )
 }
 
@@ -393,6 +411,7 @@ mod tests {
             query_results: ResultCache::default(),
             explorer: true,
             advertise_host: None,
+            scripts: Default::default(),
         });
         let routes = routes().route(
             "/_test/panic",

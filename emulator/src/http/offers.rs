@@ -7,10 +7,9 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 
 use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::{resource, value_feed, READ_CHARGE, WRITE_CHARGE};
+use super::response::{resource, value_feed, value_query, READ_CHARGE, WRITE_CHARGE};
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
-use crate::query::{PreparedQuery, QueryBody};
 use crate::store::{Migration, Throughput};
 
 /// The throughput a database or container create asks for, by its headers.
@@ -39,12 +38,8 @@ pub async fn query(
              x-ms-documentdb-isquery: true.",
         ));
     }
-    let query = PreparedQuery::prepare_at(
-        &body.typed::<QueryBody>("query")?,
-        state.store.clock.now_millis(),
-    )?;
-    let results = query.run_values(state.store.offers().into_iter())?;
-    Ok(value_feed("", "Offers", &results))
+    let now = state.store.clock.now_millis();
+    value_query(&body, now, "", "Offers", state.store.offers())
 }
 
 pub async fn read(

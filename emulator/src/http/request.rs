@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use crate::error::{ApiError, ApiResult};
 use crate::json::{self, JsonError};
 use crate::limits::{MAX_NESTING_DEPTH, MAX_REQUEST_BYTES};
+use crate::store::CreateMode;
 
 /// The raw request body; a body over the limit is a Cosmos 413, not axum's text.
 pub struct Body(pub Bytes);
@@ -125,6 +126,16 @@ pub trait CosmosHeaders {
 
     fn max_item_count(&self) -> Option<&str> {
         self.text("x-ms-max-item-count")
+    }
+}
+
+/// Whether a POST that creates a user, permission or script asks for an
+/// upsert (`x-ms-documentdb-is-upsert`).
+pub fn create_mode(headers: &HeaderMap) -> CreateMode {
+    if headers.is_upsert() {
+        CreateMode::Upsert
+    } else {
+        CreateMode::Create
     }
 }
 

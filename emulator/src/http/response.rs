@@ -7,6 +7,9 @@ use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::Value;
 
 use super::names;
+use super::request::Body as RequestBody;
+use crate::error::ApiResult;
+use crate::query::{PreparedQuery, QueryBody};
 use crate::store::Item;
 
 /// Request charges: reads cost 1 RU, writes a few (the real service's scale);
@@ -68,6 +71,16 @@ pub fn item_written(
     response
 }
 
+/// 201 for a write that created its resource, 200 for an upsert that
+/// replaced one.
+pub fn created_or_ok(created: bool) -> StatusCode {
+    if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    }
+}
+
 pub fn no_content(charge: &'static str) -> Response {
     let mut response = StatusCode::NO_CONTENT.into_response();
     response
@@ -108,4 +121,22 @@ pub fn feed(
 pub fn value_feed(rid: &str, kind: &str, values: &[Value]) -> Response {
     let documents: Vec<Bytes> = values.iter().map(|v| Bytes::from(v.to_string())).collect();
     feed(rid, kind, &documents, None, READ_CHARGE)
+}
+
+/// A query (the request `body`) over resources held as values (databases,
+/// containers, offers, users, keys, scripts), at the instant `now_millis`:
+/// what it selects, as the feed `kind` of the owner `rid`.
+pub fn value_query(
+    body: &RequestBody,
+    now_millis: i64,
+    rid: &str,
+    kind: &str,
+    values: Vec<Value>,
+) -> ApiResult<Response> {
+    let query = PreparedQuery::prepare_at(&body.typed::<QueryBody>("query")?, now_millis)?;
+    Ok(value_feed(
+        rid,
+        kind,
+        &query.run_values(values.into_iter())?,
+    ))
 }

@@ -7,48 +7,14 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::Value;
 
-use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::{no_content, resource, value_feed, READ_CHARGE, WRITE_CHARGE};
+use super::request::{create_mode, Body, CosmosHeaders, PathParams};
+use super::response::{
+    created_or_ok, no_content, resource, value_feed, value_query, READ_CHARGE, WRITE_CHARGE,
+};
 use super::AppState;
 use crate::error::ApiResult;
-use crate::query::{PreparedQuery, QueryBody};
 use crate::resource_token::{self, Claims};
-use crate::store::{CreateMode, PermissionView};
-
-fn create_mode(headers: &HeaderMap) -> CreateMode {
-    if headers.is_upsert() {
-        CreateMode::Upsert
-    } else {
-        CreateMode::Create
-    }
-}
-
-fn created_or_ok(created: bool) -> StatusCode {
-    if created {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
-    }
-}
-
-/// Runs a query over `values`, whose feed is named `kind`.
-fn query(
-    state: &AppState,
-    body: &Body,
-    rid: &str,
-    kind: &str,
-    values: Vec<Value>,
-) -> ApiResult<Response> {
-    let query = PreparedQuery::prepare_at(
-        &body.typed::<QueryBody>("query")?,
-        state.store.clock.now_millis(),
-    )?;
-    Ok(value_feed(
-        rid,
-        kind,
-        &query.run_values(values.into_iter())?,
-    ))
-}
+use crate::store::PermissionView;
 
 // ---- users ---------------------------------------------------------------
 
@@ -68,7 +34,7 @@ pub async fn create_or_query_users(
 ) -> ApiResult<Response> {
     if headers.is_query() {
         let (rid, users) = state.store.users(&db)?;
-        return query(&state, &body, &rid, "Users", users);
+        return value_query(&body, state.store.clock.now_millis(), &rid, "Users", users);
     }
     let (created, user) = state
         .store
@@ -154,7 +120,13 @@ pub async fn create_or_query_permissions(
             .into_iter()
             .map(|v| with_token(&state, v, expiry))
             .collect();
-        return query(&state, &body, &rid, "Permissions", permissions);
+        return value_query(
+            &body,
+            state.store.clock.now_millis(),
+            &rid,
+            "Permissions",
+            permissions,
+        );
     }
     let (created, view) =
         state

@@ -130,9 +130,8 @@ pub fn run(
 /// A fresh runtime and context, bounded by `limits` from now on; the flag
 /// says whether the time bound interrupted it.
 pub(super) struct Sandbox {
-    // Dropped in this order: the context before its runtime.
+    /// The context holds its runtime (and the runtime its limits).
     pub context: Context,
-    pub runtime: Runtime,
     pub timed_out: Arc<AtomicBool>,
 }
 
@@ -152,11 +151,7 @@ impl Sandbox {
             over
         })));
         let context = Context::full(&runtime).map_err(|_| Ending::OutOfMemory)?;
-        Ok(Sandbox {
-            context,
-            runtime,
-            timed_out,
-        })
+        Ok(Sandbox { context, timed_out })
     }
 
     pub fn timed_out(&self) -> bool {

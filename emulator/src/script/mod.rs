@@ -19,6 +19,7 @@
 
 mod engine;
 mod host;
+mod triggers;
 mod udf;
 
 use std::cell::RefCell;
@@ -33,9 +34,11 @@ use serde_json::{json, Value};
 pub use engine::Limits;
 use engine::{Ending, Thrown};
 use host::Host;
+pub use triggers::{named_trigger, TriggeredWrite, WriteKind};
 pub use udf::Udfs;
 
 use crate::error::{ApiError, ApiResult};
+use crate::limits::MAX_SCRIPT_RESPONSE_BYTES;
 use crate::store::{Committed, Store};
 
 /// How many times a script runs before a conflicting writer wins (449).
@@ -43,20 +46,20 @@ pub const MAX_ATTEMPTS: usize = 5;
 
 /// What executions share: their bounds, and one lock per container that
 /// runs them one at a time.
-pub struct Scripts {
+pub struct ScriptEngine {
     pub limits: Limits,
     containers: Mutex<HashMap<String, Arc<Mutex<()>>>>,
 }
 
-impl Default for Scripts {
+impl Default for ScriptEngine {
     fn default() -> Self {
-        Scripts::new(Limits::SERVICE)
+        ScriptEngine::new(Limits::SERVICE)
     }
 }
 
-impl Scripts {
+impl ScriptEngine {
     pub fn new(limits: Limits) -> Self {
-        Scripts {
+        ScriptEngine {
             limits,
             containers: Mutex::default(),
         }
@@ -96,7 +99,7 @@ pub struct SprocResult {
     pub committed: Committed,
 }
 
-impl Scripts {
+impl ScriptEngine {
     /// Executes a stored procedure in the logical partition the request
     /// names, on a blocking thread.
     pub async fn execute_stored_procedure(
@@ -157,6 +160,14 @@ impl Scripts {
                 Ending::Done { body } => body.unwrap_or_default(),
                 failed => return Err(failure(failed)),
             };
+            if body.len() > MAX_SCRIPT_RESPONSE_BYTES {
+                return Err(ApiError::too_large(format!(
+                    "Resulting message would be too large: the stored procedure's response body is {} bytes, \
+                     more than {MAX_SCRIPT_RESPONSE_BYTES}; nothing it wrote was kept. Return from the script \
+                     with part of the result and a continuation, and call it again.",
+                    body.len()
+                )));
+            }
             match store.commit_transaction(host.tx)? {
                 Ok(committed) => {
                     return Ok(SprocResult {

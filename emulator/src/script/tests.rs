@@ -43,8 +43,8 @@ fn put(store: &Store, body: Value) {
         .unwrap();
 }
 
-fn scripts() -> Scripts {
-    Scripts::new(Limits {
+fn scripts() -> ScriptEngine {
+    ScriptEngine::new(Limits {
         time: Duration::from_millis(600),
         ..Limits::SERVICE
     })
@@ -549,4 +549,58 @@ fn a_udf_that_throws_or_loops_fails_the_query() {
     )
     .unwrap_err();
     assert!(error.message.contains("compiling"), "{}", error.message);
+}
+
+#[test]
+fn a_response_over_4_mb_is_refused_and_rolls_back() {
+    let store = store();
+    let source = r#"function () {
+        var c = getContext().getCollection();
+        c.createDocument(c.getSelfLink(), {id: 'big', pk: 'a'});
+        getContext().getResponse().setBody('x'.repeat(5 * 1024 * 1024));
+    }"#;
+    let error = run(&store, source, None).unwrap_err();
+    assert_eq!(error.status, 413, "{error}");
+    assert!(read(&store, "big").is_none());
+}
+
+#[test]
+fn the_api_still_works_after_the_response_was_set() {
+    let store = store();
+    let source = r#"function () {
+        var c = getContext().getCollection(), r = getContext().getResponse();
+        r.setBody('first');
+        c.createDocument(c.getSelfLink(), {id: 'late', pk: 'a'}, function (err, doc) {
+            if (err) throw err;
+            r.setBody(r.getBody() + ' then ' + doc.id);
+            r.appendBody('!');
+        });
+    }"#;
+    assert_eq!(body(run(&store, source, None)), json!("first then late!"));
+    assert!(read(&store, "late").is_some());
+}
+
+#[test]
+fn the_items_a_script_writes_carry_its_system_properties() {
+    let store = store();
+    let source = r#"function () {
+        var c = getContext().getCollection();
+        c.createDocument(c.getSelfLink(), {pk: 'a', n: 1}, function (err, doc) {
+            if (err) throw err;
+            c.readDocument(doc._self, function (err, again) {
+                if (err) throw err;
+                getContext().getResponse().setBody([doc.id.length, again._etag === doc._etag, typeof doc._ts]);
+            });
+        });
+    }"#;
+    // A generated id (a GUID), the item readable by its _self within the
+    // script, its etag stable.
+    assert_eq!(body(run(&store, source, None)), json!([36, true, "number"]));
+    let refused = r#"function () {
+        var c = getContext().getCollection();
+        c.createDocument(c.getSelfLink(), {pk: 'a'}, {disableAutomaticIdGeneration: true}, function (err) {
+            getContext().getResponse().setBody(err.number);
+        });
+    }"#;
+    assert_eq!(body(run(&store, refused, None)), json!(400));
 }

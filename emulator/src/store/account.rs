@@ -47,7 +47,7 @@ pub struct Snapshot {
 pub const MAX_SNAPSHOT_NAME: usize = 128;
 
 impl Store {
-    /// Drops every database (with its containers, items, change feeds,
+    /// Drops every database (with its containers, items, scripts, change feeds,
     /// offers and users); with `clock`, sets the manual clock to it.
     /// Returns how many databases were dropped.
     pub fn reset(&self, clock: Option<i64>) -> ApiResult<usize> {
@@ -211,6 +211,7 @@ fn keep_numbers_growing(fresh: &mut Catalog, current: &Catalog) {
             if let Some(old) = old.containers.values().find(|o| o.rid == c.rid) {
                 let (next_item, last_lsn, dropped_through) = old.counters();
                 c.restore_counters(next_item, last_lsn, dropped_through);
+                c.scripts.keep_numbers_growing(&old.scripts);
             }
         }
     }

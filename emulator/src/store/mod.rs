@@ -20,6 +20,7 @@ mod numbered;
 mod offers;
 mod ranges;
 mod records;
+mod scripts;
 mod sequence;
 mod transaction;
 mod unique_keys;
@@ -48,9 +49,10 @@ pub use log::{
 };
 pub use offers::{Migration, Throughput};
 pub use ranges::{parse_id as parse_range_id, Range, RangeMap, SplitRefusal};
+pub use scripts::{Script, ScriptCounts, ScriptKind, ScriptView, TriggerOperation, TriggerType};
 pub use transaction::{Committed, Conflict, ContainerNames, Transaction};
 pub use usage::ContainerStats;
-pub use users::{CreateMode, Grant, PermissionMode, PermissionView};
+pub use users::{CreateMode, Grant, PermissionMode, PermissionView, ScriptGrant};
 
 use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};

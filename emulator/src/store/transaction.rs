@@ -14,13 +14,13 @@
 //! concurrency: serializable, and no reader ever sees part of it).
 //!
 //! TTL holds as on every other path: expired items are absent to the
-//! transaction, and its items are stamped with its `_ts`; a purge cannot
-//! delete what is only staged.
+//! transaction, its items take the commit's `_ts` (and expire from it),
+//! and a purge cannot delete what is only staged.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::batch::{commit, Outcome, Stage, Staged};
-use super::{Container, ItemKey, Operation, Store};
+use super::{Container, Item, ItemKey, Operation, Store};
 use crate::error::ApiResult;
 use crate::json;
 use crate::partition_key::KeyScope;
@@ -117,6 +117,29 @@ impl Store {
         })
     }
 
+    /// Begins the transaction of an item write: in the partition the header
+    /// names or, without one, the item's own (as a create without the
+    /// header is routed).
+    pub fn begin_transaction_for(
+        &self,
+        database: &str,
+        container: &str,
+        partition_key_header: Option<&str>,
+        item: Option<&Map<String, Value>>,
+    ) -> ApiResult<Transaction> {
+        let derived = match (partition_key_header, item) {
+            (None, Some(item)) => Some(self.with_container(database, container, |c, _| {
+                Ok(c.partition_key().key_of(item))
+            })?),
+            _ => None,
+        };
+        self.begin_transaction(
+            database,
+            container,
+            partition_key_header.or(derived.as_deref()),
+        )
+    }
+
     /// Applies one item operation within the transaction; an `Err` is that
     /// operation's failure and leaves the transaction as it was.
     pub fn transact(&self, tx: &mut Transaction, operation: Operation) -> ApiResult<Outcome> {
@@ -192,7 +215,14 @@ impl Store {
             return Ok(Err(Conflict));
         }
         let count = writes.len();
-        let written = commit(c, writes, tx.now);
+        // Its items are written now: their `_ts`, from which they expire,
+        // is the commit's (the clock may have moved while the script ran).
+        let now = self.clock.now();
+        let writes = writes
+            .into_iter()
+            .map(|(key, item)| (key, item.map(|item| restamped(item, now))))
+            .collect();
+        let written = commit(c, writes, now);
         let done = committed(c, &tx.pk, count);
         drop(catalog);
         if let Some(expires) = written {
@@ -200,6 +230,21 @@ impl Store {
         }
         Ok(Ok(done))
     }
+}
+
+/// `item` as written at `now` (unchanged if it was).
+fn restamped(mut item: Item, now: i64) -> Item {
+    if item.ts == now {
+        return item;
+    }
+    let mut body: Map<String, Value> =
+        json::parse_unguarded(&item.body).expect("a staged item is JSON");
+    body.insert("_ts".into(), Value::from(now));
+    item.body = serde_json::to_vec(&body)
+        .expect("a JSON map serialises")
+        .into();
+    item.ts = now;
+    item
 }
 
 fn committed(c: &Container, pk: &str, writes: usize) -> Committed {

@@ -1,13 +1,16 @@
 //! Users and their permissions, kept in their database: deleting the
 //! database deletes them. A permission grants `All` or `Read` on one
-//! container, optionally one logical partition of it, or one item; what it
-//! grants is resolved to the container's RID when it is written, so that a
-//! container deleted and created again under the same name is not covered.
+//! container, optionally one logical partition of it, one item, or one
+//! script (stored procedure, trigger, user-defined function); what it
+//! grants is resolved to the container's RID (and a script's RID) when it
+//! is written, so that a container or script deleted and created again
+//! under the same name is not covered.
 
 use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
+use super::ScriptKind;
 use super::{
     by_name_or_rid, by_name_or_rid_mut, check_if_match, item, validate_name, Catalog, Database,
     Store,
@@ -55,6 +58,17 @@ pub struct Grant {
     /// The canonical partition key (as the store keys items) that a
     /// `resourcePartitionKey` restricts the grant to.
     pub partition_key: Option<String>,
+    /// One script, for a permission on a stored procedure, trigger or
+    /// user-defined function; absent in tokens and data from before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script: Option<ScriptGrant>,
+}
+
+/// The script a permission covers, by RID: a rename keeps it covered.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ScriptGrant {
+    pub kind: ScriptKind,
+    pub rid: String,
 }
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -147,7 +161,8 @@ impl Database {
     }
 
     /// Resolves a permission's `resource` (name- or RID-based, with or
-    /// without slashes around it) to the container and item it names.
+    /// without slashes around it) to the container and item or script it
+    /// names.
     fn grant_for(
         &self,
         mode: PermissionMode,
@@ -157,15 +172,20 @@ impl Database {
         let invalid = |why: &str| {
             ApiError::bad_request(format!(
                 "The input content is invalid: 'resource' '{resource}' {why}. A permission's resource \
-                 is a container 'dbs/{{db}}/colls/{{coll}}' or an item \
-                 'dbs/{{db}}/colls/{{coll}}/docs/{{id}}' of the user's database."
+                 is a container 'dbs/{{db}}/colls/{{coll}}', an item \
+                 'dbs/{{db}}/colls/{{coll}}/docs/{{id}}' or a script \
+                 'dbs/{{db}}/colls/{{coll}}/sprocs|triggers|udfs/{{id}}' of the user's database."
             ))
         };
         let segments: Vec<&str> = resource.split('/').filter(|s| !s.is_empty()).collect();
-        let item_id = match segments.as_slice() {
-            ["dbs", _, "colls", _] => None,
-            ["dbs", _, "colls", _, "docs", id] => Some(*id),
-            _ => return Err(invalid("is not a link to a container or an item")),
+        let (item_id, script) = match segments.as_slice() {
+            ["dbs", _, "colls", _] => (None, None),
+            ["dbs", _, "colls", _, "docs", id] => (Some(*id), None),
+            ["dbs", _, "colls", _, kind, id] => match ScriptKind::from_segment(kind) {
+                Some(kind) => (None, Some((kind, *id))),
+                None => return Err(invalid("is not a link to a container, an item or a script")),
+            },
+            _ => return Err(invalid("is not a link to a container, an item or a script")),
         };
         let (database, container) = (segments[1], segments[3]);
         // The service takes a link of RIDs as it is, resolved or not (the
@@ -180,6 +200,10 @@ impl Database {
                 container_rid: container.to_string(),
                 item_id: item_id.map(str::to_string),
                 partition_key: None,
+                script: script.map(|(kind, rid)| ScriptGrant {
+                    kind,
+                    rid: rid.to_string(),
+                }),
             });
         }
         if database != self.id && database != self.rid {
@@ -192,6 +216,15 @@ impl Database {
                 .key_by_rid(id)
                 .map_or_else(|| id.to_string(), |key| key.id().to_string())
         });
+        // A script must exist (by id or RID): the grant holds its RID.
+        let script = script
+            .map(|(kind, id)| {
+                container.scripts.rid_of(kind, id).map(|rid| ScriptGrant {
+                    kind,
+                    rid: rid.to_string(),
+                })
+            })
+            .transpose()?;
         let partition_key = match partition_key {
             None | Some(Value::Null) => None,
             Some(pk @ Value::Array(_)) => {
@@ -210,6 +243,7 @@ impl Database {
             container_rid: container.rid.clone(),
             item_id,
             partition_key,
+            script,
         })
     }
 }
@@ -539,6 +573,7 @@ fn check_one_permission_per_resource(user: &User, id: &str, grant: &Grant) -> Ap
             && p.grant.container_rid == grant.container_rid
             && p.grant.item_id == grant.item_id
             && p.grant.partition_key == grant.partition_key
+            && p.grant.script == grant.script
     });
     match taken {
         Some(other) => Err(ApiError::conflict().with_message(format!(

@@ -19,6 +19,7 @@ use super::log::{Change, ChangeKind, ChangeLog};
 use super::numbered::NumberedKeys;
 use super::ranges::{Range, RangeMap, SplitRefusal};
 use super::records::{self, ContainerNumbers};
+use super::scripts::Scripts;
 use super::unique_keys::UniqueIndex;
 
 mod restore;
@@ -64,6 +65,9 @@ pub struct Container {
     pub owner: OwnerHeaders,
     /// With `--data-dir`: where every change is written ahead (`durable.rs`).
     journal: Option<Arc<Journal>>,
+    /// Its stored procedures, triggers and user-defined functions
+    /// (`scripts.rs`): metadata, journaled with its settings.
+    pub(in crate::store) scripts: Scripts,
 }
 
 /// The headers naming the container that owns an item.
@@ -130,6 +134,7 @@ impl Container {
             unique,
             ranges,
             journal: None,
+            scripts: Scripts::default(),
         }
     }
 

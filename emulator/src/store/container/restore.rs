@@ -10,7 +10,8 @@ use crate::store::item::{Item, ItemKey};
 use crate::store::log::Change;
 
 impl Container {
-    /// What the metadata records keep of the container (not its items).
+    /// What the metadata records keep of the container (not its items):
+    /// its settings, ranges and scripts.
     pub fn meta(&self, database_rid: &str) -> ContainerMeta {
         ContainerMeta {
             id: self.id.clone(),
@@ -20,6 +21,7 @@ impl Container {
             etag: self.etag.clone(),
             resource: self.to_json(database_rid),
             ranges: self.ranges.clone(),
+            scripts: self.scripts.clone(),
         }
     }
 
@@ -61,7 +63,7 @@ impl Container {
         Ok(container)
     }
 
-    /// Takes a metadata record's settings and ranges.
+    /// Takes a metadata record's settings, ranges and scripts.
     pub fn update_from_meta(
         &mut self,
         meta: &ContainerMeta,
@@ -78,6 +80,7 @@ impl Container {
         self.ts = meta.ts;
         self.etag = meta.etag.clone();
         self.ranges = meta.ranges.clone();
+        self.scripts = meta.scripts.clone();
         Ok(())
     }
 

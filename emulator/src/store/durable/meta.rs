@@ -1,7 +1,7 @@
 //! The catalog's metadata in the data directory, piece by piece: the
 //! counters, each offer, each database (with its users, their permissions
 //! and its client encryption keys)
-//! and each container (settings, ranges) is one piece under a key. An
+//! and each container (settings, ranges, scripts) is one piece under a key. An
 //! operation that changes metadata journals only the pieces that differ
 //! from what the journal already holds, so a change costs the size of what
 //! changed, not of the account; a snapshot holds every piece.
@@ -18,6 +18,7 @@ use super::super::container::Container;
 use super::super::offers::Offer;
 use super::super::ranges::RangeMap;
 use super::super::records::Record;
+use super::super::scripts::Scripts;
 use super::super::users::User;
 use super::super::{Catalog, Database};
 
@@ -47,8 +48,8 @@ struct DatabaseMeta {
 }
 
 /// A container's metadata: its resource as served (which its settings are
-/// parsed back from) and its ranges. Its counters come back from its items'
-/// records (and a snapshot's `Counters`).
+/// parsed back from), its ranges and its scripts. Its counters come back
+/// from its items' records (and a snapshot's `Counters`).
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContainerMeta {
@@ -59,6 +60,10 @@ pub struct ContainerMeta {
     pub etag: String,
     pub resource: Value,
     pub ranges: RangeMap,
+    /// Absent while the container never had a script (and in data written
+    /// before scripts were kept).
+    #[serde(default, skip_serializing_if = "Scripts::is_empty")]
+    pub scripts: Scripts,
 }
 
 const COUNTERS: &str = "counters";

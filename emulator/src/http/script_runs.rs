@@ -1,0 +1,160 @@
+//! Running scripts over HTTP: `POST .../sprocs/{id}` executes a stored
+//! procedure in the request's logical partition; an item write that names
+//! triggers (`x-ms-documentdb-pre-trigger-include`, `-post-`) runs with
+//! them in one transaction (`script/triggers.rs`).
+
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use serde_json::{Map, Value};
+
+use super::container_context::{self, decorate, Refusal};
+use super::names;
+use super::request::{Body, CosmosHeaders, PathParams};
+use super::response::{item_written, no_content, WRITE_CHARGE};
+use super::AppState;
+use crate::error::ApiError;
+use crate::script::{named_trigger, SprocCall, TriggeredWrite, WriteKind};
+use crate::store::ScriptKind;
+
+type Reply = Result<Response, Refusal>;
+
+/// What executing a stored procedure is charged (the service charges by
+/// what the script did; a flat figure here, as for other requests).
+const EXECUTE_CHARGE: &str = "5.0";
+
+const LOG_RESULTS: &str = "x-ms-documentdb-script-log-results";
+
+/// What the log header escapes: all but RFC 3986's unreserved characters
+/// (.NET's `Uri.EscapeDataString`, which the SDKs' tests decode).
+const LOG_ESCAPED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
+pub async fn execute(
+    State(state): State<AppState>,
+    PathParams((db, coll, id)): PathParams<(String, String, String)>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Body,
+) -> Reply {
+    let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
+    let script = state
+        .store
+        .script(&db, &coll, ScriptKind::StoredProcedure, &id)?;
+    let arguments = match body.0.iter().all(u8::is_ascii_whitespace) {
+        true => None,
+        false => Some(String::from_utf8(body.0.to_vec()).map_err(|_| {
+            ApiError::bad_request("The stored procedure's arguments must be UTF-8 JSON.")
+        })?),
+    };
+    let logging = headers.flag("x-ms-documentdb-script-enable-logging");
+    let call = SprocCall {
+        database: db,
+        container: coll,
+        source: script.body,
+        partition_key: headers.partition_key().map(str::to_owned),
+        arguments,
+        logging,
+    };
+    let result = state
+        .scripts
+        .execute_stored_procedure(&state.store, call)
+        .await?;
+    let mut response = (
+        StatusCode::OK,
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        result.body,
+    )
+        .into_response();
+    let out = response.headers_mut();
+    out.insert(
+        names::REQUEST_CHARGE,
+        HeaderValue::from_static(EXECUTE_CHARGE),
+    );
+    if let Some(log) = result.log {
+        // URL-encoded, as the service sends it (the SDKs decode it).
+        let encoded = utf8_percent_encode(&log, LOG_ESCAPED).to_string();
+        if let Ok(value) = HeaderValue::from_str(&encoded) {
+            out.insert(LOG_RESULTS, value);
+        }
+    }
+    context.range = result.committed.range;
+    let lsn = result.committed.lsn;
+    decorate(&mut response, &context, lsn, None, &uri);
+    Ok(response)
+}
+
+/// The triggers an item write names, if any.
+pub(super) fn named_triggers(
+    headers: &HeaderMap,
+) -> Result<(Option<String>, Option<String>), ApiError> {
+    Ok((
+        named_trigger(headers.text("x-ms-documentdb-pre-trigger-include"), "pre")?,
+        named_trigger(headers.text("x-ms-documentdb-post-trigger-include"), "post")?,
+    ))
+}
+
+/// Whether a write names any trigger.
+pub(super) fn has_triggers(headers: &HeaderMap) -> bool {
+    [
+        "x-ms-documentdb-pre-trigger-include",
+        "x-ms-documentdb-post-trigger-include",
+    ]
+    .iter()
+    .any(|name| headers.text(*name).is_some_and(|v| !v.trim().is_empty()))
+}
+
+/// An item write with its triggers, answered as the write alone would be.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn write(
+    state: &AppState,
+    db: &str,
+    coll: &str,
+    kind: WriteKind,
+    url_id: Option<String>,
+    partition_key: Option<String>,
+    body: Option<Map<String, Value>>,
+    headers: &HeaderMap,
+    uri: &Uri,
+) -> Reply {
+    let mut context = container_context::check(state, db, coll, headers, false)?;
+    let (pre, post) = named_triggers(headers)?;
+    let write = TriggeredWrite {
+        database: db.to_string(),
+        container: coll.to_string(),
+        kind,
+        partition_key,
+        url_id,
+        if_match: headers.if_match().map(str::to_owned),
+        body,
+        pre,
+        post,
+    };
+    let result = state
+        .scripts
+        .write_with_triggers(&state.store, write)
+        .await?;
+    context.range = result.committed.range;
+    let lsn = result.committed.lsn;
+    let mut response = match &result.item {
+        Some(item) => item_written(
+            result.status,
+            item,
+            WRITE_CHARGE,
+            super::items::minimal(headers),
+        ),
+        None => no_content(WRITE_CHARGE),
+    };
+    decorate(
+        &mut response,
+        &context,
+        lsn,
+        result.item.as_ref().map(|i| i.lsn),
+        uri,
+    );
+    Ok(response)
+}
