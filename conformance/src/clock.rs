@@ -315,6 +315,11 @@ fn ttl_values(case: &Case) -> Vec<u64> {
                     take(Some(value));
                 }
             }
+            Action::Sproc(sproc) => {
+                for value in crate::sproc::written_ttls(sproc) {
+                    take(Some(value));
+                }
+            }
             _ => {}
         }
     }

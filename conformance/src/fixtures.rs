@@ -8,7 +8,7 @@
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -89,6 +89,8 @@ pub enum Action {
     Changes(Changes),
     /// A transactional batch in the case's partition (see `batch.rs`).
     Batch(Vec<Map<String, Value>>),
+    /// A stored procedure run in the case's partition (see `sproc.rs`).
+    Sproc(crate::sproc::Sproc),
 }
 
 /// A change feed read (`changes = "<mode>"`): see the README's change feed
@@ -169,19 +171,25 @@ impl Action {
                 label
             }
             Action::Batch(operations) => crate::batch::label(operations),
+            Action::Sproc(sproc) => crate::sproc::label(sproc),
         }
     }
 
-    /// Whether the step writes (and so may start an expiry countdown).
+    /// Whether the step writes (and so may start an expiry countdown); a
+    /// stored procedure does when it gets an item (an object argument),
+    /// since scripts write only the items they receive.
     pub fn is_item_write(&self) -> bool {
-        matches!(
-            self,
-            Action::Create(_)
-                | Action::Upsert(_)
-                | Action::Replace(_)
-                | Action::Patch { .. }
-                | Action::Batch(_)
-        )
+        match self {
+            Action::Sproc(sproc) => sproc.args.iter().any(Value::is_object),
+            _ => matches!(
+                self,
+                Action::Create(_)
+                    | Action::Upsert(_)
+                    | Action::Replace(_)
+                    | Action::Patch { .. }
+                    | Action::Batch(_)
+            ),
+        }
     }
 
     fn kind(&self) -> ExpectKind {
@@ -190,6 +198,7 @@ impl Action {
             Action::Query { .. } => ExpectKind::Rows,
             Action::Changes(_) => ExpectKind::Changes,
             Action::Batch(_) => ExpectKind::Batch,
+            Action::Sproc(_) => ExpectKind::Sproc,
             _ => ExpectKind::Status,
         }
     }
@@ -202,6 +211,7 @@ enum ExpectKind {
     Rows,
     Changes,
     Batch,
+    Sproc,
 }
 
 /// What a step expects to observe.
@@ -220,6 +230,9 @@ pub enum Expect {
     Changes(Vec<String>),
     /// A batch's HTTP status and each operation's status, in order.
     Batch { status: u16, results: Vec<u16> },
+    /// A stored procedure's token: `200 {"found":false}` (the body compact,
+    /// keys sorted) or an error status alone, `400`.
+    Sproc(String),
 }
 
 impl Expect {
@@ -260,6 +273,7 @@ impl Expect {
                 // A refusal of the whole request reads as a write's.
                 None => Expect::parse(text, ExpectKind::Status),
             },
+            ExpectKind::Sproc => crate::sproc::parse_expect(text).map(Expect::Sproc),
             ExpectKind::Status => {
                 let (status, code) = match text.split_once(' ') {
                     Some((status, code)) => (status, Some(code.trim().to_string())),
@@ -359,6 +373,9 @@ struct RawFile {
     schema_version: u32,
     area: String,
     title: String,
+    /// Scripts the file's `sproc` steps name: name = JavaScript text.
+    #[serde(default)]
+    scripts: BTreeMap<String, String>,
     #[serde(default, rename = "case")]
     cases: Vec<RawCase>,
 }
@@ -393,6 +410,8 @@ struct RawStep {
     read_container: Option<String>,
     changes: Option<String>,
     batch: Option<String>,
+    sproc: Option<String>,
+    args: Option<String>,
     from: Option<String>,
     purge: Option<bool>,
     show: Option<String>,
@@ -482,20 +501,41 @@ pub fn parse_file(file: &Path, text: &str) -> Result<Vec<Case>, FixtureError> {
     if raw.cases.is_empty() {
         return Err(file_error("no [[case]] in the file".to_string()));
     }
-    raw.cases
+    for (name, body) in &raw.scripts {
+        crate::sproc::check_script(name, body).map_err(file_error)?;
+    }
+    let cases = raw
+        .cases
         .into_iter()
         .map(|case| {
             let id = case.id.clone();
-            build_case(case, &raw.area, file).map_err(|message| FixtureError {
+            build_case(case, &raw.area, &raw.scripts, file).map_err(|message| FixtureError {
                 file: file.to_path_buf(),
                 case: Some(id),
                 message,
             })
         })
-        .collect()
+        .collect::<Result<Vec<Case>, FixtureError>>()?;
+    let used: BTreeSet<&str> = cases
+        .iter()
+        .flat_map(|case| &case.steps)
+        .filter_map(|step| match &step.action {
+            Action::Sproc(sproc) => Some(sproc.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    if let Some(name) = raw.scripts.keys().find(|n| !used.contains(n.as_str())) {
+        return Err(file_error(format!("script {name:?} is run by no step")));
+    }
+    Ok(cases)
 }
 
-fn build_case(raw: RawCase, area: &str, file: &Path) -> Result<Case, String> {
+fn build_case(
+    raw: RawCase,
+    area: &str,
+    scripts: &BTreeMap<String, String>,
+    file: &Path,
+) -> Result<Case, String> {
     if raw.id.is_empty()
         || !raw
             .id
@@ -516,7 +556,8 @@ fn build_case(raw: RawCase, area: &str, file: &Path) -> Result<Case, String> {
     let mut steps = Vec::with_capacity(raw.steps.len());
     let mut now = 0;
     for (index, raw_step) in raw.steps.into_iter().enumerate() {
-        let step = build_step(raw_step, now).map_err(|e| format!("step {}: {e}", index + 1))?;
+        let step =
+            build_step(raw_step, now, scripts).map_err(|e| format!("step {}: {e}", index + 1))?;
         now = step.at;
         steps.push(step);
     }
@@ -592,7 +633,11 @@ fn is_citation(cite: &str) -> bool {
     }
 }
 
-fn build_step(raw: RawStep, previous_at: u64) -> Result<Step, String> {
+fn build_step(
+    raw: RawStep,
+    previous_at: u64,
+    scripts: &BTreeMap<String, String>,
+) -> Result<Step, String> {
     let at = raw.at.unwrap_or(previous_at);
     if at < previous_at {
         return Err(format!(
@@ -676,6 +721,21 @@ fn build_step(raw: RawStep, previous_at: u64) -> Result<Step, String> {
     if let Some(text) = &raw.batch {
         actions.push(Action::Batch(crate::batch::parse(text)?));
     }
+    if let Some(name) = &raw.sproc {
+        let body = scripts.get(name).ok_or_else(|| {
+            let known: Vec<&String> = scripts.keys().collect();
+            format!("`sproc` names a script of the file's [scripts] ({known:?}), not {name:?}")
+        })?;
+        let args = match raw.args.as_deref() {
+            Some(text) => crate::sproc::parse_args(text)?,
+            None => Vec::new(),
+        };
+        actions.push(Action::Sproc(crate::sproc::Sproc {
+            name: name.clone(),
+            body: body.clone(),
+            args,
+        }));
+    }
     if let Some(mode) = &raw.changes {
         actions.push(Action::Changes(changes(&raw, mode)?));
     } else if raw.from.is_some()
@@ -687,7 +747,7 @@ fn build_step(raw: RawStep, previous_at: u64) -> Result<Step, String> {
     }
     let action = match actions.len() {
         1 => actions.pop().expect("one action"),
-        0 => return Err("a step needs one action (create, upsert, replace, patch, delete, read, query, create-container, replace-container, read-container, changes, batch)".to_string()),
+        0 => return Err("a step needs one action (create, upsert, replace, patch, delete, read, query, create-container, replace-container, read-container, changes, batch, sproc)".to_string()),
         _ => return Err("a step has exactly one action".to_string()),
     };
     if raw.operations.is_some() && !matches!(action, Action::Patch { .. }) {
@@ -695,6 +755,9 @@ fn build_step(raw: RawStep, previous_at: u64) -> Result<Step, String> {
     }
     if raw.parameters.is_some() && !matches!(action, Action::Query { .. }) {
         return Err("`parameters` belongs to `query`".to_string());
+    }
+    if raw.args.is_some() && !matches!(action, Action::Sproc(_)) {
+        return Err("`args` belongs to `sproc`".to_string());
     }
     if raw.matching.is_some()
         && !matches!(action, Action::Read { .. } | Action::ReadContainer { .. })

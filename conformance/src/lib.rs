@@ -20,6 +20,7 @@ pub mod report;
 pub mod runner;
 pub mod snapshot;
 pub mod source;
+pub mod sproc;
 
 use client::{Client, Credentials};
 use clock::ClockChoice;

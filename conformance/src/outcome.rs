@@ -110,6 +110,7 @@ pub fn expected_token(expect: &Expect, matching: Option<&Map<String, Value>>) ->
             let results: Vec<String> = results.iter().map(u16::to_string).collect();
             format!("{status} {}", render_rows(&results))
         }
+        Expect::Sproc(token) => token.clone(),
     }
 }
 
@@ -127,6 +128,10 @@ pub fn ttl_part(label: &str, expected: &str, token: &str) -> String {
     };
     if label.starts_with("batch ") {
         return crate::batch::ttl_part(token);
+    }
+    // A stored procedure's status and body are both what TTL decides.
+    if label.starts_with("sproc ") {
+        return token.to_string();
     }
     if status(expected).is_none() {
         return token.to_string();

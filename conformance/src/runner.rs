@@ -140,6 +140,7 @@ impl Session {
             database_link: format!("dbs/{}", self.database),
             throughput: self.container_throughput,
             partition_key: case.id.clone(),
+            sprocs: Mutex::new(BTreeSet::new()),
         };
         if let Some(container) = &case.container {
             match target.write_container(Method::POST, container).await {
@@ -386,6 +387,8 @@ struct CaseTarget<'a> {
     /// The logical partition of the case's items: the case's id, so that
     /// on a container of several ranges the cases spread over all of them.
     partition_key: String,
+    /// The stored procedures created in the case's container so far.
+    sprocs: Mutex<BTreeSet<String>>,
 }
 
 impl CaseTarget<'_> {
@@ -455,6 +458,7 @@ impl CaseTarget<'_> {
                 .json(&body);
                 crate::batch::observe(&self.client.send(request).await?)
             }
+            Action::Sproc(sproc) => self.run_sproc(sproc).await?,
             // Read by the session, which keeps the case's feed cursors.
             Action::Changes(_) => unreachable!("change feed steps are read by run_case"),
             Action::ReadContainer { matching } => {
@@ -465,6 +469,41 @@ impl CaseTarget<'_> {
                 observe_read(&response, None, sent.as_ref(), matching.as_ref())
             }
         })
+    }
+
+    /// Creates the stored procedure in the case's container on its first
+    /// use (its id a hash of its text), then executes it in the case's
+    /// partition.
+    async fn run_sproc(&self, sproc: &crate::sproc::Sproc) -> Result<Observed, TransportError> {
+        let id = crate::sproc::id(&sproc.body);
+        let sprocs = format!("{}/sprocs", self.collection_link);
+        let created = self.sprocs.lock().expect("never poisoned").contains(&id);
+        if !created {
+            let request = Request::new(
+                Method::POST,
+                path(&sprocs),
+                "sprocs",
+                self.collection_link.clone(),
+            )
+            .json(&json!({ "id": id, "body": sproc.body }));
+            let response = self.client.send(request).await?;
+            if response.status != 201 && response.status != 409 {
+                return Ok(crate::sproc::not_created(&response));
+            }
+            self.sprocs
+                .lock()
+                .expect("never poisoned")
+                .insert(id.clone());
+        }
+        let link = format!("{sprocs}/{id}");
+        let args = crate::sproc::arguments(sproc, &self.partition_key, self.wall.as_ref());
+        let request = Request::new(Method::POST, path(&link), "sprocs", link)
+            .header(
+                "x-ms-documentdb-partitionkey",
+                partition_key_header(&self.partition_key),
+            )
+            .json(&args);
+        Ok(crate::sproc::observe(&self.client.send(request).await?))
     }
 
     fn scaled(&self, body: &Map<String, Value>) -> Map<String, Value> {

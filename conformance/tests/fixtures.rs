@@ -338,3 +338,98 @@ fn a_broken_change_feed_step_is_refused(
         "{text:?} should contain {message:?}"
     );
 }
+
+const SCRIPTS: &str = r#"
+schema-version = 1
+area = "scripts"
+title = "t"
+
+[scripts]
+create = '''function (doc) {
+  var c = getContext().getCollection();
+  c.createDocument(c.getSelfLink(), doc, function (err) { if (err) throw err; });
+}'''
+probe = "function (id) { getContext().getResponse().setBody({found: false}); }"
+
+[[case]]
+id = "S.1"
+title = "t"
+source = { cites = ["R5"], seeds = ["000"] }
+container = '{"defaultTtl": 10}'
+steps = [
+  { at = 0, sproc = "create", args = '[{"id": "a", "ttl": 5}]', expect = '200 ""' },
+  { at = 20, sproc = "probe", args = '["a"]', expect = '200 {"found": false}' },
+  { sproc = "probe", expect = "400" },
+]
+"#;
+
+#[test]
+fn sproc_steps_load_with_their_script_and_arguments() {
+    let cases = parse_file(Path::new("scripts.toml"), SCRIPTS).unwrap();
+    let steps = &cases[0].steps;
+    let Action::Sproc(create) = &steps[0].action else {
+        panic!("{:?}", steps[0].action)
+    };
+    assert_eq!(create.name, "create");
+    assert!(create.body.starts_with("function (doc) {\n"));
+    assert_eq!(create.args, vec![json!({"id": "a", "ttl": 5})]);
+    assert_eq!(steps[0].expect, Expect::Sproc(r#"200 """#.into()));
+    assert_eq!(
+        steps[1].expect,
+        Expect::Sproc(r#"200 {"found":false}"#.into())
+    );
+    assert_eq!(steps[1].action.label(), r#"sproc probe ["a"]"#);
+    assert_eq!(steps[2].action.label(), "sproc probe");
+    assert_eq!(steps[2].expect, Expect::Sproc("400".into()));
+    // A script writes the items it gets: only then do its steps start
+    // countdowns for the wall clock's judgement.
+    assert!(steps[0].action.is_item_write());
+    assert!(!steps[1].action.is_item_write());
+}
+
+#[rstest]
+#[case::unknown_script(
+    r#"sproc = "probe", args"#,
+    r#"sproc = "read", args"#,
+    "names a script of the file's [scripts]"
+)]
+#[case::args_not_an_array(r#"'["a"]'"#, r#"'{"a": 1}'"#, "`args` is a JSON array")]
+#[case::args_without_sproc(
+    r#"{ sproc = "probe", expect = "400" }"#,
+    r#"{ read = "a", args = '[]', expect = "absent" }, { sproc = "probe", expect = "400" }"#,
+    "`args` belongs to `sproc`"
+)]
+#[case::error_with_code(
+    r#"expect = "400""#,
+    r#"expect = "400 BadRequest""#,
+    "an error status alone"
+)]
+#[case::success_without_body(
+    r#"expect = '200 ""'"#,
+    r#"expect = "200""#,
+    "a sproc expects a status and the body"
+)]
+#[case::body_not_json(r#"'200 {"found": false}'"#, "'200 {found: false}'", "a sproc expects")]
+#[case::unused_script(
+    "[[case]]",
+    "unused = \"function () {}\"\n\n[[case]]",
+    "script \"unused\" is run by no step"
+)]
+#[case::literal_ttl(
+    "getContext().getCollection();",
+    "getContext().getCollection(); doc.ttl = 10;",
+    "writes a literal TTL"
+)]
+#[case::bad_script_name(r#"probe = "function"#, r#""pro be" = "function"#, "letters, digits")]
+fn a_broken_sproc_step_is_refused(#[case] from: &str, #[case] to: &str, #[case] message: &str) {
+    assert!(
+        SCRIPTS.contains(from),
+        "the test's pattern {from:?} is in SCRIPTS"
+    );
+    let error = parse_file(Path::new("broken.toml"), &SCRIPTS.replacen(from, to, 1)).unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.contains(message),
+        "{text:?} should contain {message:?}"
+    );
+}
