@@ -225,10 +225,11 @@ async fn run_query(
             let ((rid, page), key_index) = state.store.with_container(db, coll, |c, now| {
                 scoped_items(c, now, query, &request, None, |scoped| {
                     let (continuation, limit) = (request.continuation, request.limit);
+                    let items = scoped.items.map(|(key, body)| (key.pk(), key.id(), body));
                     let mut page = page_of(
                         state,
                         scoped.query,
-                        scoped.items,
+                        items,
                         scoped.cache_key,
                         continuation,
                         limit,
@@ -267,7 +268,7 @@ pub(super) struct PageRequest<'r> {
 pub(super) struct Scoped<'c, 'i> {
     /// The query with the container's computed properties resolved.
     pub query: &'c PreparedQuery,
-    pub items: &'i mut dyn Iterator<Item = (&'c str, &'c str, &'c Bytes)>,
+    pub items: &'i mut dyn Iterator<Item = (&'c ItemKey, &'c Bytes)>,
     /// When the query walks the ranges: where this page is.
     pub walk: Option<range_walk::Step>,
     /// The key of its whole result between pages, for a query as sent.
@@ -310,7 +311,7 @@ pub(super) fn scoped_items<T>(
     let mut items = c
         .live_items(key.as_ref(), after.as_ref(), now)
         .filter(move |(key, _)| epk.contains(key.pk()))
-        .map(|(key, item)| (key.pk(), key.id(), &item.body));
+        .map(|(key, item)| (key, &item.body));
     // Everything the result depends on: a write, a settings change, a
     // second of the clock or a UDF's new version makes another key.
     let cache_key = request.source.map(|source| {

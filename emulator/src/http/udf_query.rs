@@ -12,6 +12,7 @@ use super::AppState;
 use crate::error::ApiResult;
 use crate::query::{retrieved, udf, Page, PreparedQuery};
 use crate::script::{run_bounded, Udfs};
+use crate::store::ItemKey;
 
 /// The container's RID, the page, the partition key index used and the
 /// bytes retrieved (for the metrics).
@@ -26,9 +27,9 @@ pub(super) async fn page(
     let ((rid, items, walk, cache_key, query), key_index) =
         state.store.with_container(db, coll, |c, now| {
             scoped_items(c, now, query, request, Some(&versions), |scoped| {
-                let items: Vec<(String, String, Bytes)> = scoped
+                let items: Vec<(ItemKey, Bytes)> = scoped
                     .items
-                    .map(|(pk, id, body)| (pk.to_owned(), id.to_owned(), body.clone()))
+                    .map(|(key, body)| (key.clone(), body.clone()))
                     .collect();
                 let query = scoped.query.clone();
                 Ok((c.rid.clone(), items, scoped.walk, scoped.cache_key, query))
@@ -40,9 +41,7 @@ pub(super) async fn page(
     let (mut page, retrieved) = run_bounded(limits, move || {
         retrieved::take();
         let runner: Box<dyn udf::Runner> = Box::new(Udfs::new(bodies, limits));
-        let items = items
-            .iter()
-            .map(|(pk, id, body)| (pk.as_str(), id.as_str(), body));
+        let items = items.iter().map(|(key, body)| (key.pk(), key.id(), body));
         let page = udf::scope(Some(runner), || {
             page_of(
                 &worker,
