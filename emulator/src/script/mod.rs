@@ -39,6 +39,8 @@ use host::Host;
 pub use triggers::{named_trigger, TriggeredWrite, WriteKind};
 pub use udf::Udfs;
 
+use host::Links;
+
 use crate::error::{ApiError, ApiResult};
 use crate::limits::MAX_SCRIPT_RESPONSE_BYTES;
 use crate::store::{Committed, Store};
@@ -122,43 +124,23 @@ impl ScriptEngine {
         call: SprocCall,
         gate: &Gate,
     ) -> ApiResult<SprocResult> {
-        let links = store.container_names(&call.database, &call.container)?;
-        let lock = self.container_lock(&links.container_rid);
-        let _one_at_a_time = bound::lock_within(&lock, self.limits.time);
-        let setup = json!({
-            "kind": "sproc",
-            "logging": call.logging,
-            "requestBody": Value::Null,
-            "responseBody": "",
-            "selfLink": links.self_link(),
-            "altLink": links.alt_link(),
-        })
-        .to_string();
-        for _ in 0..MAX_ATTEMPTS {
-            let tx = store.begin_transaction(
-                &call.database,
-                &call.container,
-                call.partition_key.as_deref(),
-            )?;
-            let started = Instant::now();
-            let host = Rc::new(RefCell::new(Host::new(
-                store.clone(),
-                tx,
-                links.clone(),
-                self.limits.soft_deadline(started),
-            )));
-            let served = host.clone();
-            let outcome = engine::run(
-                &call.source,
-                &setup,
-                call.arguments.as_deref(),
-                move |operation, arguments| served.borrow_mut().call(operation, arguments),
-                self.limits,
-            );
-            let host = Rc::try_unwrap(host)
-                .ok()
-                .expect("the engine is gone: it held the only other reference")
-                .into_inner();
+        let scope = Scope {
+            database: &call.database,
+            container: &call.container,
+            partition_key: call.partition_key.as_deref(),
+            item: None,
+        };
+        let ((body, log), committed) = self.transact(store, scope, gate, |host, links| {
+            let setup = json!({
+                "kind": "sproc",
+                "logging": call.logging,
+                "requestBody": Value::Null,
+                "responseBody": "",
+                "selfLink": links.self_link(),
+                "altLink": links.alt_link(),
+            })
+            .to_string();
+            let outcome = self.run_script(host, &call.source, &setup, call.arguments.as_deref());
             let body = match outcome.ending {
                 Ending::Done { body } => body.unwrap_or_default(),
                 failed => return Err(failure(failed)),
@@ -171,22 +153,86 @@ impl ScriptEngine {
                     body.len()
                 )));
             }
+            Ok((body, outcome.log))
+        })?;
+        Ok(SprocResult {
+            body,
+            log: call.logging.then_some(log),
+            committed,
+        })
+    }
+
+    /// Runs `attempt` against a transaction in the partition `scope` names
+    /// until it commits: one execution at a time per container; a conflict
+    /// with another writer runs it again ([`MAX_ATTEMPTS`], then 449); the
+    /// gate keeps an execution answered 408 from committing. An `Err` from
+    /// `attempt` rolls back (the transaction is dropped).
+    fn transact<T>(
+        &self,
+        store: &Arc<Store>,
+        scope: Scope<'_>,
+        gate: &Gate,
+        mut attempt: impl FnMut(&Rc<RefCell<Host>>, &Links) -> ApiResult<T>,
+    ) -> ApiResult<(T, Committed)> {
+        let links = store.container_names(scope.database, scope.container)?;
+        let lock = self.container_lock(&links.container_rid);
+        let _one_at_a_time = bound::lock_within(&lock, self.limits.time);
+        for _ in 0..MAX_ATTEMPTS {
+            let tx = store.begin_transaction_for(
+                scope.database,
+                scope.container,
+                scope.partition_key,
+                scope.item,
+            )?;
+            let soft_deadline = self.limits.soft_deadline(Instant::now());
+            let host = Rc::new(RefCell::new(Host::new(
+                store.clone(),
+                tx,
+                links.clone(),
+                soft_deadline,
+            )));
+            let value = attempt(&host, &links)?;
+            let host = Rc::try_unwrap(host)
+                .ok()
+                .expect("the engines are gone: they held the only other references")
+                .into_inner();
             if !gate.begin_commit() {
                 return Err(bound::timed_out());
             }
             match store.commit_transaction(host.tx)? {
-                Ok(committed) => {
-                    return Ok(SprocResult {
-                        body,
-                        log: call.logging.then_some(outcome.log),
-                        committed,
-                    })
-                }
+                Ok(committed) => return Ok((value, committed)),
                 Err(_conflict) => gate.resume(),
             }
         }
         Err(retry_with())
     }
+
+    /// One script, its collection calls served by `host`.
+    fn run_script(
+        &self,
+        host: &Rc<RefCell<Host>>,
+        source: &str,
+        setup: &str,
+        arguments: Option<&str>,
+    ) -> engine::Outcome {
+        let served = host.clone();
+        engine::run(
+            source,
+            setup,
+            arguments,
+            move |operation, arguments| served.borrow_mut().call(operation, arguments),
+            self.limits,
+        )
+    }
+}
+
+/// Where a transaction runs: the container, and the partition the header
+/// names, or else the item's own.
+struct Scope<'a> {
+    database: &'a str,
+    container: &'a str,
+    partition_key: Option<&'a str>,
+    item: Option<&'a serde_json::Map<String, Value>>,
 }
 
 /// Runs `work` (a query's UDFs) on a blocking thread, answered 408 by the

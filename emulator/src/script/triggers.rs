@@ -7,15 +7,14 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::Instant;
 
 use axum::http::StatusCode;
 use serde_json::{json, Map, Value};
 
 use super::bound::{self, Gate};
-use super::engine::{self, Ending};
+use super::engine::Ending;
 use super::host::Host;
-use super::{failure, retry_with, ScriptEngine, MAX_ATTEMPTS};
+use super::{failure, Scope, ScriptEngine};
 use crate::error::{ApiError, ApiResult};
 use crate::store::{
     Action, Committed, Item, Operation, Script, ScriptKind, Store, TriggerOperation, TriggerType,
@@ -120,23 +119,13 @@ impl ScriptEngine {
     ) -> ApiResult<TriggeredResult> {
         let pre = trigger(store, &write, write.pre.as_deref(), TriggerType::Pre)?;
         let post = trigger(store, &write, write.post.as_deref(), TriggerType::Post)?;
-        let links = store.container_names(&write.database, &write.container)?;
-        let lock = self.container_lock(&links.container_rid);
-        let _one_at_a_time = bound::lock_within(&lock, self.limits.time);
-        for _ in 0..MAX_ATTEMPTS {
-            let tx = store.begin_transaction_for(
-                &write.database,
-                &write.container,
-                write.partition_key.as_deref(),
-                write.body.as_ref(),
-            )?;
-            let started = Instant::now();
-            let host = Rc::new(RefCell::new(Host::new(
-                store.clone(),
-                tx,
-                links.clone(),
-                self.limits.soft_deadline(started),
-            )));
+        let scope = Scope {
+            database: &write.database,
+            container: &write.container,
+            partition_key: write.partition_key.as_deref(),
+            item: write.body.as_ref(),
+        };
+        let ((status, item), committed) = self.transact(store, scope, gate, |host, links| {
             let setup = |trigger: &str, request: &Value, response: &Value| {
                 json!({
                     "kind": "trigger",
@@ -156,7 +145,8 @@ impl ScriptEngine {
             // its callbacks are done) is the item written.
             let mut body = write.body.clone().map(Value::Object).unwrap_or(Value::Null);
             if let Some(pre) = &pre {
-                let ending = run_one(&host, &pre.body, &setup("pre", &body, &Value::Null), self);
+                let setup = setup("pre", &body, &Value::Null);
+                let ending = self.run_script(host, &pre.body, &setup, None).ending;
                 let Ending::Done { body: output } = ending else {
                     return Err(failure(ending));
                 };
@@ -169,40 +159,29 @@ impl ScriptEngine {
                     None => Value::Null,
                 };
             }
-            let (status, item) = apply(store, &host, &write, &body)?;
+            let (status, item) = apply(store, host, &write, &body)?;
             if let Some(post) = &post {
                 let response = item
                     .as_ref()
                     .map(|i| serde_json::from_slice(&i.body).unwrap_or(Value::Null))
                     .unwrap_or(Value::Null);
-                let ending = run_one(&host, &post.body, &setup("post", &body, &response), self);
+                let setup = setup("post", &body, &response);
+                let ending = self.run_script(host, &post.body, &setup, None).ending;
                 if !matches!(ending, Ending::Done { .. }) {
                     return Err(failure(ending));
                 }
             }
-            let host = Rc::try_unwrap(host)
-                .ok()
-                .expect("the engines are gone")
-                .into_inner();
-            if !gate.begin_commit() {
-                return Err(bound::timed_out());
-            }
-            match store.commit_transaction(host.tx)? {
-                Ok(committed) => {
-                    let item = item.map(|mut item| {
-                        item.lsn = committed.lsn;
-                        item
-                    });
-                    return Ok(TriggeredResult {
-                        status,
-                        item,
-                        committed,
-                    });
-                }
-                Err(_conflict) => gate.resume(),
-            }
-        }
-        Err(retry_with())
+            Ok((status, item))
+        })?;
+        let item = item.map(|mut item| {
+            item.lsn = committed.lsn;
+            item
+        });
+        Ok(TriggeredResult {
+            status,
+            item,
+            committed,
+        })
     }
 }
 
@@ -238,18 +217,6 @@ fn trigger(
         )));
     }
     Ok(Some(script))
-}
-
-fn run_one(host: &Rc<RefCell<Host>>, source: &str, setup: &str, scripts: &ScriptEngine) -> Ending {
-    let served = host.clone();
-    engine::run(
-        source,
-        setup,
-        None,
-        move |operation, arguments| served.borrow_mut().call(operation, arguments),
-        scripts.limits,
-    )
-    .ending
 }
 
 /// The write itself, within the transaction.
