@@ -1,9 +1,10 @@
 //! Stored procedure executions against a store, without HTTP: the
-//! server-side API, all-or-nothing commits and the bounds. The HTTP surface
+//! server-side API and all-or-nothing commits (hostile scripts and the
+//! bounds: `hostile_tests.rs`; UDFs: `udf_tests.rs`). The HTTP surface
 //! and the SDKs are tested in `tests/scripts.rs` and `sdk-tests/`.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
@@ -11,11 +12,11 @@ use super::*;
 use crate::clock::{Clock, ClockMode};
 use crate::store::{ItemWrite, WriteMode};
 
-fn object(value: Value) -> Map<String, Value> {
+pub(super) fn object(value: Value) -> Map<String, Value> {
     value.as_object().unwrap().clone()
 }
 
-fn store() -> Arc<Store> {
+pub(super) fn store() -> Arc<Store> {
     let store = Store::new(Clock::new(ClockMode::Manual { start: Some(1_000) }));
     store
         .create_database(&object(json!({"id": "db"})), None)
@@ -27,7 +28,7 @@ fn store() -> Arc<Store> {
     Arc::new(store)
 }
 
-fn put(store: &Store, body: Value) {
+pub(super) fn put(store: &Store, body: Value) {
     store
         .write_item(
             "db",
@@ -43,14 +44,14 @@ fn put(store: &Store, body: Value) {
         .unwrap();
 }
 
-fn scripts() -> ScriptEngine {
+pub(super) fn scripts() -> ScriptEngine {
     ScriptEngine::new(Limits {
         time: Duration::from_millis(600),
         ..Limits::SERVICE
     })
 }
 
-fn call(source: &str, args: Option<Value>) -> SprocCall {
+pub(super) fn call(source: &str, args: Option<Value>) -> SprocCall {
     SprocCall {
         database: "db".into(),
         container: "c".into(),
@@ -61,16 +62,16 @@ fn call(source: &str, args: Option<Value>) -> SprocCall {
     }
 }
 
-fn run(store: &Arc<Store>, source: &str, args: Option<Value>) -> ApiResult<SprocResult> {
+pub(super) fn run(store: &Arc<Store>, source: &str, args: Option<Value>) -> ApiResult<SprocResult> {
     scripts().run_stored_procedure(store, call(source, args), &Default::default())
 }
 
-fn body(result: ApiResult<SprocResult>) -> Value {
+pub(super) fn body(result: ApiResult<SprocResult>) -> Value {
     let result = result.expect("the execution succeeds");
     serde_json::from_str(&result.body).unwrap_or(Value::Null)
 }
 
-fn read(store: &Store, id: &str) -> Option<Value> {
+pub(super) fn read(store: &Store, id: &str) -> Option<Value> {
     store
         .read_item("db", "c", Some(r#"["a"]"#), id)
         .ok()
@@ -236,86 +237,6 @@ fn compile_errors_say_where() {
 }
 
 #[test]
-fn endless_loop_times_out_rolls_back_and_frees_the_store() {
-    let store = store();
-    let source = r#"function () {
-        var c = getContext().getCollection();
-        c.createDocument(c.getSelfLink(), {id: 'looped', pk: 'a'}, function () { while (true) {} });
-    }"#;
-    let started = Instant::now();
-    let error = run(&store, source, None).unwrap_err();
-    assert_eq!(error.status, 408);
-    assert_eq!(
-        error.message,
-        "The requested operation exceeded maximum alloted time."
-    );
-    assert!(started.elapsed() < Duration::from_secs(5));
-    assert!(read(&store, "looped").is_none());
-    // The store took writes meanwhile and still does.
-    put(&store, json!({"id": "after", "pk": "a"}));
-}
-
-#[test]
-fn runaway_recursion_and_allocation_fail_cleanly() {
-    let store = store();
-    let deep = run(&store, "function f() { return f() + 1; }", None).unwrap_err();
-    assert_eq!(deep.status, 400, "{deep}");
-    let huge = run(
-        &store,
-        "function () { var a = []; while (true) a.push(new Array(1e5).fill(1)); }",
-        None,
-    )
-    .unwrap_err();
-    assert!(matches!(huge.status.as_u16(), 400 | 408), "{huge}");
-    let huge_string = run(
-        &store,
-        "function () { var s = 'x'; while (true) s = s + s; }",
-        None,
-    )
-    .unwrap_err();
-    assert!(
-        matches!(huge_string.status.as_u16(), 400 | 408),
-        "{huge_string}"
-    );
-}
-
-#[test]
-fn paging_reads_until_not_accepted_ends_gracefully() {
-    let store = store();
-    put(&store, json!({"id": "one", "pk": "a"}));
-    // Reads the partition over and over: near the bound calls are not
-    // accepted, the script ends by itself and succeeds with what it did.
-    let source = r#"function () {
-        var c = getContext().getCollection(), count = 0;
-        function again() {
-            var accepted = c.readDocuments(c.getSelfLink(), {}, function (err, docs) {
-                if (err) throw err;
-                count += docs.length;
-                again();
-            });
-            if (!accepted) getContext().getResponse().setBody(count);
-        }
-        again();
-    }"#;
-    let n = body(run(&store, source, None));
-    assert!(n.as_u64().unwrap() > 10, "{n}");
-}
-
-#[test]
-fn many_nested_callbacks_do_not_grow_the_stack() {
-    let store = store();
-    let source = r#"function () {
-        var c = getContext().getCollection(), depth = 0;
-        function next() {
-            if (depth++ === 3000) { getContext().getResponse().setBody(depth); return; }
-            c.readDocument(c.getAltLink() + '/docs/none', function () { next(); });
-        }
-        next();
-    }"#;
-    assert_eq!(body(run(&store, source, None)), json!(3001));
-}
-
-#[test]
 fn reads_see_the_transaction_and_queries_page() {
     let store = store();
     for i in 0..5 {
@@ -460,100 +381,6 @@ fn a_concurrent_write_reruns_the_script() {
     );
 }
 
-fn udf_query(udfs: &[(&str, &str)], sql: &str, docs: Vec<Value>) -> ApiResult<Vec<Value>> {
-    use crate::query::{udf, PreparedQuery, QueryBody};
-    let query = PreparedQuery::prepare(&QueryBody {
-        query: sql.into(),
-        parameters: Vec::new(),
-    })?;
-    let bodies = udfs
-        .iter()
-        .map(|(name, body)| (name.to_string(), body.to_string()))
-        .collect();
-    let limits = Limits {
-        time: Duration::from_millis(300),
-        ..Limits::SERVICE
-    };
-    udf::scope(Some(Box::new(Udfs::new(bodies, limits))), || {
-        query.run_values(docs.into_iter())
-    })
-}
-
-#[test]
-fn udfs_in_select_where_and_order_by() {
-    let docs = vec![
-        json!({"id": "a", "income": 10}),
-        json!({"id": "b", "income": 30}),
-        json!({"id": "c"}),
-    ];
-    let tax = ("tax", "function (income) { return income * 0.5; }");
-    let results = udf_query(
-        &[tax],
-        "SELECT c.id, udf.tax(c.income) AS t FROM c WHERE udf.tax(c.income) > 1 ORDER BY udf.tax(c.income) DESC",
-        docs.clone(),
-    );
-    // ORDER BY a UDF needs the whole result: the rows, sorted.
-    assert_eq!(
-        results.unwrap(),
-        vec![json!({"id": "b", "t": 15}), json!({"id": "a", "t": 5})]
-    );
-    // An undefined argument skips the call; an undefined result is left out.
-    let results = udf_query(
-        &[tax],
-        "SELECT c.id, udf.tax(c.income) AS t FROM c",
-        docs.clone(),
-    )
-    .unwrap();
-    assert_eq!(results[2], json!({"id": "c"}));
-    let nothing = ("nothing", "function () { return undefined; }");
-    let results = udf_query(
-        &[nothing],
-        "SELECT VALUE udf.nothing(c.id) FROM c",
-        docs.clone(),
-    )
-    .unwrap();
-    assert!(results.is_empty());
-    // Inside other expressions, with null kept as null.
-    let null = ("n", "function () { return null; }");
-    let results = udf_query(
-        &[null],
-        "SELECT VALUE [udf.n(c.id), IS_NULL(udf.n(c.id))] FROM c WHERE c.id = 'a'",
-        docs,
-    )
-    .unwrap();
-    assert_eq!(results, vec![json!([null, true])]);
-}
-
-#[test]
-fn a_udf_that_throws_or_loops_fails_the_query() {
-    let docs = vec![json!({"id": "a"})];
-    let throws = ("boom", "function () { throw new Error(32766, 'Error'); }");
-    let error = udf_query(
-        &[throws],
-        "SELECT VALUE udf.boom(c.id) FROM c",
-        docs.clone(),
-    )
-    .unwrap_err();
-    assert_eq!((error.status.as_u16(), error.substatus), (400, Some(32766)));
-    let loops = ("spin", "function () { while (true) {} }");
-    let error =
-        udf_query(&[loops], "SELECT VALUE udf.spin(c.id) FROM c", docs.clone()).unwrap_err();
-    assert_eq!(error.status.as_u16(), 408);
-    let error = udf_query(&[], "SELECT VALUE udf.missing(c.id) FROM c", docs.clone()).unwrap_err();
-    assert!(
-        error.message.contains("'udf.missing' does not exist"),
-        "{}",
-        error.message
-    );
-    let error = udf_query(
-        &[("bad", "function ( {")],
-        "SELECT VALUE udf.bad(c.id) FROM c",
-        docs,
-    )
-    .unwrap_err();
-    assert!(error.message.contains("compiling"), "{}", error.message);
-}
-
 #[test]
 fn a_response_over_4_mb_is_refused_and_rolls_back() {
     let store = store();
@@ -606,99 +433,4 @@ fn the_items_a_script_writes_carry_its_system_properties() {
         });
     }"#;
     assert_eq!(body(run(&store, refused, None)), json!(400));
-}
-
-#[test]
-fn hostile_scripts_end_in_an_answer() {
-    let store = store();
-    // (A native call that loops in C, e.g. `new Array(1e9).join('x')`, is
-    // not here: the interrupt cannot stop it; see the bound tests below.)
-    let hostile = [
-        "function () { Promise.reject(new Error('unhandled')); }",
-        "async function () { await new Promise(function () {}); }",
-        "function () { getContext().abort(); }",
-        "function () { throw Symbol('s'); }",
-        "function () { throw new Proxy({}, { get: function () { throw 1; }, getPrototypeOf: function () { throw 2; } }); }",
-        "function () { JSON.stringify = null; JSON.parse = null; Array.prototype.shift = null; getContext().getResponse().setBody(1); }",
-        "function () { Object.defineProperty(globalThis, 'getContext', { value: 1 }); }",
-        "function () { var c = getContext().getCollection(); c.createDocument(c.getSelfLink(), 'not an object'); }",
-        "function () { var c = getContext().getCollection(); c.queryDocuments(c.getSelfLink(), 'SELECT * FROM'); }",
-        "function () { var c = getContext().getCollection(); c.readDocuments(c.getSelfLink(), {continuation: 'bogus'}); }",
-        "function () { var a = []; a[0] = a; getContext().getResponse().setBody(a); }",
-        "function () { var o = {}; for (var i = 0; i < 100000; i++) o = {o: o}; var c = getContext().getCollection(); c.createDocument(c.getSelfLink(), {id: 'deep', pk: 'a', o: o}); }",
-        "function () { console.log(); console.log(undefined, 1); }",
-        "function () { 'use strict'; return arguments.callee; }",
-        "42",
-        "",
-        "})(); (function () {",
-    ];
-    for source in hostile {
-        match run(&store, source, None) {
-            Ok(_) => {}
-            Err(error) => assert!(
-                matches!(error.status.as_u16(), 400 | 408 | 413),
-                "{source}: {error}"
-            ),
-        }
-    }
-    assert!(read(&store, "deep").is_none());
-    // The store still works after all of them.
-    put(&store, json!({"id": "after", "pk": "a"}));
-    assert!(read(&store, "after").is_some());
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_native_call_the_interrupt_cannot_stop_is_answered_at_the_bound() {
-    let store = store();
-    let engine = Arc::new(ScriptEngine::new(Limits {
-        time: Duration::from_millis(300),
-        ..Limits::SERVICE
-    }));
-    // join() over 10^8 holes runs seconds in C without checking the
-    // interrupt; the request is answered 408 at the bound and a half.
-    let source = "function () { var c = getContext().getCollection(); c.createDocument(c.getSelfLink(), {id: 'stuck', pk: 'a'}); new Array(1e8).join(''); }";
-    let started = Instant::now();
-    let error = engine
-        .execute_stored_procedure(&store, call(source, None))
-        .await
-        .unwrap_err();
-    assert_eq!(error.status, 408, "{error}");
-    assert!(
-        started.elapsed() < Duration::from_millis(1500),
-        "{:?}",
-        started.elapsed()
-    );
-    assert!(read(&store, "stuck").is_none());
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_execution_answered_408_never_commits_afterwards() {
-    use crate::store::{Action, Operation};
-    let store = store();
-    let worker = store.clone();
-    let answer = bound::run(Duration::from_millis(100), move |gate| {
-        let mut tx = worker.begin_transaction("db", "c", Some(r#"["a"]"#))?;
-        let create = Operation {
-            action: Action::Create(object(json!({"id": "late", "pk": "a"}))),
-            id: None,
-            partition_key: None,
-            if_match: None,
-            if_none_match: None,
-        };
-        worker.transact(&mut tx, create)?;
-        // Stuck past the bound and the grace, as in a native call.
-        std::thread::sleep(Duration::from_millis(900));
-        if !gate.begin_commit() {
-            return Err(bound::timed_out());
-        }
-        worker.commit_transaction(tx)?.expect("no conflict");
-        Ok(())
-    })
-    .await;
-    assert_eq!(answer.unwrap_err().status, 408);
-    tokio::time::sleep(Duration::from_millis(600)).await;
-    assert!(
-        read(&store, "late").is_none(),
-        "the thread gave up its commit"
-    );
 }
