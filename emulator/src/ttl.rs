@@ -96,6 +96,54 @@ pub fn is_expired(container_default: Option<Ttl>, item: Option<Ttl>, ts: i64, no
     expires_at(container_default, item, ts).is_some_and(|at| at <= now)
 }
 
+/// Which rule of the documentation decides an item's lifetime (R2, R3, R8):
+/// what the data explorer shows beside each item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// The container has no `defaultTtl`: TTL is off and the item's own
+    /// `ttl`, if any, is not interpreted (E1, M1.1, M2.1, M3.1).
+    Off,
+    /// The item has no `ttl`: the container's default applies (E2.1, E3.1).
+    ContainerDefault,
+    /// The item's `ttl` overrides the container's default (E2.2-E3.3).
+    ItemOverride,
+}
+
+impl Rule {
+    /// The rule's name on the wire (`/_emulator/expiry`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::Off => "off",
+            Rule::ContainerDefault => "container-default",
+            Rule::ItemOverride => "item-override",
+        }
+    }
+}
+
+/// An item's lifetime, explained: the rule, the TTL in force (`None`: TTL
+/// off) and the instant it expires (`None`: never). The instant is
+/// [`expires_at`]'s, so an explanation never disagrees with the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expiry {
+    pub rule: Rule,
+    pub effective: Option<Ttl>,
+    pub expires_at: Option<i64>,
+}
+
+/// Explains the lifetime of an item written at `ts`.
+pub fn explain(container_default: Option<Ttl>, item: Option<Ttl>, ts: i64) -> Expiry {
+    let (rule, effective) = match (container_default, item) {
+        (None, _) => (Rule::Off, None),
+        (Some(default), None) => (Rule::ContainerDefault, Some(default)),
+        (Some(_), Some(own)) => (Rule::ItemOverride, Some(own)),
+    };
+    Expiry {
+        rule,
+        effective,
+        expires_at: expires_at(container_default, item, ts),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +175,37 @@ mod tests {
         #[case] expected: Option<i64>,
     ) {
         assert_eq!(expires_at(default, item, 100), expected);
+    }
+
+    /// Every cell of E1-E3 and M1-M3, explained: the rule, the TTL in force
+    /// and the instant (ts = 100), as the explorer shows them.
+    #[rstest]
+    #[case::e1_1_m1_1(N, N, Rule::Off, N, None)]
+    #[case::e1_2_m2_1(N, NEVER, Rule::Off, N, None)]
+    #[case::e1_3_m3_1(N, secs(2000), Rule::Off, N, None)]
+    #[case::e2_1_m1_2(NEVER, N, Rule::ContainerDefault, NEVER, None)]
+    #[case::e2_2_m2_2(NEVER, NEVER, Rule::ItemOverride, NEVER, None)]
+    #[case::e2_3_m3_2(NEVER, secs(2000), Rule::ItemOverride, secs(2000), Some(2100))]
+    #[case::e3_1_m1_3(secs(1000), N, Rule::ContainerDefault, secs(1000), Some(1100))]
+    #[case::e3_2_m2_3(secs(1000), NEVER, Rule::ItemOverride, NEVER, None)]
+    #[case::e3_3_m3_3(secs(1000), secs(2000), Rule::ItemOverride, secs(2000), Some(2100))]
+    fn explained(
+        #[case] default: Option<Ttl>,
+        #[case] item: Option<Ttl>,
+        #[case] rule: Rule,
+        #[case] effective: Option<Ttl>,
+        #[case] at: Option<i64>,
+    ) {
+        let expiry = explain(default, item, 100);
+        assert_eq!(
+            expiry,
+            Expiry {
+                rule,
+                effective,
+                expires_at: at
+            }
+        );
+        assert_eq!(expiry.expires_at, expires_at(default, item, 100));
     }
 
     /// R4 / L8: visible the second before `_ts + ttl`, gone at it.

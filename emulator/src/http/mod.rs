@@ -14,6 +14,7 @@ mod databases;
 mod durability;
 mod explorer;
 mod items;
+mod lifetimes;
 mod metrics;
 mod names;
 mod offers;
@@ -159,6 +160,7 @@ fn routes() -> Router<AppState> {
             get(control::read_clock).post(control::update_clock),
         )
         .route("/_emulator/stats", get(control::stats))
+        .route("/_emulator/lifetimes", axum::routing::post(lifetimes::page))
         .route("/_emulator/purge", axum::routing::post(control::purge))
         .route("/_emulator/split", axum::routing::post(control::split))
         .route("/_emulator/compact", axum::routing::post(control::compact))

@@ -15,6 +15,7 @@ mod image;
 mod indexing;
 mod item;
 mod item_ops;
+mod lifetimes;
 mod log;
 mod numbered;
 mod offers;

@@ -300,6 +300,21 @@ impl Container {
             .filter(move |(_, item)| self.is_live(item, now))
     }
 
+    /// Every stored item in key order after `after`, expired or not (the
+    /// explorer shows expired items not yet purged apart).
+    pub fn stored_items<'a>(
+        &'a self,
+        after: Option<&ItemKey>,
+    ) -> impl Iterator<Item = (&'a ItemKey, &'a Item)> + 'a {
+        let lower = match after {
+            Some(after) => Bound::Excluded(after.clone()),
+            None => Bound::Unbounded,
+        };
+        self.order
+            .range((lower, Bound::Unbounded))
+            .map(|key| (key, &self.items[key]))
+    }
+
     /// Deletes every item in `scope` at `now` (delete by partition key), each
     /// logged as a delete; an expired item not yet purged is logged as its
     /// one TTL delete, as the purge would have. Returns the removed items,
