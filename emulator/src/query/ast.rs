@@ -417,7 +417,33 @@ impl Expr {
     }
 }
 
+impl Projection {
+    /// The expressions it projects (none for `*`).
+    pub fn expressions(&self) -> Vec<&Expr> {
+        match self {
+            Projection::Star => Vec::new(),
+            Projection::Value(e) => vec![e],
+            Projection::Fields(fields) => fields.iter().map(|(e, _)| e).collect(),
+        }
+    }
+}
+
 impl Select {
+    /// The expressions of its clauses other than the projection: WHERE,
+    /// ORDER BY, GROUP BY, and what FROM and its JOINs range over (not a
+    /// derived table's query, nor the inside of subqueries).
+    pub fn clause_expressions(&self) -> impl Iterator<Item = &Expr> {
+        self.filter
+            .iter()
+            .chain(self.order_by.iter().map(|k| &k.expr))
+            .chain(&self.group_by)
+            .chain(
+                self.from
+                    .iter()
+                    .flat_map(|f| f.source.iter().chain(&f.joins)),
+            )
+    }
+
     /// The names FROM binds (none without FROM).
     pub fn aliases(&self) -> &[String] {
         self.from.as_ref().map_or(&[], |f| f.aliases.as_slice())

@@ -136,12 +136,7 @@ impl<'q> Executor<'q> {
 
 /// The expressions of the projection.
 fn projected(select: &Select) -> impl Iterator<Item = &Expr> {
-    let exprs: Vec<&Expr> = match &select.projection {
-        Projection::Star => Vec::new(),
-        Projection::Value(e) => vec![e],
-        Projection::Fields(fields) => fields.iter().map(|(e, _)| e).collect(),
-    };
-    exprs.into_iter()
+    select.projection.expressions().into_iter()
 }
 
 /// Every result of a query over the container's items `docs`.

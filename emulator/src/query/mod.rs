@@ -30,7 +30,7 @@ use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::Value;
 
-pub use ast::{Expr, From, Projection, Select};
+pub use ast::{From, Projection, Select};
 pub use computed::ComputedProperties;
 use execute::Executor;
 use page::{encode, page_of_values};
@@ -82,11 +82,7 @@ impl PreparedQuery {
 
     /// A validated query, with what running it needs to know of it.
     fn from_select(select: Select) -> Self {
-        let projected: Vec<&Expr> = match &select.projection {
-            Projection::Star => Vec::new(),
-            Projection::Value(e) => vec![e],
-            Projection::Fields(fields) => fields.iter().map(|(e, _)| e).collect(),
-        };
+        let projected = select.projection.expressions();
         // One row over everything; with GROUP BY, one per group instead.
         let aggregate = Executor::new(&select).aggregate;
         let required = match (&select.filter, &select.from) {

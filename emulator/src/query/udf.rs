@@ -12,7 +12,7 @@ use std::cell::RefCell;
 
 use serde_json::Value;
 
-use super::ast::{Expr, Projection, Select};
+use super::ast::{Expr, Select};
 use crate::error::{ApiError, ApiResult};
 
 /// How a call names a user-defined function: `udf.` then its id.
@@ -85,22 +85,8 @@ pub fn names(select: &Select) -> Vec<String> {
 }
 
 fn visit_select(select: &Select, f: &mut impl FnMut(&Expr)) {
-    let projected: Vec<&Expr> = match &select.projection {
-        Projection::Star => Vec::new(),
-        Projection::Value(e) => vec![e],
-        Projection::Fields(fields) => fields.iter().map(|(e, _)| e).collect(),
-    };
-    let from = select
-        .from
-        .iter()
-        .flat_map(|f| f.source.iter().chain(&f.joins));
-    for e in projected
-        .into_iter()
-        .chain(&select.filter)
-        .chain(select.order_by.iter().map(|k| &k.expr))
-        .chain(&select.group_by)
-        .chain(from)
-    {
+    let projected = select.projection.expressions();
+    for e in projected.into_iter().chain(select.clause_expressions()) {
         visit(e, f);
     }
     if let Some(inner) = select.from.as_ref().and_then(|f| f.derived.as_deref()) {

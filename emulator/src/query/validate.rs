@@ -27,27 +27,12 @@ pub(super) fn validate(
     if let Some(inner) = select.from.as_ref().and_then(|f| f.derived.as_deref()) {
         validate(inner, text, &[], true)?;
     }
-    let projected: Vec<&Expr> = match &select.projection {
-        Projection::Star => Vec::new(),
-        Projection::Value(e) => vec![e],
-        Projection::Fields(fields) => fields.iter().map(|(e, _)| e).collect(),
-    };
+    let projected = select.projection.expressions();
     for e in &projected {
         eval::check_functions(e, true)?;
     }
-    let elsewhere = select
-        .filter
-        .iter()
-        .chain(select.order_by.iter().map(|k| &k.expr))
-        .chain(&select.group_by)
-        .chain(
-            select
-                .from
-                .iter()
-                .flat_map(|f| f.source.iter().chain(&f.joins)),
-        );
     let mut all = projected.clone();
-    for e in elsewhere {
+    for e in select.clause_expressions() {
         eval::check_functions(e, false)?;
         all.push(e);
     }
