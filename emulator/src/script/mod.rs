@@ -245,6 +245,19 @@ pub async fn run_bounded<T: Send + 'static>(
     bound::run(limits.time, move |_| work()).await
 }
 
+/// JSON a script produced (`what`: whose, for the message), read within
+/// the service's nesting limit as a request body is.
+fn script_json(text: &str, what: &str) -> ApiResult<Value> {
+    crate::json::parse_bounded(text.as_bytes()).map_err(|e| match e {
+        crate::json::JsonError::Invalid(e) => {
+            ApiError::bad_request(format!("{what} could not be read: {e}"))
+        }
+        crate::json::JsonError::TooDeep(depth) => ApiError::bad_request(format!(
+            "{what} nests {depth} levels deep, more than a document may."
+        )),
+    })
+}
+
 /// The 449 of a script that lost to concurrent writers every time it ran.
 fn retry_with() -> ApiError {
     ApiError::new(

@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 use super::bound::{self, Gate};
 use super::engine::Ending;
 use super::host::Host;
-use super::{failure, Scope, ScriptEngine};
+use super::{failure, script_json, Scope, ScriptEngine};
 use crate::error::{ApiError, ApiResult};
 use crate::store::{
     Action, Committed, Item, Operation, Script, ScriptKind, Store, TriggerOperation, TriggerType,
@@ -151,11 +151,7 @@ impl ScriptEngine {
                     return Err(failure(ending));
                 };
                 body = match output {
-                    Some(text) => serde_json::from_str(&text).map_err(|e| {
-                        ApiError::bad_request(format!(
-                            "The pre-trigger's body could not be read: {e}"
-                        ))
-                    })?,
+                    Some(text) => script_json(&text, "The pre-trigger's body")?,
                     None => Value::Null,
                 };
             }
@@ -163,8 +159,7 @@ impl ScriptEngine {
             if let Some(post) = &post {
                 let response = item
                     .as_ref()
-                    .map(|i| serde_json::from_slice(&i.body).unwrap_or(Value::Null))
-                    .unwrap_or(Value::Null);
+                    .map_or(Value::Null, |i| Value::Object(i.parse()));
                 let setup = setup("post", &body, &response);
                 let ending = self.run_script(host, &post.body, &setup, None).ending;
                 if !matches!(ending, Ending::Done { .. }) {

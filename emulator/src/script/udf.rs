@@ -113,21 +113,13 @@ impl Runner for Udfs {
             self.compiled.push(name.to_string());
         }
         let answer = answer.map_err(super::failure)?;
-        let unreadable = |e: serde_json::Error| {
-            ApiError::bad_request(format!("The result of udf.{name} could not be read: {e}"))
-        };
+        let what = format!("The result of udf.{name}");
         let (kind, json) = answer.split_at(answer.len().min(1));
         match (kind, json) {
-            ("V", json) => Ok(Some(crate::json::parse_bounded(json.as_bytes()).map_err(
-                |e| match e {
-                    crate::json::JsonError::Invalid(e) => unreadable(e),
-                    crate::json::JsonError::TooDeep(depth) => ApiError::bad_request(format!(
-                    "The result of udf.{name} nests {depth} levels deep, more than a document may."
-                )),
-                },
-            )?)),
+            ("V", json) => Ok(Some(super::script_json(json, &what)?)),
             ("T", json) => {
-                let thrown: Thrown = serde_json::from_str(json).map_err(unreadable)?;
+                let thrown: Thrown = serde_json::from_str(json)
+                    .map_err(|e| ApiError::bad_request(format!("{what} could not be read: {e}")))?;
                 Err(super::failure(Ending::Threw(thrown)))
             }
             _ => Ok(None),
