@@ -26,7 +26,7 @@ use crate::partition_key::PartitionKeyDefinition;
 use crate::patch::{self, PatchBody};
 use crate::query::retrieved;
 use crate::query::{page_of_encoded, Continuation, Page, PageLimit, PreparedQuery, QueryBody};
-use crate::script::WriteKind;
+use crate::script::{missing_udf, WriteKind};
 use crate::store::{Container, Edit, ItemAddress, ItemKey, ItemWrite, ScriptKind, WriteMode};
 
 type ItemPath = PathParams<(String, String, String)>;
@@ -382,10 +382,7 @@ fn udfs_called(
     let mut versions = Vec::new();
     for name in names {
         let Some(udf) = stored.iter().find(|u| u.id == name) else {
-            return Err(ApiError::bad_request(format!(
-                "The user-defined function 'udf.{name}' does not exist in this container: create it \
-                 (POST .../udfs) or correct the name; the prefix udf. and the id are case-sensitive."
-            )));
+            return Err(missing_udf(&name));
         };
         versions.push(format!("{}:{}", udf.id, udf.etag));
         bodies.insert(name, udf.body.clone());

@@ -37,7 +37,7 @@ pub use engine::Limits;
 use engine::{Ending, Thrown};
 use host::Host;
 pub use triggers::{named_trigger, TriggeredWrite, WriteKind};
-pub use udf::Udfs;
+pub use udf::{missing as missing_udf, Udfs};
 
 use host::Links;
 

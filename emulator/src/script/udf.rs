@@ -34,6 +34,14 @@ const GLUE: &str = r#"(function (describe) {
   };
 })"#;
 
+/// The refusal of a query that calls a UDF the container does not have.
+pub fn missing(name: &str) -> ApiError {
+    ApiError::bad_request(format!(
+        "The user-defined function 'udf.{name}' does not exist in this container: create it \
+         (POST .../udfs) or correct the name; the prefix udf. and the id are case-sensitive."
+    ))
+}
+
 /// The UDFs of one query run, by id (their bodies as stored).
 pub struct Udfs {
     bodies: HashMap<String, String>,
@@ -77,10 +85,7 @@ impl Udfs {
 impl Runner for Udfs {
     fn call(&mut self, name: &str, args: &[Value]) -> ApiResult<Option<Value>> {
         let Some(source) = self.bodies.get(name).cloned() else {
-            return Err(ApiError::bad_request(format!(
-                "The user-defined function 'udf.{name}' does not exist in this container: create it \
-                 (POST .../udfs) or correct the name; the prefix udf. and the id are case-sensitive."
-            )));
+            return Err(missing(name));
         };
         let first = !self.compiled.iter().any(|n| n == name);
         let arguments = Value::Array(args.to_vec()).to_string();
