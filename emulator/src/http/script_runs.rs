@@ -88,24 +88,25 @@ pub async fn execute(
     Ok(response)
 }
 
+/// The headers that name a write's pre- and post-trigger.
+const PRE_TRIGGERS: &str = "x-ms-documentdb-pre-trigger-include";
+const POST_TRIGGERS: &str = "x-ms-documentdb-post-trigger-include";
+
 /// The triggers an item write names, if any.
 pub(super) fn named_triggers(
     headers: &HeaderMap,
 ) -> Result<(Option<String>, Option<String>), ApiError> {
     Ok((
-        named_trigger(headers.text("x-ms-documentdb-pre-trigger-include"), "pre")?,
-        named_trigger(headers.text("x-ms-documentdb-post-trigger-include"), "post")?,
+        named_trigger(headers.text(PRE_TRIGGERS), "pre")?,
+        named_trigger(headers.text(POST_TRIGGERS), "post")?,
     ))
 }
 
 /// Whether a write names any trigger.
 pub(super) fn has_triggers(headers: &HeaderMap) -> bool {
-    [
-        "x-ms-documentdb-pre-trigger-include",
-        "x-ms-documentdb-post-trigger-include",
-    ]
-    .iter()
-    .any(|name| headers.text(*name).is_some_and(|v| !v.trim().is_empty()))
+    [PRE_TRIGGERS, POST_TRIGGERS]
+        .into_iter()
+        .any(|name| headers.text(name).is_some_and(|v| !v.trim().is_empty()))
 }
 
 /// An item write with its triggers, answered as the write alone would be.
