@@ -84,10 +84,13 @@ impl Udfs {
 
 impl Runner for Udfs {
     fn call(&mut self, name: &str, args: &[Value]) -> ApiResult<Option<Value>> {
-        let Some(source) = self.bodies.get(name).cloned() else {
-            return Err(missing(name));
-        };
         let first = !self.compiled.iter().any(|n| n == name);
+        // Its source is needed (copied out of `self`) only to compile it.
+        let source = match (first, self.bodies.get(name)) {
+            (_, None) => return Err(missing(name)),
+            (true, Some(source)) => Some(source.clone()),
+            (false, Some(_)) => None,
+        };
         let arguments = Value::Array(args.to_vec()).to_string();
         let (glue, sandbox) = self.glue()?;
         let answer = sandbox.context.with(|ctx| -> Result<String, Ending> {
@@ -95,8 +98,8 @@ impl Runner for Udfs {
                 .clone()
                 .restore(&ctx)
                 .map_err(|e| engine::uncaught(e.into_caught(&ctx)))?;
-            if first {
-                let function = engine::compile(&ctx, &source)?;
+            if let Some(source) = &source {
+                let function = engine::compile(&ctx, source)?;
                 let add: Function = glue
                     .get("add")
                     .map_err(|e| engine::uncaught(e.into_caught(&ctx)))?;
