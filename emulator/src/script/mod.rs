@@ -281,10 +281,11 @@ pub fn failure(ending: Ending) -> ApiError {
             StatusCode::REQUEST_TIMEOUT,
             "The requested operation exceeded maximum alloted time.",
         ),
-        Ending::OutOfMemory => ApiError::bad_request(
+        Ending::OutOfMemory => ApiError::bad_request(format!(
             "Encountered exception while executing function. Exception = InternalError: out of memory \
-             (a script may use at most 64 MB); nothing it wrote was kept.",
-        ),
+             (a script may use at most {} MB); nothing it wrote was kept.",
+            Limits::SERVICE.memory >> 20
+        )),
     }
 }
 
