@@ -159,3 +159,81 @@ fn refusals() {
     );
     assert_eq!(reply.status, 401, "{}", reply.body);
 }
+
+/// `order: "expiry"` pages through the whole container soonest first, the
+/// items that never expire last (each group in key order), and
+/// `nextExpiry` names the instant the next live item expires.
+#[test]
+fn ordered_by_expiry_with_the_next_expiry() {
+    let client = TestClient::with_container_and(None, Purge::Off);
+    assert_eq!(client.create_container("x", Some(json!(100))).status, 201);
+    // a: 100 (default), b: 30, c: never, d: 5 (expired after the advance), e: 30.
+    for (id, ttl) in [
+        ("a", None),
+        ("b", Some(30)),
+        ("c", Some(-1)),
+        ("d", Some(5)),
+        ("e", Some(30)),
+    ] {
+        let mut item = json!({"id": id, "pk": "p"});
+        if let Some(ttl) = ttl {
+            item["ttl"] = json!(ttl);
+        }
+        let reply = client.post(
+            "/dbs/db/colls/x/docs",
+            &item,
+            &[("x-ms-documentdb-partitionkey", r#"["p"]"#)],
+        );
+        assert_eq!(reply.status, 201, "{}", reply.body);
+    }
+    client.advance(10);
+    let mut seen = Vec::new();
+    let mut continuation = Value::Null;
+    loop {
+        let reply = lifetimes(
+            &client,
+            json!({"database": "db", "container": "x", "order": "expiry", "maxItems": 2,
+                   "continuation": continuation}),
+        );
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        assert_eq!(reply.body["nextExpiry"], json!(START + 30));
+        seen.extend(
+            reply.body["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|item| item["id"].as_str().unwrap().to_string()),
+        );
+        continuation = reply.body["continuation"].clone();
+        if continuation.is_null() {
+            break;
+        }
+    }
+    assert_eq!(seen, ["d", "b", "e", "a", "c"]);
+    // A key continuation is no expiry continuation.
+    let first = lifetimes(
+        &client,
+        json!({"database": "db", "container": "x", "maxItems": 1}),
+    );
+    let reply = lifetimes(
+        &client,
+        json!({"database": "db", "container": "x", "order": "expiry",
+               "continuation": first.body["continuation"]}),
+    );
+    assert_eq!(reply.status, 400, "{}", reply.body);
+    // Past the last expiry there is none to jump to.
+    client.advance(100);
+    let reply = lifetimes(&client, json!({"database": "db", "container": "x"}));
+    assert_eq!(reply.body["nextExpiry"], Value::Null);
+    assert_eq!(reply.body["live"], json!(1));
+}
+
+/// The explorer reads the emulator's time and clock mode from the stats.
+#[test]
+fn stats_name_the_clock() {
+    let client = TestClient::with_container(None);
+    let reply = client.get("/_emulator/stats", &[]);
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.body["now"], json!(START));
+    assert_eq!(reply.body["clock"], json!("manual"));
+}

@@ -77,7 +77,17 @@ fn manual_only(state: &AppState) -> ApiResult<()> {
 }
 
 pub async fn stats(State(state): State<AppState>) -> Response {
-    Json(json!({"containers": state.store.stats()})).into_response()
+    let clock = if state.store.clock.is_manual() {
+        "manual"
+    } else {
+        "system"
+    };
+    Json(json!({
+        "now": state.store.clock.now(),
+        "clock": clock,
+        "containers": state.store.stats(),
+    }))
+    .into_response()
 }
 
 pub async fn read_clock(State(state): State<AppState>) -> ApiResult<Response> {

@@ -10,53 +10,111 @@ use super::{ItemKey, Store};
 use crate::error::ApiResult;
 use crate::ttl::{self, Ttl};
 
+/// The order of a page's items.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LifetimeOrder {
+    /// Key order (partition key, then id), resumed after the last key.
+    Key,
+    /// Soonest expiry first, items that never expire last (each group in
+    /// key order), resumed at an offset: the explorer's "sort by expiry"
+    /// over the whole container, not only over the rows it has loaded.
+    Expiry,
+}
+
+/// Where a page starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LifetimeStart {
+    After(Option<ItemKey>),
+    Offset(usize),
+}
+
 /// One page of lifetimes: `{"now", "defaultTtl", "stored", "live",
-/// "items": [...]}` and the key the next page starts after, if any.
+/// "nextExpiry", "items": [...]}` and where the next page starts, if any.
 pub struct LifetimePage {
     pub body: Value,
-    pub next: Option<ItemKey>,
+    pub next: Option<LifetimeStart>,
 }
 
 impl Store {
-    /// The lifetimes of up to `limit` stored items after `after`, in key order.
+    /// The lifetimes of up to `limit` stored items from `start`, in `order`.
     pub fn lifetimes(
         &self,
         database: &str,
         container: &str,
-        after: Option<&ItemKey>,
+        order: LifetimeOrder,
+        start: LifetimeStart,
         limit: usize,
     ) -> ApiResult<LifetimePage> {
         self.with_container(database, container, |c, now| {
             let default = c.default_ttl();
-            let mut items = Vec::new();
-            let mut next = None;
-            for (key, item) in c.stored_items(after) {
-                if items.len() == limit {
-                    next = items.last().map(|(k, _): &(ItemKey, Value)| k.clone());
-                    break;
-                }
+            let explained = |key: &ItemKey, item: &super::Item| {
                 let expiry = ttl::explain(default, item.ttl, item.ts);
                 let pk: Value = serde_json::from_str(key.pk()).unwrap_or(Value::Null);
-                items.push((
-                    key.clone(),
-                    json!({
-                        "id": key.id(),
-                        "partitionKey": pk,
-                        "_ts": item.ts,
-                        "ttl": item.ttl.map(Ttl::to_i64),
-                        "rule": expiry.rule.as_str(),
-                        "effectiveTtl": expiry.effective.map(Ttl::to_i64),
-                        "expiresAt": expiry.expires_at,
-                        "expired": ttl::is_expired(default, item.ttl, item.ts, now),
-                    }),
-                ));
-            }
+                json!({
+                    "id": key.id(),
+                    "partitionKey": pk,
+                    "_ts": item.ts,
+                    "ttl": item.ttl.map(Ttl::to_i64),
+                    "rule": expiry.rule.as_str(),
+                    "effectiveTtl": expiry.effective.map(Ttl::to_i64),
+                    "expiresAt": expiry.expires_at,
+                    "expired": ttl::is_expired(default, item.ttl, item.ts, now),
+                })
+            };
+            // The instant the next live item expires: what "jump to the next
+            // expiry" moves the test clock to. One pass, O(stored items).
+            let next_expiry = c
+                .stored_items(None)
+                .filter_map(|(_, item)| ttl::explain(default, item.ttl, item.ts).expires_at)
+                .filter(|&at| at > now)
+                .min();
+            let (items, next) = match (order, start) {
+                (LifetimeOrder::Key, LifetimeStart::After(after)) => {
+                    let mut rows = c.stored_items(after.as_ref());
+                    let items: Vec<(ItemKey, Value)> = rows
+                        .by_ref()
+                        .take(limit)
+                        .map(|(key, item)| (key.clone(), explained(key, item)))
+                        .collect();
+                    let more = rows.next().is_some();
+                    let next = items
+                        .last()
+                        .filter(|_| more)
+                        .map(|(key, _)| LifetimeStart::After(Some(key.clone())));
+                    (items.into_iter().map(|(_, v)| v).collect(), next)
+                }
+                (_, start) => {
+                    let offset = match start {
+                        LifetimeStart::Offset(n) => n,
+                        LifetimeStart::After(_) => 0,
+                    };
+                    let mut all: Vec<(i64, &ItemKey, &super::Item)> = c
+                        .stored_items(None)
+                        .map(|(key, item)| {
+                            let at = ttl::explain(default, item.ttl, item.ts).expires_at;
+                            (at.unwrap_or(i64::MAX), key, item)
+                        })
+                        .collect();
+                    // Stable: equal instants stay in key order.
+                    all.sort_by_key(|&(at, _, _)| at);
+                    let items: Vec<Value> = all
+                        .iter()
+                        .skip(offset)
+                        .take(limit)
+                        .map(|(_, key, item)| explained(key, item))
+                        .collect();
+                    let end = offset + items.len();
+                    let next = (end < all.len()).then_some(LifetimeStart::Offset(end));
+                    (items, next)
+                }
+            };
             let body = json!({
                 "now": now,
                 "defaultTtl": default.map(Ttl::to_i64),
                 "stored": c.stored_count(),
                 "live": c.live_count(now),
-                "items": items.into_iter().map(|(_, v)| v).collect::<Vec<_>>(),
+                "nextExpiry": next_expiry,
+                "items": items,
             });
             Ok(LifetimePage { body, next })
         })
