@@ -3,7 +3,10 @@
 //! official Python and JavaScript SDK suites against the emulator binary
 //! built here. It sets up what the SDK suites need when it is missing: a
 //! virtualenv with `sdk-tests/python/requirements.txt` under the target
-//! directory, and `npm ci` in `sdk-tests/js`.
+//! directory, and `npm ci` in `sdk-tests/js`; then the data explorer's
+//! tests in Debian's chromium (`browser-tests`, `npm ci` for playwright-core,
+//! which downloads no browser: `CHROMIUM` names the binary, /usr/bin/chromium
+//! by default).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -46,6 +49,21 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         npm()
             .arg("test")
             .current_dir(&js)
+            .env("COSMOS_EMULATOR_BIN", &binary),
+    )?;
+
+    let browser = root().join("browser-tests");
+    if !browser.join("node_modules/playwright-core").exists() {
+        step(
+            "install the browser driver: npm ci (playwright-core; it drives the system chromium)",
+            npm().arg("ci").current_dir(&browser),
+        )?;
+    }
+    step(
+        "the data explorer in chromium: node --test",
+        npm()
+            .arg("test")
+            .current_dir(&browser)
             .env("COSMOS_EMULATOR_BIN", &binary),
     )?;
     Ok(ExitCode::SUCCESS)

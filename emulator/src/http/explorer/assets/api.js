@@ -174,17 +174,12 @@ export class Client {
     return this.request("DELETE", url(link), { type: "docs", link, headers: pkHeader(partitionKey) });
   }
 
-  /** One page of a query across the container: `{items, charge, continuation}`. */
-  query(db, coll, query, parameters, continuation, maxItems = 100) {
-    return this.scopedQuery(db, coll, query, parameters, {}, continuation, maxItems);
-  }
-
   /**
    * One page of a query within `scope`: `{partitionKey: [values]}`, `{range:
    * id}` (one partition key range, as the SDKs run a query they planned) or
    * `{}` (across partitions).
    */
-  async scopedQuery(db, coll, query, parameters, scope, continuation, maxItems = 100) {
+  async query(db, coll, query, parameters, scope, continuation, maxItems = 100) {
     const link = collLink(db, coll);
     const headers = {
       "content-type": "application/query+json",

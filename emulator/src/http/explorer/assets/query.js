@@ -2,17 +2,15 @@
 // or as a table), the request charge, and the service's message when a
 // query is refused.
 //
-// A query the gateway cannot serve across partitions (ORDER BY, aggregates,
-// DISTINCT, ...) is refused with 400 and a note that SDKs handle it: they
-// plan it and run it per partition key range. The page does the simple part
-// of that: it runs the query in each range in turn and says so when there is
-// more than one range (then each range's results are ordered and aggregated
-// on their own, as they are before an SDK merges them). Scoped to a
-// partition key, every query is answered whole.
+// Across partitions the page runs a query as an SDK starts to: in each
+// partition key range in turn (`x-ms-documentdb-partitionkeyrangeid`), so
+// that ORDER BY, aggregates and DISTINCT, which the gateway does not serve
+// across ranges, work too. With one range (a container's usual state here)
+// that is the whole answer; with several, each range's results are ordered
+// and aggregated on their own (an SDK merges them; the page says so).
+// Scoped to a partition key, every query is answered whole.
 
 import { h, fill, track } from "./dom.js";
-
-const NOT_SERVED_BY_GATEWAY = /can not be directly served by the gateway/i;
 
 export function queryTab(app, panel) {
   const { db, coll } = app.selected;
@@ -83,19 +81,11 @@ export function queryTab(app, panel) {
     const { query, params, pk } = state;
     let answer;
     if (pk) {
-      answer = await app.client.scopedQuery(db, coll, query, params, { partitionKey: pk }, state.continuation);
-    } else if (!state.ranges) {
-      try {
-        answer = await app.client.query(db, coll, query, params, state.continuation);
-      } catch (error) {
-        if (!(error.status === 400 && NOT_SERVED_BY_GATEWAY.test(error.message))) throw error;
-        state.ranges = await app.client.partitionKeyRanges(db, coll);
-        state.continuation = null;
-      }
-    }
-    if (!answer) {
+      answer = await app.client.query(db, coll, query, params, { partitionKey: pk }, state.continuation);
+    } else {
+      state.ranges = state.ranges || (await app.client.partitionKeyRanges(db, coll));
       const range = state.ranges[state.range];
-      answer = await app.client.scopedQuery(db, coll, query, params, { range: range.id }, state.continuation);
+      answer = await app.client.query(db, coll, query, params, { range: range.id }, state.continuation);
       answer.range = range.id;
     }
     state.page += 1;
@@ -121,12 +111,10 @@ export function queryTab(app, panel) {
       `${answer.items.length} result${answer.items.length === 1 ? "" : "s"} on page ${state.page}`,
       `request charge ${answer.charge} RU`,
     ];
-    if (answer.range !== undefined) {
+    if (answer.range !== undefined && state.ranges.length > 1) {
       parts.push(
-        `from partition key range ${answer.range} of ${state.ranges.length}` +
-          (state.ranges.length > 1
-            ? " (the gateway does not serve this query across ranges; each range's results are ordered and aggregated on their own: scope it to a partition key for one answer)"
-            : ""),
+        `from partition key range ${answer.range} (one of ${state.ranges.length}, run in turn: ORDER BY, TOP, ` +
+          "DISTINCT and aggregates apply within each range; give a partition key for one answer)",
       );
     }
     fill(info, parts.join(" · ") + (answer.more ? " · more pages follow" : ""));
