@@ -1,7 +1,10 @@
 //! `cargo xtask bench`: builds the release binaries (the emulator, the
 //! conformance suite, the bench with its bare-server),
 //! installs the peer emulator with npm into target/bench/node when node is
-//! present, and runs cosmos-bench; results go to target/bench/.
+//! present, and runs cosmos-bench; results go to target/bench/. The
+//! `explorer` part (`--only explorer`, or every run when node and chromium
+//! are there) is not cosmos-bench's: it loads the data explorer over 10,000
+//! items in chromium (`browser-tests/load-time.mjs`).
 
 use crate::{cargo, flag, root, target_dir};
 use std::path::{Path, PathBuf};
@@ -28,12 +31,67 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     }
     let release = target_dir().join("release");
     let out = target_dir().join("bench");
+    // `explorer` is measured here; cosmos-bench gets the other parts.
+    let only = flag(args, "--only");
+    let explorer = only.is_none_or(|parts| parts.split(',').any(|p| p == "explorer"));
+    let rest: Option<String> = only.map(|parts| {
+        parts
+            .split(',')
+            .filter(|p| *p != "explorer")
+            .collect::<Vec<_>>()
+            .join(",")
+    });
+    let args = without_only(args, rest.as_deref());
+    let mut code = 0;
+    if rest.as_deref() != Some("") {
+        code = run_bench(&release, &out, &args)?;
+    }
+    if explorer {
+        match measure_explorer(&release, &out) {
+            Ok(()) => {}
+            Err(why) if only.is_some() => return Err(why),
+            Err(why) => eprintln!("xtask bench: the explorer's page load is skipped: {why}"),
+        }
+    }
+    Ok(match code {
+        0 => ExitCode::SUCCESS,
+        code => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+    })
+}
+
+/// `args` with `--only` replaced by `rest` (dropped when `rest` is None).
+fn without_only(args: &[String], rest: Option<&str>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut skip = false;
+    for arg in args {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if arg == "--only" {
+            skip = true;
+            continue;
+        }
+        if arg.starts_with("--only=") {
+            continue;
+        }
+        out.push(arg.clone());
+    }
+    if let Some(rest) = rest.filter(|r| !r.is_empty()) {
+        out.push("--only".into());
+        out.push(rest.into());
+    }
+    out
+}
+
+/// cosmos-bench with the release binaries; its exit code.
+fn run_bench(release: &Path, out: &Path, args: &[String]) -> Result<i32, String> {
     let mut bench = Command::new(release.join("cosmos-bench"));
     bench
         .arg("--bin-dir")
-        .arg(&release)
+        .arg(release)
         .arg("--out-dir")
-        .arg(&out)
+        .arg(out)
         .arg("--fixtures")
         .arg(root().join("fixtures"));
     let wants_peer = flag(args, "--only").is_none_or(|parts| parts.contains("peer"));
@@ -54,11 +112,47 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         .current_dir(root())
         .status()
         .map_err(|e| format!("cannot run cosmos-bench: {e}"))?;
-    Ok(match status.code() {
-        Some(0) => ExitCode::SUCCESS,
-        Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
-        None => ExitCode::from(1),
-    })
+    Ok(status.code().unwrap_or(1))
+}
+
+/// The data explorer over 10,000 items in chromium: navigation to the first
+/// rows, medians printed and written to target/bench/explorer.json.
+fn measure_explorer(release: &Path, out: &Path) -> Result<(), String> {
+    let chromium = std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    if !chromium.is_file() {
+        return Err(format!("no chromium at {}", chromium.display()));
+    }
+    if on_path("node").is_none() {
+        return Err("node is not on PATH".into());
+    }
+    let dir = root().join("browser-tests");
+    if !dir.join("node_modules/playwright-core").exists() {
+        let status = Command::new(on_path("npm").ok_or("npm is not on PATH")?)
+            .arg("ci")
+            .current_dir(&dir)
+            .status()
+            .map_err(|e| format!("cannot run npm: {e}"))?;
+        if !status.success() {
+            return Err("npm ci in browser-tests failed".into());
+        }
+    }
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let status = Command::new("node")
+        .arg("load-time.mjs")
+        .arg("--out")
+        .arg(out.join("explorer.json"))
+        .current_dir(&dir)
+        .env("COSMOS_EMULATOR_BIN", release.join("cosmos-emulator"))
+        .env("CHROMIUM", &chromium)
+        .status()
+        .map_err(|e| format!("cannot run node: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err("browser-tests/load-time.mjs failed".into())
+    }
 }
 
 /// `npm install` of the peer into `dir`, unless it is there already.
