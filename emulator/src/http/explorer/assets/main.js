@@ -57,6 +57,15 @@ function start() {
   }
   document.getElementById("change-key").addEventListener("click", () => askKey());
   document.getElementById("key-form").addEventListener("submit", connect);
+  // Closed with Escape before connecting: say how to come back.
+  document.getElementById("key-dialog").addEventListener("close", () => {
+    if (app.client) return;
+    fill(
+      document.getElementById("tree"),
+      h("p", {}, "The data is shown once the account key is entered."),
+      h("button", { type: "button", onclick: () => askKey() }, "Enter the key"),
+    );
+  });
   const saved = Client.savedKey();
   if (saved) {
     app.client = new Client(location.origin, saved);
@@ -261,7 +270,11 @@ async function renderTree() {
               onclick: () => select(db.id, coll.id),
             },
             h("span", { class: "name" }, coll.id),
-            h("span", { class: "count", "data-count": `${db.id}/${coll.id}` }, countText(db.id, coll.id)),
+            h(
+              "span",
+              { class: "count", "data-count": `${db.id}/${coll.id}`, title: "items stored (expired, not yet purged, included)" },
+              countText(db.id, coll.id),
+            ),
           ),
         ),
       );
