@@ -367,15 +367,7 @@ async function select(db, coll) {
   const main = document.getElementById("main");
   const status = h("p", { class: "status" });
   fill(main, h("h2", {}, `${db} / ${coll}`), status);
-  const loaded = await track(status, async () => {
-    const [resource, ranges, offers, lifetimes] = await Promise.all([
-      app.client.readContainer(db, coll),
-      app.client.partitionKeyRanges(db, coll),
-      app.client.offers(),
-      app.client.lifetimes(db, coll, { maxItems: 1 }),
-    ]);
-    return { resource, ranges, offers, lifetimes };
-  });
+  const loaded = await track(status, () => overviewOf(db, coll));
   if (!loaded) return;
   app.selected = { db, coll, resource: loaded.resource };
   const overview = h("dl", { class: "overview", id: "overview" });
@@ -431,19 +423,25 @@ async function refreshOverview(overview) {
   if (!app.selected) return;
   const { db, coll } = app.selected;
   try {
-    const [resource, ranges, offers, lifetimes] = await Promise.all([
-      app.client.readContainer(db, coll),
-      app.client.partitionKeyRanges(db, coll),
-      app.client.offers(),
-      app.client.lifetimes(db, coll, { maxItems: 1 }),
-    ]);
-    app.selected.resource = resource;
-    renderOverview(overview, { resource, ranges, offers, lifetimes });
-    app.stats.set(`${db}/${coll}`, lifetimes.stored);
+    const loaded = await overviewOf(db, coll);
+    app.selected.resource = loaded.resource;
+    renderOverview(overview, loaded);
+    app.stats.set(`${db}/${coll}`, loaded.lifetimes.stored);
     updateCounts();
   } catch {
     // The overview keeps its last values; the tab shows the error.
   }
+}
+
+/** What the overview shows of a container: the resource, its ranges, the offers and its item counts. */
+async function overviewOf(db, coll) {
+  const [resource, ranges, offers, lifetimes] = await Promise.all([
+    app.client.readContainer(db, coll),
+    app.client.partitionKeyRanges(db, coll),
+    app.client.offers(),
+    app.client.lifetimes(db, coll, { maxItems: 1 }),
+  ]);
+  return { resource, ranges, offers, lifetimes };
 }
 
 function renderOverview(overview, { resource, ranges, offers, lifetimes }) {
