@@ -16,7 +16,7 @@ use super::request::Body;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::query::Continuation;
-use crate::store::{ItemKey, LifetimeOrder, LifetimeStart};
+use crate::store::{ItemKey, LifetimeCursor};
 
 /// Items per page unless asked otherwise, and the most a page may hold.
 const DEFAULT_ITEMS: usize = 100;
@@ -35,6 +35,7 @@ struct LifetimesRequest {
     order: Order,
 }
 
+/// The order asked for; the cursor carries it from then on.
 #[derive(Debug, Default, Clone, Copy, Deserialize)]
 #[serde(rename_all = "camelCase")]
 enum Order {
@@ -54,47 +55,36 @@ pub async fn page(State(state): State<AppState>, body: Body) -> ApiResult<Respon
             )))
         }
     };
-    let order = match request.order {
-        Order::Key => LifetimeOrder::Key,
-        Order::Expiry => LifetimeOrder::Expiry,
-    };
-    let invalid = || {
-        ApiError::bad_request(
-            "Invalid continuation: pass back the continuation of the previous page unchanged, with the same order.",
-        )
-    };
-    let start = match (
-        order,
+    let cursor = match (
+        request.order,
         request.continuation.as_deref().map(Continuation::parse),
     ) {
-        (_, None) => LifetimeStart::After(None),
-        (LifetimeOrder::Key, Some(Ok(Some(Continuation::After { pk, id })))) => {
-            LifetimeStart::After(Some(ItemKey::new(&pk, &id)))
+        (Order::Key, None) => LifetimeCursor::Key(None),
+        (Order::Expiry, None) => LifetimeCursor::Expiry(0),
+        (Order::Key, Some(Ok(Some(Continuation::After { pk, id })))) => {
+            LifetimeCursor::Key(Some(ItemKey::new(&pk, &id)))
         }
-        (LifetimeOrder::Expiry, Some(Ok(Some(Continuation::Offset { offset })))) => {
-            LifetimeStart::Offset(offset)
+        (Order::Expiry, Some(Ok(Some(Continuation::Offset { offset })))) => {
+            LifetimeCursor::Expiry(offset)
         }
-        _ => return Err(invalid()),
+        _ => return Err(ApiError::bad_request(
+            "Invalid continuation: pass back the continuation of the previous page unchanged, with the same order.",
+        )),
     };
     let page = state
         .store
-        .lifetimes(&request.database, &request.container, order, start, limit)?;
+        .lifetimes(&request.database, &request.container, cursor, limit)?;
     let mut body = page.body;
     body["continuation"] = page
         .next
-        .map(|next| {
-            match next {
-                LifetimeStart::After(key) => {
-                    let key = key.expect("a key page continues after a key");
-                    Continuation::After {
-                        pk: key.pk().to_string(),
-                        id: key.id().to_string(),
-                    }
-                }
-                LifetimeStart::Offset(offset) => Continuation::Offset { offset },
-            }
-            .to_token()
+        .and_then(|next| match next {
+            LifetimeCursor::Key(after) => after.map(|key| Continuation::After {
+                pk: key.pk().to_string(),
+                id: key.id().to_string(),
+            }),
+            LifetimeCursor::Expiry(offset) => Some(Continuation::Offset { offset }),
         })
+        .map(|continuation| continuation.to_token())
         .into();
     Ok(Json(body).into_response())
 }

@@ -10,39 +10,32 @@ use super::{ItemKey, Store};
 use crate::error::ApiResult;
 use crate::ttl::{self, Ttl};
 
-/// The order of a page's items.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LifetimeOrder {
-    /// Key order (partition key, then id), resumed after the last key.
-    Key,
-    /// Soonest expiry first, items that never expire last (each group in
-    /// key order), resumed at an offset: the explorer's "sort by expiry"
-    /// over the whole container, not only over the rows it has loaded.
-    Expiry,
-}
-
-/// Where a page starts.
+/// Where a page starts, which also says its order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LifetimeStart {
-    After(Option<ItemKey>),
-    Offset(usize),
+pub enum LifetimeCursor {
+    /// Key order (partition key, then id), after this key (from the first
+    /// item if none).
+    Key(Option<ItemKey>),
+    /// Soonest expiry first, items that never expire last (each group in key
+    /// order), from this offset: the explorer's "sort by expiry" over the
+    /// whole container, not only over the rows it has loaded.
+    Expiry(usize),
 }
 
 /// One page of lifetimes: `{"now", "defaultTtl", "stored", "live",
 /// "nextExpiry", "items": [...]}` and where the next page starts, if any.
 pub struct LifetimePage {
     pub body: Value,
-    pub next: Option<LifetimeStart>,
+    pub next: Option<LifetimeCursor>,
 }
 
 impl Store {
-    /// The lifetimes of up to `limit` stored items from `start`, in `order`.
+    /// The lifetimes of up to `limit` stored items from `cursor`, in its order.
     pub fn lifetimes(
         &self,
         database: &str,
         container: &str,
-        order: LifetimeOrder,
-        start: LifetimeStart,
+        cursor: LifetimeCursor,
         limit: usize,
     ) -> ApiResult<LifetimePage> {
         self.with_container(database, container, |c, now| {
@@ -61,15 +54,8 @@ impl Store {
                     "expired": ttl::is_expired(default, item.ttl, item.ts, now),
                 })
             };
-            // The instant the next live item expires: what "jump to the next
-            // expiry" moves the test clock to. One pass, O(stored items).
-            let next_expiry = c
-                .stored_items(None)
-                .filter_map(|(_, item)| ttl::explain(default, item.ttl, item.ts).expires_at)
-                .filter(|&at| at > now)
-                .min();
-            let (items, next) = match (order, start) {
-                (LifetimeOrder::Key, LifetimeStart::After(after)) => {
+            let (items, next) = match cursor {
+                LifetimeCursor::Key(after) => {
                     let mut rows = c.stored_items(after.as_ref());
                     let items: Vec<(ItemKey, Value)> = rows
                         .by_ref()
@@ -80,14 +66,10 @@ impl Store {
                     let next = items
                         .last()
                         .filter(|_| more)
-                        .map(|(key, _)| LifetimeStart::After(Some(key.clone())));
+                        .map(|(key, _)| LifetimeCursor::Key(Some(key.clone())));
                     (items.into_iter().map(|(_, v)| v).collect(), next)
                 }
-                (_, start) => {
-                    let offset = match start {
-                        LifetimeStart::Offset(n) => n,
-                        LifetimeStart::After(_) => 0,
-                    };
+                LifetimeCursor::Expiry(offset) => {
                     let mut all: Vec<(i64, &ItemKey, &super::Item)> = c
                         .stored_items(None)
                         .map(|(key, item)| {
@@ -103,8 +85,8 @@ impl Store {
                         .take(limit)
                         .map(|(_, key, item)| explained(key, item))
                         .collect();
-                    let end = offset + items.len();
-                    let next = (end < all.len()).then_some(LifetimeStart::Offset(end));
+                    let end = offset.saturating_add(items.len());
+                    let next = (end < all.len()).then_some(LifetimeCursor::Expiry(end));
                     (items, next)
                 }
             };
@@ -113,7 +95,9 @@ impl Store {
                 "defaultTtl": default.map(Ttl::to_i64),
                 "stored": c.stored_count(),
                 "live": c.live_count(now),
-                "nextExpiry": next_expiry,
+                // From the expiry index the purge follows: "jump to the next
+                // expiry" moves the test clock to this instant.
+                "nextExpiry": c.next_expiry_after(now),
                 "items": items,
             });
             Ok(LifetimePage { body, next })

@@ -44,7 +44,7 @@ pub use item::{
     check_nesting, strip_system_properties, too_deep, validate_id, validate_name, with_lsn, Etag,
     Item, ItemKey, MAX_ITEM_BYTES,
 };
-pub use lifetimes::{LifetimeOrder, LifetimeStart};
+pub use lifetimes::LifetimeCursor;
 pub use log::{
     Change, ChangeKind, ChangeLog,
     DEFAULT_RETENTION_SECONDS as DEFAULT_CHANGE_FEED_RETENTION_SECONDS,

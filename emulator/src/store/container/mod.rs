@@ -582,4 +582,10 @@ impl Container {
     pub fn next_expiry(&self) -> Option<i64> {
         self.expiry.next_expiry(self.settings.default_ttl)
     }
+
+    /// The next instant after `now` at which a live item expires.
+    pub fn next_expiry_after(&self, now: i64) -> Option<i64> {
+        self.expiry
+            .next_expiry_after(self.settings.default_ttl, now)
+    }
 }
