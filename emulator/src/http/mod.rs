@@ -252,7 +252,8 @@ fn with_layers(routes: Router<AppState>, state: AppState) -> NormalizePath<Route
         );
     if state.explorer {
         // Container tools wait for this page (public in Microsoft's emulators).
-        for path in ["/_explorer", "/_explorer/", "/_explorer/index.html"] {
+        // (`/_explorer/` arrives as `/_explorer`: trailing slashes are trimmed.)
+        for path in ["/_explorer", "/_explorer/index.html"] {
             public = public.route(path, get(explorer::page).fallback(method_not_allowed));
         }
         public = public.route(

@@ -18,9 +18,11 @@ use axum::response::{IntoResponse, Response};
 
 use crate::error::ApiError;
 
-/// Each asset: its file name under `/_explorer/`, content type and text.
+/// The page, with `{version}` in it.
+const INDEX: &str = include_str!("assets/index.html");
+
+/// Each other asset: its file name under `/_explorer/`, content type and text.
 const ASSETS: &[(&str, &str, &str)] = &[
-    ("index.html", HTML, include_str!("assets/index.html")),
     (
         "style.css",
         "text/css; charset=utf-8",
@@ -48,24 +50,14 @@ const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
 
 /// `/_explorer/` and `/_explorer/index.html`, which names the version.
 pub async fn page() -> Response {
-    index()
-}
-
-fn index() -> Response {
     static PAGE: std::sync::LazyLock<String> =
-        std::sync::LazyLock::new(|| ASSETS[0].2.replace("{version}", env!("CARGO_PKG_VERSION")));
+        std::sync::LazyLock::new(|| INDEX.replace("{version}", env!("CARGO_PKG_VERSION")));
     respond(HTML, PAGE.as_str())
 }
 
-/// `/_explorer/{file}`: one of the page's assets, else 404.
+/// `/_explorer/{file}`: one of the page's other assets, else 404 (the
+/// page's own routes are matched before this one).
 pub async fn asset(Path(file): Path<String>) -> Response {
-    serve(&file)
-}
-
-fn serve(file: &str) -> Response {
-    if file == "index.html" {
-        return index();
-    }
     match ASSETS.iter().find(|(name, _, _)| *name == file) {
         Some((_, content_type, text)) => respond(content_type, text),
         None => ApiError::not_found()
@@ -111,9 +103,9 @@ mod tests {
                 );
             }
         }
-        let index = ASSETS[0].2;
         for referenced in ["style.css", "main.js"] {
-            assert!(index.contains(referenced));
+            assert!(INDEX.contains(&format!("/_explorer/{referenced}")));
+            assert!(ASSETS.iter().any(|(n, _, _)| *n == referenced));
         }
     }
 }
