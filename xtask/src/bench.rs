@@ -128,16 +128,7 @@ fn measure_explorer(release: &Path, out: &Path) -> Result<(), String> {
         return Err("node is not on PATH".into());
     }
     let dir = root().join("browser-tests");
-    if !dir.join("node_modules/playwright-core").exists() {
-        let status = Command::new(on_path("npm").ok_or("npm is not on PATH")?)
-            .arg("ci")
-            .current_dir(&dir)
-            .status()
-            .map_err(|e| format!("cannot run npm: {e}"))?;
-        if !status.success() {
-            return Err("npm ci in browser-tests failed".into());
-        }
-    }
+    crate::npm_ci_unless_installed("bench", &dir, "playwright-core")?;
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let status = Command::new("node")
         .arg("load-time.mjs")

@@ -10,7 +10,7 @@ mod sdk_suites;
 mod server;
 mod test;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 const HELP: &str = "\
@@ -138,6 +138,19 @@ fn step(task: &str, what: &str, command: &mut std::process::Command) -> Result<(
     } else {
         Err(format!("{what}: failed ({status})"))
     }
+}
+
+/// `npm ci` in `dir` unless `package` is installed there already (the
+/// node test projects: sdk-tests/js, browser-tests).
+fn npm_ci_unless_installed(task: &str, dir: &Path, package: &str) -> Result<(), String> {
+    if dir.join("node_modules").join(package).exists() {
+        return Ok(());
+    }
+    step(
+        task,
+        &format!("install {package}: npm ci in {}", dir.display()),
+        std::process::Command::new("npm").arg("ci").current_dir(dir),
+    )
 }
 
 /// The value of `--name VALUE` or `--name=VALUE` in `args`.

@@ -37,35 +37,29 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         .env("COSMOS_EMULATOR_BIN", &binary);
     step("Python SDK (azure-cosmos): pytest", &mut pytest)?;
 
-    let js = root().join("sdk-tests/js");
-    if !js.join("node_modules/@azure/cosmos").exists() {
+    for (dir, package, what) in [
+        (
+            "sdk-tests/js",
+            "@azure/cosmos",
+            "JavaScript SDK (@azure/cosmos): node --test",
+        ),
+        // playwright-core drives the system chromium; it downloads no browser.
+        (
+            "browser-tests",
+            "playwright-core",
+            "the data explorer in chromium: node --test",
+        ),
+    ] {
+        let dir = root().join(dir);
+        crate::npm_ci_unless_installed("test", &dir, package)?;
         step(
-            "install the JavaScript SDK: npm ci",
-            npm().arg("ci").current_dir(&js),
+            what,
+            npm()
+                .arg("test")
+                .current_dir(&dir)
+                .env("COSMOS_EMULATOR_BIN", &binary),
         )?;
     }
-    step(
-        "JavaScript SDK (@azure/cosmos): node --test",
-        npm()
-            .arg("test")
-            .current_dir(&js)
-            .env("COSMOS_EMULATOR_BIN", &binary),
-    )?;
-
-    let browser = root().join("browser-tests");
-    if !browser.join("node_modules/playwright-core").exists() {
-        step(
-            "install the browser driver: npm ci (playwright-core; it drives the system chromium)",
-            npm().arg("ci").current_dir(&browser),
-        )?;
-    }
-    step(
-        "the data explorer in chromium: node --test",
-        npm()
-            .arg("test")
-            .current_dir(&browser)
-            .env("COSMOS_EMULATOR_BIN", &binary),
-    )?;
     Ok(ExitCode::SUCCESS)
 }
 
