@@ -30,6 +30,13 @@ export function fill(element, ...children) {
   return element;
 }
 
+/** Shows `text` in a status element: an error (announced) or a plain note. */
+export function say(status, text, { error = false } = {}) {
+  status.className = error ? "status error" : "status";
+  if (error) status.setAttribute("role", "alert");
+  status.textContent = text;
+}
+
 /**
  * The loading and error state of one request: `status` is the element that
  * says "Loading…" while `work` runs and the service's message if it fails;
@@ -46,13 +53,10 @@ export async function track(status, work, busy) {
   }
   try {
     const result = await work();
-    status.className = "status";
-    status.textContent = "";
+    say(status, "");
     return result;
   } catch (error) {
-    status.className = "status error";
-    status.setAttribute("role", "alert");
-    status.textContent = describe(error);
+    say(status, describe(error), { error: true });
     return undefined;
   } finally {
     if (busy) {

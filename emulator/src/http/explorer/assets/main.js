@@ -3,7 +3,7 @@
 // (items.js, query.js, settings.js, feed.js).
 
 import { Client, WELL_KNOWN_KEY } from "./api.js";
-import { h, fill, track, describe, formatInstant } from "./dom.js";
+import { h, fill, track, describe, say, formatInstant } from "./dom.js";
 import { defaultTtlLabel } from "./ttl-text.js";
 import { itemsTab } from "./items.js";
 import { queryTab } from "./query.js";
@@ -28,16 +28,21 @@ class App {
     return this.clock.now + (performance.now() - this.clock.at) / 1000;
   }
 
+  /** `listener` runs when items may have come due or gone: the clock moved, or a purge ran. */
   onClock(listener) {
     this.clockListeners.add(listener);
     return () => this.clockListeners.delete(listener);
+  }
+
+  timePassed() {
+    for (const listener of this.clockListeners) listener(this.now());
   }
 
   setClock(now, mode = this.clock.mode) {
     const moved = mode === "manual" && now !== this.clock.now;
     this.clock = { mode, now, at: performance.now() };
     renderClock(this);
-    if (moved) for (const listener of this.clockListeners) listener(now);
+    if (moved) this.timePassed();
   }
 }
 
@@ -80,8 +85,9 @@ function askKey(message) {
   const input = document.getElementById("key-input");
   input.value = Client.savedKey() || WELL_KNOWN_KEY;
   const status = document.getElementById("key-status");
-  status.className = message ? "status error" : "status";
-  status.textContent = message || "The emulator's well-known key is filled in; change it if you started it with --key.";
+  say(status, message || "The emulator's well-known key is filled in; change it if you started it with --key.", {
+    error: Boolean(message),
+  });
   if (!dialog.open) dialog.showModal();
   input.focus();
 }
@@ -95,8 +101,7 @@ async function connect(event) {
   try {
     client = new Client(location.origin, key);
   } catch (error) {
-    status.className = "status error";
-    status.textContent = describe(error);
+    say(status, describe(error), { error: true });
     return;
   }
   const stats = await track(status, () => client.stats(), button);
@@ -163,8 +168,7 @@ function renderClock(app) {
       advance.addEventListener("click", async () => {
         const n = Number(seconds.value);
         if (!Number.isInteger(n) || n < 1) {
-          status.className = "status error";
-          status.textContent = "Advance by a whole number of seconds, 1 or more.";
+          say(status, "Advance by a whole number of seconds, 1 or more.", { error: true });
           return;
         }
         const answer = await track(status, () => app.client.advanceClock(n), advance);
@@ -206,17 +210,15 @@ function purgeButton(status) {
   button.addEventListener("click", async () => {
     const answer = await track(status, () => app.client.purge(), button);
     if (!answer) return;
-    status.className = "status";
-    status.textContent = `Purged ${answer.purged} item${answer.purged === 1 ? "" : "s"}.`;
-    for (const listener of app.clockListeners) listener(app.now());
+    say(status, `Purged ${answer.purged} item${answer.purged === 1 ? "" : "s"}.`);
+    app.timePassed();
   });
   return button;
 }
 
 async function jumpToNextExpiry(status, button) {
   if (!app.selected) {
-    status.className = "status error";
-    status.textContent = "Select a container first: the jump goes to its next expiry.";
+    say(status, "Select a container first: the jump goes to its next expiry.", { error: true });
     return;
   }
   const { db, coll } = app.selected;
@@ -231,8 +233,7 @@ async function jumpToNextExpiry(status, button) {
   );
   if (!answer) return;
   if (answer.none) {
-    status.className = "status";
-    status.textContent = `No live item of ${coll} expires.`;
+    say(status, `No live item of ${coll} expires.`);
   } else {
     app.setClock(answer.now);
   }
@@ -325,8 +326,7 @@ function newContainerForm(databases) {
     if (ttl !== "") {
       const n = Number(ttl);
       if (!Number.isInteger(n)) {
-        status.className = "status error";
-        status.textContent = "defaultTtl is -1 or a whole number of seconds.";
+        say(status, "defaultTtl is -1 or a whole number of seconds.", { error: true });
         return;
       }
       body.defaultTtl = n;
