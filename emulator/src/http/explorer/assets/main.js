@@ -117,7 +117,11 @@ async function load(stats) {
   try {
     stats = stats || (await app.client.stats());
   } catch (error) {
-    if (error.status === 401) return askKey(`The emulator refused the key: ${error.message}`);
+    if (error.status === 401) {
+      // The tab's saved key is refused: no client until one is accepted.
+      app.client = null;
+      return askKey(`The emulator refused the key: ${error.message}`);
+    }
     fill(tree, h("p", { class: "status error", role: "alert" }, describe(error)));
     return;
   }
