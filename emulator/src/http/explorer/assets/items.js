@@ -203,7 +203,9 @@ export function itemsTab(app, panel, { onChange }) {
     }
     const key = item.partitionKey;
     openEditor(`Item ${item.id}`, JSON.stringify(body, null, 2), [
-      ["editor-save", "Save", (value) => saveAs(value, item.id, key)],
+      // A replace at the item's id and partition key, as an SDK sends it: the
+      // service refuses a changed partition key, and the page says why.
+      ["editor-save", "Save", (value) => app.client.replaceItem(db, coll, item.id, value, key)],
       [
         "editor-touch",
         "Touch",
@@ -224,11 +226,6 @@ export function itemsTab(app, panel, { onChange }) {
         "danger",
       ],
     ]);
-  }
-
-  /** Save: a replace of the item at its id and partition key, as an SDK sends it (the service refuses a changed partition key, and says so). */
-  function saveAs(value, id, key) {
-    return app.client.replaceItem(db, coll, id, value, key);
   }
 
   create.addEventListener("click", () => {
