@@ -306,10 +306,7 @@ impl Signer {
         body: Bytes,
         continuation: Option<&str>,
     ) -> Request<Body> {
-        let link = format!("dbs/{db}/colls/{coll}");
-        let mut headers = vec![
-            ("content-type", "application/query+json"),
-            ("x-ms-documentdb-isquery", "True"),
+        let scope = [
             ("x-ms-documentdb-query-enablecrosspartition", "True"),
             // The one range of a local emulator's container, as an SDK
             // addresses each range after the plan: without it the gateway
@@ -317,6 +314,24 @@ impl Signer {
             // COUNT, TOP, DISTINCT and GROUP BY.
             ("x-ms-documentdb-partitionkeyrangeid", "0"),
         ];
+        self.query_in(db, coll, &scope, body, continuation)
+    }
+
+    /// One page of a query with the headers that scope it (`scope`).
+    fn query_in(
+        &self,
+        db: &str,
+        coll: &str,
+        scope: &[(&'static str, &str)],
+        body: Bytes,
+        continuation: Option<&str>,
+    ) -> Request<Body> {
+        let link = format!("dbs/{db}/colls/{coll}");
+        let mut headers = vec![
+            ("content-type", "application/query+json"),
+            ("x-ms-documentdb-isquery", "True"),
+        ];
+        headers.extend_from_slice(scope);
         if let Some(token) = continuation {
             headers.push(("x-ms-continuation", token));
         }
@@ -386,24 +401,11 @@ impl Signer {
         body: Bytes,
         continuation: Option<&str>,
     ) -> Request<Body> {
-        let link = format!("dbs/{db}/colls/{coll}");
-        let mut headers = vec![
-            ("content-type", "application/query+json"),
-            ("x-ms-documentdb-isquery", "True"),
+        let scope = [
             ("x-ms-documentdb-partitionkey", pk_header),
             ("x-ms-max-item-count", "-1"),
         ];
-        if let Some(token) = continuation {
-            headers.push(("x-ms-continuation", token));
-        }
-        self.signed(
-            Method::POST,
-            &format!("/{link}/docs"),
-            "docs",
-            &link,
-            &headers,
-            body,
-        )
+        self.query_in(db, coll, &scope, body, continuation)
     }
 
     /// `POST /_emulator/clock {"advance": seconds}`: the test clock.
