@@ -24,9 +24,10 @@ use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::PartitionKeyDefinition;
 use crate::patch::{self, PatchBody};
-use crate::query::retrieved;
 use crate::query::{page_of_encoded, Continuation, Page, PageLimit, PreparedQuery, QueryBody};
+use crate::query::{retrieved, search};
 use crate::script::{missing_udf, WriteKind};
+use crate::store::search_policy::{FullTextPolicy, VectorEmbeddingPolicy};
 use crate::store::{Container, Edit, ItemAddress, ItemKey, ItemWrite, ScriptKind, WriteMode};
 
 type ItemPath = PathParams<(String, String, String)>;
@@ -85,10 +86,15 @@ pub async fn create_or_query(
             state.store.clock.now_millis(),
         )?;
         if headers.flag("x-ms-cosmos-is-query-plan-request") {
-            // The container must exist for its plan, as for its query.
-            state.store.with_container(&db, &coll, |_, _| Ok(()))?;
+            // The container must exist for its plan, as for its query; a
+            // vector search's order is its embedding policy's.
+            let policies = state
+                .store
+                .with_container(&db, &coll, |c, _| Ok(search_policies(c)))?;
             query.check_supported_features(headers.text("x-ms-cosmos-supported-query-features"))?;
-            let plan = query.plan_for(headers.text("x-ms-cosmos-supported-query-features"))?;
+            let plan = search::with_policies(policies, || {
+                query.plan_for(headers.text("x-ms-cosmos-supported-query-features"))
+            })?;
             return Ok(resource(StatusCode::OK, &plan, READ_CHARGE));
         }
         // Neither a partition key nor a range: every partition at once.
@@ -326,13 +332,25 @@ pub(super) fn scoped_items<T>(
             headers.text("x-ms-end-epk"),
         )
     });
-    let result = run(Scoped {
-        query,
-        items: &mut items,
-        walk,
-        cache_key,
+    let result = search::with_policies(search_policies(c), || {
+        run(Scoped {
+            query,
+            items: &mut items,
+            walk,
+            cache_key,
+        })
     })?;
     Ok((result, key_index))
+}
+
+/// The container's policies that search functions read.
+pub(super) fn search_policies(c: &Container) -> search::Policies {
+    search::Policies {
+        vectors: VectorEmbeddingPolicy::parse(c.settings.extra.get("vectorEmbeddingPolicy"))
+            .unwrap_or_default(),
+        full_text: FullTextPolicy::parse(c.settings.extra.get("fullTextPolicy"))
+            .unwrap_or_default(),
+    }
 }
 
 /// One page of `query` over `items`: from its whole result, kept between

@@ -88,6 +88,8 @@ pub enum BinaryOp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Aggregate {
     Count,
+    /// `COUNTIF(condition)`: the rows where it is true.
+    CountIf,
     Sum,
     Min,
     Max,
@@ -102,6 +104,7 @@ impl Aggregate {
     pub fn from_name(name: &str) -> Option<Self> {
         Some(match name {
             "COUNT" => Aggregate::Count,
+            "COUNTIF" => Aggregate::CountIf,
             "SUM" => Aggregate::Sum,
             "MIN" => Aggregate::Min,
             "MAX" => Aggregate::Max,
@@ -127,6 +130,21 @@ pub enum Projection {
 pub struct SortKey {
     pub expr: Expr,
     pub descending: bool,
+    pub kind: SortKind,
+}
+
+/// What an ORDER BY key sorts by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKind {
+    /// The value, ascending or descending.
+    Value,
+    /// `ORDER BY VectorDistance(...)`: most similar first, whichever way
+    /// the distance function counts (greater cosines, smaller Euclidean
+    /// distances); written without ASC or DESC.
+    Similarity,
+    /// `ORDER BY RANK FullTextScore(...)`, `VectorDistance(...)` or
+    /// `RRF(...)`: most relevant first.
+    Rank,
 }
 
 /// `FROM c`, `FROM c.children ch`, `FROM x IN c.tags`, each with JOINs.
@@ -491,11 +509,15 @@ impl Select {
         if !self.order_by.is_empty() {
             text.push_str(&format!(
                 " ORDER BY {}",
-                list(&mut self.order_by.iter().map(|k| format!(
-                    "{} {}",
-                    sql(&k.expr),
-                    if k.descending { "DESC" } else { "ASC" }
-                )))
+                list(&mut self.order_by.iter().map(|k| match k.kind {
+                    SortKind::Value => format!(
+                        "{} {}",
+                        sql(&k.expr),
+                        if k.descending { "DESC" } else { "ASC" }
+                    ),
+                    SortKind::Similarity => sql(&k.expr),
+                    SortKind::Rank => format!("RANK {}", sql(&k.expr)),
+                }))
             ));
         }
         if let (Some(offset), Some(limit)) = (self.offset, self.limit) {

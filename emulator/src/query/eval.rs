@@ -30,7 +30,10 @@ pub fn check_functions(expr: &Expr, aggregates_allowed: bool) -> ApiResult<()> {
                 } else {
                     None
                 }
-            } else if !functions::is_known(name) && !name.starts_with(super::udf::PREFIX) {
+            } else if !functions::is_known(name)
+                && !super::search::is_function(name)
+                && !name.starts_with(super::udf::PREFIX)
+            {
                 Some(format!(
                     "The function '{name}' is not supported here. Supported functions: {}, and the aggregates COUNT, SUM, MIN, MAX, AVG, MAKELIST, MAKESET.",
                     functions::names().join(", ")
@@ -297,6 +300,9 @@ pub fn eval(expr: &Expr, root: &[&Value]) -> Option<Value> {
             }
         }
         Expr::Call(name, args) => {
+            if let Some(result) = super::search::call(name, args, root) {
+                return result;
+            }
             let args: Vec<Option<Value>> = args.iter().map(|e| eval(e, root)).collect();
             match name.strip_prefix(super::udf::PREFIX) {
                 Some(udf) => super::udf::call(udf, &args),

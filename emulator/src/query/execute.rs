@@ -13,8 +13,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
-use super::ast::{Aggregate, Expr, Projection, Select};
-use super::{budget, eval, number, rows};
+use super::ast::{Aggregate, Expr, Projection, Select, SortKind};
+use super::{budget, eval, number, rows, search};
 
 /// One SELECT, ready to run over rows.
 pub(super) struct Executor<'q> {
@@ -86,7 +86,10 @@ impl<'q> Executor<'q> {
         self.select
             .order_by
             .iter()
-            .map(|k| eval::eval(&k.expr, row))
+            .map(|k| match k.kind {
+                SortKind::Value => eval::eval(&k.expr, row),
+                SortKind::Similarity | SortKind::Rank => search::sort_value(&k.expr, row),
+            })
             .collect()
     }
 
@@ -290,7 +293,10 @@ impl Kept {
                     .map(|limit| limit.saturating_add(select.offset.unwrap_or(0))),
             )
             .min()
-            .filter(|_| !select.order_by.is_empty() && !select.distinct);
+            // Fused ranks (RRF) exist only over every row.
+            .filter(|_| {
+                !select.order_by.is_empty() && !select.distinct && fusion(select).is_none()
+            });
         Kept {
             rows: Vec::new(),
             descending: select.order_by.iter().map(|k| k.descending).collect(),
@@ -332,6 +338,17 @@ impl Kept {
     }
 
     fn finish(mut self, select: &Select) -> Vec<Value> {
+        if let Some(weights) = fusion(select) {
+            let mut keys: Vec<Option<Value>> = self
+                .rows
+                .iter_mut()
+                .map(|(sort, _)| sort.first_mut().and_then(Option::take))
+                .collect();
+            search::rank::fuse(&mut keys, weights.as_deref());
+            for ((sort, _), key) in self.rows.iter_mut().zip(keys) {
+                sort[0] = key;
+            }
+        }
         self.sort();
         let mut results: Vec<Value> = self.rows.into_iter().map(|(_, v)| v).collect();
         if select.distinct {
@@ -347,9 +364,20 @@ impl Kept {
     }
 }
 
+/// For `ORDER BY RANK RRF(...)`: its weights, if given.
+fn fusion(select: &Select) -> Option<Option<Vec<f64>>> {
+    let key = select
+        .order_by
+        .first()
+        .filter(|k| k.kind == SortKind::Rank)?;
+    search::rank::rrf_components(&key.expr).map(|(_, weights)| weights)
+}
+
 /// One aggregate, folded one value at a time.
 enum Accumulator {
     Count(u64),
+    /// The rows whose condition was true.
+    CountIf(u64),
     /// The sum so far; `None` once a value was not a number.
     Sum(Option<f64>),
     Avg {
@@ -374,6 +402,7 @@ impl Accumulator {
     fn new(aggregate: Aggregate) -> Self {
         match aggregate {
             Aggregate::Count => Accumulator::Count(0),
+            Aggregate::CountIf => Accumulator::CountIf(0),
             Aggregate::Sum => Accumulator::Sum(Some(0.0)),
             Aggregate::Avg => Accumulator::Avg {
                 sum: Some(0.0),
@@ -402,6 +431,7 @@ impl Accumulator {
     fn add(&mut self, value: Value) {
         match self {
             Accumulator::Count(n) => *n += 1,
+            Accumulator::CountIf(n) => *n += u64::from(value == Value::Bool(true)),
             Accumulator::Sum(sum) => *sum = sum.and_then(|s| Some(s + value.as_f64()?)),
             Accumulator::Avg { sum, count } => {
                 *sum = sum.and_then(|s| Some(s + value.as_f64()?));
@@ -432,7 +462,7 @@ impl Accumulator {
 
     fn result(self) -> Option<Value> {
         match self {
-            Accumulator::Count(n) => Some(Value::from(n)),
+            Accumulator::Count(n) | Accumulator::CountIf(n) => Some(Value::from(n)),
             Accumulator::Sum(sum) => sum.filter(|s| s.is_finite()).map(eval::number),
             Accumulator::Avg { sum, count } => (count > 0)
                 .then_some(sum?)

@@ -15,8 +15,8 @@
 
 use serde_json::Value;
 
-use super::ast::{BinaryOp, Expr, Projection};
-use super::{eval, PreparedQuery};
+use super::ast::{BinaryOp, Expr, Projection, SortKind};
+use super::{eval, search, PreparedQuery};
 use crate::error::{ApiError, ApiResult};
 
 /// The substatus that tells an SDK to fetch the plan and run the pipeline.
@@ -138,10 +138,20 @@ impl PreparedQuery {
         if s.offset.is_some() || s.limit.is_some() {
             needed.push("OffsetAndLimit");
         }
-        match s.order_by.len() {
-            0 => {}
-            1 => needed.push("OrderBy"),
-            _ => needed.push("MultipleOrderBy"),
+        let rank = s.order_by.iter().find(|k| k.kind == SortKind::Rank);
+        match (rank, s.order_by.len()) {
+            (Some(key), _) => {
+                needed.push("HybridSearch");
+                if search::rank::rrf_components(&key.expr).is_some_and(|(_, w)| w.is_some()) {
+                    needed.push("WeightedRankFusion");
+                }
+            }
+            (None, 0) => {}
+            (None, 1) => needed.push("OrderBy"),
+            (None, _) => needed.push("MultipleOrderBy"),
+        }
+        if s.order_by.iter().any(|k| k.kind == SortKind::Similarity) {
+            needed.push("NonStreamingOrderBy");
         }
         if s.top.is_some() {
             needed.push("Top");

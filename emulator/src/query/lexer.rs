@@ -46,7 +46,15 @@ pub fn tokenize(text: &str) -> ApiResult<Vec<Token>> {
             });
         } else if c.is_ascii_digit() {
             let start = i;
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '.') {
+            let hex = chars.get(i + 1).is_some_and(|x| *x == 'x' || *x == 'X');
+            while i < chars.len()
+                && (chars[i].is_ascii_alphanumeric()
+                    || chars[i] == '.'
+                    // An exponent's sign: 3.06e-05, 1e+308.
+                    || (matches!(chars[i], '+' | '-')
+                        && !hex
+                        && matches!(chars[i - 1], 'e' | 'E')))
+            {
                 i += 1;
             }
             let literal: String = chars[start..i].iter().collect();
@@ -105,7 +113,7 @@ pub fn tokenize(text: &str) -> ApiResult<Vec<Token>> {
 
 pub fn syntax_error(query: &str, what: &str) -> ApiError {
     ApiError::bad_request(format!(
-        "Syntax error in the query near {}. Query: {}",
+        "Syntax error, incorrect syntax near {}. Query: {}",
         truncated(what),
         truncated(query)
     ))

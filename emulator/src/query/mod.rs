@@ -21,6 +21,7 @@ mod plan;
 pub mod results;
 pub mod retrieved;
 mod rows;
+pub mod search;
 pub mod udf;
 mod validate;
 
@@ -164,7 +165,16 @@ impl PreparedQuery {
     /// Runs the query over documents (already parsed), returning every
     /// result; refused if evaluating one row copies too much (see `budget`).
     pub fn run_values(&self, docs: impl Iterator<Item = Value>) -> ApiResult<Vec<Value>> {
-        budget::scope(|| self.at_now(|| self.values(docs)))
+        budget::scope(|| {
+            self.at_now(|| {
+                if search::needs_statistics(&self.select) {
+                    let docs: Vec<Value> = docs.collect();
+                    let statistics = search::gather_statistics(&self.select, &docs);
+                    return search::with_statistics(statistics, || self.values(docs.into_iter()));
+                }
+                self.values(docs)
+            })
+        })
     }
 
     /// Whether pages of this query resume at an offset into its whole
@@ -196,6 +206,17 @@ impl PreparedQuery {
         &self,
         items: impl Iterator<Item = (&'a str, &'a str, &'a Bytes)>,
     ) -> Vec<Value> {
+        if search::needs_statistics(&self.select) {
+            // FullTextScore reads every document in scope, matching or not.
+            let docs: Vec<Value> = items
+                .map(|(_, _, body)| {
+                    retrieved::read(body.len());
+                    parse(body)
+                })
+                .collect();
+            let statistics = search::gather_statistics(&self.select, &docs);
+            return search::with_statistics(statistics, || self.values(docs.into_iter()));
+        }
         let candidates = items.filter(|(_, _, body)| self.may_match(body));
         if self.reads_documents {
             self.values(candidates.map(|(_, _, body)| self.load(body)))

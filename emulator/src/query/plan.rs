@@ -15,8 +15,8 @@
 
 use serde_json::{json, Value};
 
-use super::ast::{Aggregate, Expr, Projection, Select};
-use super::{eval, PreparedQuery};
+use super::ast::{Aggregate, Expr, Projection, Select, SortKind};
+use super::{eval, search, PreparedQuery};
 use crate::error::{ApiError, ApiResult};
 
 /// What the SDK substitutes with a filter when it resumes an ORDER BY query.
@@ -25,6 +25,7 @@ const ORDER_BY_FILTER: &str = "{documentdb-formattableorderbyquery-filter}";
 fn aggregate_name(aggregate: Aggregate) -> &'static str {
     match aggregate {
         Aggregate::Count => "Count",
+        Aggregate::CountIf => "CountIf",
         Aggregate::Sum => "Sum",
         Aggregate::Min => "Min",
         Aggregate::Max => "Max",
@@ -55,6 +56,8 @@ fn partial(aggregate: Aggregate, expr: &Expr, alias: &[String], min_max_count: b
     };
     let name = match aggregate {
         Aggregate::Count => return format!("{{\"item\": COUNT({arg})}}"),
+        // Each range's count; the SDK sums them.
+        Aggregate::CountIf => return format!("{{\"item\": COUNTIF({arg})}}"),
         Aggregate::Sum => return format!("{{\"item\": SUM({arg})}}"),
         // Each range's array; the SDK concatenates them (and dedupes a set).
         Aggregate::MakeList => return format!("{{\"item\": MAKELIST({arg})}}"),
@@ -96,6 +99,9 @@ impl PreparedQuery {
             .split(',')
             .any(|f| f.trim().eq_ignore_ascii_case("NonValueAggregate"));
         let s = &self.select;
+        if s.order_by.iter().any(|k| k.kind == SortKind::Rank) {
+            return Ok(search::plan::hybrid(s));
+        }
         let alias = s.aliases();
         // The item's `_rid`, which ORDER BY pages carry: read through the first name.
         let first = alias.first().map_or("c", String::as_str);
@@ -103,6 +109,8 @@ impl PreparedQuery {
         let mut alias_to_aggregate = serde_json::Map::new();
         let mut group_by_aliases = Vec::new();
         let mut rewritten = String::new();
+        // ORDER BY VectorDistance sorts in memory, not through an index.
+        let non_streaming = s.order_by.iter().any(|k| k.kind == SortKind::Similarity);
         let from_where = |extra: Option<&str>| {
             let mut conditions: Vec<String> = extra.map(str::to_string).into_iter().collect();
             if let Some(filter) = &s.filter {
@@ -219,16 +227,26 @@ impl PreparedQuery {
             let order: Vec<String> = s
                 .order_by
                 .iter()
-                .map(|k| {
-                    format!(
+                .map(|k| match k.kind {
+                    // Most similar first: the direction is the distance function's.
+                    SortKind::Similarity => k.expr.to_sql(alias),
+                    _ => format!(
                         "{} {}",
                         k.expr.to_sql(alias),
                         if k.descending { "DESC" } else { "ASC" }
-                    )
+                    ),
                 })
                 .collect();
+            // Sorted in memory (a vector search): each range returns the
+            // first offset + limit rows, and the SDK skips `offset` itself.
+            let window = match (non_streaming, s.offset, s.limit) {
+                (true, Some(offset), Some(limit)) => {
+                    format!(" OFFSET 0 LIMIT {}", offset.saturating_add(limit))
+                }
+                _ => String::new(),
+            };
             rewritten = format!(
-                "SELECT {top}{first}._rid, [{}] AS orderByItems, {payload} AS payload{} ORDER BY {}",
+                "SELECT {top}{first}._rid, [{}] AS orderByItems, {payload} AS payload{} ORDER BY {}{window}",
                 items.join(", "),
                 from_where(Some(ORDER_BY_FILTER)),
                 order.join(", ")
@@ -265,7 +283,7 @@ impl PreparedQuery {
                 "top": s.top,
                 "offset": s.offset,
                 "limit": s.limit,
-                "orderBy": order_by.iter().map(|k| if k.descending { "Descending" } else { "Ascending" }).collect::<Vec<_>>(),
+                "orderBy": order_by.iter().map(|k| if search::sorts_descending(k) { "Descending" } else { "Ascending" }).collect::<Vec<_>>(),
                 "orderByExpressions": order_by.iter().map(|k| k.expr.to_sql(alias)).collect::<Vec<_>>(),
                 "groupByExpressions": s.group_by.iter().map(|e| e.to_sql(alias)).collect::<Vec<_>>(),
                 "groupByAliases": group_by_aliases,
@@ -274,7 +292,7 @@ impl PreparedQuery {
                 "rewrittenQuery": rewritten,
                 "hasSelectValue": matches!(s.projection, Projection::Value(_)),
                 "dCountInfo": null,
-                "hasNonStreamingOrderBy": false,
+                "hasNonStreamingOrderBy": non_streaming,
             },
             "queryRanges": [{"min": "", "max": "FF", "isMinInclusive": true, "isMaxInclusive": false}],
         }))

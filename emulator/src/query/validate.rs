@@ -24,6 +24,7 @@ pub(super) fn validate(
     } else {
         order_by_paths(select)?;
     }
+    super::search::validate::validate(select)?;
     if let Some(inner) = select.from.as_ref().and_then(|f| f.derived.as_deref()) {
         validate(inner, text, &[], true)?;
     }
@@ -97,9 +98,11 @@ fn order_by_paths(select: &Select) -> ApiResult<()> {
     // A user-defined function orders by what it computes (the issue's
     // contract for UDFs, which the service evaluates per item).
     let udf = |e: &Expr| matches!(e, Expr::Call(name, _) if name.starts_with(super::udf::PREFIX));
+    // Scores sort through the vector and full-text indexes (`search/`).
+    let score = |e: &Expr| matches!(e, Expr::Call(name, _) if super::search::is_function(name));
     let all_paths = keys
         .iter()
-        .all(|k| is_item_path(&k.expr, from) || udf(&k.expr));
+        .all(|k| is_item_path(&k.expr, from) || udf(&k.expr) || score(&k.expr));
     if all_paths || (keys.len() == 1 && distance(&keys[0].expr)) {
         return Ok(());
     }

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::ast::{BinaryOp, Expr, Level, Projection, Select, SortKey, SubqueryKind, UnaryOp};
+use super::ast::{
+    BinaryOp, Expr, Level, Projection, Select, SortKey, SortKind, SubqueryKind, UnaryOp,
+};
 use super::lexer::{syntax_error, tokenize, truncated, Token};
 use super::number as num;
 use super::udf;
@@ -32,6 +34,16 @@ pub fn parse(text: &str, parameters: &HashMap<String, Value>) -> ApiResult<Selec
     }
     let tokens = tokenize(text)?;
     let from_at = find_top_level(&tokens, "FROM");
+    if from_at.is_none() && !balanced(&tokens) {
+        // `SELECT f(a, g(b) FROM c`: a bracket left open before FROM,
+        // where the service points.
+        let from = tokens
+            .iter()
+            .any(|t| matches!(t, Token::Ident(w) if w.eq_ignore_ascii_case("FROM")));
+        if from {
+            return Err(syntax_error(text, "'FROM'"));
+        }
+    }
     let mut parser = Parser {
         text,
         tokens,
@@ -69,6 +81,16 @@ fn find_top_level(tokens: &[Token], keyword: &str) -> Option<usize> {
         }
         false
     })
+}
+
+/// Whether every bracket opened is closed.
+fn balanced(tokens: &[Token]) -> bool {
+    let depth = tokens.iter().fold(0i64, |depth, token| match token {
+        Token::Sym("(") | Token::Sym("[") | Token::Sym("{") => depth + 1,
+        Token::Sym(")") | Token::Sym("]") | Token::Sym("}") => depth - 1,
+        _ => depth,
+    });
+    depth == 0
 }
 
 fn is_reserved(word: &str) -> bool {
@@ -127,6 +149,10 @@ impl Parser<'_> {
         } else {
             Err(self.error_here())
         }
+    }
+
+    fn is_sym(&self, sym: &str) -> bool {
+        matches!(self.peek(), Some(Token::Sym(s)) if *s == sym)
     }
 
     fn eat_sym(&mut self, sym: &str) -> bool {
@@ -249,17 +275,14 @@ impl Parser<'_> {
         let mut order_by = Vec::new();
         if self.eat_keyword("ORDER") {
             self.expect_keyword("BY")?;
-            loop {
-                let expr = self.expr()?;
-                let descending = if self.eat_keyword("DESC") {
-                    true
-                } else {
-                    self.eat_keyword("ASC");
-                    false
-                };
-                order_by.push(SortKey { expr, descending });
-                if !self.eat_sym(",") {
-                    break;
+            if self.is_rank() {
+                order_by.push(self.rank_key()?);
+            } else {
+                loop {
+                    order_by.push(self.sort_key()?);
+                    if !self.eat_sym(",") {
+                        break;
+                    }
                 }
             }
         }
@@ -279,6 +302,69 @@ impl Parser<'_> {
             order_by,
             offset,
             limit,
+        })
+    }
+
+    /// `expr [ASC|DESC]`; `VectorDistance(...)` takes no direction: it
+    /// sorts most similar first.
+    fn sort_key(&mut self) -> ApiResult<SortKey> {
+        let expr = self.expr()?;
+        let direction = if self.eat_keyword("DESC") {
+            Some(true)
+        } else if self.eat_keyword("ASC") {
+            Some(false)
+        } else {
+            None
+        };
+        let similarity = matches!(&expr, Expr::Call(name, _) if name == "VECTORDISTANCE");
+        match (similarity, direction) {
+            (true, Some(_)) => Err(ApiError::bad_request(format!(
+                "Specifying a sorting order (ASC or DESC) with VectorDistance function is not supported. \
+                 ORDER BY VectorDistance(...) sorts the most similar items first. Query: {}",
+                truncated(self.text)
+            ))),
+            (true, None) => Ok(SortKey {
+                expr,
+                descending: true,
+                kind: SortKind::Similarity,
+            }),
+            (false, direction) => Ok(SortKey {
+                expr,
+                descending: direction.unwrap_or(false),
+                kind: SortKind::Value,
+            }),
+        }
+    }
+
+    /// Whether ORDER BY is followed by `RANK` and a scoring function
+    /// (`RANK` alone is a name: `ORDER BY rank`).
+    fn is_rank(&self) -> bool {
+        self.is_keyword("RANK")
+            && matches!(self.tokens.get(self.pos + 1), Some(Token::Ident(_)))
+            && matches!(self.tokens.get(self.pos + 2), Some(Token::Sym("(")))
+    }
+
+    /// `RANK score`: one key, most relevant first, no direction.
+    fn rank_key(&mut self) -> ApiResult<SortKey> {
+        self.expect_keyword("RANK")?;
+        let expr = self.expr()?;
+        if self.is_keyword("ASC") || self.is_keyword("DESC") {
+            return Err(ApiError::bad_request(format!(
+                "Specifying a sort order (ASC or DESC) in the ORDER BY RANK clause is not allowed. \
+                 It sorts the most relevant items first. Query: {}",
+                truncated(self.text)
+            )));
+        }
+        if self.is_sym(",") {
+            return Err(ApiError::bad_request(format!(
+                "ORDER BY RANK takes one scoring expression; combine several with RRF(...). Query: {}",
+                truncated(self.text)
+            )));
+        }
+        Ok(SortKey {
+            expr,
+            descending: true,
+            kind: SortKind::Rank,
         })
     }
 

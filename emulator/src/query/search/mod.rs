@@ -1,0 +1,387 @@
+//! Vector, full-text and hybrid search: the functions `VectorDistance`,
+//! `FullTextContains`, `FullTextContainsAll`, `FullTextContainsAny`,
+//! `FullTextScore` and `RRF`, with the internal forms the gateway's query
+//! plans rewrite them into (`_VectorScore`, `_FullTextScore`,
+//! `_FullTextWordCount`), `ORDER BY RANK`, and their query plans.
+//!
+//! These functions read the container's policies: a vector's distance
+//! function and data type come from the embedding policy of its path, a
+//! text's language from the full-text policy. The HTTP layer installs the
+//! policies around a query's run ([`with_policies`]); `FullTextScore`
+//! also reads the statistics of the documents in scope, gathered before
+//! the run ([`PreparedQuery::run_with_statistics`]).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde_json::Value;
+
+use super::ast::{Expr, Select, SortKind};
+use super::eval;
+use crate::store::search_policy::{
+    DistanceFunction, FullTextPolicy, VectorDataType, VectorEmbeddingPolicy,
+};
+
+pub mod bm25;
+pub mod plan;
+pub mod rank;
+pub mod text;
+pub mod validate;
+pub mod vector;
+
+use bm25::Statistics;
+use vector::Comparison;
+
+/// The container's policies that search functions read.
+#[derive(Debug, Clone, Default)]
+pub struct Policies {
+    pub vectors: VectorEmbeddingPolicy,
+    pub full_text: FullTextPolicy,
+}
+
+impl Policies {
+    /// How `VectorDistance` compares vectors at `path` (a document path,
+    /// if one of its arguments is), `options` overriding the policy.
+    pub fn comparison(&self, path: Option<&str>, options: Option<&Value>) -> Option<Comparison> {
+        let mut comparison =
+            path.and_then(|p| self.vectors.for_path(p))
+                .map_or_else(Comparison::default, |e| Comparison {
+                    distance: e.distance_function,
+                    data_type: e.data_type,
+                });
+        if let Some(options) = options {
+            let options = options.as_object()?;
+            for (key, value) in options {
+                if key.eq_ignore_ascii_case("distanceFunction") {
+                    comparison.distance = DistanceFunction::parse(value.as_str()?)?;
+                } else if key.eq_ignore_ascii_case("dataType") {
+                    comparison.data_type = VectorDataType::parse(value.as_str()?)?;
+                }
+            }
+        }
+        Some(comparison)
+    }
+}
+
+/// A `FullTextScore`'s statistics are kept per path and terms.
+type TermsKey = (String, Vec<String>);
+
+thread_local! {
+    static POLICIES: RefCell<Rc<Policies>> = RefCell::new(Rc::new(Policies::default()));
+    static STATISTICS: RefCell<Rc<HashMap<TermsKey, Statistics>>> = RefCell::default();
+}
+
+/// Runs `run` (a query) with the container's search policies.
+pub fn with_policies<T>(policies: Policies, run: impl FnOnce() -> T) -> T {
+    let previous = POLICIES.with(|p| p.replace(Rc::new(policies)));
+    let result = run();
+    POLICIES.with(|p| p.replace(previous));
+    result
+}
+
+fn policies() -> Rc<Policies> {
+    POLICIES.with(|p| p.borrow().clone())
+}
+
+/// Runs `run` with the statistics `FullTextScore` reads.
+pub(super) fn with_statistics<T>(
+    statistics: HashMap<TermsKey, Statistics>,
+    run: impl FnOnce() -> T,
+) -> T {
+    let previous = STATISTICS.with(|s| s.replace(Rc::new(statistics)));
+    let result = run();
+    STATISTICS.with(|s| s.replace(previous));
+    result
+}
+
+/// The function names this module evaluates (upper case).
+pub const FUNCTIONS: [&str; 9] = [
+    "VECTORDISTANCE",
+    "FULLTEXTCONTAINS",
+    "FULLTEXTCONTAINSALL",
+    "FULLTEXTCONTAINSANY",
+    "FULLTEXTSCORE",
+    "RRF",
+    "_VECTORSCORE",
+    "_FULLTEXTSCORE",
+    "_FULLTEXTWORDCOUNT",
+];
+
+pub fn is_function(name: &str) -> bool {
+    FUNCTIONS.contains(&name)
+}
+
+/// The path a document expression reads (`c.embedding` is "/embedding",
+/// `c.a["b"]` "/a/b"), if it reads one from the item itself.
+pub fn document_path(expr: &Expr) -> Option<String> {
+    let mut steps = Vec::new();
+    let mut e = expr;
+    loop {
+        match e {
+            Expr::Property(base, name) => {
+                steps.push(name.clone());
+                e = base;
+            }
+            Expr::Index(base, index) => match index.as_ref() {
+                Expr::Literal(Value::String(name)) => {
+                    steps.push(name.clone());
+                    e = base;
+                }
+                _ => return None,
+            },
+            Expr::Var(0) if !steps.is_empty() => break,
+            _ => return None,
+        }
+    }
+    steps.reverse();
+    Some(format!("/{}", steps.join("/")))
+}
+
+/// Evaluates a search function on a row; `None` when `name` is not one.
+pub(super) fn call(name: &str, args: &[Expr], row: &[&Value]) -> Option<Option<Value>> {
+    if !is_function(name) {
+        return None;
+    }
+    let value = |i: usize| args.get(i).and_then(|e| eval::eval(e, row));
+    Some(match name {
+        "VECTORDISTANCE" | "_VECTORSCORE" => {
+            vector_distance(args, row).map(|(score, _)| number(score))
+        }
+        "FULLTEXTCONTAINS" | "FULLTEXTCONTAINSALL" | "FULLTEXTCONTAINSANY" => {
+            let runs = document_words(args, row)?;
+            let analyzer = analyzer_for(args);
+            let terms: Option<Vec<String>> = (1..args.len())
+                .map(|i| value(i)?.as_str().map(str::to_string))
+                .collect();
+            let terms = terms.filter(|t| !t.is_empty())?;
+            if name == "FULLTEXTCONTAINS" && terms.len() != 1 {
+                return Some(None);
+            }
+            let mut found = terms
+                .iter()
+                .map(|t| text::occurrences(&runs, &analyzer.words(t)) > 0);
+            let result = match name {
+                "FULLTEXTCONTAINSANY" => found.any(|f| f),
+                _ => found.all(|f| f),
+            };
+            Some(Value::Bool(result))
+        }
+        "_FULLTEXTWORDCOUNT" => {
+            let runs = document_words(args, row)?;
+            Some(Value::from(text::word_count(&runs)))
+        }
+        "FULLTEXTSCORE" => {
+            let (path, terms) = score_terms(args)?;
+            let statistics = STATISTICS.with(|s| s.borrow().get(&(path, terms.clone())).cloned());
+            full_text_score(args, row, &terms, &statistics.unwrap_or_default())
+        }
+        "_FULLTEXTSCORE" => {
+            // _FullTextScore(path, [terms], documents, words, [hits])
+            let terms: Vec<String> = value(1)?
+                .as_array()?
+                .iter()
+                .map(|t| t.as_str().map(str::to_string))
+                .collect::<Option<_>>()?;
+            let statistics = Statistics {
+                documents: value(2)?.as_u64()?,
+                words: value(3)?.as_u64()?,
+                hits: value(4)?
+                    .as_array()?
+                    .iter()
+                    .map(Value::as_u64)
+                    .collect::<Option<_>>()?,
+            };
+            full_text_score(args, row, &terms, &statistics)
+        }
+        // Ranks exist only over all rows: `ORDER BY RANK` computes them.
+        _ => None,
+    })
+}
+
+fn number(x: f64) -> Value {
+    serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+}
+
+/// The language analyzer of the path a full-text function's first
+/// argument reads.
+fn analyzer_for(args: &[Expr]) -> &'static text::Analyzer {
+    let policies = policies();
+    let path = args.first().and_then(document_path).unwrap_or_default();
+    text::analyzer(policies.full_text.language_for(&path))
+}
+
+/// The words of the text a full-text function's first argument reads.
+fn document_words(args: &[Expr], row: &[&Value]) -> Option<Vec<Vec<String>>> {
+    let value = eval::eval(args.first()?, row)?;
+    analyzer_for(args).document(&value)
+}
+
+/// `FullTextScore(path, term, ...)` or `FullTextScore(path, [terms])`:
+/// the path and the terms, literal strings (parameters are literals here).
+pub fn score_terms(args: &[Expr]) -> Option<(String, Vec<String>)> {
+    let path = document_path(args.first()?)?;
+    let literal = |e: &Expr| match e {
+        Expr::Literal(Value::String(s)) => Some(vec![s.clone()]),
+        Expr::Literal(Value::Array(items)) => items
+            .iter()
+            .map(|v| v.as_str().map(str::to_string))
+            .collect(),
+        Expr::Array(items) => items
+            .iter()
+            .map(|e| match e {
+                Expr::Literal(Value::String(s)) => Some(s.clone()),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    };
+    let mut terms = Vec::new();
+    for arg in &args[1..] {
+        terms.extend(literal(arg)?);
+    }
+    (!terms.is_empty()).then_some((path, terms))
+}
+
+/// The BM25 score of the row's text for `terms`.
+fn full_text_score(
+    args: &[Expr],
+    row: &[&Value],
+    terms: &[String],
+    statistics: &Statistics,
+) -> Option<Value> {
+    let runs = document_words(args, row)?;
+    let analyzer = analyzer_for(args);
+    let occurrences: Vec<u64> = terms
+        .iter()
+        .map(|t| text::occurrences(&runs, &analyzer.words(t)))
+        .collect();
+    Some(number(
+        statistics.score(&occurrences, text::word_count(&runs)),
+    ))
+}
+
+/// `VectorDistance(a, b [, bruteForce [, options]])` on a row: the score
+/// and how it compared.
+fn vector_distance(args: &[Expr], row: &[&Value]) -> Option<(f64, Comparison)> {
+    let path = args.iter().take(2).find_map(document_path);
+    let options = match args.get(3) {
+        Some(e) => Some(eval::eval(e, row)?),
+        None => None,
+    };
+    let comparison = policies().comparison(path.as_deref(), options.as_ref())?;
+    let a = vector::read(&eval::eval(args.first()?, row)?)?;
+    let b = vector::read(&eval::eval(args.get(1)?, row)?)?;
+    let score = vector::score(comparison.distance, &a, &b)?;
+    Some((score, comparison))
+}
+
+/// The score of a scoring function on a row, turned so that greater is
+/// more relevant (a Euclidean distance negated): what `ORDER BY RANK` and
+/// `ORDER BY VectorDistance` sort by, descending.
+pub(super) fn relevance(expr: &Expr, row: &[&Value]) -> Option<f64> {
+    let Expr::Call(name, args) = expr else {
+        return None;
+    };
+    match name.as_str() {
+        "VECTORDISTANCE" | "_VECTORSCORE" => {
+            let (score, comparison) = vector_distance(args, row)?;
+            Some(match vector::greater_is_closer(comparison.distance) {
+                true => score,
+                false => -score,
+            })
+        }
+        _ => call(name, args, row)??.as_f64(),
+    }
+}
+
+/// The sort key of an ORDER BY key of kind `Similarity` or `Rank` on a
+/// row: its relevance, or for `RRF` each component's (null where it has
+/// none), which [`rank::fuse`] turns into ranks once every row is in.
+pub(super) fn sort_value(expr: &Expr, row: &[&Value]) -> Option<Value> {
+    match rank::rrf_components(expr) {
+        Some((components, _)) => Some(Value::Array(
+            components
+                .iter()
+                .map(|c| relevance(c, row).map_or(Value::Null, number))
+                .collect(),
+        )),
+        None => relevance(expr, row).map(number),
+    }
+}
+
+/// Whether an ORDER BY key's values come in descending order: for
+/// `VectorDistance`, whether its distance function counts greater as
+/// closer; for a rank, always (its scores are relevances).
+pub fn sorts_descending(key: &super::ast::SortKey) -> bool {
+    match (key.kind, &key.expr) {
+        (SortKind::Similarity, Expr::Call(_, args)) => {
+            let path = args.iter().take(2).find_map(document_path);
+            let options = match args.get(3) {
+                Some(e) => eval::eval(e, &[]),
+                None => None,
+            };
+            policies()
+                .comparison(path.as_deref(), options.as_ref())
+                .is_none_or(|c| vector::greater_is_closer(c.distance))
+        }
+        _ => key.descending,
+    }
+}
+
+/// The `FullTextScore` calls of a query's ORDER BY RANK, by path and terms.
+fn full_text_scores(select: &Select) -> Vec<TermsKey> {
+    let mut found = Vec::new();
+    for key in select.order_by.iter().filter(|k| k.kind == SortKind::Rank) {
+        let components = match rank::rrf_components(&key.expr) {
+            Some((components, _)) => components,
+            None => vec![&key.expr],
+        };
+        for component in components {
+            if let Expr::Call(name, args) = component {
+                if name == "FULLTEXTSCORE" {
+                    found.extend(score_terms(args));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Whether running `select` needs the statistics of the documents in
+/// scope (it ranks by `FullTextScore`).
+pub(super) fn needs_statistics(select: &Select) -> bool {
+    !full_text_scores(select).is_empty()
+}
+
+/// The statistics of `docs` (every document in scope, before any filter,
+/// as the gateway's statistics query counts them) for each
+/// `FullTextScore` of `select`, for [`with_statistics`].
+pub(super) fn gather_statistics(select: &Select, docs: &[Value]) -> HashMap<TermsKey, Statistics> {
+    let policies = policies();
+    let mut statistics = HashMap::new();
+    for (path, terms) in full_text_scores(select) {
+        let analyzer = text::analyzer(policies.full_text.language_for(&path));
+        let phrases: Vec<Vec<String>> = terms.iter().map(|t| analyzer.words(t)).collect();
+        let mut stats = Statistics {
+            documents: docs.len() as u64,
+            words: 0,
+            hits: vec![0; terms.len()],
+        };
+        let steps: Vec<&str> = path[1..].split('/').collect();
+        for doc in docs {
+            let value = steps.iter().try_fold(doc, |v, step| v.get(step));
+            let Some(runs) = value.and_then(|v| analyzer.document(v)) else {
+                continue;
+            };
+            stats.words += text::word_count(&runs);
+            for (hits, phrase) in stats.hits.iter_mut().zip(&phrases) {
+                if text::occurrences(&runs, phrase) > 0 {
+                    *hits += 1;
+                }
+            }
+        }
+        statistics.insert((path, terms), stats);
+    }
+    statistics
+}

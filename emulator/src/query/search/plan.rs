@@ -1,0 +1,209 @@
+//! The gateway's plan for `ORDER BY RANK` queries: `hybridSearchQueryInfo`
+//! (Microsoft's query plan retriever tests record its shape), which the
+//! Python, JavaScript and Rust SDKs run across ranges:
+//!
+//! 1. if a component is a `FullTextScore`, the global statistics query on
+//!    every range, which the SDK sums (`documentCount`, and per full-text
+//!    component `totalWordCount` and the `hitCounts` of its terms);
+//! 2. each component query on every range, its placeholders replaced by
+//!    those sums: the top items by that one score, each with every
+//!    component's score (`componentScores`) and the projection (`payload`);
+//! 3. client side, reciprocal rank fusion of the scores over the union of
+//!    the rows, then `skip` and `take`.
+//!
+//! With the same statistics everywhere, a score does not depend on the
+//! range that computes it, so one range and many rank alike.
+
+use serde_json::{json, Value};
+
+use super::super::ast::{Expr, Projection, Select};
+use super::rank::rrf_components;
+use super::{policies, score_terms, vector};
+
+/// What the SDK replaces with the filter that resumes an ORDER BY.
+const ORDER_BY_FILTER: &str = "{documentdb-formattableorderbyquery-filter}";
+const DOCUMENT_COUNT: &str = "{documentdb-formattablehybridsearchquery-totaldocumentcount}";
+
+/// How many rows of each component each range returns, per row wanted:
+/// the gateway asks for 120 when a query takes 10.
+const CANDIDATES_PER_RESULT: usize = 12;
+
+/// One scoring component of a rank.
+struct Component {
+    /// The score as the component queries compute it.
+    score: String,
+    /// Whether it ranks greater scores first.
+    descending: bool,
+    /// What a row without the score ranks as: after every other.
+    missing: &'static str,
+    /// For a `FullTextScore`: the text it reads (`c.text`) and its terms.
+    full_text: Option<(String, Vec<String>)>,
+}
+
+/// The plan of a query whose ORDER BY is `RANK`.
+pub fn hybrid(select: &Select) -> Value {
+    let aliases = select.aliases();
+    let first = aliases.first().map_or("c", String::as_str);
+    let sql = |e: &Expr| e.to_sql(aliases);
+    let key = &select.order_by[0].expr;
+    let (scores, weights) = match rrf_components(key) {
+        Some((components, weights)) => (components, weights),
+        None => (vec![key], None),
+    };
+    let policies = policies();
+    let components: Vec<Component> = scores
+        .iter()
+        .enumerate()
+        .map(|(i, expr)| {
+            let weight = weights
+                .as_ref()
+                .and_then(|w| w.get(i))
+                .copied()
+                .unwrap_or(1.0);
+            let Expr::Call(name, args) = expr else {
+                unreachable!("validated: a rank is made of scores")
+            };
+            let args_sql: Vec<String> = args.iter().map(sql).collect();
+            let (score, greater_first, full_text) = match name.as_str() {
+                "FULLTEXTSCORE" | "_FULLTEXTSCORE" => {
+                    let (_, terms) = score_terms(args).unwrap_or_default();
+                    let score = format!(
+                        "_FullTextScore({}, {}, {DOCUMENT_COUNT}, \
+                         {{documentdb-formattablehybridsearchquery-totalwordcount-{i}}}, \
+                         {{documentdb-formattablehybridsearchquery-hitcountsarray-{i}}})",
+                        args_sql[0],
+                        Value::from(terms.clone())
+                    );
+                    (score, true, Some((args_sql[0].clone(), terms)))
+                }
+                _ => {
+                    let path = args.iter().take(2).find_map(super::document_path);
+                    let options = match args.get(3) {
+                        Some(Expr::Literal(v)) => Some(v.clone()),
+                        Some(e @ Expr::Object(_)) => super::super::eval::eval(e, &[]),
+                        _ => None,
+                    };
+                    let closer = policies
+                        .comparison(path.as_deref(), options.as_ref())
+                        .is_none_or(|c| vector::greater_is_closer(c.distance));
+                    (
+                        format!("_VectorScore({})", args_sql.join(", ")),
+                        closer,
+                        None,
+                    )
+                }
+            };
+            let descending = greater_first == (weight >= 0.0);
+            Component {
+                score,
+                descending,
+                missing: match (descending, full_text.is_some()) {
+                    (true, true) => "-1",
+                    (true, false) => "-1.79769e+308",
+                    (false, _) => "1.79769e+308",
+                },
+                full_text,
+            }
+        })
+        .collect();
+    let (skip, take) = match (select.top, select.offset, select.limit) {
+        (_, Some(offset), Some(limit)) => (Some(offset), limit),
+        (Some(top), _, _) => (None, top),
+        _ => (None, 0),
+    };
+    let candidates = skip
+        .unwrap_or(0)
+        .saturating_add(take)
+        .saturating_mul(CANDIDATES_PER_RESULT);
+    let payload = match &select.projection {
+        Projection::Star => first.to_string(),
+        Projection::Value(e) => sql(e),
+        Projection::Fields(fields) => format!(
+            "{{{}}}",
+            fields
+                .iter()
+                .map(|(e, name)| format!("{}: {}", Value::from(name.as_str()), sql(e)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let component_scores = components
+        .iter()
+        .map(|c| format!("({} ?? {})", c.score, c.missing))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let from = select
+        .from
+        .as_ref()
+        .map(|f| f.to_sql(&[]))
+        .unwrap_or_default();
+    let filter = match &select.filter {
+        Some(filter) => format!("({} AND ({ORDER_BY_FILTER}))", sql(filter)),
+        None => format!("({ORDER_BY_FILTER})"),
+    };
+    let component_infos: Vec<Value> = components
+        .iter()
+        .map(|c| {
+            let direction = if c.descending { "DESC" } else { "ASC" };
+            let rewritten = format!(
+                "SELECT TOP {candidates} {first}._rid, [{{\"item\": {score}}}] AS orderByItems, \
+                 {{\"payload\": {payload}, \"componentScores\": [{component_scores}]}} AS payload \
+                 {from} WHERE {filter} ORDER BY {score} {direction}",
+                score = c.score
+            );
+            json!({
+                "distinctType": "None",
+                "top": candidates,
+                "offset": null,
+                "limit": null,
+                "orderBy": [if c.descending { "Descending" } else { "Ascending" }],
+                "orderByExpressions": [c.score],
+                "groupByExpressions": [],
+                "groupByAliases": [],
+                "aggregates": [],
+                "groupByAliasToAggregateType": {},
+                "rewrittenQuery": rewritten,
+                "hasSelectValue": false,
+                "dCountInfo": null,
+                "hasNonStreamingOrderBy": true,
+            })
+        })
+        .collect();
+    let statistics: Vec<String> = components
+        .iter()
+        .filter_map(|c| c.full_text.as_ref())
+        .map(|(target, terms)| {
+            let hits: Vec<String> = terms
+                .iter()
+                .map(|t| {
+                    format!(
+                        "COUNTIF(FullTextContains({target}, {}))",
+                        Value::from(t.as_str())
+                    )
+                })
+                .collect();
+            format!(
+                "{{\"totalWordCount\": SUM(_FullTextWordCount({target})), \"hitCounts\": [{}]}}",
+                hits.join(", ")
+            )
+        })
+        .collect();
+    json!({
+        "partitionedQueryExecutionInfoVersion": 2,
+        "queryInfo": null,
+        "hybridSearchQueryInfo": {
+            "globalStatisticsQuery": format!(
+                "SELECT COUNT(1) AS documentCount, [{}] AS fullTextStatistics {from}",
+                statistics.join(", ")
+            ),
+            "componentQueryInfos": component_infos,
+            "componentWithoutPayloadQueryInfos": [],
+            "projectionQueryInfo": null,
+            "componentWeights": weights.map_or_else(Vec::new, |w| w.iter().map(|x| x.abs()).collect()),
+            "skip": skip,
+            "take": take,
+            "requiresGlobalStatistics": !statistics.is_empty(),
+        },
+        "queryRanges": [{"min": "", "max": "FF", "isMinInclusive": true, "isMaxInclusive": false}],
+    })
+}

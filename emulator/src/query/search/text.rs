@@ -1,0 +1,141 @@
+//! Full-text matching: the words of a text as a full-text index keeps them.
+//!
+//! A text is split into words at every character that is neither a letter
+//! nor a digit, each word is lower-cased and reduced to its stem by the
+//! Snowball stemmer of the path's language (the full-text policy's), so
+//! that "Running" and "runs" are one word, "run". A search term is analysed
+//! the same way; a term of several words ("United States") is a phrase: it
+//! occurs where its words follow one another. Stop words are kept.
+
+use std::sync::OnceLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+use serde_json::Value;
+
+/// The languages of the full-text policy, by their code, with their stemmer.
+const LANGUAGES: [(&str, Algorithm); 7] = [
+    ("en-US", Algorithm::English),
+    ("fr-FR", Algorithm::French),
+    ("de-DE", Algorithm::German),
+    ("it-IT", Algorithm::Italian),
+    ("pt-BR", Algorithm::Portuguese),
+    ("pt-PT", Algorithm::Portuguese),
+    ("es-ES", Algorithm::Spanish),
+];
+
+/// Turns texts into stemmed words for one language.
+pub struct Analyzer {
+    stemmer: Stemmer,
+}
+
+/// The analyzer of `language` (a policy's code, any case); English for
+/// one this engine does not know (the policy refuses those).
+pub fn analyzer(language: &str) -> &'static Analyzer {
+    static ANALYZERS: OnceLock<Vec<Analyzer>> = OnceLock::new();
+    let analyzers = ANALYZERS.get_or_init(|| {
+        LANGUAGES
+            .iter()
+            .map(|(_, algorithm)| Analyzer {
+                stemmer: Stemmer::create(*algorithm),
+            })
+            .collect()
+    });
+    let index = LANGUAGES
+        .iter()
+        .position(|(code, _)| code.eq_ignore_ascii_case(language))
+        .unwrap_or(0);
+    &analyzers[index]
+}
+
+impl Analyzer {
+    /// The words of `text`, in order.
+    pub fn words(&self, text: &str) -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(|w| self.stemmer.stem(&w.to_lowercase()).into_owned())
+            .collect()
+    }
+
+    /// The words of a document's value: a string, or the strings of an
+    /// array (each its own run of words: a phrase does not span two);
+    /// `None` for anything else, which full-text functions leave undefined.
+    pub fn document(&self, value: &Value) -> Option<Vec<Vec<String>>> {
+        match value {
+            Value::String(text) => Some(vec![self.words(text)]),
+            Value::Array(items) => Some(
+                items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(|text| self.words(text))
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// How many times `phrase` (analysed words) occurs in `runs`.
+pub fn occurrences(runs: &[Vec<String>], phrase: &[String]) -> u64 {
+    if phrase.is_empty() {
+        return 0;
+    }
+    runs.iter()
+        .map(|run| {
+            run.windows(phrase.len())
+                .filter(|window| *window == phrase)
+                .count() as u64
+        })
+        .sum()
+}
+
+/// The number of words of a document's value.
+pub fn word_count(runs: &[Vec<String>]) -> u64 {
+    runs.iter().map(|run| run.len() as u64).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn words(text: &str) -> Vec<String> {
+        analyzer("en-US").words(text)
+    }
+
+    #[test]
+    fn english_words_are_lower_cased_and_stemmed() {
+        assert_eq!(
+            words("The United States' runners were RUNNING."),
+            ["the", "unit", "state", "runner", "were", "run"]
+        );
+        // A stem is not a prefix: "Johnson" is not "John".
+        assert_eq!(words("John Johnson"), ["john", "johnson"]);
+        assert!(words("  ,;  ").is_empty());
+    }
+
+    #[test]
+    fn phrases_count_where_their_words_follow_one_another() {
+        let analyzer = analyzer("en-US");
+        let doc = analyzer
+            .document(&json!("united states, the States united; United States"))
+            .unwrap();
+        assert_eq!(occurrences(&doc, &words("United States")), 2);
+        assert_eq!(occurrences(&doc, &words("state")), 3);
+        assert_eq!(occurrences(&doc, &words("")), 0);
+        assert_eq!(word_count(&doc), 7);
+        // Array elements are separate runs: no phrase across two.
+        let doc = analyzer.document(&json!(["united", "states", 3])).unwrap();
+        assert_eq!(occurrences(&doc, &words("united states")), 0);
+        assert_eq!(word_count(&doc), 2);
+        assert_eq!(analyzer.document(&json!(7)), None);
+    }
+
+    #[test]
+    fn each_policy_language_has_its_stemmer() {
+        assert_eq!(analyzer("de-DE").words("Beispiele"), ["beispiel"]);
+        assert_eq!(analyzer("es-es").words("demostraciones"), ["demostr"]);
+        assert_eq!(analyzer("fr-FR").words("démonstrations"), ["démonstr"]);
+        // Unknown: English.
+        assert_eq!(analyzer("xx-XX").words("runs"), ["run"]);
+    }
+}
