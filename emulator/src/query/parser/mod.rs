@@ -336,12 +336,12 @@ impl Parser<'_> {
         }
     }
 
-    /// Whether ORDER BY is followed by `RANK` and a scoring function
-    /// (`RANK` alone is a name: `ORDER BY rank`).
+    /// Whether ORDER BY is followed by `RANK` and an expression (`RANK`
+    /// alone is a name: `ORDER BY rank`, `ORDER BY rank DESC`).
     fn is_rank(&self) -> bool {
         self.is_keyword("RANK")
-            && matches!(self.tokens.get(self.pos + 1), Some(Token::Ident(_)))
-            && matches!(self.tokens.get(self.pos + 2), Some(Token::Sym("(")))
+            && matches!(self.tokens.get(self.pos + 1), Some(Token::Ident(w))
+                if !["ASC", "DESC", "OFFSET", "LIMIT"].iter().any(|k| w.eq_ignore_ascii_case(k)))
     }
 
     /// `RANK score`: one key, most relevant first, no direction.

@@ -385,3 +385,5 @@ pub(super) fn gather_statistics(select: &Select, docs: &[Value]) -> HashMap<Term
     }
     statistics
 }
+#[cfg(test)]
+mod tests;
