@@ -22,6 +22,7 @@ mod offers;
 mod ranges;
 mod records;
 mod scripts;
+pub mod search_policy;
 mod sequence;
 mod transaction;
 mod unique_keys;
