@@ -412,5 +412,4 @@ fn shown(value: Option<&Value>) -> String {
 }
 
 #[cfg(test)]
-#[path = "search_policy_tests.rs"]
 mod tests;
