@@ -131,18 +131,10 @@ fn check_vector_index<'a>(
     }
     if kind != VectorIndexType::Flat {
         let most = u64::from(dimensions).min(MAX_QUANTIZATION_BYTES);
-        check_range(
-            fields.get("quantizationByteSize"),
-            "QuantizationByteSize",
-            (1, most),
-        )?;
+        check_range(fields, path, "quantizationByteSize", (1, most))?;
     }
     if kind == VectorIndexType::DiskAnn {
-        check_range(
-            fields.get("indexingSearchListSize"),
-            "IndexingSearchListSize",
-            SEARCH_LIST_SIZES,
-        )?;
+        check_range(fields, path, "indexingSearchListSize", SEARCH_LIST_SIZES)?;
     }
     check_shard_key(fields, path)?;
     Ok(path)
@@ -157,22 +149,26 @@ fn listed(paths: &[&str]) -> String {
     }
 }
 
-/// An optional whole-number parameter of a vector index, within `low..=high`.
-fn check_range(value: Option<&Value>, name: &str, (low, high): (u64, u64)) -> ApiResult<()> {
-    let Some(value) = value.filter(|v| !v.is_null()) else {
+/// An optional whole-number parameter `field` of the vector index on
+/// `path`, within `low..=high`.
+fn check_range(
+    fields: &Map<String, Value>,
+    path: &str,
+    field: &str,
+    (low, high): (u64, u64),
+) -> ApiResult<()> {
+    let Some(value) = fields.get(field).filter(|v| !v.is_null()) else {
         return Ok(());
     };
     if value.as_u64().is_some_and(|n| (low..=high).contains(&n)) {
         return Ok(());
     }
-    let hint = if value.is_number() {
-        ""
-    } else {
-        " (a whole number)"
-    };
+    // The service names the parameter in upper camel case.
+    let name = format!("{}{}", field[..1].to_ascii_uppercase(), &field[1..]);
     Err(ApiError::bad_request(format!(
         "The Vector Indexing Policy parameter {name} value :: {value} is out of range. The \
-         allowed range is between {low} and {high}{hint}."
+         allowed range is between {low} and {high}. It is the '{field}' of the vector index on \
+         {path}, a whole number."
     )))
 }
 
@@ -191,15 +187,17 @@ fn check_shard_key(fields: &Map<String, Value>, path: &str) -> ApiResult<()> {
     for shard in paths.iter().filter_map(Value::as_str) {
         if !is_property_path(shard) {
             return Err(ApiError::bad_request(format!(
-                "The Vector Indexing Policy has an invalid Shard Path: {shard}. A shard path \
-                 starts with '/', e.g. \"/city\" or \"/country/city\"."
+                "The Vector Indexing Policy has an invalid Shard Path: {shard}. A path of the \
+                 'vectorIndexShardKey' of the vector index on {path} starts with '/', e.g. \
+                 \"/city\" or \"/country/city\"."
             )));
         }
     }
     if paths.len() > MAX_SHARD_PATHS {
         return Err(ApiError::bad_request(format!(
             "The number of shard paths defined in the Vector Indexing Policy: {} exceeds the \
-             maximum: {MAX_SHARD_PATHS}.",
+             maximum: {MAX_SHARD_PATHS}. (The 'vectorIndexShardKey' of the vector index on \
+             {path}.)",
             paths.len()
         )));
     }

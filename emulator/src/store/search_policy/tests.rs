@@ -308,7 +308,8 @@ fn a_flat_index_holds_at_most_505_dimensions() {
 #[case::not_an_object(json!(["/vector1"]), &["'vectorIndexes'", "object"][..])]
 #[case::flat_too_long(json!([{"path": "/v1000", "type": "flat"}]), &["505", "Dimensions:1000"][..])]
 #[case::byte_size_zero(json!([{"path": "/vector1", "type": "quantizedFlat", "quantizationByteSize": 0}]),
-    &["The Vector Indexing Policy parameter QuantizationByteSize value :: 0 is out of range. The allowed range is between 1 and 256."][..])]
+    &["The Vector Indexing Policy parameter QuantizationByteSize value :: 0 is out of range. The allowed range is between 1 and 256.",
+      "'quantizationByteSize' of the vector index on /vector1"][..])]
 #[case::byte_size_over_512(json!([{"path": "/v550", "type": "quantizedFlat", "quantizationByteSize": 513}]),
     &["The Vector Indexing Policy parameter QuantizationByteSize value :: 513 is out of range.", "between 1 and 512."][..])]
 #[case::byte_size_over_dimensions(json!([{"path": "/vector2", "type": "diskANN", "quantizationByteSize": 201}]),
@@ -318,7 +319,8 @@ fn a_flat_index_holds_at_most_505_dimensions() {
 #[case::byte_size_as_text(json!([{"path": "/vector2", "type": "diskANN", "quantizationByteSize": "8"}]),
     &["QuantizationByteSize value :: \"8\" is out of range", "whole number"][..])]
 #[case::search_list_too_small(json!([{"path": "/vector1", "type": "diskANN", "indexingSearchListSize": 5}]),
-    &["IndexingSearchListSize value :: 5 is out of range. The allowed range is between 25 and 500."][..])]
+    &["IndexingSearchListSize value :: 5 is out of range. The allowed range is between 25 and 500.",
+      "'indexingSearchListSize' of the vector index on /vector1"][..])]
 #[case::search_list_too_large(json!([{"path": "/vector1", "type": "diskANN", "indexingSearchListSize": 501}]),
     &["IndexingSearchListSize value :: 501 is out of range."][..])]
 #[case::quantizer(json!([{"path": "/vector1", "type": "diskANN", "quantizerType": "scalar"}]),
@@ -328,9 +330,10 @@ fn a_flat_index_holds_at_most_505_dimensions() {
 #[case::shard_key_numbers(json!([{"path": "/vector2", "type": "diskANN", "vectorIndexShardKey": [1]}]),
     &["One of the specified inputs is invalid"][..])]
 #[case::shard_path(json!([{"path": "/vector2", "type": "diskANN", "vectorIndexShardKey": ["country"]}]),
-    &["The Vector Indexing Policy has an invalid Shard Path: country."][..])]
+    &["The Vector Indexing Policy has an invalid Shard Path: country.", "'vectorIndexShardKey'"][..])]
 #[case::shard_paths(json!([{"path": "/vector2", "type": "diskANN", "vectorIndexShardKey": ["/country", "/city", "/zipcode"]}]),
-    &["The number of shard paths defined in the Vector Indexing Policy: 3 exceeds the maximum: 1."][..])]
+    &["The number of shard paths defined in the Vector Indexing Policy: 3 exceeds the maximum: 1.",
+      "'vectorIndexShardKey' of the vector index on /vector2"][..])]
 #[case::two_on_one_path(json!([{"path": "/vector1", "type": "flat"}, {"path": "/vector1", "type": "diskANN"}]),
     &["more than one index on path::/vector1"][..])]
 #[case::not_a_list(json!({"path": "/vector1", "type": "flat"}), &["'vectorIndexes'"][..])]
