@@ -174,8 +174,8 @@ fn example_embedding_policy() -> Value {
 }
 
 impl VectorEmbedding {
-    /// One entry of `vectorEmbeddings`; fields it does not know (such as
-    /// `embeddingSource`) are kept in the echo, not read.
+    /// One entry of `vectorEmbeddings`. Its `embeddingSource` (an object)
+    /// and fields it does not know are served back, not read.
     fn parse(entry: &Value) -> ApiResult<Self> {
         let Some(fields) = entry.as_object() else {
             return Err(ApiError::bad_request(format!(
