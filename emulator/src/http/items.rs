@@ -27,7 +27,6 @@ use crate::patch::{self, PatchBody};
 use crate::query::{page_of_encoded, Continuation, Page, PageLimit, PreparedQuery, QueryBody};
 use crate::query::{retrieved, search};
 use crate::script::{missing_udf, WriteKind};
-use crate::store::search_policy::{FullTextPolicy, VectorEmbeddingPolicy};
 use crate::store::{Container, Edit, ItemAddress, ItemKey, ItemWrite, ScriptKind, WriteMode};
 
 type ItemPath = PathParams<(String, String, String)>;
@@ -346,10 +345,8 @@ pub(super) fn scoped_items<T>(
 /// The container's policies that search functions read.
 pub(super) fn search_policies(c: &Container) -> search::Policies {
     search::Policies {
-        vectors: VectorEmbeddingPolicy::parse(c.settings.extra.get("vectorEmbeddingPolicy"))
-            .unwrap_or_default(),
-        full_text: FullTextPolicy::parse(c.settings.extra.get("fullTextPolicy"))
-            .unwrap_or_default(),
+        vectors: c.settings.vector_embeddings.clone(),
+        full_text: c.settings.full_text.clone(),
     }
 }
 

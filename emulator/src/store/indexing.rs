@@ -93,11 +93,13 @@ pub fn parse(value: Option<&Value>) -> ApiResult<Value> {
     if let Some(spatial) = spatial_indexes(policy.get("spatialIndexes"))? {
         normalised.insert("spatialIndexes".into(), spatial);
     }
-    // Vector and full-text indexes are echoed as given, once their shape holds.
+    // Vector and full-text indexes are echoed as given. Their entries name
+    // the container's vector embedding and full-text policies, against
+    // which `ContainerSettings::parse` checks them (search_policy.rs).
     for field in ["vectorIndexes", "fullTextIndexes"] {
         match policy.get(field) {
             None | Some(Value::Null) => {}
-            Some(Value::Array(list)) if list.iter().all(|e| e["path"].is_string()) => {
+            Some(Value::Array(list)) => {
                 normalised.insert(field.into(), Value::Array(list.clone()));
             }
             Some(other) => {

@@ -20,6 +20,7 @@ use super::numbered::NumberedKeys;
 use super::ranges::{Range, RangeMap, SplitRefusal};
 use super::records::{self, ContainerNumbers};
 use super::scripts::Scripts;
+use super::search_policy;
 use super::unique_keys::UniqueIndex;
 
 mod restore;
@@ -186,7 +187,9 @@ impl Container {
     /// current settings are purged first, so that no later setting can bring
     /// them back (L11); the others keep their index entries (L6, L7).
     /// `default_retention` is the change log's retention for a container
-    /// without a change feed policy.
+    /// without a change feed policy. The partition key, unique keys,
+    /// client encryption policy, vector embeddings and vector indexes stay
+    /// as they are (search_policy.rs says which additions are allowed).
     pub fn replace_settings(
         &mut self,
         settings: ContainerSettings,
@@ -201,6 +204,14 @@ impl Container {
             ));
         }
         Self::check_same_unique_keys(&self.settings.unique_keys, &settings.unique_keys)?;
+        search_policy::check_embeddings_kept(
+            &self.settings.vector_embeddings,
+            &settings.vector_embeddings,
+        )?;
+        search_policy::check_vector_indexes_kept(
+            &self.settings.indexing_policy,
+            &settings.indexing_policy,
+        )?;
         encryption_policy::check_unchanged(
             self.settings.encryption_policy.as_ref(),
             settings.encryption_policy.as_ref(),

@@ -49,7 +49,8 @@ impl Container {
         database_number: u32,
         default_retention: i64,
     ) -> ApiResult<Self> {
-        let settings = ContainerSettings::parse(meta.resource.as_object().unwrap_or(&Map::new()))?;
+        let settings =
+            ContainerSettings::parse_stored(meta.resource.as_object().unwrap_or(&Map::new()))?;
         let mut container = Container::new(
             meta.id.clone(),
             database_id,
@@ -69,7 +70,8 @@ impl Container {
         meta: &ContainerMeta,
         default_retention: i64,
     ) -> ApiResult<()> {
-        let settings = ContainerSettings::parse(meta.resource.as_object().unwrap_or(&Map::new()))?;
+        let settings =
+            ContainerSettings::parse_stored(meta.resource.as_object().unwrap_or(&Map::new()))?;
         self.log
             .set_retention(settings.change_feed_retention.unwrap_or(default_retention));
         let policy_changed = !self.settings.unique_keys.same_as(&settings.unique_keys);

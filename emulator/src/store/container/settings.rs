@@ -1,7 +1,8 @@
 //! A container's settings as a client sets them on create and replace:
 //! read and validated here (partition key, TTL, indexing, change feed
-//! retention, computed properties, unique keys, client encryption), kept on
-//! the container, served back in the service's shape.
+//! retention, computed properties, unique keys, client encryption, vector
+//! embedding and full-text policies), kept on the container, served back in
+//! the service's shape.
 
 use serde_json::{Map, Value};
 
@@ -10,6 +11,7 @@ use crate::partition_key::PartitionKeyDefinition;
 use crate::query::ComputedProperties;
 use crate::store::encryption_policy::EncryptionPolicy;
 use crate::store::indexing;
+use crate::store::search_policy::{self, FullTextPolicy, VectorEmbeddingPolicy};
 use crate::store::unique_keys::UniqueKeyPolicy;
 use crate::ttl::{self, Ttl};
 
@@ -29,6 +31,10 @@ pub struct ContainerSettings {
     /// `clientEncryptionPolicy`, validated (served back in the service's
     /// shape, from `extra`).
     pub encryption_policy: Option<EncryptionPolicy>,
+    /// `vectorEmbeddingPolicy`, validated (served back as given, from `extra`).
+    pub vector_embeddings: VectorEmbeddingPolicy,
+    /// `fullTextPolicy`, validated (served back as given, from `extra`).
+    pub full_text: FullTextPolicy,
     /// Other client properties, echoed back unchanged (e.g. `uniqueKeyPolicy`).
     pub extra: Map<String, Value>,
 }
@@ -36,6 +42,18 @@ pub struct ContainerSettings {
 impl ContainerSettings {
     /// Reads and validates a container body (R2, R9, R10).
     pub fn parse(body: &Map<String, Value>) -> ApiResult<Self> {
+        Self::read(body, Checks::All)
+    }
+
+    /// Reads a container body the data directory kept (`restore.rs`): it
+    /// passed the checks of its day, so the search policies' checks, added
+    /// later, do not stop it from opening (what they refuse is left out of
+    /// `vector_embeddings` and `full_text`, and still served as stored).
+    pub fn parse_stored(body: &Map<String, Value>) -> ApiResult<Self> {
+        Self::read(body, Checks::Stored)
+    }
+
+    fn read(body: &Map<String, Value>, checks: Checks) -> ApiResult<Self> {
         let partition_key = PartitionKeyDefinition::parse(body.get("partitionKey"))?;
         let default_ttl = ttl::container_default_ttl(body.get("defaultTtl"))?;
         let indexing_policy = indexing::parse(body.get("indexingPolicy"))?;
@@ -45,6 +63,19 @@ impl ContainerSettings {
                  time to live needs indexing mode 'consistent' or 'lazy' (R10). Remove defaultTtl or change the indexing mode.",
             ));
         }
+        let (vector_embeddings, full_text) = match checks {
+            Checks::All => {
+                let vector_embeddings =
+                    VectorEmbeddingPolicy::parse(body.get("vectorEmbeddingPolicy"))?;
+                let full_text = FullTextPolicy::parse(body.get("fullTextPolicy"))?;
+                search_policy::check_indexes(&indexing_policy, &vector_embeddings, &full_text)?;
+                (vector_embeddings, full_text)
+            }
+            Checks::Stored => (
+                VectorEmbeddingPolicy::parse_stored(body.get("vectorEmbeddingPolicy")),
+                FullTextPolicy::parse_stored(body.get("fullTextPolicy")),
+            ),
+        };
         let change_feed_retention = change_feed_retention(body.get("changeFeedPolicy"))?;
         let computed_properties = ComputedProperties::parse(body.get("computedProperties"))?;
         let unique_keys = UniqueKeyPolicy::parse(body.get("uniqueKeyPolicy"))?;
@@ -79,9 +110,19 @@ impl ContainerSettings {
             computed_properties,
             unique_keys,
             encryption_policy,
+            vector_embeddings,
+            full_text,
             extra,
         })
     }
+}
+
+/// Which checks a body passes: a client's all of them, a stored one those
+/// it passed when it was stored.
+#[derive(Clone, Copy)]
+enum Checks {
+    All,
+    Stored,
 }
 
 /// Reads a container's `changeFeedPolicy` (`{"retentionDuration": minutes}`,
