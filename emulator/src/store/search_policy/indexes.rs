@@ -257,28 +257,40 @@ pub(crate) fn check_embeddings_kept(
 /// without any may get some.
 pub(crate) fn check_vector_indexes_kept(current: &Value, sent: &Value) -> ApiResult<()> {
     let current = canonical_vector_indexes(current.get("vectorIndexes"));
-    if current.is_empty() || current == canonical_vector_indexes(sent.get("vectorIndexes")) {
-        return Ok(());
+    let sent = canonical_vector_indexes(sent.get("vectorIndexes"));
+    // The service's own words: an index may be added or removed, but the
+    // index of a path that keeps one stays as it was.
+    let modified = sent.iter().find(|(path, entry)| {
+        current
+            .iter()
+            .any(|(current_path, current_entry)| current_path == path && current_entry != entry)
+    });
+    match modified {
+        None => Ok(()),
+        Some((path, _)) => Err(ApiError::bad_request(format!(
+            "Paths in existing vector indexing policy cannot be modified in Collection Replace. \
+             They can only be added or removed. The vector index of {path} differs from the \
+             container's: send it as read."
+        ))),
     }
-    Err(ApiError::bad_request(
-        "Paths in existing vector indexing policy cannot be modified in Collection Replace: send \
-         the container's current vectorIndexes unchanged, as read (vector indexes are set when \
-         the container is created, or added to a container that has none).",
-    ))
 }
 
 /// Vector indexes as comparable text, sorted: what each entry says, its
 /// type and quantizer in lower case.
-fn canonical_vector_indexes(value: Option<&Value>) -> Vec<String> {
+fn canonical_vector_indexes(value: Option<&Value>) -> Vec<(String, String)> {
     let lower = |v: Option<&Value>| match v {
         Some(Value::String(s)) => Value::from(s.to_ascii_lowercase()),
         Some(other) => other.clone(),
         None => Value::Null,
     };
-    let mut entries: Vec<String> = list(value)
+    let mut entries: Vec<(String, String)> = list(value)
         .iter()
         .map(|entry| {
-            json!([
+            let path = entry
+                .get("path")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let canonical = json!([
                 entry.get("path"),
                 lower(entry.get("type")),
                 lower(entry.get("quantizerType")),
@@ -286,7 +298,8 @@ fn canonical_vector_indexes(value: Option<&Value>) -> Vec<String> {
                 entry.get("indexingSearchListSize"),
                 entry.get("vectorIndexShardKey"),
             ])
-            .to_string()
+            .to_string();
+            (path.to_string(), canonical)
         })
         .collect();
     entries.sort();

@@ -496,14 +496,13 @@ fn vector_body(indexes: Value, policy: Value) -> Value {
 }
 
 #[test]
-fn a_replace_keeps_the_vector_indexes() {
+fn a_replace_keeps_the_vector_index_of_each_path_but_may_add_or_remove_some() {
     let flat = json!([{"path": "/vector1", "type": "flat"}]);
-    let mut c = container(vector_body(flat.clone(), one_embedding(256)));
+    let policy = json!({"vectorEmbeddings": [
+        embedding("/vector1", "float32", 256, "euclidean"),
+        embedding("/vector2", "float32", 3, "cosine")]});
+    // The service's words: "They can only be added or removed."
     for (indexes, why) in [
-        (
-            json!([{"path": "/vector1", "type": "quantizedFlat"}]),
-            "changed",
-        ),
         (json!([]), "removed"),
         (Value::Null, "dropped"),
         (
@@ -511,15 +510,33 @@ fn a_replace_keeps_the_vector_indexes() {
             "added",
         ),
     ] {
-        let policy = json!({"vectorEmbeddings": [
-            embedding("/vector1", "float32", 256, "euclidean"),
-            embedding("/vector2", "float32", 3, "cosine")]});
-        let e = replace(&mut c, vector_body(indexes, policy)).expect_err(why);
-        assert_contains(
-            &e.message,
-            &["Paths in existing vector indexing policy cannot be modified in Collection Replace"],
+        let mut c = container(vector_body(flat.clone(), one_embedding(256)));
+        replace(&mut c, vector_body(indexes.clone(), policy.clone())).expect(why);
+        assert_eq!(
+            c.settings
+                .indexing_policy
+                .get("vectorIndexes")
+                .cloned()
+                .unwrap_or(json!([])),
+            if indexes.is_null() {
+                json!([])
+            } else {
+                indexes
+            },
+            "{why}"
         );
     }
+    let mut c = container(vector_body(flat.clone(), one_embedding(256)));
+    let changed = json!([{"path": "/vector1", "type": "quantizedFlat"}]);
+    let e = replace(&mut c, vector_body(changed, policy)).unwrap_err();
+    assert_contains(
+        &e.message,
+        &[
+            "Paths in existing vector indexing policy cannot be modified in Collection Replace. \
+             They can only be added or removed.",
+            "/vector1",
+        ],
+    );
     // Without the embedding policy, the path check speaks first.
     let e = replace(&mut c, json!({"indexingPolicy": {"vectorIndexes": flat}})).unwrap_err();
     assert_contains(
