@@ -34,27 +34,24 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-# The markers name the pipelines that run a test; these three are the ones
+# The markers name the pipelines that run a test; these four are the ones
 # against a single-region account with the master key (the others: Entra
 # ID, several regions, circuit breakers, splits that wait for the service's
-# own partition splits, global secondary indexes).
-MARKERS = ("cosmosEmulator", "cosmosLong", "cosmosQuery")
+# own partition splits, global secondary indexes). cosmosSearchQuery is the
+# vector, full-text and hybrid search pipeline (issue 25).
+MARKERS = ("cosmosEmulator", "cosmosLong", "cosmosQuery", "cosmosSearchQuery")
 PORT = 8081
 
-# Tests that need what is out of scope here (vector and full-text search,
-# Entra ID, a real second region): counted apart, by words in the test's
-# name, or by the file. Stored procedures, triggers and UDFs are in scope
-# since issue 23.
+# Tests that need what is out of scope here (Entra ID, a real second
+# region): counted apart, by words in the test's name, or by the file.
+# Stored procedures, triggers and UDFs are in scope since issue 23; vector,
+# full-text and hybrid search since issue 25.
 # The *_emulator files fake several regions over one emulator with fault
 # injection: they are in scope.
 OUT_OF_SCOPE = {
     # A client-side unit test of path parsing that reads
     # BaselineTest.PathParser.json, which the sdist does not ship.
     "a file the sdist does not ship": (re.compile(r"test_partitioned_collection_path_parser"), None),
-    "vector and full-text search": (
-        re.compile(r"vector|full_text|fulltext|hybrid", re.I),
-        re.compile(r"vector|full_text|hybrid", re.I),
-    ),
     "Entra ID": (re.compile(r"\baad\b|_aad|entra", re.I), re.compile(r"^test_aad")),
     "a real second region": (None, re.compile(r"^test_(globaldb|multimaster)\.py$")),
 }
