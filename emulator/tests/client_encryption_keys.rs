@@ -478,14 +478,7 @@ fn keys_and_policies_come_back_from_a_snapshot() {
 
 #[test]
 fn keys_and_policies_survive_a_restart_with_a_data_dir() {
-    let dir = std::env::temp_dir().join(format!(
-        "cosmos-cek-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .subsec_nanos()
-    ));
+    let dir = common::scratch_dir("cek");
     let config = || Config {
         clock: ClockMode::Manual { start: Some(START) },
         data_dir: Some(dir.clone()),

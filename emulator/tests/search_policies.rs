@@ -396,14 +396,7 @@ fn a_replace_may_change_the_full_text_policy_and_indexes() {
 
 #[test]
 fn the_policies_survive_a_restart() {
-    let dir = std::env::temp_dir().join(format!(
-        "cosmos-search-policies-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .subsec_nanos()
-    ));
+    let dir = common::scratch_dir("search-policies");
     let config = || Config {
         clock: ClockMode::Manual { start: Some(START) },
         data_dir: Some(dir.clone()),

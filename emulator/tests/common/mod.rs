@@ -11,6 +11,17 @@ use serde_json::{json, Value};
 
 /// Where the manual clock starts in every test.
 pub const START: i64 = 1_700_000_000;
+
+/// A directory of its own under the system's temporary one, for a data
+/// directory that a test restarts the emulator over.
+#[allow(dead_code)] // Not every test binary restarts an emulator.
+pub fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    std::env::temp_dir().join(format!("cosmos-{name}-{}-{nanos}", std::process::id()))
+}
 pub const DB: &str = "db";
 pub const COLL: &str = "/dbs/db/colls/c";
 

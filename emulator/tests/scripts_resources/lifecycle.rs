@@ -45,14 +45,7 @@ fn all_scripts(client: &TestClient) -> Vec<Value> {
 }
 
 fn scratch_dir(name: &str) -> std::path::PathBuf {
-    std::env::temp_dir().join(format!(
-        "cosmos-scripts-{name}-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .subsec_nanos()
-    ))
+    super::common::scratch_dir(&format!("scripts-{name}"))
 }
 
 #[test]

@@ -68,36 +68,29 @@ const LANES: usize = 8;
 
 /// The dot product, summed in `LANES` partial sums then added in order.
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut sums = [0f32; LANES];
-    let chunks_a = a.chunks_exact(LANES);
-    let chunks_b = b.chunks_exact(LANES);
-    let (rest_a, rest_b) = (chunks_a.remainder(), chunks_b.remainder());
-    for (x, y) in chunks_a.zip(chunks_b) {
-        for lane in 0..LANES {
-            sums[lane] += x[lane] * y[lane];
-        }
-    }
-    for (lane, (x, y)) in rest_a.iter().zip(rest_b).enumerate() {
-        sums[lane] += x * y;
-    }
-    sums.iter().sum()
+    lane_sum(a, b, |x, y| x * y)
 }
 
 /// The squared Euclidean distance, summed as [`dot`] sums.
 fn squared_distance(a: &[f32], b: &[f32]) -> f32 {
+    lane_sum(a, b, |x, y| (x - y) * (x - y))
+}
+
+/// `Σ term(a[i], b[i])` in `LANES` partial sums (one per SIMD lane once
+/// the compiler vectorises the loop), the remainder into the first lanes.
+#[inline(always)]
+fn lane_sum(a: &[f32], b: &[f32], term: impl Fn(f32, f32) -> f32) -> f32 {
     let mut sums = [0f32; LANES];
     let chunks_a = a.chunks_exact(LANES);
     let chunks_b = b.chunks_exact(LANES);
     let (rest_a, rest_b) = (chunks_a.remainder(), chunks_b.remainder());
     for (x, y) in chunks_a.zip(chunks_b) {
         for lane in 0..LANES {
-            let d = x[lane] - y[lane];
-            sums[lane] += d * d;
+            sums[lane] += term(x[lane], y[lane]);
         }
     }
     for (lane, (x, y)) in rest_a.iter().zip(rest_b).enumerate() {
-        let d = x - y;
-        sums[lane] += d * d;
+        sums[lane] += term(*x, *y);
     }
     sums.iter().sum()
 }
