@@ -207,7 +207,7 @@ pub fn substitute_aggregates(
 }
 
 /// Calls `f` on `expr` and every expression inside it, outside subqueries.
-fn walk(expr: &Expr, f: &mut impl FnMut(&Expr)) {
+pub(super) fn walk(expr: &Expr, f: &mut impl FnMut(&Expr)) {
     f(expr);
     for child in expr.children() {
         walk(child, f);

@@ -186,7 +186,7 @@ impl PreparedQuery {
 
 /// `c.a.b` or `c["a"]["b"]` as `["a", "b"]`, when it is a path into the
 /// document itself (the first name FROM binds).
-fn document_path(expr: &Expr) -> Option<Vec<String>> {
+pub(super) fn document_path(expr: &Expr) -> Option<Vec<String>> {
     let mut names = Vec::new();
     let mut at = expr;
     loop {

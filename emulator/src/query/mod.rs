@@ -165,16 +165,7 @@ impl PreparedQuery {
     /// Runs the query over documents (already parsed), returning every
     /// result; refused if evaluating one row copies too much (see `budget`).
     pub fn run_values(&self, docs: impl Iterator<Item = Value>) -> ApiResult<Vec<Value>> {
-        budget::scope(|| {
-            self.at_now(|| {
-                if search::needs_statistics(&self.select) {
-                    let docs: Vec<Value> = docs.collect();
-                    let statistics = search::gather_statistics(&self.select, &docs);
-                    return search::with_statistics(statistics, || self.values(docs.into_iter()));
-                }
-                self.values(docs)
-            })
-        })
+        budget::scope(|| self.at_now(|| self.values(docs)))
     }
 
     /// Whether pages of this query resume at an offset into its whole
@@ -207,15 +198,12 @@ impl PreparedQuery {
         items: impl Iterator<Item = (&'a str, &'a str, &'a Bytes)>,
     ) -> Vec<Value> {
         if search::needs_statistics(&self.select) {
-            // FullTextScore reads every document in scope, matching or not.
-            let docs: Vec<Value> = items
-                .map(|(_, _, body)| {
-                    retrieved::read(body.len());
-                    parse(body)
-                })
-                .collect();
-            let statistics = search::gather_statistics(&self.select, &docs);
-            return search::with_statistics(statistics, || self.values(docs.into_iter()));
+            // FullTextScore's statistics count every document in scope,
+            // matching or not: no prefilter.
+            return self.values(items.map(|(_, _, body)| {
+                retrieved::read(body.len());
+                parse(body)
+            }));
         }
         let candidates = items.filter(|(_, _, body)| self.may_match(body));
         if self.reads_documents {
@@ -225,8 +213,16 @@ impl PreparedQuery {
         }
     }
 
-    /// Every result, in order.
+    /// Every result, in order; for `FullTextScore`, with the statistics
+    /// of `docs`, all of which it then holds.
     fn values(&self, docs: impl Iterator<Item = Value>) -> Vec<Value> {
+        if search::needs_statistics(&self.select) {
+            let docs: Vec<Value> = docs.collect();
+            let statistics = search::gather_statistics(&self.select, &docs);
+            return search::with_statistics(statistics, || {
+                execute::run_select(&self.select, docs.into_iter())
+            });
+        }
         execute::run_select(&self.select, docs)
     }
 

@@ -312,7 +312,7 @@ fn projection_sql(s: &Select, alias: &[String]) -> String {
 }
 
 /// The ORDER BY payload: what the original query would have returned per document.
-fn payload_sql(s: &Select, alias: &[String]) -> String {
+pub(super) fn payload_sql(s: &Select, alias: &[String]) -> String {
     match &s.projection {
         Projection::Star => alias.first().map_or("c", String::as_str).to_string(),
         Projection::Value(e) => e.to_sql(alias),

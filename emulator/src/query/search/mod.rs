@@ -115,27 +115,22 @@ pub fn is_function(name: &str) -> bool {
 /// The path a document expression reads (`c.embedding` is "/embedding",
 /// `c.a["b"]` "/a/b"), if it reads one from the item itself.
 pub fn document_path(expr: &Expr) -> Option<String> {
-    let mut steps = Vec::new();
-    let mut e = expr;
-    loop {
-        match e {
-            Expr::Property(base, name) => {
-                steps.push(name.clone());
-                e = base;
-            }
-            Expr::Index(base, index) => match index.as_ref() {
-                Expr::Literal(Value::String(name)) => {
-                    steps.push(name.clone());
-                    e = base;
-                }
-                _ => return None,
-            },
-            Expr::Var(0) if !steps.is_empty() => break,
-            _ => return None,
-        }
-    }
-    steps.reverse();
-    Some(format!("/{}", steps.join("/")))
+    super::gateway::document_path(expr).map(|names| format!("/{}", names.join("/")))
+}
+
+/// How `VectorDistance(args)` compares vectors: by the embedding policy of
+/// the document path among its first two arguments, `options` (its fourth
+/// argument, evaluated) overriding it.
+fn comparison(args: &[Expr], options: Option<&Value>) -> Option<Comparison> {
+    let path = args.iter().take(2).find_map(document_path);
+    policies().comparison(path.as_deref(), options)
+}
+
+/// Whether `VectorDistance(args)` counts greater scores as closer, read
+/// without a row (for a plan): constant options only.
+pub(super) fn greater_is_closer(args: &[Expr]) -> bool {
+    let options = args.get(3).and_then(|e| eval::eval(e, &[]));
+    comparison(args, options.as_ref()).is_none_or(|c| vector::greater_is_closer(c.distance))
 }
 
 /// Evaluates a search function on a row; `None` when `name` is not one.
@@ -149,8 +144,7 @@ pub(super) fn call(name: &str, args: &[Expr], row: &[&Value]) -> Option<Option<V
             vector_distance(args, row).map(|(score, _)| number(score))
         }
         "FULLTEXTCONTAINS" | "FULLTEXTCONTAINSALL" | "FULLTEXTCONTAINSANY" => {
-            let runs = document_words(args, row)?;
-            let analyzer = analyzer_for(args);
+            let (analyzer, runs) = document_words(args, row)?;
             let terms: Option<Vec<String>> = (1..args.len())
                 .map(|i| value(i)?.as_str().map(str::to_string))
                 .collect();
@@ -168,7 +162,7 @@ pub(super) fn call(name: &str, args: &[Expr], row: &[&Value]) -> Option<Option<V
             Some(Value::Bool(result))
         }
         "_FULLTEXTWORDCOUNT" => {
-            let runs = document_words(args, row)?;
+            let (_, runs) = document_words(args, row)?;
             Some(Value::from(text::word_count(&runs)))
         }
         "FULLTEXTSCORE" => {
@@ -211,10 +205,15 @@ fn analyzer_for(args: &[Expr]) -> &'static text::Analyzer {
     text::analyzer(policies.full_text.language_for(&path))
 }
 
-/// The words of the text a full-text function's first argument reads.
-fn document_words(args: &[Expr], row: &[&Value]) -> Option<Vec<Vec<String>>> {
+/// The words of the text a full-text function's first argument reads,
+/// with the analyzer of its language (for the search terms).
+fn document_words(
+    args: &[Expr],
+    row: &[&Value],
+) -> Option<(&'static text::Analyzer, Vec<Vec<String>>)> {
     let value = eval::eval(args.first()?, row)?;
-    analyzer_for(args).document(&value)
+    let analyzer = analyzer_for(args);
+    Some((analyzer, analyzer.document(&value)?))
 }
 
 /// `FullTextScore(path, term, ...)` or `FullTextScore(path, [terms])`:
@@ -250,8 +249,7 @@ fn full_text_score(
     terms: &[String],
     statistics: &Statistics,
 ) -> Option<Value> {
-    let runs = document_words(args, row)?;
-    let analyzer = analyzer_for(args);
+    let (analyzer, runs) = document_words(args, row)?;
     let occurrences: Vec<u64> = terms
         .iter()
         .map(|t| text::occurrences(&runs, &analyzer.words(t)))
@@ -264,12 +262,11 @@ fn full_text_score(
 /// `VectorDistance(a, b [, bruteForce [, options]])` on a row: the score
 /// and how it compared.
 fn vector_distance(args: &[Expr], row: &[&Value]) -> Option<(f64, Comparison)> {
-    let path = args.iter().take(2).find_map(document_path);
     let options = match args.get(3) {
         Some(e) => Some(eval::eval(e, row)?),
         None => None,
     };
-    let comparison = policies().comparison(path.as_deref(), options.as_ref())?;
+    let comparison = comparison(args, options.as_ref())?;
     let a = vector::read(&eval::eval(args.first()?, row)?)?;
     let b = vector::read(&eval::eval(args.get(1)?, row)?)?;
     let score = vector::score(comparison.distance, &a, &b)?;
@@ -315,16 +312,7 @@ pub(super) fn sort_value(expr: &Expr, row: &[&Value]) -> Option<Value> {
 /// closer; for a rank, always (its scores are relevances).
 pub fn sorts_descending(key: &super::ast::SortKey) -> bool {
     match (key.kind, &key.expr) {
-        (SortKind::Similarity, Expr::Call(_, args)) => {
-            let path = args.iter().take(2).find_map(document_path);
-            let options = match args.get(3) {
-                Some(e) => eval::eval(e, &[]),
-                None => None,
-            };
-            policies()
-                .comparison(path.as_deref(), options.as_ref())
-                .is_none_or(|c| vector::greater_is_closer(c.distance))
-        }
+        (SortKind::Similarity, Expr::Call(_, args)) => greater_is_closer(args),
         _ => key.descending,
     }
 }

@@ -16,9 +16,9 @@
 
 use serde_json::{json, Value};
 
-use super::super::ast::{Expr, Projection, Select};
+use super::super::ast::{Expr, Select};
 use super::rank::rrf_components;
-use super::{policies, score_terms, vector};
+use super::score_terms;
 
 /// What the SDK replaces with the filter that resumes an ORDER BY.
 const ORDER_BY_FILTER: &str = "{documentdb-formattableorderbyquery-filter}";
@@ -50,7 +50,6 @@ pub fn hybrid(select: &Select) -> Value {
         Some((components, weights)) => (components, weights),
         None => (vec![key], None),
     };
-    let policies = policies();
     let components: Vec<Component> = scores
         .iter()
         .enumerate()
@@ -77,15 +76,7 @@ pub fn hybrid(select: &Select) -> Value {
                     (score, true, Some((args_sql[0].clone(), terms)))
                 }
                 _ => {
-                    let path = args.iter().take(2).find_map(super::document_path);
-                    let options = match args.get(3) {
-                        Some(Expr::Literal(v)) => Some(v.clone()),
-                        Some(e @ Expr::Object(_)) => super::super::eval::eval(e, &[]),
-                        _ => None,
-                    };
-                    let closer = policies
-                        .comparison(path.as_deref(), options.as_ref())
-                        .is_none_or(|c| vector::greater_is_closer(c.distance));
+                    let closer = super::greater_is_closer(args);
                     (
                         format!("_VectorScore({})", args_sql.join(", ")),
                         closer,
@@ -115,18 +106,7 @@ pub fn hybrid(select: &Select) -> Value {
         .unwrap_or(0)
         .saturating_add(take)
         .saturating_mul(CANDIDATES_PER_RESULT);
-    let payload = match &select.projection {
-        Projection::Star => first.to_string(),
-        Projection::Value(e) => sql(e),
-        Projection::Fields(fields) => format!(
-            "{{{}}}",
-            fields
-                .iter()
-                .map(|(e, name)| format!("{}: {}", Value::from(name.as_str()), sql(e)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
+    let payload = super::super::plan::payload_sql(select, aliases);
     let component_scores = components
         .iter()
         .map(|c| format!("({} ?? {})", c.score, c.missing))

@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use super::super::ast::{Expr, Select, SortKind};
+use super::super::eval;
 use super::rank::rrf_components;
 use super::score_terms;
 use crate::error::{ApiError, ApiResult};
@@ -45,12 +46,12 @@ pub fn validate(select: &Select) -> ApiResult<()> {
         .chain(select.clause_expressions());
     for expr in expressions {
         let mut problem = Ok(());
-        walk_calls(expr, &mut |call, name, args| {
-            if problem.is_err() {
+        eval::walk(expr, &mut |call| {
+            let (Expr::Call(name, args), true) = (call, problem.is_ok()) else {
                 return;
-            }
+            };
             let placed = allowed.iter().any(|a| std::ptr::eq(*a, call));
-            problem = match name {
+            problem = match name.as_str() {
                 "FULLTEXTSCORE" if !placed => Err(refuse(
                     "The FullTextScore function is only allowed in an ORDER BY RANK clause, alone or \
                      as an argument of RRF: it cannot be projected or filtered on.",
@@ -78,17 +79,6 @@ pub fn validate(select: &Select) -> ApiResult<()> {
         problem?;
     }
     Ok(())
-}
-
-/// Calls `f` on each function call in `expr` (outside subqueries).
-fn walk_calls<'e>(expr: &'e Expr, f: &mut impl FnMut(&'e Expr, &'e str, &'e [Expr])) {
-    let mut stack = vec![expr];
-    while let Some(e) = stack.pop() {
-        if let Expr::Call(name, args) = e {
-            f(e, name, args);
-        }
-        stack.extend(e.children());
-    }
 }
 
 /// An `ORDER BY RANK` key: one score, or `RRF` of scores with as many
