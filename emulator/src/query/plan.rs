@@ -100,7 +100,7 @@ impl PreparedQuery {
             .any(|f| f.trim().eq_ignore_ascii_case("NonValueAggregate"));
         let s = &self.select;
         if s.order_by.iter().any(|k| k.kind == SortKind::Rank) {
-            return Ok(search::plan::hybrid(s));
+            return search::plan::hybrid(s);
         }
         let alias = s.aliases();
         // The item's `_rid`, which ORDER BY pages carry: read through the first name.

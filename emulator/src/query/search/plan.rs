@@ -19,6 +19,7 @@ use serde_json::{json, Value};
 use super::super::ast::{Expr, Select};
 use super::rank::rrf_components;
 use super::score_terms;
+use crate::error::{ApiError, ApiResult};
 
 /// What the SDK replaces with the filter that resumes an ORDER BY.
 const ORDER_BY_FILTER: &str = "{documentdb-formattableorderbyquery-filter}";
@@ -40,8 +41,9 @@ struct Component {
     full_text: Option<(String, Vec<String>)>,
 }
 
-/// The plan of a query whose ORDER BY is `RANK`.
-pub fn hybrid(select: &Select) -> Value {
+/// The plan of a query whose ORDER BY is `RANK` (validated: its rank is
+/// made of `FullTextScore` and `VectorDistance` calls).
+pub fn hybrid(select: &Select) -> ApiResult<Value> {
     let aliases = select.aliases();
     let first = aliases.first().map_or("c", String::as_str);
     let sql = |e: &Expr| e.to_sql(aliases);
@@ -53,29 +55,30 @@ pub fn hybrid(select: &Select) -> Value {
     let components: Vec<Component> = scores
         .iter()
         .enumerate()
-        .map(|(i, expr)| {
+        .map(|(i, expr)| -> ApiResult<Component> {
             let weight = weights
                 .as_ref()
                 .and_then(|w| w.get(i))
                 .copied()
                 .unwrap_or(1.0);
             let Expr::Call(name, args) = expr else {
-                unreachable!("validated: a rank is made of scores")
+                return Err(not_a_score());
             };
             let args_sql: Vec<String> = args.iter().map(sql).collect();
             let (score, greater_first, full_text) = match name.as_str() {
-                "FULLTEXTSCORE" | "_FULLTEXTSCORE" => {
-                    let (_, terms) = score_terms(args).unwrap_or_default();
+                "FULLTEXTSCORE" => {
+                    let ((_, terms), target) = score_terms(args)
+                        .zip(args_sql.first().cloned())
+                        .ok_or_else(not_a_score)?;
                     let score = format!(
-                        "_FullTextScore({}, {}, {DOCUMENT_COUNT}, \
+                        "_FullTextScore({target}, {}, {DOCUMENT_COUNT}, \
                          {{documentdb-formattablehybridsearchquery-totalwordcount-{i}}}, \
                          {{documentdb-formattablehybridsearchquery-hitcountsarray-{i}}})",
-                        args_sql[0],
                         Value::from(terms.clone())
                     );
-                    (score, true, Some((args_sql[0].clone(), terms)))
+                    (score, true, Some((target, terms)))
                 }
-                _ => {
+                "VECTORDISTANCE" => {
                     let closer = super::greater_is_closer(args);
                     (
                         format!("_VectorScore({})", args_sql.join(", ")),
@@ -83,9 +86,10 @@ pub fn hybrid(select: &Select) -> Value {
                         None,
                     )
                 }
+                _ => return Err(not_a_score()),
             };
             let descending = greater_first == (weight >= 0.0);
-            Component {
+            Ok(Component {
                 score,
                 descending,
                 missing: match (descending, full_text.is_some()) {
@@ -94,9 +98,9 @@ pub fn hybrid(select: &Select) -> Value {
                     (false, _) => "1.79769e+308",
                 },
                 full_text,
-            }
+            })
         })
-        .collect();
+        .collect::<ApiResult<_>>()?;
     let (skip, take) = match (select.top, select.offset, select.limit) {
         (_, Some(offset), Some(limit)) => (Some(offset), limit),
         (Some(top), _, _) => (None, top),
@@ -168,7 +172,7 @@ pub fn hybrid(select: &Select) -> Value {
             )
         })
         .collect();
-    json!({
+    Ok(json!({
         "partitionedQueryExecutionInfoVersion": 2,
         "queryInfo": null,
         "hybridSearchQueryInfo": {
@@ -185,5 +189,14 @@ pub fn hybrid(select: &Select) -> Value {
             "requiresGlobalStatistics": !statistics.is_empty(),
         },
         "queryRanges": [{"min": "", "max": "FF", "isMinInclusive": true, "isMaxInclusive": false}],
-    })
+    }))
+}
+
+/// What validation refuses before a plan is asked, refused here too, so
+/// that no query can make the plan fail another way.
+fn not_a_score() -> ApiError {
+    ApiError::bad_request(
+        "ORDER BY RANK takes a scoring function: FullTextScore(path, 'term', ...), \
+         VectorDistance(...), or RRF of them.",
+    )
 }

@@ -222,6 +222,15 @@ fn search_refusals_name_the_rule() {
             "SELECT TOP 1 c.id FROM c ORDER BY RANK c.n",
             "ORDER BY RANK takes a scoring function",
         ),
+        // The plans' internal forms are no ranks.
+        (
+            "SELECT TOP 1 c.id FROM c ORDER BY RANK _FullTextScore()",
+            "ORDER BY RANK takes a scoring function",
+        ),
+        (
+            "SELECT TOP 1 c.id FROM c ORDER BY RANK RRF(_VectorScore(c.v, [1]), FullTextScore(c.t, 'x'))",
+            "RRF takes scoring functions",
+        ),
         (
             "SELECT TOP 1 c.id FROM c ORDER BY RANK FullTextScore(c.t, c.word)",
             "string literals",

@@ -12,13 +12,9 @@ use super::score_terms;
 use crate::error::{ApiError, ApiResult};
 use crate::store::search_policy::{DistanceFunction, VectorDataType};
 
-/// The scores `ORDER BY RANK` and `RRF` rank by.
-const SCORES: [&str; 4] = [
-    "FULLTEXTSCORE",
-    "VECTORDISTANCE",
-    "_FULLTEXTSCORE",
-    "_VECTORSCORE",
-];
+/// The scores `ORDER BY RANK` and `RRF` rank by (the internal
+/// `_FullTextScore` and `_VectorScore` sort plain ORDER BYs of plans only).
+const SCORES: [&str; 2] = ["FULLTEXTSCORE", "VECTORDISTANCE"];
 
 fn refuse(message: impl Into<String>) -> ApiError {
     ApiError::bad_request(message)
