@@ -12,16 +12,20 @@ use std::sync::OnceLock;
 use rust_stemmers::{Algorithm, Stemmer};
 use serde_json::Value;
 
-/// The languages of the full-text policy, by their code, with their stemmer.
-const LANGUAGES: [(&str, Algorithm); 7] = [
-    ("en-US", Algorithm::English),
-    ("fr-FR", Algorithm::French),
-    ("de-DE", Algorithm::German),
-    ("it-IT", Algorithm::Italian),
-    ("pt-BR", Algorithm::Portuguese),
-    ("pt-PT", Algorithm::Portuguese),
-    ("es-ES", Algorithm::Spanish),
-];
+use crate::store::search_policy::LANGUAGES;
+
+/// The Snowball stemmer of a full-text policy language, by its language
+/// subtag (pt-BR and pt-PT share Portuguese's).
+fn algorithm(code: &str) -> Algorithm {
+    match code.split('-').next().unwrap_or_default() {
+        "fr" => Algorithm::French,
+        "de" => Algorithm::German,
+        "it" => Algorithm::Italian,
+        "pt" => Algorithm::Portuguese,
+        "es" => Algorithm::Spanish,
+        _ => Algorithm::English,
+    }
+}
 
 /// Turns texts into stemmed words for one language.
 pub struct Analyzer {
@@ -35,14 +39,14 @@ pub fn analyzer(language: &str) -> &'static Analyzer {
     let analyzers = ANALYZERS.get_or_init(|| {
         LANGUAGES
             .iter()
-            .map(|(_, algorithm)| Analyzer {
-                stemmer: Stemmer::create(*algorithm),
+            .map(|code| Analyzer {
+                stemmer: Stemmer::create(algorithm(code)),
             })
             .collect()
     });
     let index = LANGUAGES
         .iter()
-        .position(|(code, _)| code.eq_ignore_ascii_case(language))
+        .position(|code| code.eq_ignore_ascii_case(language))
         .unwrap_or(0);
     &analyzers[index]
 }
