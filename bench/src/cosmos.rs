@@ -173,25 +173,12 @@ impl Signer {
         max_item_count: &str,
         continuation: Option<&str>,
     ) -> Request<Body> {
-        let link = format!("dbs/{db}/colls/{coll}");
-        let mut headers = vec![
-            ("content-type", "application/query+json"),
-            ("x-ms-documentdb-isquery", "True"),
+        let scope = [
             ("x-ms-documentdb-query-enablecrosspartition", "True"),
             ("x-ms-documentdb-partitionkeyrangeid", range_id),
             ("x-ms-max-item-count", max_item_count),
         ];
-        if let Some(token) = continuation {
-            headers.push(("x-ms-continuation", token));
-        }
-        self.signed(
-            Method::POST,
-            &format!("/{link}/docs"),
-            "docs",
-            &link,
-            &headers,
-            body,
-        )
+        self.query_in(db, coll, &scope, body, continuation)
     }
 
     /// A page of the latest-version change feed, from the beginning or
