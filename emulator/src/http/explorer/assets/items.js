@@ -52,6 +52,11 @@ export function itemsTab(app, panel, { onChange }) {
 
   let rows = []; // [{data, element}]
   let continuation = null;
+  // Expired items stay stored until the background purge takes them, a
+  // moment after the clock moves: while some are shown, look again (a few
+  // times), so that they go without a click on Refresh.
+  let purgeWatch = null;
+  let purgeLooks = 0;
 
   async function load(append = false) {
     const page = await track(
@@ -91,6 +96,14 @@ export function itemsTab(app, panel, { onChange }) {
     const th = document.getElementById("expires-col");
     if (th) th.setAttribute("aria-sort", order.value === "expiry" ? "ascending" : "none");
     tick();
+    if (!expired) purgeLooks = 0;
+    else if (!append && purgeWatch === null && purgeLooks < 20) {
+      purgeLooks += 1;
+      purgeWatch = setTimeout(() => {
+        purgeWatch = null;
+        load();
+      }, 500);
+    }
   }
 
   function row(item) {
@@ -265,6 +278,7 @@ export function itemsTab(app, panel, { onChange }) {
   const stopListening = app.onClock(() => load());
   return () => {
     clearInterval(timer);
+    clearTimeout(purgeWatch);
     stopListening();
   };
 }
