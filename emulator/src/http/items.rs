@@ -18,15 +18,17 @@ use super::request::{Body, CosmosHeaders, PathParams};
 use super::response::{
     feed, item, item_written, no_content, resource, QUERY_CHARGE, READ_CHARGE, WRITE_CHARGE,
 };
-use super::scope::FeedScope;
+use super::scope::{EpkFilter, FeedScope};
 use super::script_runs;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
-use crate::partition_key::PartitionKeyDefinition;
+use crate::partition_key::{KeyScope, PartitionKeyDefinition};
 use crate::patch::{self, PatchBody};
+use crate::query::search::nearest::ContainerView;
 use crate::query::{page_of_encoded, Continuation, Page, PageLimit, PreparedQuery, QueryBody};
 use crate::query::{retrieved, search};
 use crate::script::{missing_udf, WriteKind};
+use crate::store::vectors::VectorColumn;
 use crate::store::{Container, Edit, ItemAddress, ItemKey, ItemWrite, ScriptKind, WriteMode};
 
 type ItemPath = PathParams<(String, String, String)>;
@@ -234,7 +236,7 @@ async fn run_query(
                     let mut page = page_of(
                         state,
                         scoped.query,
-                        items,
+                        (items, scoped.view),
                         scoped.cache_key,
                         continuation,
                         limit,
@@ -274,6 +276,10 @@ pub(super) struct Scoped<'c, 'i> {
     /// The query with the container's computed properties resolved.
     pub query: &'c PreparedQuery,
     pub items: &'i mut dyn Iterator<Item = (&'c ItemKey, &'c Bytes)>,
+    /// The container as the scope sees it, for a query that can be
+    /// answered without the scan (`ORDER BY VectorDistance`); `None` when
+    /// a page resumes after a key.
+    pub view: Option<&'i mut dyn ContainerView<'c>>,
     /// When the query walks the ranges: where this page is.
     pub walk: Option<range_walk::Step>,
     /// The key of its whole result between pages, for a query as sent.
@@ -313,6 +319,13 @@ pub(super) fn scoped_items<T>(
     if let Some(step) = &walk {
         epk.narrow_to((&step.min, &step.max));
     }
+    let mut view = ScopedView {
+        c,
+        key: key.clone(),
+        epk: epk.clone(),
+        now,
+    };
+    let resumes = after.is_some();
     let mut items = c
         .live_items(key.as_ref(), after.as_ref(), now)
         .filter(move |(key, _)| epk.contains(key.pk()))
@@ -335,11 +348,39 @@ pub(super) fn scoped_items<T>(
         run(Scoped {
             query,
             items: &mut items,
+            view: match resumes {
+                true => None,
+                false => Some(&mut view),
+            },
             walk,
             cache_key,
         })
     })?;
     Ok((result, key_index))
+}
+
+/// A container within a request's scope, at `now`.
+struct ScopedView<'c> {
+    c: &'c Container,
+    key: Option<KeyScope>,
+    epk: EpkFilter<'c>,
+    now: i64,
+}
+
+impl<'c> ContainerView<'c> for ScopedView<'c> {
+    fn vector_column(&self, path: &str) -> Option<&'c VectorColumn> {
+        self.c.vector_column(path)
+    }
+
+    fn live_body(&mut self, key: &ItemKey) -> Option<&'c Bytes> {
+        let pk = key.pk();
+        let in_scope = self.key.as_ref().is_none_or(|k| k.contains(pk)) && self.epk.contains(pk);
+        let c = self.c;
+        in_scope
+            .then(|| c.get(key, self.now))
+            .flatten()
+            .map(|item| &item.body)
+    }
 }
 
 /// The container's policies that search functions read.
@@ -355,7 +396,10 @@ pub(super) fn search_policies(c: &Container) -> search::Policies {
 pub(super) fn page_of<'a>(
     state: &AppState,
     query: &PreparedQuery,
-    items: impl Iterator<Item = (&'a str, &'a str, &'a Bytes)>,
+    (items, view): (
+        impl Iterator<Item = (&'a str, &'a str, &'a Bytes)>,
+        Option<&mut dyn ContainerView<'a>>,
+    ),
     cache_key: Option<String>,
     continuation: Option<&Continuation>,
     limit: PageLimit,
@@ -365,7 +409,7 @@ pub(super) fn page_of<'a>(
             let results = match state.query_results.get(&key) {
                 Some(results) => results,
                 None => {
-                    let results = std::sync::Arc::new(query.run_whole(items)?);
+                    let results = std::sync::Arc::new(query.run_whole(items, view)?);
                     state.query_results.insert(key, results.clone());
                     results
                 }

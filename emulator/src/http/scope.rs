@@ -52,6 +52,7 @@ impl<'a> FeedScope<'a> {
 }
 
 /// The EPK range of a request, if it names less than the whole container.
+#[derive(Clone)]
 pub struct EpkFilter<'a> {
     definition: &'a PartitionKeyDefinition,
     /// `[start, end)`, upper-case hex as the SDKs send them.

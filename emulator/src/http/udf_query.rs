@@ -46,7 +46,7 @@ pub(super) async fn page(
             page_of(
                 &worker,
                 &query,
-                items,
+                (items, None),
                 cache_key,
                 continuation.as_ref(),
                 limit,

@@ -38,6 +38,9 @@ use page::{encode, page_of_values};
 pub use page::{page_of_encoded, Continuation, Page, PageLimit};
 
 use crate::error::ApiResult;
+use crate::store::vectors::VectorColumn;
+use crate::store::ItemKey;
+use search::nearest::{ContainerView, Nearest};
 
 /// The JSON body of a query request.
 #[derive(Debug, Deserialize)]
@@ -177,14 +180,26 @@ impl PreparedQuery {
 
     /// The whole result of a query that [`Self::needs_whole_result`], over
     /// a container's live items as [`Self::run_page`] takes them, each
-    /// document serialised.
+    /// document serialised. With `view`, the container itself, which may
+    /// answer faster than the scan (`search/nearest.rs`).
     pub fn run_whole<'a>(
         &self,
         items: impl Iterator<Item = (&'a str, &'a str, &'a Bytes)>,
+        view: Option<&mut dyn ContainerView<'a>>,
     ) -> ApiResult<Vec<Bytes>> {
         budget::scope(|| {
             self.at_now(|| {
-                let results = self.all_values(items);
+                let nearest = view.and_then(|view| {
+                    let nearest = Nearest::of(&self.select)?;
+                    let column = nearest.column(view)?;
+                    Some((nearest, column, view))
+                });
+                let results = match nearest {
+                    Some((nearest, column, view)) => {
+                        self.nearest_values(&nearest, column, view, items)
+                    }
+                    None => self.all_values(items),
+                };
                 if budget::exceeded() {
                     return Vec::new();
                 }
@@ -211,6 +226,58 @@ impl PreparedQuery {
         } else {
             self.values(candidates.map(|_| Value::Null))
         }
+    }
+
+    /// Every result of `ORDER BY VectorDistance` with a bound, in order,
+    /// from `column`: candidates are parsed in the order of their scores
+    /// until enough match, then (if too few did) the items without a
+    /// score in key order (`items`), as the scan would have ordered them.
+    fn nearest_values<'a>(
+        &self,
+        nearest: &Nearest,
+        column: &'a VectorColumn,
+        view: &mut dyn ContainerView<'a>,
+        items: impl Iterator<Item = (&'a str, &'a str, &'a Bytes)>,
+    ) -> Vec<Value> {
+        let executor = self.executor();
+        let mut rows = Vec::new();
+        let keep = |body: &Bytes, rows: &mut Vec<Value>| {
+            if !self.may_match(body) {
+                return;
+            }
+            let doc = self.load(body);
+            if !executor.matches(&[&doc]) {
+                return;
+            }
+            rows.extend(match self.select.projection {
+                Projection::Star => Some(doc),
+                _ => executor.project(&[&doc]),
+            });
+        };
+        let full = |rows: &Vec<Value>| rows.len() >= nearest.wanted || budget::exceeded();
+        let mut in_order = nearest.in_order(column);
+        for key in in_order.by_ref() {
+            if full(&rows) {
+                break;
+            }
+            if let Some(body) = view.live_body(key) {
+                keep(body, &mut rows);
+            }
+        }
+        if !full(&rows) {
+            let scored = in_order.scored_slots();
+            for (pk, id, body) in items {
+                if full(&rows) {
+                    break;
+                }
+                let key = ItemKey::new(pk, id);
+                if !column.slot(&key).is_some_and(|slot| scored[slot]) {
+                    keep(body, &mut rows);
+                }
+            }
+        }
+        let skip = self.select.offset.unwrap_or(0);
+        rows.into_iter().skip(skip).collect()
     }
 
     /// Every result, in order; for `FullTextScore`, with the statistics

@@ -28,6 +28,7 @@ mod transaction;
 mod unique_keys;
 mod usage;
 mod users;
+pub mod vectors;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};

@@ -24,6 +24,7 @@ use crate::store::search_policy::{
 };
 
 pub mod bm25;
+pub mod nearest;
 pub mod plan;
 pub mod rank;
 pub mod text;
@@ -373,5 +374,7 @@ pub(super) fn gather_statistics(select: &Select, docs: &[Value]) -> HashMap<Term
     }
     statistics
 }
+#[cfg(test)]
+mod nearest_tests;
 #[cfg(test)]
 mod tests;

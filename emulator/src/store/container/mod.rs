@@ -22,10 +22,12 @@ use super::records::{self, ContainerNumbers};
 use super::scripts::Scripts;
 use super::search_policy;
 use super::unique_keys::UniqueIndex;
+use super::vectors::VectorColumns;
 
 mod restore;
 mod settings;
 mod unique;
+mod vectors;
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::{KeyScope, PartitionKeyDefinition};
 use crate::persist::Journal;
@@ -57,6 +59,9 @@ pub struct Container {
     /// Which item holds each unique key value (`unique_keys.rs`); `None`
     /// without a unique key policy.
     unique: Option<Box<UniqueIndex>>,
+    /// The vectors at each embedding path as float32 (`vectors.rs`); empty
+    /// without an embedding policy.
+    vectors: VectorColumns,
     /// The physical partition key ranges (`pkranges`): set at creation,
     /// changed by splits.
     ranges: RangeMap,
@@ -116,6 +121,7 @@ impl Container {
         let rid = rid::container(database_number, number);
         let ranges = RangeMap::even(&settings.partition_key, 1);
         let unique = UniqueIndex::for_policy(&settings.unique_keys);
+        let vectors = VectorColumns::for_policy(&settings.vector_embeddings);
         Container {
             owner: OwnerHeaders::new(&rid, database_id, &id),
             id,
@@ -133,6 +139,7 @@ impl Container {
             log: ChangeLog::new(retention),
             by_lsn: NumberedKeys::default(),
             unique,
+            vectors,
             ranges,
             journal: None,
             scripts: Scripts::default(),
@@ -228,10 +235,14 @@ impl Container {
         self.log
             .set_retention(settings.change_feed_retention.unwrap_or(default_retention));
         let partition_key = self.settings.partition_key.clone();
+        let embeddings_changed = self.settings.vector_embeddings != settings.vector_embeddings;
         self.settings = ContainerSettings {
             partition_key,
             ..settings
         };
+        if embeddings_changed {
+            self.rebuild_vectors();
+        }
         self.ts = now;
         self.etag = new_etag();
         Ok(())
@@ -467,6 +478,7 @@ impl Container {
         if let Some(unique) = &mut self.unique {
             unique.insert(&key, &body);
         }
+        self.vectors.put(&key, &body);
         self.expiry.insert(&key, ttl, ts, lsn);
         self.by_lsn.insert(lsn, key.clone());
         self.log.append(Change {
@@ -519,6 +531,7 @@ impl Container {
         if let Some(unique) = &mut self.unique {
             unique.remove(key);
         }
+        self.vectors.remove(key);
         self.by_number.remove(item.number, key);
         self.by_lsn.remove(item.lsn, key);
         self.log.append(Change {

@@ -75,9 +75,13 @@ impl Container {
         self.log
             .set_retention(settings.change_feed_retention.unwrap_or(default_retention));
         let policy_changed = !self.settings.unique_keys.same_as(&settings.unique_keys);
+        let embeddings_changed = self.settings.vector_embeddings != settings.vector_embeddings;
         self.settings = settings;
         if policy_changed {
             self.rebuild_unique();
+        }
+        if embeddings_changed {
+            self.rebuild_vectors();
         }
         self.ts = meta.ts;
         self.etag = meta.etag.clone();
@@ -108,6 +112,7 @@ impl Container {
             self.order.insert(key.clone());
             by_number.push((item.number, key.clone()));
             self.restore_unique(&key, &item.body);
+            self.vectors.put(&key, &item.body);
             self.items.insert(key, item);
         }
         by_number.sort_unstable_by_key(|(number, _)| *number);
