@@ -116,6 +116,18 @@ impl Signer {
         )
     }
 
+    /// Creates a container from its whole JSON resource (policies and all).
+    pub fn create_container_from(&self, db: &str, body: &serde_json::Value) -> Request<Body> {
+        self.signed(
+            Method::POST,
+            &format!("/dbs/{db}/colls"),
+            "colls",
+            &format!("dbs/{db}"),
+            &[("content-type", "application/json")],
+            body.to_string().into(),
+        )
+    }
+
     /// A page of `GET .../pkranges`: the container's partition key ranges.
     pub fn partition_key_ranges(
         &self,

@@ -17,6 +17,7 @@ use crate::measure::purge::Purge;
 use crate::measure::query::QueryLatency;
 use crate::measure::ranges::{self, RangesResults};
 use crate::measure::scripts::ScriptsResults;
+use crate::measure::search::SearchResults;
 use crate::measure::startup::Startup;
 use crate::run::Settings;
 use crate::stats::Latency;
@@ -34,6 +35,8 @@ pub struct Results {
     pub batch: Option<BatchResults>,
     /// Stored procedures and UDFs (emulator).
     pub scripts: Option<ScriptsResults>,
+    /// Vector and full-text search (emulator).
+    pub search: Option<SearchResults>,
     pub purge: Option<Purge>,
     /// One partition key range beside ten (emulator).
     pub ranges: Option<RangesResults>,
@@ -291,6 +294,12 @@ impl Results {
             None => md.push_str("Not measured (see the notes).\n"),
         }
 
+        md.push_str("\n## Vector and full-text search (emulator)\n\n");
+        match &self.search {
+            Some(s) => search_table(&mut md, s),
+            None => md.push_str("Not measured (see the notes).\n"),
+        }
+
         md.push_str("\n## TTL purge (emulator)\n\n");
         match &self.purge {
             Some(p) => purge_table(&mut md, p),
@@ -490,6 +499,58 @@ fn batch_table(md: &mut String, b: &BatchResults) {
             );
         }
     }
+}
+
+fn search_table(md: &mut String, r: &SearchResults) {
+    use crate::measure::search::{bytes, QUERY_ROUNDS};
+    let _ = writeln!(
+        md,
+        "A fresh emulator. Vector items of {} dimensions (cosine, float32; {} of JSON each), created at concurrency 8; every answer checked against the exact ranking; median of {QUERY_ROUNDS} runs after an untimed one, as plain REST on the container's one range.\n",
+        r.dimensions,
+        bytes(r.vector_item_bytes as f64)
+    );
+    md.push_str("| items | creates/s | RSS | RSS per item |\n|---:|---:|---:|---:|\n");
+    for size in &r.vector_sizes {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} |",
+            count(size.items as f64),
+            count(size.load.per_second),
+            mib(size.rss_bytes),
+            bytes(size.bytes_per_item)
+        );
+    }
+    md.push_str("\n| query | items | median | runs (ms) |\n|---|---:|---:|---|\n");
+    for q in r.vector_queries.iter().chain([&r.text_query]) {
+        let runs: Vec<String> = q.runs_ms.iter().map(|v| format!("{v:.1}")).collect();
+        let _ = writeln!(
+            md,
+            "| `{}` | {} | {:.1} ms | {} |",
+            q.query,
+            count(q.items as f64),
+            q.median_ms,
+            runs.join(", ")
+        );
+    }
+    let median = |items| {
+        r.vector_queries
+            .iter()
+            .find(|q| q.items == items && !q.query.contains("WHERE"))
+            .map(|q| q.median_ms)
+    };
+    if let (Some(small), Some(large)) = (median(10_000), median(100_000)) {
+        let _ = writeln!(
+            md,
+            "\nTen times the items take {:.1}× the time (top-10 without a filter).",
+            large / small.max(1e-9)
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\nFull text: {} texts of twelve words, created at {} items/s.",
+        count(r.text_items as f64),
+        count(r.text_load.per_second)
+    );
 }
 
 fn scripts_table(md: &mut String, r: &ScriptsResults) {

@@ -20,6 +20,7 @@ use crate::measure::purge::{self, PurgeSettings};
 use crate::measure::query::{self, QueryKind};
 use crate::measure::ranges;
 use crate::measure::scripts;
+use crate::measure::search;
 use crate::measure::{point, send_once, startup};
 use crate::process::ServerProcess;
 use crate::report::{self, count, mib, ms, Machine, Results, TargetResults};
@@ -74,6 +75,8 @@ pub struct Parts {
     pub ranges: bool,
     /// Stored procedures and UDFs (emulator).
     pub scripts: bool,
+    /// Vector and full-text search (emulator).
+    pub search: bool,
     /// `--data-dir` against in memory (emulator).
     pub persistence: bool,
     /// Reset, snapshot and restore of the whole account (emulator).
@@ -174,6 +177,23 @@ pub async fn run(
             Ok(s) => Some(s),
             Err(e) => {
                 notes.push(format!("scripts: {e}"));
+                None
+            }
+        }
+    } else {
+        None
+    };
+
+    let search = if parts.search {
+        progress(format_args!(
+            "emulator: vector search ({} dimensions) and full-text search",
+            search::DIMENSIONS
+        ));
+        let emulator = targets::emulator(&bin("cosmos-emulator"), &logs);
+        match search::measure(&emulator, key, |line| progress(format_args!("  {line}"))).await {
+            Ok(s) => Some(s),
+            Err(e) => {
+                notes.push(format!("search: {e}"));
                 None
             }
         }
@@ -332,6 +352,7 @@ pub async fn run(
         targets: results,
         batch,
         scripts,
+        search,
         purge,
         ranges,
         persistence,

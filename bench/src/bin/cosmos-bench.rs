@@ -37,10 +37,10 @@ struct Cli {
     #[arg(long)]
     label: Option<String>,
     /// Parts to run, comma-separated:
-    /// emulator,bare,peer,batch,scripts,purge,ranges,persistence,isolation,conformance.
+    /// emulator,bare,peer,batch,scripts,search,purge,ranges,persistence,isolation,conformance.
     #[arg(
         long,
-        default_value = "emulator,bare,peer,batch,scripts,purge,ranges,persistence,isolation,conformance"
+        default_value = "emulator,bare,peer,batch,scripts,search,purge,ranges,persistence,isolation,conformance"
     )]
     only: String,
     /// Seconds of each point-load window.
@@ -218,6 +218,7 @@ fn parse_parts(list: &str) -> Result<Parts, String> {
         peer: false,
         batch: false,
         scripts: false,
+        search: false,
         purge: false,
         conformance: false,
         ranges: false,
@@ -231,6 +232,7 @@ fn parse_parts(list: &str) -> Result<Parts, String> {
             "peer" => parts.peer = true,
             "batch" => parts.batch = true,
             "scripts" => parts.scripts = true,
+            "search" => parts.search = true,
             "purge" => parts.purge = true,
             "conformance" => parts.conformance = true,
             "ranges" => parts.ranges = true,
@@ -238,7 +240,7 @@ fn parse_parts(list: &str) -> Result<Parts, String> {
             "isolation" => parts.isolation = true,
             other => {
                 return Err(format!(
-                "--only: unknown part {other:?} (emulator, bare, peer, batch, scripts, purge, ranges, persistence, isolation, conformance)"
+                "--only: unknown part {other:?} (emulator, bare, peer, batch, scripts, search, purge, ranges, persistence, isolation, conformance)"
             ))
             }
         }

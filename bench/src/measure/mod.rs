@@ -12,6 +12,7 @@ pub mod purge;
 pub mod query;
 pub mod ranges;
 pub mod scripts;
+pub mod search;
 pub mod startup;
 
 use crate::connection::{Connection, Endpoint, Response};
