@@ -29,6 +29,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 
 use super::item::ItemKey;
 use super::search_policy::VectorEmbeddingPolicy;
+use crate::query::search::vector;
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -41,6 +42,8 @@ pub struct VectorColumn {
     dimensions: usize,
     /// Slot `i`'s vector is `values[i * dimensions..(i + 1) * dimensions]`.
     values: Vec<f32>,
+    /// Slot `i`'s `dot(v, v)` (a cosine's norm, computed once).
+    squared_norms: Vec<f32>,
     /// Slot `i`'s item.
     keys: Vec<ItemKey>,
     slot_of: FastMap<ItemKey, u32>,
@@ -57,6 +60,7 @@ impl VectorColumn {
                 .collect(),
             dimensions,
             values: Vec::new(),
+            squared_norms: Vec::new(),
             keys: Vec::new(),
             slot_of: FastMap::default(),
         }
@@ -79,11 +83,12 @@ impl VectorColumn {
         self.keys.is_empty()
     }
 
-    /// Every vector with its item's key, in slot order (no particular order).
-    pub fn vectors(&self) -> impl Iterator<Item = (&ItemKey, &[f32])> {
-        self.keys
-            .iter()
-            .zip(self.values.chunks_exact(self.dimensions.max(1)))
+    /// Every vector with its squared norm, in slot order (no particular
+    /// order; [`Self::key_at`] names its item).
+    pub fn vectors(&self) -> impl Iterator<Item = (&[f32], f32)> {
+        self.values
+            .chunks_exact(self.dimensions.max(1))
+            .zip(self.squared_norms.iter().copied())
     }
 
     /// Whether the item at `key` has a vector here.
@@ -111,15 +116,18 @@ impl VectorColumn {
 
     fn set(&mut self, key: &ItemKey, vector: &[f32]) {
         let d = self.dimensions;
+        let squared_norm = vector::dot(vector, vector);
         match self.slot_of.get(key) {
             Some(&slot) => {
                 let start = slot as usize * d;
                 self.values[start..start + d].copy_from_slice(vector);
+                self.squared_norms[slot as usize] = squared_norm;
             }
             None => {
                 self.slot_of.insert(key.clone(), self.keys.len() as u32);
                 self.keys.push(key.clone());
                 self.values.extend_from_slice(vector);
+                self.squared_norms.push(squared_norm);
             }
         }
     }
@@ -134,9 +142,11 @@ impl VectorColumn {
         if slot != last {
             self.values.copy_within(last * d..(last + 1) * d, slot * d);
             self.keys.swap(slot, last);
+            self.squared_norms.swap(slot, last);
             self.slot_of.insert(self.keys[slot].clone(), slot as u32);
         }
         self.keys.pop();
+        self.squared_norms.pop();
         self.values.truncate(last * d);
         if self.values.capacity() > 2 * self.values.len() + 1024 * d {
             self.values.shrink_to_fit();
@@ -375,15 +385,16 @@ mod tests {
         // A new body without a vector leaves the column.
         column.put(&key("c"), &body(json!("none")));
         column.remove(&key("zz"));
-        let held: Vec<(ItemKey, Vec<f32>)> = column
+        let held: Vec<(ItemKey, Vec<f32>, f32)> = column
             .vectors()
-            .map(|(k, v)| (k.clone(), v.to_vec()))
+            .enumerate()
+            .map(|(slot, (v, norm))| (column.key_at(slot).clone(), v.to_vec(), norm))
             .collect();
-        assert_eq!(held, [(key("b"), vec![3.0, 4.0])]);
+        assert_eq!(held, [(key("b"), vec![3.0, 4.0], 25.0)]);
         assert!(column.contains(&key("b")) && !column.contains(&key("a")));
         column.put(&key("d"), &body(json!([9, 10])));
         column.remove(&key("b"));
-        let held: Vec<Vec<f32>> = column.vectors().map(|(_, v)| v.to_vec()).collect();
-        assert_eq!(held, [vec![9.0, 10.0]]);
+        let held: Vec<(Vec<f32>, f32)> = column.vectors().map(|(v, n)| (v.to_vec(), n)).collect();
+        assert_eq!(held, [(vec![9.0, 10.0], 181.0)]);
     }
 }

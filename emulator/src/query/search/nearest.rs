@@ -110,13 +110,15 @@ impl Nearest {
     /// The column's items in ORDER BY order, scored.
     pub fn in_order<'c>(&self, column: &'c VectorColumn) -> InOrder<'c> {
         let greater_is_closer = vector::greater_is_closer(self.distance);
+        let query_norm = vector::dot(&self.query, &self.query);
         let scored = column
             .vectors()
             .enumerate()
-            .filter_map(|(slot, (_, v))| {
+            .filter_map(|(slot, (v, norm))| {
+                let (distance, q) = (self.distance, &self.query[..]);
                 let score = match self.document_first {
-                    true => vector::score(self.distance, v, &self.query),
-                    false => vector::score(self.distance, &self.query, v),
+                    true => vector::score_with(distance, v, q, || (norm, query_norm)),
+                    false => vector::score_with(distance, q, v, || (query_norm, norm)),
                 }?;
                 let relevance = if greater_is_closer { score } else { -score };
                 Some((relevance, slot as u32))

@@ -6,7 +6,13 @@
 //! that "Running" and "runs" are one word, "run". A search term is analysed
 //! the same way; a term of several words ("United States") is a phrase: it
 //! occurs where its words follow one another. Stop words are kept.
+//!
+//! Stemming is most of a full-text query's time, and texts repeat their
+//! words: each thread remembers the stems it computed, per language (a
+//! stem depends only on the word), up to [`REMEMBERED_STEMS`] words.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
@@ -30,6 +36,17 @@ fn algorithm(code: &str) -> Algorithm {
 /// Turns texts into stemmed words for one language.
 pub struct Analyzer {
     stemmer: Stemmer,
+    /// Its place in [`LANGUAGES`], which names its stem cache.
+    language: usize,
+}
+
+/// Stems remembered per thread and language before the cache starts over.
+pub const REMEMBERED_STEMS: usize = 65_536;
+
+thread_local! {
+    /// Per language: lower-cased word → stem.
+    static STEMS: RefCell<Vec<HashMap<String, String, foldhash::fast::RandomState>>> =
+        RefCell::new((0..LANGUAGES.len()).map(|_| HashMap::default()).collect());
 }
 
 /// The analyzer of `language` (a policy's code, any case); English for
@@ -39,8 +56,10 @@ pub fn analyzer(language: &str) -> &'static Analyzer {
     let analyzers = ANALYZERS.get_or_init(|| {
         LANGUAGES
             .iter()
-            .map(|code| Analyzer {
+            .enumerate()
+            .map(|(language, code)| Analyzer {
                 stemmer: Stemmer::create(algorithm(code)),
+                language,
             })
             .collect()
     });
@@ -54,10 +73,32 @@ pub fn analyzer(language: &str) -> &'static Analyzer {
 impl Analyzer {
     /// The words of `text`, in order.
     pub fn words(&self, text: &str) -> Vec<String> {
-        text.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(|w| self.stemmer.stem(&w.to_lowercase()).into_owned())
-            .collect()
+        STEMS.with(|stems| {
+            let stems = &mut stems.borrow_mut()[self.language];
+            let mut lower = String::new();
+            text.split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(|w| {
+                    if w.is_ascii() {
+                        lower.clear();
+                        lower.push_str(w);
+                        lower.make_ascii_lowercase();
+                    } else {
+                        // The whole word at once: a final sigma lowers to ς.
+                        lower = w.to_lowercase();
+                    }
+                    if let Some(stem) = stems.get(lower.as_str()) {
+                        return stem.clone();
+                    }
+                    let stem = self.stemmer.stem(&lower).into_owned();
+                    if stems.len() >= REMEMBERED_STEMS {
+                        stems.clear();
+                    }
+                    stems.insert(lower.clone(), stem.clone());
+                    stem
+                })
+                .collect()
+        })
     }
 
     /// The words of a document's value: a string, or the strings of an
@@ -141,5 +182,27 @@ mod tests {
         assert_eq!(analyzer("fr-FR").words("démonstrations"), ["démonstr"]);
         // Unknown: English.
         assert_eq!(analyzer("xx-XX").words("runs"), ["run"]);
+    }
+
+    #[test]
+    fn remembered_stems_are_the_stemmer_s_whatever_the_case_or_cache() {
+        let english = analyzer("en-US");
+        let stemmer = Stemmer::create(Algorithm::English);
+        let text = "Running RUNS runner ΣΊΣΥΦΟΣ Straße running";
+        let fresh: Vec<String> = text
+            .split(' ')
+            .map(|w| stemmer.stem(&w.to_lowercase()).into_owned())
+            .collect();
+        // Once computing, once remembering; a French word of the same
+        // spelling keeps its own stem.
+        assert_eq!(english.words(text), fresh);
+        assert_eq!(english.words(text), fresh);
+        assert_eq!(analyzer("fr-FR").words("running"), ["running"]);
+        assert_eq!(english.words("running"), ["run"]);
+        // Past the bound the cache starts over and stays right.
+        for n in 0..REMEMBERED_STEMS + 10 {
+            english.words(&format!("w{n}ing"));
+        }
+        assert_eq!(english.words("Runners"), ["runner"]);
     }
 }

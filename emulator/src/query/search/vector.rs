@@ -47,13 +47,25 @@ pub fn read(value: &Value) -> Option<Vec<f32>> {
 /// The score of two vectors of one length; `None` for two lengths, none,
 /// or a cosine with a zero vector (which has no direction).
 pub fn score(distance: DistanceFunction, a: &[f32], b: &[f32]) -> Option<f64> {
+    score_with(distance, a, b, || (dot(a, a), dot(b, b)))
+}
+
+/// [`score`], with the squared norms `(dot(a, a), dot(b, b))` that a cosine
+/// needs given by the caller, who may have them already (the same bits).
+pub fn score_with(
+    distance: DistanceFunction,
+    a: &[f32],
+    b: &[f32],
+    squared_norms: impl FnOnce() -> (f32, f32),
+) -> Option<f64> {
     if a.len() != b.len() || a.is_empty() {
         return None;
     }
     let value = match distance {
         DistanceFunction::DotProduct => dot(a, b),
         DistanceFunction::Cosine => {
-            let norms = (dot(a, a) * dot(b, b)).sqrt();
+            let (aa, bb) = squared_norms();
+            let norms = (aa * bb).sqrt();
             if norms == 0.0 {
                 return None;
             }
@@ -78,8 +90,29 @@ fn squared_distance(a: &[f32], b: &[f32]) -> f32 {
 
 /// `Σ term(a[i], b[i])` in `LANES` partial sums (one per SIMD lane once
 /// the compiler vectorises the loop), the remainder into the first lanes.
+/// On x86-64 with AVX, the same loop compiled for 256-bit registers: the
+/// same operations in the same order (no fused multiply-add), so the same
+/// bits as without.
 #[inline(always)]
 fn lane_sum(a: &[f32], b: &[f32], term: impl Fn(f32, f32) -> f32) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has AVX, checked just above.
+        return unsafe { lane_sum_avx(a, b, term) };
+    }
+    lane_sum_portable(a, b, term)
+}
+
+/// # Safety
+/// Only on a CPU with AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn lane_sum_avx(a: &[f32], b: &[f32], term: impl Fn(f32, f32) -> f32) -> f32 {
+    lane_sum_portable(a, b, term)
+}
+
+#[inline(always)]
+fn lane_sum_portable(a: &[f32], b: &[f32], term: impl Fn(f32, f32) -> f32) -> f32 {
     let mut sums = [0f32; LANES];
     let chunks_a = a.chunks_exact(LANES);
     let chunks_b = b.chunks_exact(LANES);
@@ -138,6 +171,21 @@ mod tests {
         let ones = vec![1.0f32; 1539];
         let expected: f32 = a.iter().sum();
         assert_eq!(dot(&a, &ones), expected);
+    }
+
+    #[test]
+    fn every_instruction_set_gives_the_same_bits() {
+        let a: Vec<f32> = (0..1539)
+            .map(|i| ((i * 7919) % 1000) as f32 / 997.0 - 0.5)
+            .collect();
+        let b: Vec<f32> = (0..1539)
+            .map(|i| ((i * 104729) % 1000) as f32 / 991.0 - 0.5)
+            .collect();
+        let portable = lane_sum_portable(&a, &b, |x, y| x * y);
+        assert_eq!(dot(&a, &b).to_bits(), portable.to_bits());
+        // Given norms are the computed ones.
+        let given = score_with(Cosine, &a, &b, || (dot(&a, &a), dot(&b, &b)));
+        assert_eq!(given, score(Cosine, &a, &b));
     }
 
     #[test]
