@@ -500,12 +500,20 @@ impl Store {
         if_match: Option<&str>,
     ) -> ApiResult<Value> {
         let body_id = validate_name(body.get("id"))?;
-        let settings = ContainerSettings::parse(body)?;
         let now = self.clock.now();
         let mut catalog = self.write()?;
         let db = catalog.database_mut(database)?;
         let db_rid = db.rid.clone();
         let container = db.container_mut(id)?;
+        // The service judges a changed vector index against the container
+        // before the body's own policies (a replace that sends only the
+        // indexing policy hears that its index cannot change, as
+        // @azure/cosmos's vector tests record).
+        search_policy::check_vector_indexes_kept(
+            &container.settings.indexing_policy,
+            body.get("indexingPolicy").unwrap_or(&Value::Null),
+        )?;
+        let settings = ContainerSettings::parse(body)?;
         if body_id != container.id {
             return Err(ApiError::bad_request(format!(
                 "The id '{body_id}' in the body does not match the container '{}' addressed by the URL.",
