@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
+
 use serde::Serialize;
 
 use crate::connection::Endpoint;
@@ -45,6 +47,20 @@ pub async fn fill(
     ttl: Option<i64>,
     concurrency: usize,
 ) -> Result<Counted, String> {
+    let item = move |seq| document(seq, ttl, item_bytes);
+    create_items(endpoint, signer, container, range, concurrency, item).await
+}
+
+/// Creates item `seq` = `item(seq)` for each `seq` of `range`, in the
+/// partition of `seq`; every create must succeed.
+pub async fn create_items(
+    endpoint: &Endpoint,
+    signer: &Signer,
+    container: &'static str,
+    range: std::ops::Range<usize>,
+    concurrency: usize,
+    item: impl Fn(usize) -> Bytes + Send + Sync + 'static,
+) -> Result<Counted, String> {
     let signer = signer.clone();
     let loaded = run_count(
         endpoint,
@@ -55,7 +71,7 @@ pub async fn fill(
                 DATABASE,
                 container,
                 &partition_header(seq),
-                document(seq, ttl, item_bytes),
+                item(seq),
                 false,
             )
         }),
