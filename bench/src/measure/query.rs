@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -207,6 +208,17 @@ async fn run_to_last_page(
     parameter: &Value,
 ) -> Result<(Vec<Value>, usize), String> {
     let body = query_body(kind.text(), parameter.clone());
+    all_pages(connection, signer, container, body).await
+}
+
+/// Every page of the cross-partition query `body` (`{"query",
+/// "parameters"}`), continuations followed; the results and the page count.
+pub async fn all_pages(
+    connection: &mut Connection,
+    signer: &Signer,
+    container: &str,
+    body: Bytes,
+) -> Result<(Vec<Value>, usize), String> {
     let mut values = Vec::new();
     let mut continuation: Option<String> = None;
     let mut pages = 0;

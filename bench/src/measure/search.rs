@@ -30,7 +30,8 @@ use crate::cosmos::{query_body, Signer};
 use crate::documents::{group, id, partition};
 use crate::load::Counted;
 use crate::measure::dataset::{self, DATABASE};
-use crate::measure::{expect_success, send_once};
+use crate::measure::query;
+use crate::measure::send_once;
 use crate::process::ServerProcess;
 use crate::report::{count, mib};
 use crate::stats::median;
@@ -305,28 +306,17 @@ async fn query_ids(
     sql: &str,
     q: Value,
 ) -> Result<Vec<String>, String> {
-    let body = query_body(sql, q);
-    let mut ids = Vec::new();
-    let mut continuation: Option<String> = None;
-    loop {
-        let request = signer.query(DATABASE, container, body.clone(), continuation.as_deref());
-        let response = expect_success(connection.send(request).await)?;
-        let page: Value = serde_json::from_slice(&response.body)
-            .map_err(|e| format!("the answer is not JSON: {e}"))?;
-        for document in page["Documents"].as_array().ok_or("no Documents")? {
-            let id = document["id"].as_str().ok_or("a result without id")?;
-            ids.push(id.to_string());
-        }
-        continuation = response
-            .headers
-            .get("x-ms-continuation")
-            .and_then(|v| v.to_str().ok())
-            .filter(|v| !v.is_empty())
-            .map(String::from);
-        if continuation.is_none() {
-            return Ok(ids);
-        }
-    }
+    let (documents, _) =
+        query::all_pages(connection, signer, container, query_body(sql, q)).await?;
+    documents
+        .iter()
+        .map(|d| {
+            d["id"]
+                .as_str()
+                .map(String::from)
+                .ok_or_else(|| "a result without id".into())
+        })
+        .collect()
 }
 
 fn cosine(a: &[f64], b: &[f64]) -> f64 {

@@ -18,11 +18,11 @@ use super::request::{Body, CosmosHeaders, PathParams};
 use super::response::{
     feed, item, item_written, no_content, resource, QUERY_CHARGE, READ_CHARGE, WRITE_CHARGE,
 };
-use super::scope::{EpkFilter, FeedScope};
+use super::scope::FeedScope;
 use super::script_runs;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
-use crate::partition_key::{KeyScope, PartitionKeyDefinition};
+use crate::partition_key::PartitionKeyDefinition;
 use crate::patch::{self, PatchBody};
 use crate::query::search::nearest::ContainerView;
 use crate::query::{page_of_encoded, Continuation, Page, PageLimit, PreparedQuery, QueryBody};
@@ -321,8 +321,10 @@ pub(super) fn scoped_items<T>(
     }
     let mut view = ScopedView {
         c,
-        key: key.clone(),
-        epk: epk.clone(),
+        scope: FeedScope {
+            key: key.clone(),
+            epk: epk.clone(),
+        },
         now,
     };
     let resumes = after.is_some();
@@ -362,8 +364,7 @@ pub(super) fn scoped_items<T>(
 /// A container within a request's scope, at `now`.
 struct ScopedView<'c> {
     c: &'c Container,
-    key: Option<KeyScope>,
-    epk: EpkFilter<'c>,
+    scope: FeedScope<'c>,
     now: i64,
 }
 
@@ -373,10 +374,9 @@ impl<'c> ContainerView<'c> for ScopedView<'c> {
     }
 
     fn live_body(&mut self, key: &ItemKey) -> Option<&'c Bytes> {
-        let pk = key.pk();
-        let in_scope = self.key.as_ref().is_none_or(|k| k.contains(pk)) && self.epk.contains(pk);
         let c = self.c;
-        in_scope
+        self.scope
+            .contains(key.pk())
             .then(|| c.get(key, self.now))
             .flatten()
             .map(|item| &item.body)

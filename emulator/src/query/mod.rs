@@ -241,19 +241,8 @@ impl PreparedQuery {
     ) -> Vec<Value> {
         let executor = self.executor();
         let mut rows = Vec::new();
-        let keep = |body: &Bytes, rows: &mut Vec<Value>| {
-            if !self.may_match(body) {
-                return;
-            }
-            let doc = self.load(body);
-            if !executor.matches(&[&doc]) {
-                return;
-            }
-            rows.extend(match self.select.projection {
-                Projection::Star => Some(doc),
-                _ => executor.project(&[&doc]),
-            });
-        };
+        let keep =
+            |body: &Bytes, rows: &mut Vec<Value>| rows.extend(self.result_of(&executor, body));
         let full = |rows: &Vec<Value>| rows.len() >= nearest.wanted || budget::exceeded();
         let mut in_order = nearest.in_order(column);
         for key in in_order.by_ref() {
@@ -278,6 +267,23 @@ impl PreparedQuery {
         }
         let skip = self.select.offset.unwrap_or(0);
         rows.into_iter().skip(skip).collect()
+    }
+
+    /// The result a stored document gives on a plain `FROM c` (no JOIN,
+    /// no aggregate): its projection, if it passes the prefilter and the
+    /// filter.
+    fn result_of(&self, executor: &Executor<'_>, body: &Bytes) -> Option<Value> {
+        if !self.may_match(body) {
+            return None;
+        }
+        let doc = self.load(body);
+        if !executor.matches(&[&doc]) {
+            return None;
+        }
+        match self.select.projection {
+            Projection::Star => Some(doc),
+            _ => executor.project(&[&doc]),
+        }
     }
 
     /// Every result, in order; for `FullTextScore`, with the statistics
@@ -330,23 +336,11 @@ impl PreparedQuery {
             let result = if plain {
                 retrieved::read(body.len());
                 Some(body.clone())
-            } else if !self.may_match(body) {
-                None
             } else {
-                let doc = self.load(body);
-                let executor = self.executor();
-                if executor.matches(&[&doc]) {
-                    let projected = match self.select.projection {
-                        Projection::Star => Some(doc),
-                        _ => executor.project(&[&doc]),
-                    };
-                    match projected {
-                        // Refused by the caller's scope: serialise nothing more.
-                        _ if budget::exceeded() => return page,
-                        projected => projected.map(|v| encode(&v)),
-                    }
-                } else {
-                    None
+                match self.result_of(&self.executor(), body) {
+                    // Refused by the caller's scope: serialise nothing more.
+                    _ if budget::exceeded() => return page,
+                    projected => projected.map(|v| encode(&v)),
                 }
             };
             if let Some(result) = result {

@@ -66,10 +66,6 @@ impl VectorColumn {
         }
     }
 
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-
     pub fn dimensions(&self) -> usize {
         self.dimensions
     }
@@ -89,11 +85,6 @@ impl VectorColumn {
         self.values
             .chunks_exact(self.dimensions.max(1))
             .zip(self.squared_norms.iter().copied())
-    }
-
-    /// Whether the item at `key` has a vector here.
-    pub fn contains(&self, key: &ItemKey) -> bool {
-        self.slot_of.contains_key(key)
     }
 
     /// The slot of the item at `key`, if it has a vector here.
@@ -391,7 +382,7 @@ mod tests {
             .map(|(slot, (v, norm))| (column.key_at(slot).clone(), v.to_vec(), norm))
             .collect();
         assert_eq!(held, [(key("b"), vec![3.0, 4.0], 25.0)]);
-        assert!(column.contains(&key("b")) && !column.contains(&key("a")));
+        assert!(column.slot(&key("b")).is_some() && column.slot(&key("a")).is_none());
         column.put(&key("d"), &body(json!([9, 10])));
         column.remove(&key("b"));
         let held: Vec<(Vec<f32>, f32)> = column.vectors().map(|(v, n)| (v.to_vec(), n)).collect();
