@@ -1,14 +1,20 @@
 //! The official Rust SDK, `azure_data_cosmos`, unchanged against the
-//! in-process emulator: CRUD, a query, TTL through the test clock, and a
-//! restart on a data directory.
+//! in-process emulator: CRUD, a query, TTL through the test clock, a
+//! restart on a data directory, and vector search across partition key
+//! ranges.
 //!
 //! The SDK sends Cosmos binary JSON by default, which only Microsoft's
 //! Windows emulator and the service speak; like Microsoft's Linux emulator,
 //! this one needs it turned off (the SDK's README, "Using the vNext emulator").
 
 use azure_core::http::StatusCode;
-use azure_data_cosmos::models::{ContainerProperties, TimeToLive};
-use azure_data_cosmos::options::BinaryEncodingOptions;
+use azure_data_cosmos::models::{
+    ContainerProperties, ThroughputProperties, TimeToLive, VectorDataType, VectorDistanceFunction,
+    VectorEmbedding, VectorEmbeddingPolicy,
+};
+use azure_data_cosmos::options::{
+    BinaryEncodingOptions, CreateContainerOptions, QueryOptions, QueryPlanMode,
+};
 use azure_data_cosmos::{
     AccountReference, ContainerClient, CosmosClient, FeedScope, Query, RoutingStrategy,
 };
@@ -433,4 +439,185 @@ async fn a_restart_on_the_data_directory_keeps_items_and_ttl() {
     );
     drop(emulator);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A document of the vector search test: `v` is missing on some items, as
+/// in real data where not every item has been embedded yet.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Doc {
+    id: String,
+    pk: String,
+    group: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    v: Option<Vec<f32>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Match {
+    id: String,
+    score: f64,
+}
+
+/// 200 documents with 8-dimensional vectors spread over the sphere by a
+/// fixed arithmetic sequence (no two of them parallel), every 25th without
+/// a vector.
+fn vector_docs() -> Vec<Doc> {
+    (0..200u32)
+        .map(|i| Doc {
+            id: format!("d{i:03}"),
+            pk: format!("p{}", i % 17),
+            group: i % 4,
+            v: (i % 25 != 7).then(|| {
+                (0..8u32)
+                    .map(|j| ((i * 7919 + j * 104_729 + i * j * 31) % 2001) as f32 / 1000.0 - 1.0)
+                    .collect()
+            }),
+        })
+        .collect()
+}
+
+/// The expected ranking, computed here in double precision from the
+/// float32 values: cosine similarity, greatest first.
+fn cosine_ranking<'d>(
+    docs: &'d [Doc],
+    query: &[f32],
+    filter: impl Fn(&Doc) -> bool,
+) -> Vec<(&'d str, f64)> {
+    let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+    let mut scored: Vec<(&str, f64)> = docs
+        .iter()
+        .filter(|d| filter(d))
+        .filter_map(|d| {
+            let v = d.v.as_deref()?;
+            let dot: f64 = v
+                .iter()
+                .zip(query)
+                .map(|(a, b)| f64::from(*a) * f64::from(*b))
+                .sum();
+            Some((d.id.as_str(), dot / (norm(v) * norm(query))))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    scored
+}
+
+async fn vector_container(
+    db: &azure_data_cosmos::clients::DatabaseClient,
+    name: &str,
+    throughput: u64,
+) -> ContainerClient {
+    let policy = VectorEmbeddingPolicy::default().with_embedding(VectorEmbedding::new(
+        "/v",
+        VectorDataType::Float32,
+        8,
+        VectorDistanceFunction::Cosine,
+    ));
+    let properties = ContainerProperties::new(name.to_string(), "/pk".into())
+        .with_vector_embedding_policy(policy);
+    let options =
+        CreateContainerOptions::default().with_throughput(ThroughputProperties::manual(throughput));
+    db.create_container(properties, Some(options))
+        .await
+        .expect("create container");
+    db.container_client(name, None)
+        .await
+        .expect("container client")
+}
+
+async fn vector_matches(
+    items: &ContainerClient,
+    sql: &str,
+    query_vector: &[f32],
+    mode: QueryPlanMode,
+) -> Vec<Match> {
+    let query = Query::from(sql)
+        .with_parameter("@vector", query_vector)
+        .unwrap();
+    items
+        .query_items::<Match>(
+            query,
+            FeedScope::full_container(),
+            Some(QueryOptions::default().with_query_plan_mode(mode)),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{sql} ({mode}): {e}"))
+        .try_collect()
+        .await
+        .unwrap_or_else(|e| panic!("{sql} ({mode}): {e}"))
+}
+
+/// The SDK's documented vector search, across partition key ranges: the
+/// SDK asks for a query plan (its own or the gateway's), sends the rewritten
+/// query to every range and merges the ranges' answers by score. On five
+/// ranges and on one, with the planner on either side, the result is the
+/// exact top-k of a ranking computed here.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn vector_search_across_ranges_is_the_exact_top_k() {
+    let emulator = start_emulator();
+    let sdk = client(&emulator, emulator.key()).await.expect("client");
+    sdk.create_database("search", None)
+        .await
+        .expect("create database");
+    let db = sdk.database_client("search");
+    let five = vector_container(&db, "five", 30_000).await;
+    let one = vector_container(&db, "one", 400).await;
+    assert_eq!(five.read_feed_ranges(None).await.unwrap().len(), 5);
+    assert_eq!(one.read_feed_ranges(None).await.unwrap().len(), 1);
+
+    let docs = vector_docs();
+    for items in [&five, &one] {
+        for d in &docs {
+            items.create_item(&d.pk, &d.id, d, None).await.unwrap();
+        }
+    }
+
+    let query_vector = [0.3_f32, -0.2, 0.9, 0.1, -0.5, 0.25, 0.0, 0.7];
+    let all = cosine_ranking(&docs, &query_vector, |_| true);
+    let group_two = cosine_ranking(&docs, &query_vector, |d| d.group == 2);
+    // The ranks the test compares must not be near ties: a tie would make
+    // the expected order depend on rounding rather than on the emulator.
+    for ranking in [&all, &group_two] {
+        for pair in ranking[..12].windows(2) {
+            assert!(
+                pair[0].1 - pair[1].1 > 1e-6,
+                "near tie in the fixture: {pair:?}"
+            );
+        }
+    }
+
+    let cases: [(&str, &[(&str, f64)]); 3] = [
+        (
+            "SELECT TOP 5 c.id, VectorDistance(c.v, @vector) AS score \
+             FROM c ORDER BY VectorDistance(c.v, @vector)",
+            &all[..5],
+        ),
+        (
+            "SELECT c.id, VectorDistance(c.v, @vector, false) AS score \
+             FROM c ORDER BY VectorDistance(c.v, @vector, false) OFFSET 3 LIMIT 6",
+            &all[3..9],
+        ),
+        (
+            "SELECT TOP 4 c.id, VectorDistance(c.v, @vector) AS score \
+             FROM c WHERE c.group = 2 ORDER BY VectorDistance(c.v, @vector)",
+            &group_two[..4],
+        ),
+    ];
+    for (items, ranges) in [(&five, 5), (&one, 1)] {
+        for mode in [QueryPlanMode::LocalPreferred, QueryPlanMode::GatewayOnly] {
+            for (sql, expected) in &cases {
+                let got = vector_matches(items, sql, &query_vector, mode).await;
+                let got_ids: Vec<&str> = got.iter().map(|m| m.id.as_str()).collect();
+                let expected_ids: Vec<&str> = expected.iter().map(|(id, _)| *id).collect();
+                assert_eq!(got_ids, expected_ids, "{sql} on {ranges} range(s), {mode}");
+                for (m, (_, score)) in got.iter().zip(expected.iter()) {
+                    assert!(
+                        (m.score - score).abs() < 1e-5,
+                        "{sql} on {ranges} range(s), {mode}: {} scored {} (expected {score})",
+                        m.id,
+                        m.score
+                    );
+                }
+            }
+        }
+    }
 }
