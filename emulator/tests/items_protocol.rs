@@ -314,7 +314,21 @@ fn query_and_index_metrics_on_request() {
     let text = metrics.header("x-ms-documentdb-query-metrics").unwrap();
     assert!(text.contains("outputDocumentCount=2;"), "{text}");
     assert!(text.contains("totalExecutionTimeInMs="), "{text}");
-    // The filter read all four documents to return two.
+    // The index of /n found the two documents: none was read in vain.
+    assert!(text.contains("retrievedDocumentCount=2;"), "{text}");
+    assert!(text.contains("indexUtilizationRatio=1.00"), "{text}");
+    // A filter no index serves reads all four documents to return two.
+    let scan = c.post(
+        &format!("{COLL}/docs"),
+        &json!({"query": "SELECT * FROM c WHERE c.n % 2 = 0", "parameters": []}),
+        &[
+            ("x-ms-documentdb-isquery", "True"),
+            ("content-type", "application/query+json"),
+            ("x-ms-documentdb-partitionkey", key.as_str()),
+            ("x-ms-documentdb-populatequerymetrics", "True"),
+        ],
+    );
+    let text = scan.header("x-ms-documentdb-query-metrics").unwrap();
     assert!(text.contains("retrievedDocumentCount=4;"), "{text}");
     assert!(text.contains("indexUtilizationRatio=0.50"), "{text}");
     // A count reads no document: answered from the keys, as the service

@@ -24,10 +24,11 @@ use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::PartitionKeyDefinition;
 use crate::patch::{self, PatchBody};
-use crate::query::search::nearest::ContainerView;
+use crate::query::view::ContainerView;
 use crate::query::{page_of_encoded, Continuation, Page, PageLimit, PreparedQuery, QueryBody};
 use crate::query::{retrieved, search};
 use crate::script::{missing_udf, WriteKind};
+use crate::store::index::{IndexPath, PathIndex};
 use crate::store::vectors::VectorColumn;
 use crate::store::{Container, Edit, ItemAddress, ItemKey, ItemWrite, ScriptKind, WriteMode};
 
@@ -227,6 +228,7 @@ async fn run_query(
     let (rid, page, key_index, retrieved) = match udfs_called(state, db, coll, query)? {
         Some(udfs) => super::udf_query::page(state, db, coll, query, &request, udfs).await?,
         None => {
+            build_indexes(state, db, coll, query)?;
             // Counted on this thread while the page runs (see `query/retrieved.rs`).
             retrieved::take();
             let ((rid, page), key_index) = state.store.with_container(db, coll, |c, now| {
@@ -236,7 +238,7 @@ async fn run_query(
                     let mut page = page_of(
                         state,
                         scoped.query,
-                        (items, scoped.view),
+                        (items, Some(scoped.view)),
                         scoped.cache_key,
                         continuation,
                         limit,
@@ -276,10 +278,9 @@ pub(super) struct Scoped<'c, 'i> {
     /// The query with the container's computed properties resolved.
     pub query: &'c PreparedQuery,
     pub items: &'i mut dyn Iterator<Item = (&'c ItemKey, &'c Bytes)>,
-    /// The container as the scope sees it, for a query that can be
-    /// answered without the scan (`ORDER BY VectorDistance`); `None` when
-    /// a page resumes after a key.
-    pub view: Option<&'i mut dyn ContainerView<'c>>,
+    /// The container as the scope sees it, for a query that its index or
+    /// a vector column can answer without the scan.
+    pub view: &'i mut dyn ContainerView<'c>,
     /// When the query walks the ranges: where this page is.
     pub walk: Option<range_walk::Step>,
     /// The key of its whole result between pages, for a query as sent.
@@ -325,9 +326,9 @@ pub(super) fn scoped_items<T>(
             key: key.clone(),
             epk: epk.clone(),
         },
+        after: after.clone(),
         now,
     };
-    let resumes = after.is_some();
     let mut items = c
         .live_items(key.as_ref(), after.as_ref(), now)
         .filter(move |(key, _)| epk.contains(key.pk()))
@@ -350,10 +351,7 @@ pub(super) fn scoped_items<T>(
         run(Scoped {
             query,
             items: &mut items,
-            view: match resumes {
-                true => None,
-                false => Some(&mut view),
-            },
+            view: &mut view,
             walk,
             cache_key,
         })
@@ -361,10 +359,12 @@ pub(super) fn scoped_items<T>(
     Ok((result, key_index))
 }
 
-/// A container within a request's scope, at `now`.
+/// A container within a request's scope, at `now`; a resumed page's
+/// items come after `after`.
 struct ScopedView<'c> {
     c: &'c Container,
     scope: FeedScope<'c>,
+    after: Option<ItemKey>,
     now: i64,
 }
 
@@ -373,14 +373,33 @@ impl<'c> ContainerView<'c> for ScopedView<'c> {
         self.c.vector_column(path)
     }
 
+    fn path_index(&self, path: &[Box<str>]) -> Option<&'c PathIndex> {
+        self.c.path_index(path)
+    }
+
     fn live_body(&mut self, key: &ItemKey) -> Option<&'c Bytes> {
         let c = self.c;
-        self.scope
-            .contains(key.pk())
+        (self.after.as_ref().is_none_or(|after| key > after) && self.scope.contains(key.pk()))
             .then(|| c.get(key, self.now))
             .flatten()
             .map(|item| &item.body)
     }
+}
+
+/// Builds the indexes the query could read that the container lacks
+/// (`store/index`), so that it runs under the read lock with them.
+fn build_indexes(state: &AppState, db: &str, coll: &str, query: &PreparedQuery) -> ApiResult<()> {
+    let missing: Vec<IndexPath> = state.store.with_container(db, coll, |c, _| {
+        // The query as it runs: computed properties resolved. A query
+        // they refuse is refused when it runs, not here.
+        let resolved = query
+            .resolve_computed(&c.settings.computed_properties, &c.settings.indexing_policy)
+            .unwrap_or(None);
+        let paths = resolved.as_ref().unwrap_or(query).index_paths();
+        Ok(c.missing_indexes(&paths).into_iter().cloned().collect())
+    })?;
+    state.store.ensure_indexes(db, coll, &missing);
+    Ok(())
 }
 
 /// The container's policies that search functions read.
@@ -416,7 +435,7 @@ pub(super) fn page_of<'a>(
             };
             Ok(page_of_encoded(&results, continuation, limit))
         }
-        None => query.run_page(items, continuation, limit),
+        None => query.run_page(items, view, continuation, limit),
     }
 }
 

@@ -4,6 +4,7 @@
 //! against one document, and this module runs a prepared query over a
 //! container's live items, one page at a time.
 
+mod access;
 mod ast;
 pub mod budget;
 mod computed;
@@ -24,6 +25,7 @@ mod rows;
 pub mod search;
 pub mod udf;
 mod validate;
+pub mod view;
 
 use std::collections::HashMap;
 
@@ -33,14 +35,22 @@ use serde_json::Value;
 
 pub use ast::{From, Projection, Select};
 pub use computed::ComputedProperties;
+#[cfg(test)]
+pub(crate) use eval::sort_order;
 use execute::Executor;
 use page::{encode, page_of_values};
 pub use page::{page_of_encoded, Continuation, Page, PageLimit};
 
 use crate::error::ApiResult;
+use crate::store::index::{IndexPath, PathIndex};
 use crate::store::vectors::VectorColumn;
 use crate::store::ItemKey;
-use search::nearest::{ContainerView, Nearest};
+use access::{Access, OrderWalk};
+use search::nearest::Nearest;
+use view::ContainerView;
+
+/// A stored item as a query reads it: (partition key, id, stored JSON).
+type Row<'a> = (&'a str, &'a str, &'a Bytes);
 
 /// The JSON body of a query request.
 #[derive(Debug, Deserialize)]
@@ -70,6 +80,8 @@ pub struct PreparedQuery {
     reads_documents: bool,
     /// The instant `GetCurrent*` return, in epoch milliseconds (see `now.rs`).
     now_millis: Option<i64>,
+    /// What of it the container's index can serve (`access.rs`).
+    access: Access,
 }
 
 impl PreparedQuery {
@@ -100,13 +112,24 @@ impl PreparedQuery {
             // JOINs and FROM paths read the item to know how many rows it makes.
             || select.from.as_ref().is_some_and(|f| !f.is_plain())
             || !select.group_by.is_empty();
+        let access = Access::of(&select);
         PreparedQuery {
             select,
             aggregate,
             required,
             reads_documents,
             now_millis: None,
+            access,
         }
+    }
+
+    /// The property paths whose index could serve this query: the
+    /// container builds those it lacks before the query runs.
+    pub fn index_paths(&self) -> Vec<IndexPath> {
+        if search::needs_statistics(&self.select) || Nearest::of(&self.select).is_some() {
+            return Vec::new();
+        }
+        self.access.paths()
     }
 
     /// The ids of the user-defined functions the query calls.
@@ -180,24 +203,17 @@ impl PreparedQuery {
 
     /// The whole result of a query that [`Self::needs_whole_result`], over
     /// a container's live items as [`Self::run_page`] takes them, each
-    /// document serialised. With `view`, the container itself, which may
-    /// answer faster than the scan (`search/nearest.rs`).
+    /// document serialised. With `view`, the container itself, whose
+    /// index or vector column may answer without the scan.
     pub fn run_whole<'a>(
         &self,
-        items: impl Iterator<Item = (&'a str, &'a str, &'a Bytes)>,
+        items: impl Iterator<Item = Row<'a>>,
         view: Option<&mut dyn ContainerView<'a>>,
     ) -> ApiResult<Vec<Bytes>> {
         budget::scope(|| {
             self.at_now(|| {
-                let nearest = view.and_then(|view| {
-                    let nearest = Nearest::of(&self.select)?;
-                    let column = nearest.column(view)?;
-                    Some((nearest, column, view))
-                });
-                let results = match nearest {
-                    Some((nearest, column, view)) => {
-                        self.nearest_values(&nearest, column, view, items)
-                    }
+                let results = match view {
+                    Some(view) => self.values_through(view, items),
                     None => self.all_values(items),
                 };
                 if budget::exceeded() {
@@ -208,10 +224,67 @@ impl PreparedQuery {
         })
     }
 
-    fn all_values<'a>(
+    /// Every result, read the fastest way `view` allows: the vector
+    /// column, the candidates of an index lookup, an index's order, or
+    /// the scan (`items`).
+    fn values_through<'a>(
         &self,
-        items: impl Iterator<Item = (&'a str, &'a str, &'a Bytes)>,
+        view: &mut dyn ContainerView<'a>,
+        items: impl Iterator<Item = Row<'a>>,
     ) -> Vec<Value> {
+        if let Some(nearest) = Nearest::of(&self.select) {
+            if let Some(column) = nearest.column(view) {
+                return self.nearest_values(&nearest, column, view, items);
+            }
+        }
+        if search::needs_statistics(&self.select) {
+            return self.all_values(items);
+        }
+        if let Some(keys) = self.access.candidates(|path| view.path_index(path)) {
+            return self.all_values(live_rows(keys, view));
+        }
+        if let Some(walk) = &self.access.order {
+            if let Some(index) = view.path_index(&walk.path) {
+                return self.ordered_values(walk, index, view);
+            }
+        }
+        self.all_values(items)
+    }
+
+    /// The results of a bounded `ORDER BY path ...`, read in the order of
+    /// the path's index: a run of equal values at a time, until the
+    /// matches make `wanted` rows. The executor sorts those (further keys
+    /// included) as it would sort every match: the rows it would keep
+    /// are among them, and ties arrive in key order, as in the scan.
+    fn ordered_values<'a>(
+        &self,
+        walk: &OrderWalk,
+        index: &'a PathIndex,
+        view: &mut dyn ContainerView<'a>,
+    ) -> Vec<Value> {
+        let executor = self.executor();
+        let mut matches = Vec::new();
+        for run in index.runs(walk.descending) {
+            if matches.len() >= walk.wanted || budget::exceeded() {
+                break;
+            }
+            for key in run {
+                let Some(body) = view.live_body(key) else {
+                    continue;
+                };
+                if !self.may_match(body) {
+                    continue;
+                }
+                let doc = self.load(body);
+                if executor.matches(&[&doc]) {
+                    matches.push(doc);
+                }
+            }
+        }
+        self.values(matches.into_iter())
+    }
+
+    fn all_values<'a>(&self, items: impl Iterator<Item = Row<'a>>) -> Vec<Value> {
         if search::needs_statistics(&self.select) {
             // FullTextScore's statistics count every document in scope,
             // matching or not: no prefilter.
@@ -237,7 +310,7 @@ impl PreparedQuery {
         nearest: &Nearest,
         column: &'a VectorColumn,
         view: &mut dyn ContainerView<'a>,
-        items: impl Iterator<Item = (&'a str, &'a str, &'a Bytes)>,
+        items: impl Iterator<Item = Row<'a>>,
     ) -> Vec<Value> {
         let executor = self.executor();
         let mut rows = Vec::new();
@@ -302,18 +375,33 @@ impl PreparedQuery {
     /// Runs one page of the query over a container's live items, given in
     /// key order as (partition key, id, stored JSON), starting where
     /// `continuation` says (the caller started the iterator after its key).
+    /// With `view`, an index lookup may give the items instead.
     pub fn run_page<'a>(
         &self,
-        items: impl Iterator<Item = (&'a str, &'a str, &'a Bytes)>,
+        items: impl Iterator<Item = Row<'a>>,
+        view: Option<&mut dyn ContainerView<'a>>,
         continuation: Option<&Continuation>,
         limit: PageLimit,
     ) -> ApiResult<Page> {
-        budget::scope(|| self.at_now(|| self.page(items, continuation, limit)))
+        budget::scope(|| {
+            self.at_now(|| {
+                let candidates = view
+                    .filter(|_| !search::needs_statistics(&self.select))
+                    .and_then(|view| {
+                        let keys = self.access.candidates(|path| view.path_index(path))?;
+                        Some(live_rows(keys, view))
+                    });
+                match candidates {
+                    Some(rows) => self.page(rows, continuation, limit),
+                    None => self.page(items, continuation, limit),
+                }
+            })
+        })
     }
 
     fn page<'a>(
         &self,
-        items: impl Iterator<Item = (&'a str, &'a str, &'a Bytes)>,
+        items: impl Iterator<Item = Row<'a>>,
         continuation: Option<&Continuation>,
         limit: PageLimit,
     ) -> Page {
@@ -359,6 +447,19 @@ impl PreparedQuery {
         }
         page
     }
+}
+
+/// The items at `keys` (in key order) that the view gives: live, in
+/// scope, after a resumed page's key.
+fn live_rows<'a, 'v>(
+    keys: Vec<&'a ItemKey>,
+    view: &'v mut dyn ContainerView<'a>,
+) -> impl Iterator<Item = Row<'a>> + 'v
+where
+    'a: 'v,
+{
+    keys.into_iter()
+        .filter_map(move |key| view.live_body(key).map(|body| (key.pk(), key.id(), body)))
 }
 
 fn parse(body: &Bytes) -> Value {

@@ -188,7 +188,7 @@ mod tests {
             bytes: usize::MAX,
         };
         let page = query
-            .run_page(bodies.iter().map(|b| ("[]", "id", b)), None, limit)
+            .run_page(bodies.iter().map(|b| ("[]", "id", b)), None, None, limit)
             .unwrap();
         assert_eq!(page.documents, vec![bytes::Bytes::from_static(b"3")]);
     }

@@ -326,6 +326,7 @@ fn from_subqueries(#[case] query: &str, #[case] expected: Value) {
         .run_page(
             bodies.iter().map(|b| ("[]", "id", b)),
             None,
+            None,
             super::PageLimit {
                 items: 100,
                 bytes: usize::MAX,

@@ -357,7 +357,7 @@ fn from_less_queries_are_evaluated_once() {
         bytes: usize::MAX,
     };
     let page = query
-        .run_page(bodies.iter().map(|b| ("[]", "id", b)), None, limit)
+        .run_page(bodies.iter().map(|b| ("[]", "id", b)), None, None, limit)
         .unwrap();
     assert_eq!(page.documents, vec![Bytes::from_static(b"\"x\"")]);
 }
@@ -384,7 +384,7 @@ fn prefilter_and_count_give_the_same_results() {
             bytes: usize::MAX,
         };
         let docs = query
-            .run_page(bodies.iter().map(|b| ("[]", "id", b)), None, limit)
+            .run_page(bodies.iter().map(|b| ("[]", "id", b)), None, None, limit)
             .unwrap()
             .documents;
         docs.iter()
@@ -452,6 +452,7 @@ fn pages_resume_after_the_last_key() {
         .run_page(
             bodies.iter().map(|(id, b)| ("[]", id.as_str(), b)),
             None,
+            None,
             limit,
         )
         .unwrap();
@@ -466,6 +467,7 @@ fn pages_resume_after_the_last_key() {
     let last = q
         .run_page(
             bodies[4..].iter().map(|(id, b)| ("[]", id.as_str(), b)),
+            None,
             None,
             limit,
         )

@@ -29,6 +29,12 @@ impl ItemKey {
         ItemKey(format!("{pk}\0{id}").into())
     }
 
+    /// A key below every item's (theirs hold at least the NUL): where a
+    /// range of the index that starts at a value begins.
+    pub fn least() -> Self {
+        ItemKey(Arc::from(""))
+    }
+
     /// The smallest key of a partition, where a scan of it starts.
     pub fn partition_start(pk: &str) -> Self {
         Self::new(pk, "")

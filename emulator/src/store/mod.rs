@@ -12,6 +12,7 @@ mod durable;
 mod encryption_policy;
 mod expiry;
 mod image;
+pub mod index;
 mod indexing;
 mod item;
 mod item_ops;
@@ -573,6 +574,27 @@ impl Store {
         let now = self.clock.now();
         let catalog = self.read();
         f(catalog.database(database)?.container(container)?, now)
+    }
+
+    /// Builds a container's indexes of `paths` (`store/index`) under the
+    /// write lock, those it lacks; queries then read them under the read
+    /// lock. Nothing is built if the store cannot be written (a failed
+    /// data directory): the query scans.
+    pub fn ensure_indexes(&self, database: &str, container: &str, paths: &[index::IndexPath]) {
+        if paths.is_empty() {
+            return;
+        }
+        let Ok(mut catalog) = self.write() else {
+            return;
+        };
+        if let Ok(c) = catalog
+            .database_mut(database)
+            .and_then(|d| d.container_mut(container))
+        {
+            for path in paths {
+                c.build_index(path.clone());
+            }
+        }
     }
 
     /// Splits a container's range in two (`POST /_emulator/split`); returns

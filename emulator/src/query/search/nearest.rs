@@ -14,25 +14,13 @@
 
 use std::cmp::Ordering;
 
-use bytes::Bytes;
-
 use super::super::ast::{Expr, Select, SortKind};
 use super::super::{eval, execute::Executor};
 use super::{comparison, document_path, vector};
+use crate::query::view::ContainerView;
 use crate::store::search_policy::DistanceFunction;
 use crate::store::vectors::VectorColumn;
 use crate::store::ItemKey;
-
-/// What the fast path reads of a container beside its scan: references
-/// live as long as the container (`'c`), not the view.
-pub trait ContainerView<'c> {
-    /// The float32 column of the embedding at `path`, if the container
-    /// keeps one (expired items not yet purged included).
-    fn vector_column(&self, path: &str) -> Option<&'c VectorColumn>;
-    /// The stored body of the item at `key`, if it is live and in the
-    /// query's scope.
-    fn live_body(&mut self, key: &ItemKey) -> Option<&'c Bytes>;
-}
 
 /// A query the column can answer, with what it compares.
 #[derive(Debug)]

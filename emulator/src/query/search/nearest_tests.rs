@@ -9,36 +9,15 @@ use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
 use super::super::{PreparedQuery, QueryBody};
-use super::nearest::{ContainerView, Nearest};
+use super::nearest::Nearest;
 use super::{with_policies, Policies};
 use crate::partition_key::KeyScope;
-use crate::store::vectors::VectorColumn;
+use crate::query::view::TestView;
 use crate::store::{Container, ContainerSettings, ItemKey};
 use crate::ttl::Ttl;
 
 const NOW: i64 = 100;
 const DISTANCES: [&str; 3] = ["cosine", "dotproduct", "euclidean"];
-
-/// The container within a scope, as the HTTP layer's view is.
-struct View<'c> {
-    c: &'c Container,
-    scope: Option<&'c KeyScope>,
-}
-
-impl<'c> ContainerView<'c> for View<'c> {
-    fn vector_column(&self, path: &str) -> Option<&'c VectorColumn> {
-        self.c.vector_column(path)
-    }
-
-    fn live_body(&mut self, key: &ItemKey) -> Option<&'c Bytes> {
-        let c = self.c;
-        self.scope
-            .is_none_or(|s| s.contains(key.pk()))
-            .then(|| c.get(key, NOW))
-            .flatten()
-            .map(|item| &item.body)
-    }
-}
 
 fn container(distance: &str) -> Container {
     let body = json!({
@@ -143,7 +122,12 @@ fn run(c: &Container, text: &str, scope: Option<&KeyScope>, fast: bool) -> Vec<B
     with_policies(policies(c), || {
         if fast {
             let nearest = Nearest::of(&query.select).expect("the fast path's shape");
-            let mut view = View { c, scope };
+            let mut view = TestView {
+                c,
+                scope,
+                now: NOW,
+                after: None,
+            };
             assert!(nearest.column(&view).is_some(), "a column answers {text}");
             query.run_whole(items, Some(&mut view)).unwrap()
         } else {

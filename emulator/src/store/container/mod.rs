@@ -14,6 +14,7 @@ use serde_json::{json, Map, Value};
 
 use super::encryption_policy;
 use super::expiry::ExpiryIndex;
+use super::index::PathIndexes;
 use super::item::{new_etag, Etag, Item, ItemKey, MAX_ITEM_BYTES};
 use super::log::{Change, ChangeKind, ChangeLog};
 use super::numbered::NumberedKeys;
@@ -24,6 +25,7 @@ use super::search_policy;
 use super::unique_keys::UniqueIndex;
 use super::vectors::VectorColumns;
 
+mod index;
 mod restore;
 mod settings;
 mod unique;
@@ -62,6 +64,9 @@ pub struct Container {
     /// The vectors at each embedding path as float32 (`vectors.rs`); empty
     /// without an embedding policy.
     vectors: VectorColumns,
+    /// Each item's value at the paths queries have filtered or sorted on
+    /// (`store/index`): built on demand, then kept on every write.
+    indexes: PathIndexes,
     /// The physical partition key ranges (`pkranges`): set at creation,
     /// changed by splits.
     ranges: RangeMap,
@@ -140,6 +145,7 @@ impl Container {
             by_lsn: NumberedKeys::default(),
             unique,
             vectors,
+            indexes: PathIndexes::default(),
             ranges,
             journal: None,
             scripts: Scripts::default(),
@@ -236,12 +242,16 @@ impl Container {
             .set_retention(settings.change_feed_retention.unwrap_or(default_retention));
         let partition_key = self.settings.partition_key.clone();
         let embeddings_changed = self.settings.vector_embeddings != settings.vector_embeddings;
+        let indexing_changed = self.settings.indexing_policy != settings.indexing_policy;
         self.settings = ContainerSettings {
             partition_key,
             ..settings
         };
         if embeddings_changed {
             self.rebuild_vectors();
+        }
+        if indexing_changed {
+            self.drop_indexes();
         }
         self.ts = now;
         self.etag = new_etag();
@@ -465,11 +475,13 @@ impl Container {
         let body = item.body.clone();
         let previous_lsn = match self.items.insert(key.clone(), item) {
             Some(old) => {
+                self.indexes.put(&key, Some(&old.body), &body);
                 self.expiry.remove(&key, old.ttl, old.ts, old.lsn);
                 self.by_lsn.remove(old.lsn, &key);
                 NonZeroU64::new(old.lsn)
             }
             None => {
+                self.indexes.put(&key, None, &body);
                 self.order.insert(key.clone());
                 self.by_number.insert(number, key.clone());
                 None
@@ -532,6 +544,7 @@ impl Container {
             unique.remove(key);
         }
         self.vectors.remove(key);
+        self.indexes.remove(key, &item.body);
         self.by_number.remove(item.number, key);
         self.by_lsn.remove(item.lsn, key);
         self.log.append(Change {

@@ -76,6 +76,9 @@ impl Container {
             .set_retention(settings.change_feed_retention.unwrap_or(default_retention));
         let policy_changed = !self.settings.unique_keys.same_as(&settings.unique_keys);
         let embeddings_changed = self.settings.vector_embeddings != settings.vector_embeddings;
+        if self.settings.indexing_policy != settings.indexing_policy {
+            self.drop_indexes();
+        }
         self.settings = settings;
         if policy_changed {
             self.rebuild_unique();
@@ -105,6 +108,7 @@ impl Container {
     /// replaces an earlier, expired one), logging nothing.
     pub fn restore_items(&mut self, items: Vec<(ItemKey, Item)>) {
         let mut by_number: Vec<(u64, ItemKey)> = Vec::with_capacity(items.len());
+        self.drop_indexes();
         for (key, item) in items {
             self.next_item = self.next_item.max(item.number);
             self.expiry.insert(&key, item.ttl, item.ts, item.lsn);

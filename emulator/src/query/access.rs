@@ -1,0 +1,325 @@
+//! How a query reaches its items: through the container's index
+//! (`store/index`) or by the scan. The choice never changes the answer:
+//! the index only narrows which items the executor reads, and every item
+//! it gives is filtered, sorted and projected exactly as the scan would.
+//!
+//! - **Lookups**: each conjunct of the WHERE clause of the form
+//!   `path op constant` (`=`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `IN`,
+//!   `STARTSWITH(path, 'prefix')`, or a bare `path`, true) over the item's
+//!   own properties gives the items it can be true of: a superset of those
+//!   it holds for, since a comparison across types is undefined and the
+//!   index keeps each type apart. The lookup with the fewest items wins;
+//!   they are read in key order, as the scan reads them.
+//! - **Order walk**: `ORDER BY path` (the first key) with `TOP` or
+//!   `OFFSET LIMIT` reads the items in the index's order, run of equal
+//!   values by run, until enough match; the executor then sorts just
+//!   those (by the further keys too) as it would have sorted them all.
+
+use std::ops::Bound;
+
+use serde_json::Value;
+
+use super::ast::{BinaryOp, Expr, From, Select};
+use super::{eval, number as num};
+use crate::store::index::{IndexKey, IndexPath, KeyType, PathIndex};
+use crate::store::ItemKey;
+
+/// What a conjunct asks of the index of its path.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Probe {
+    /// Items whose value is one of these.
+    Keys(Vec<IndexKey>),
+    /// Items whose value is of `key_type` and within the bounds
+    /// (`Unbounded`: the type's edge).
+    Range {
+        key_type: KeyType,
+        low: Bound<IndexKey>,
+        high: Bound<IndexKey>,
+    },
+    /// Items whose value is a string with this prefix.
+    Prefix(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lookup {
+    pub path: IndexPath,
+    pub probe: Probe,
+}
+
+impl Lookup {
+    /// The items the probe finds in `index`, in the index's order.
+    fn items<'s, 'c: 's>(
+        &'s self,
+        index: &'c PathIndex,
+    ) -> Box<dyn Iterator<Item = &'c ItemKey> + 's> {
+        match &self.probe {
+            Probe::Keys(keys) => Box::new(keys.iter().flat_map(move |key| {
+                let one = Bound::Included(key);
+                index.range(key.key_type(), one, one).map(|(_, item)| item)
+            })),
+            Probe::Range {
+                key_type,
+                low,
+                high,
+            } => Box::new(
+                index
+                    .range(*key_type, low.as_ref(), high.as_ref())
+                    .map(|(_, item)| item),
+            ),
+            Probe::Prefix(prefix) => Box::new(index.with_prefix(prefix).map(|(_, item)| item)),
+        }
+    }
+}
+
+/// ORDER BY's first key, when it is a path of the item.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrderWalk {
+    pub path: IndexPath,
+    pub descending: bool,
+    /// Rows to find: `OFFSET + LIMIT`, or `TOP`.
+    pub wanted: usize,
+}
+
+/// What of a query the index can serve.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Access {
+    pub lookups: Vec<Lookup>,
+    pub order: Option<OrderWalk>,
+}
+
+/// Beyond this many candidates from its lookups, a bounded ORDER BY
+/// walks the order instead of sorting them.
+const SORT_AT_MOST: usize = 4096;
+
+impl Access {
+    /// Reads `select`: its top-level WHERE conjuncts and ORDER BY. A
+    /// FROM that is not the item itself (`FROM x IN c.a`, a derived
+    /// table) gives nothing to look up.
+    pub fn of(select: &Select) -> Self {
+        let Some(from) = select
+            .from
+            .as_ref()
+            .filter(|f| f.source.is_none() && f.derived.is_none() && f.scope == 0)
+        else {
+            return Access::default();
+        };
+        let mut lookups = Vec::new();
+        if let Some(filter) = &select.filter {
+            lookups.extend(conjuncts(filter).into_iter().filter_map(lookup));
+        }
+        Access {
+            lookups,
+            order: order_walk(select, from),
+        }
+    }
+
+    /// Every path whose index the query could read.
+    pub fn paths(&self) -> Vec<IndexPath> {
+        let mut paths: Vec<IndexPath> = self.lookups.iter().map(|l| l.path.clone()).collect();
+        paths.extend(self.order.iter().map(|o| o.path.clone()));
+        paths.sort();
+        paths.dedup();
+        paths
+    }
+
+    /// The items the best lookup finds, in key order, if one has an
+    /// index; with an order walk at hand, only if they are few.
+    pub fn candidates<'c>(
+        &self,
+        index: impl Fn(&[Box<str>]) -> Option<&'c PathIndex>,
+    ) -> Option<Vec<&'c ItemKey>> {
+        let mut best: Option<(usize, &Lookup, &'c PathIndex)> = None;
+        for lookup in &self.lookups {
+            let Some(path_index) = index(&lookup.path) else {
+                continue;
+            };
+            // Counted no further than the best so far.
+            let bound = best.map_or(usize::MAX, |(n, _, _)| n);
+            let n = lookup.items(path_index).take(bound).count();
+            if n < bound {
+                best = Some((n, lookup, path_index));
+            }
+        }
+        let (n, lookup, path_index) = best?;
+        if self.order.is_some() && n > SORT_AT_MOST {
+            return None;
+        }
+        let mut keys: Vec<&'c ItemKey> = lookup.items(path_index).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        Some(keys)
+    }
+}
+
+/// The conjuncts of a filter: `a AND (b AND c)` is a, b, c.
+fn conjuncts(filter: &Expr) -> Vec<&Expr> {
+    match filter {
+        Expr::Chain(first, rest) if rest.iter().all(|(op, _)| *op == BinaryOp::And) => {
+            let mut all = conjuncts(first);
+            for (_, e) in rest {
+                all.extend(conjuncts(e));
+            }
+            all
+        }
+        other => vec![other],
+    }
+}
+
+/// The path of the item's property an expression reads (`c.a.b`,
+/// `c["a"]`; empty for `c`), if it is one.
+fn item_path(expr: &Expr) -> Option<IndexPath> {
+    match expr {
+        Expr::Var(0) => Some(Vec::new()),
+        Expr::Property(base, name) => {
+            let mut path = item_path(base)?;
+            path.push(name.as_str().into());
+            Some(path)
+        }
+        Expr::Index(base, index) => match index.as_ref() {
+            Expr::Literal(Value::String(name)) => {
+                let mut path = item_path(base)?;
+                path.push(name.as_str().into());
+                Some(path)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A property path of the item, not the item itself.
+fn property_path(expr: &Expr) -> Option<IndexPath> {
+    item_path(expr).filter(|path| !path.is_empty())
+}
+
+/// The value of an expression that reads nothing of the row, if it is a
+/// scalar the index keeps apart (not an array or object, not a computed
+/// NaN or infinity).
+fn constant(expr: &Expr) -> Option<IndexKey> {
+    if !is_constant(expr) {
+        return None;
+    }
+    let value = eval::eval(expr, &[])?;
+    if num::is_non_finite(&value) || matches!(value, Value::Array(_) | Value::Object(_)) {
+        return None;
+    }
+    Some(IndexKey::of(Some(&value)))
+}
+
+/// Whether an expression is built of literals and operators only.
+fn is_constant(expr: &Expr) -> bool {
+    match expr {
+        Expr::Literal(_) => true,
+        Expr::Unary(_, e) => is_constant(e),
+        Expr::Binary(_, a, b) => is_constant(a) && is_constant(b),
+        Expr::Chain(first, rest) => is_constant(first) && rest.iter().all(|(_, e)| is_constant(e)),
+        _ => false,
+    }
+}
+
+fn lookup(conjunct: &Expr) -> Option<Lookup> {
+    let (path, probe) = match conjunct {
+        Expr::Binary(op, a, b) => {
+            let (path, op, value) = match (property_path(a), property_path(b)) {
+                (Some(path), _) => (path, *op, constant(b)?),
+                (None, Some(path)) => (path, flipped(*op)?, constant(a)?),
+                _ => return None,
+            };
+            (path, comparison(op, value)?)
+        }
+        Expr::Between(x, low, high) => {
+            let (low, high) = (constant(low)?, constant(high)?);
+            if low.key_type() != high.key_type() {
+                return None;
+            }
+            let probe = Probe::Range {
+                key_type: low.key_type(),
+                low: Bound::Included(low),
+                high: Bound::Included(high),
+            };
+            (property_path(x)?, probe)
+        }
+        Expr::In(x, list, false) => {
+            let keys: Option<Vec<IndexKey>> = list.iter().map(constant).collect();
+            (property_path(x)?, Probe::Keys(keys?))
+        }
+        Expr::Call(name, args) if name == "STARTSWITH" => {
+            let case_sensitive = match args.get(2) {
+                None => true,
+                Some(Expr::Literal(Value::Bool(ignore_case))) => !ignore_case,
+                Some(_) => false,
+            };
+            match (args.first(), args.get(1)) {
+                (Some(x), Some(Expr::Literal(Value::String(prefix)))) if case_sensitive => {
+                    (property_path(x)?, Probe::Prefix(prefix.clone()))
+                }
+                _ => return None,
+            }
+        }
+        // `WHERE c.done`: true only where the value is true.
+        bare => (
+            property_path(bare)?,
+            Probe::Keys(vec![IndexKey::Bool(true)]),
+        ),
+    };
+    Some(Lookup { path, probe })
+}
+
+/// `constant op path` as `path op' constant`.
+fn flipped(op: BinaryOp) -> Option<BinaryOp> {
+    Some(match op {
+        BinaryOp::Eq => BinaryOp::Eq,
+        BinaryOp::Lt => BinaryOp::Gt,
+        BinaryOp::Le => BinaryOp::Ge,
+        BinaryOp::Gt => BinaryOp::Lt,
+        BinaryOp::Ge => BinaryOp::Le,
+        _ => return None,
+    })
+}
+
+/// `path op value` as a probe: within the value's type only.
+fn comparison(op: BinaryOp, value: IndexKey) -> Option<Probe> {
+    let key_type = value.key_type();
+    let (low, high) = match op {
+        BinaryOp::Eq => return Some(Probe::Keys(vec![value])),
+        BinaryOp::Lt => (Bound::Unbounded, Bound::Excluded(value)),
+        BinaryOp::Le => (Bound::Unbounded, Bound::Included(value)),
+        BinaryOp::Gt => (Bound::Excluded(value), Bound::Unbounded),
+        BinaryOp::Ge => (Bound::Included(value), Bound::Unbounded),
+        _ => return None,
+    };
+    Some(Probe::Range {
+        key_type,
+        low,
+        high,
+    })
+}
+
+/// The order walk of a plain `SELECT ... FROM c [WHERE] ORDER BY c.path
+/// ...` with a bound (no DISTINCT, GROUP BY or aggregate: each item is at
+/// most one row, and only the first rows in order are wanted).
+fn order_walk(select: &Select, from: &From) -> Option<OrderWalk> {
+    let first = select.order_by.first()?;
+    if !from.is_plain()
+        || select.distinct
+        || !select.group_by.is_empty()
+        || first.kind != super::ast::SortKind::Value
+        || super::execute::Executor::new(select).aggregate
+    {
+        return None;
+    }
+    let take = match (select.top, select.limit) {
+        (Some(top), Some(limit)) => top.min(limit),
+        (Some(top), None) => top,
+        (None, Some(limit)) => limit,
+        (None, None) => return None,
+    };
+    Some(OrderWalk {
+        path: property_path(&first.expr)?,
+        descending: first.descending,
+        wanted: select.offset.unwrap_or(0).saturating_add(take),
+    })
+}
+
+#[cfg(test)]
+mod tests;

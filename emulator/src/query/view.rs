@@ -1,0 +1,53 @@
+//! What a query reads of its container beside the scan, through a view
+//! the HTTP layer builds for the request's scope: the executor never
+//! reaches into the store's maps.
+
+use bytes::Bytes;
+
+use crate::store::index::PathIndex;
+use crate::store::vectors::VectorColumn;
+use crate::store::ItemKey;
+
+/// A container as one request's query sees it. References live as long
+/// as the container (`'c`), not the view.
+pub trait ContainerView<'c> {
+    /// The float32 column of the embedding at `path`, if the container
+    /// keeps one (expired items not yet purged included).
+    fn vector_column(&self, path: &str) -> Option<&'c VectorColumn>;
+    /// The index of a property path, if the container has built it
+    /// (`store/index`; expired items not yet purged included).
+    fn path_index(&self, path: &[Box<str>]) -> Option<&'c PathIndex>;
+    /// The stored body of the item at `key`, if it is live, in the
+    /// query's scope, and after the key a resumed page starts after.
+    fn live_body(&mut self, key: &ItemKey) -> Option<&'c Bytes>;
+}
+
+/// The view the query tests use: a container within a partition scope
+/// (or all of it), at `now`, as the HTTP layer's view is.
+#[cfg(test)]
+pub(crate) struct TestView<'c> {
+    pub c: &'c crate::store::Container,
+    pub scope: Option<&'c crate::partition_key::KeyScope>,
+    pub now: i64,
+    pub after: Option<ItemKey>,
+}
+
+#[cfg(test)]
+impl<'c> ContainerView<'c> for TestView<'c> {
+    fn vector_column(&self, path: &str) -> Option<&'c VectorColumn> {
+        self.c.vector_column(path)
+    }
+
+    fn path_index(&self, path: &[Box<str>]) -> Option<&'c PathIndex> {
+        self.c.path_index(path)
+    }
+
+    fn live_body(&mut self, key: &ItemKey) -> Option<&'c Bytes> {
+        let c = self.c;
+        let after = self.after.as_ref();
+        (after.is_none_or(|after| key > after) && self.scope.is_none_or(|s| s.contains(key.pk())))
+            .then(|| c.get(key, self.now))
+            .flatten()
+            .map(|item| &item.body)
+    }
+}

@@ -1,0 +1,261 @@
+//! What the index keeps of an item at a path: its value in the order
+//! `ORDER BY` sorts values (`query/eval.rs`, `sort_order`), read from the
+//! stored body without building the document.
+//!
+//! Scalars keep their value; every array is one key and every object
+//! another, because ORDER BY ranks them after strings and does not order
+//! them among themselves. An item without the path has the key
+//! `Undefined`, which sorts first.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+/// A value as the index orders it: by type (undefined, null, booleans,
+/// numbers, strings, arrays, objects), then by value within the type.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum IndexKey {
+    Undefined,
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(Box<str>),
+    Array,
+    Object,
+}
+
+/// A JSON number as a double, as queries compare numbers (`1` and `1.0`
+/// are one value; `-0` is `0`). Never NaN: JSON has none.
+#[derive(Debug, Clone, Copy)]
+pub struct Number(f64);
+
+impl Number {
+    pub fn new(x: f64) -> Self {
+        // -0.0 == 0.0 for the query's comparisons: one key for both.
+        Number(if x == 0.0 { 0.0 } else { x })
+    }
+
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl PartialEq for Number {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Number {}
+impl PartialOrd for Number {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Number {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+impl std::hash::Hash for Number {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.to_bits().hash(state);
+    }
+}
+
+/// The types of the index's order, each a contiguous run of keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyType {
+    Undefined,
+    Null,
+    Bool,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+impl IndexKey {
+    /// The key of a value (`None`: undefined).
+    pub fn of(value: Option<&Value>) -> Self {
+        match value {
+            None => IndexKey::Undefined,
+            Some(Value::Null) => IndexKey::Null,
+            Some(Value::Bool(b)) => IndexKey::Bool(*b),
+            Some(Value::Number(n)) => IndexKey::Number(Number::new(n.as_f64().unwrap_or(0.0))),
+            Some(Value::String(s)) => IndexKey::String(s.as_str().into()),
+            Some(Value::Array(_)) => IndexKey::Array,
+            Some(Value::Object(_)) => IndexKey::Object,
+        }
+    }
+
+    pub fn key_type(&self) -> KeyType {
+        match self {
+            IndexKey::Undefined => KeyType::Undefined,
+            IndexKey::Null => KeyType::Null,
+            IndexKey::Bool(_) => KeyType::Bool,
+            IndexKey::Number(_) => KeyType::Number,
+            IndexKey::String(_) => KeyType::String,
+            IndexKey::Array => KeyType::Array,
+            IndexKey::Object => KeyType::Object,
+        }
+    }
+
+    /// The least key of a type: where a range open below starts.
+    pub fn least_of(key_type: KeyType) -> Self {
+        match key_type {
+            KeyType::Undefined => IndexKey::Undefined,
+            KeyType::Null => IndexKey::Null,
+            KeyType::Bool => IndexKey::Bool(false),
+            KeyType::Number => IndexKey::Number(Number(f64::NEG_INFINITY)),
+            KeyType::String => IndexKey::String("".into()),
+            KeyType::Array => IndexKey::Array,
+            KeyType::Object => IndexKey::Object,
+        }
+    }
+
+    /// The key of the value at `steps` (property names from the
+    /// document's root) in a stored body.
+    pub fn at(body: &[u8], steps: &[Box<str>]) -> Self {
+        let mut deserializer = serde_json::Deserializer::from_slice(body);
+        deserializer.disable_recursion_limit();
+        At { steps }
+            .deserialize(&mut deserializer)
+            .unwrap_or(IndexKey::Undefined)
+    }
+}
+
+/// Walks to the value at `steps` and reads its key.
+struct At<'s> {
+    steps: &'s [Box<str>],
+}
+
+impl<'de> DeserializeSeed<'de> for At<'_> {
+    type Value = IndexKey;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for At<'_> {
+    type Value = IndexKey;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let Some((step, rest)) = self.steps.split_first() else {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            return Ok(IndexKey::Object);
+        };
+        let mut found = IndexKey::Undefined;
+        while let Some(name) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if **step == *name {
+                found = map.next_value_seed(At { steps: rest })?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(found)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        // A property of an array is undefined.
+        Ok(self.leaf(IndexKey::Array))
+    }
+
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Self::Value, E> {
+        Ok(self.leaf(IndexKey::Bool(b)))
+    }
+    fn visit_i64<E: de::Error>(self, x: i64) -> Result<Self::Value, E> {
+        Ok(self.leaf(IndexKey::Number(Number::new(x as f64))))
+    }
+    fn visit_u64<E: de::Error>(self, x: u64) -> Result<Self::Value, E> {
+        Ok(self.leaf(IndexKey::Number(Number::new(x as f64))))
+    }
+    fn visit_f64<E: de::Error>(self, x: f64) -> Result<Self::Value, E> {
+        Ok(self.leaf(IndexKey::Number(Number::new(x))))
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(self.leaf(IndexKey::String(s.into())))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(self.leaf(IndexKey::Null))
+    }
+}
+
+impl At<'_> {
+    /// A value found before the path's end leaves the rest undefined.
+    fn leaf(&self, key: IndexKey) -> IndexKey {
+        match self.steps.is_empty() {
+            true => key,
+            false => IndexKey::Undefined,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::sort_order;
+    use serde_json::json;
+
+    fn steps(path: &[&str]) -> Vec<Box<str>> {
+        path.iter().map(|s| (*s).into()).collect()
+    }
+
+    #[test]
+    fn keys_are_read_at_their_path() {
+        let body =
+            br#"{"a":{"b":[1,2],"c":"x","d":null,"e":-0.0},"n":3,"big":18446744073709551615}"#;
+        let at = |path: &[&str]| IndexKey::at(body, &steps(path));
+        assert_eq!(at(&["a", "b"]), IndexKey::Array);
+        assert_eq!(at(&["a", "c"]), IndexKey::String("x".into()));
+        assert_eq!(at(&["a", "d"]), IndexKey::Null);
+        assert_eq!(at(&["a", "e"]), IndexKey::Number(Number::new(0.0)));
+        assert_eq!(at(&["a"]), IndexKey::Object);
+        assert_eq!(at(&["n"]), IndexKey::Number(Number::new(3.0)));
+        assert_eq!(
+            at(&["big"]),
+            IndexKey::of(Some(&json!(18446744073709551615u64)))
+        );
+        assert_eq!(at(&["missing"]), IndexKey::Undefined);
+        assert_eq!(at(&["n", "x"]), IndexKey::Undefined);
+        assert_eq!(at(&["a", "b", "x"]), IndexKey::Undefined);
+    }
+
+    /// The index's order is ORDER BY's, for every pair of these values.
+    #[test]
+    fn the_order_is_order_by_s() {
+        let values = [
+            None,
+            Some(json!(null)),
+            Some(json!(false)),
+            Some(json!(true)),
+            Some(json!(-2.5)),
+            Some(json!(0)),
+            Some(json!(-0.0)),
+            Some(json!(1)),
+            Some(json!(1.0)),
+            Some(json!(1e300)),
+            Some(json!("")),
+            Some(json!("B")),
+            Some(json!("a")),
+            Some(json!("é")),
+            Some(json!([1])),
+            Some(json!([])),
+            Some(json!({"a": 1})),
+            Some(json!({})),
+        ];
+        for a in &values {
+            for b in &values {
+                let by_index = IndexKey::of(a.as_ref()).cmp(&IndexKey::of(b.as_ref()));
+                assert_eq!(by_index, sort_order(a, b), "{a:?} vs {b:?}");
+            }
+        }
+    }
+}
