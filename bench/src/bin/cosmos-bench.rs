@@ -53,10 +53,11 @@ struct Cli {
     #[arg(long, value_delimiter = ',', default_value = "1,16,64")]
     concurrency: Vec<usize>,
     /// Queries to measure, comma-separated: filter,count,join,group-by,top,
-    /// distinct,functions,average (see bench/README.md).
+    /// distinct,functions,average,range,order-first-page,order-tenth-page,
+    /// count-range (see bench/README.md).
     #[arg(
         long,
-        default_value = "filter,count,join,group-by,top,distinct,functions,average"
+        default_value = "filter,count,join,group-by,top,distinct,functions,average,range,order-first-page,order-tenth-page,count-range"
     )]
     queries: String,
     /// Item counts for memory and queries (point loads use the largest).

@@ -1,6 +1,7 @@
 //! Query latency at concurrency 1: a filter on a field (one match), a count,
 //! and the rest of the query language as an application uses it (a JOIN,
-//! GROUP BY, TOP with ORDER BY, DISTINCT, string functions, an average), each
+//! GROUP BY, TOP with ORDER BY, DISTINCT, string functions, an average, a
+//! range, the first and tenth pages of an ORDER BY, a count of a range), each
 //! run to its last page, repeated within a time budget. The answers are
 //! checked against what the generator stored, so a target that answers
 //! wrongly is reported as such.
@@ -43,11 +44,19 @@ pub enum QueryKind {
     Functions,
     /// `SELECT VALUE AVG(c.seq) FROM c`.
     Average,
+    /// A range of `seq`, `@v` to `@v + 99`: a hundred items.
+    Range,
+    /// The first page of ten in `seq` order (`OFFSET 0 LIMIT 10`).
+    OrderFirstPage,
+    /// The tenth page of ten in `seq` order (`OFFSET 90 LIMIT 10`).
+    OrderTenthPage,
+    /// `COUNT(1)` of the hundred items of a `seq` range.
+    CountRange,
 }
 
 impl QueryKind {
     /// Every kind, in the order they are measured.
-    pub const ALL: [QueryKind; 8] = [
+    pub const ALL: [QueryKind; 12] = [
         QueryKind::Filter,
         QueryKind::Count,
         QueryKind::Join,
@@ -56,6 +65,10 @@ impl QueryKind {
         QueryKind::Distinct,
         QueryKind::Functions,
         QueryKind::Average,
+        QueryKind::Range,
+        QueryKind::OrderFirstPage,
+        QueryKind::OrderTenthPage,
+        QueryKind::CountRange,
     ];
 
     /// The name `--queries` takes.
@@ -69,6 +82,10 @@ impl QueryKind {
             QueryKind::Distinct => "distinct",
             QueryKind::Functions => "functions",
             QueryKind::Average => "average",
+            QueryKind::Range => "range",
+            QueryKind::OrderFirstPage => "order-first-page",
+            QueryKind::OrderTenthPage => "order-tenth-page",
+            QueryKind::CountRange => "count-range",
         }
     }
 
@@ -103,6 +120,12 @@ impl QueryKind {
                 "SELECT VALUE c.id FROM c WHERE UPPER(c.pk) LIKE 'P%1' AND STARTSWITH(LOWER(c.id), @v)"
             }
             QueryKind::Average => "SELECT VALUE AVG(c.seq) FROM c",
+            QueryKind::Range => "SELECT * FROM c WHERE c.seq >= @v AND c.seq < @v + 100",
+            QueryKind::OrderFirstPage => "SELECT * FROM c ORDER BY c.seq OFFSET 0 LIMIT 10",
+            QueryKind::OrderTenthPage => "SELECT * FROM c ORDER BY c.seq OFFSET 90 LIMIT 10",
+            QueryKind::CountRange => {
+                "SELECT VALUE COUNT(1) FROM c WHERE c.seq >= @v AND c.seq < @v + 100"
+            }
         }
     }
 
@@ -299,6 +322,22 @@ fn expected(kind: QueryKind, parameter: &Value, items: usize) -> Vec<Value> {
                 .collect(),
             )
         }
+        QueryKind::Range => {
+            let from = parameter.as_u64().unwrap_or_default() as usize;
+            (from..(from + 100).min(items))
+                .map(|seq| json!({ "seq": seq }))
+                .collect()
+        }
+        QueryKind::OrderFirstPage | QueryKind::OrderTenthPage => {
+            let from = if kind == QueryKind::OrderFirstPage { 0 } else { 90 };
+            (from..(from + 10).min(items))
+                .map(|seq| json!({ "seq": seq }))
+                .collect()
+        }
+        QueryKind::CountRange => {
+            let from = parameter.as_u64().unwrap_or_default() as usize;
+            vec![Value::from((from + 100).min(items).saturating_sub(from))]
+        }
         QueryKind::Average => {
             let sum: f64 = all.map(|seq| seq as f64).sum();
             if items == 0 {
@@ -315,10 +354,20 @@ fn expected(kind: QueryKind, parameter: &Value, items: usize) -> Vec<Value> {
 /// their JSON).
 fn canonical(kind: QueryKind, mut values: Vec<Value>) -> Vec<Value> {
     match kind {
-        QueryKind::Filter => values
-            .iter()
-            .map(|item| json!({ "seq": item["seq"] }))
-            .collect(),
+        QueryKind::Filter
+        | QueryKind::Range
+        | QueryKind::OrderFirstPage
+        | QueryKind::OrderTenthPage => {
+            let mut seqs: Vec<Value> = values
+                .iter()
+                .map(|item| json!({ "seq": item["seq"] }))
+                .collect();
+            // A range comes in key order (partition, id); its set is checked.
+            if kind == QueryKind::Range {
+                seqs.sort_by_key(|v| v["seq"].as_u64());
+            }
+            seqs
+        }
         QueryKind::GroupBy | QueryKind::Distinct | QueryKind::Functions => {
             values.sort_by_key(|v| v.to_string());
             if kind == QueryKind::GroupBy {
@@ -419,6 +468,25 @@ mod tests {
         assert!(!checked(QueryKind::Top, rows.clone(), json!(0), 100));
         rows.pop();
         assert!(!checked(QueryKind::Top, rows, json!(0), 100));
+    }
+
+    #[test]
+    fn a_range_gives_its_hundred_items_in_any_order_and_a_page_its_ten_in_order() {
+        let mut rows: Vec<Value> = (250..350).rev().map(|seq| json!({"seq": seq})).collect();
+        assert!(checked(QueryKind::Range, rows.clone(), json!(250), 1000));
+        rows.pop();
+        assert!(!checked(QueryKind::Range, rows, json!(250), 1000));
+        // Near the end, fewer than a hundred.
+        let tail: Vec<Value> = (950..1000).map(|seq| json!({"seq": seq})).collect();
+        assert!(checked(QueryKind::Range, tail, json!(950), 1000));
+        assert!(checked(QueryKind::CountRange, vec![json!(50)], json!(950), 1000));
+        assert!(!checked(QueryKind::CountRange, vec![json!(100)], json!(950), 1000));
+
+        let mut page: Vec<Value> = (90..100).map(|seq| json!({"seq": seq})).collect();
+        assert!(checked(QueryKind::OrderTenthPage, page.clone(), json!(0), 1000));
+        assert!(!checked(QueryKind::OrderFirstPage, page.clone(), json!(0), 1000));
+        page.swap(0, 1);
+        assert!(!checked(QueryKind::OrderTenthPage, page, json!(0), 1000));
     }
 
     #[test]
