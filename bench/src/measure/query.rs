@@ -329,7 +329,11 @@ fn expected(kind: QueryKind, parameter: &Value, items: usize) -> Vec<Value> {
                 .collect()
         }
         QueryKind::OrderFirstPage | QueryKind::OrderTenthPage => {
-            let from = if kind == QueryKind::OrderFirstPage { 0 } else { 90 };
+            let from = if kind == QueryKind::OrderFirstPage {
+                0
+            } else {
+                90
+            };
             (from..(from + 10).min(items))
                 .map(|seq| json!({ "seq": seq }))
                 .collect()
@@ -479,12 +483,32 @@ mod tests {
         // Near the end, fewer than a hundred.
         let tail: Vec<Value> = (950..1000).map(|seq| json!({"seq": seq})).collect();
         assert!(checked(QueryKind::Range, tail, json!(950), 1000));
-        assert!(checked(QueryKind::CountRange, vec![json!(50)], json!(950), 1000));
-        assert!(!checked(QueryKind::CountRange, vec![json!(100)], json!(950), 1000));
+        assert!(checked(
+            QueryKind::CountRange,
+            vec![json!(50)],
+            json!(950),
+            1000
+        ));
+        assert!(!checked(
+            QueryKind::CountRange,
+            vec![json!(100)],
+            json!(950),
+            1000
+        ));
 
         let mut page: Vec<Value> = (90..100).map(|seq| json!({"seq": seq})).collect();
-        assert!(checked(QueryKind::OrderTenthPage, page.clone(), json!(0), 1000));
-        assert!(!checked(QueryKind::OrderFirstPage, page.clone(), json!(0), 1000));
+        assert!(checked(
+            QueryKind::OrderTenthPage,
+            page.clone(),
+            json!(0),
+            1000
+        ));
+        assert!(!checked(
+            QueryKind::OrderFirstPage,
+            page.clone(),
+            json!(0),
+            1000
+        ));
         page.swap(0, 1);
         assert!(!checked(QueryKind::OrderTenthPage, page, json!(0), 1000));
     }

@@ -192,6 +192,13 @@ fn property_path(expr: &Expr) -> Option<IndexPath> {
     item_path(expr).filter(|path| !path.is_empty())
 }
 
+/// The property path of the item that an expression of a query with
+/// `from` reads, if it is one (none where FROM ranges over something else).
+pub(super) fn item_steps(expr: &Expr, from: Option<&From>) -> Option<IndexPath> {
+    from.filter(|f| f.source.is_none() && f.derived.is_none() && f.scope == 0)?;
+    property_path(expr)
+}
+
 /// The value of an expression that reads nothing of the row, if it is a
 /// scalar the index keeps apart (not an array or object, not a computed
 /// NaN or infinity).

@@ -238,6 +238,19 @@ impl super::PreparedQuery {
     /// reversed.
     pub fn check_order_by_index(&self, policy: &serde_json::Value) -> ApiResult<()> {
         let keys = &self.select.order_by;
+        if let [key] = keys.as_slice() {
+            // One property: its range index must exist (the service's
+            // words, 400, as the MongoDB API relays them from the same engine).
+            let unindexed = key.kind == super::ast::SortKind::Value
+                && super::access::item_steps(&key.expr, self.select.from.as_ref())
+                    .is_some_and(|steps| !crate::store::indexing::indexes(policy, &steps));
+            if unindexed {
+                return Err(ApiError::bad_request(
+                    "The index path corresponding to the specified order-by item is excluded.",
+                ));
+            }
+            return Ok(());
+        }
         let Some(from) = self.select.from.as_ref().filter(|_| keys.len() > 1) else {
             return Ok(());
         };

@@ -15,7 +15,10 @@ use serde_json::{json, Map, Value};
 use crate::error::{ApiError, ApiResult};
 use crate::limits::{MAX_COMPOSITE_INDEX_PATHS, MAX_INDEXING_PATHS};
 
+mod coverage;
 mod legacy;
+
+pub use coverage::indexes;
 
 const INDEXING_MODES: [&str; 3] = ["consistent", "lazy", "none"];
 const SPATIAL_TYPES: [&str; 4] = ["Point", "Polygon", "MultiPolygon", "LineString"];

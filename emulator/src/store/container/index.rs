@@ -3,6 +3,7 @@
 
 use super::Container;
 use crate::store::index::{IndexPath, PathIndex};
+use crate::store::indexing;
 
 impl Container {
     /// The index of `path`, if it has been built.
@@ -10,27 +11,27 @@ impl Container {
         self.indexes.get(path)
     }
 
-    /// Whether a query may be answered from an index (not so under
-    /// `indexingMode: none`, where the service keeps none).
-    pub fn keeps_indexes(&self) -> bool {
-        !crate::store::indexing::is_mode_none(&self.settings.indexing_policy)
-    }
-
-    /// The paths of `wanted` that have no index yet.
+    /// The paths of `wanted` that the indexing policy indexes and that
+    /// have no index yet.
     pub fn missing_indexes<'p>(&self, wanted: &'p [IndexPath]) -> Vec<&'p IndexPath> {
-        match self.keeps_indexes() {
-            true => wanted.iter().filter(|p| !self.indexes.has(p)).collect(),
-            false => Vec::new(),
-        }
+        wanted
+            .iter()
+            .filter(|p| self.policy_indexes(p) && !self.indexes.has(p))
+            .collect()
     }
 
-    /// Builds the index of `path` over every stored item.
+    /// Builds the index of `path` over every stored item, if the
+    /// indexing policy indexes it (a query on any other path scans).
     pub fn build_index(&mut self, path: IndexPath) {
-        if !self.keeps_indexes() || self.indexes.has(&path) {
+        if !self.policy_indexes(&path) || self.indexes.has(&path) {
             return;
         }
         let items = self.items.iter().map(|(key, item)| (key, &item.body));
         self.indexes.build(path, items);
+    }
+
+    fn policy_indexes(&self, path: &[Box<str>]) -> bool {
+        indexing::indexes(&self.settings.indexing_policy, path)
     }
 
     /// Drops every path index, for a new indexing policy or a restore.

@@ -1,0 +1,294 @@
+//! The index over HTTP: queries that read it answer what the scan would,
+//! through every write path, expiry, a policy change and a snapshot
+//! restore; and the indexing policy's refusals, in the service's words.
+
+mod common;
+
+use common::{Purge, TestClient, COLL, DB};
+use serde_json::{json, Value};
+
+/// The ids a query returns, sorted (the order is checked where it matters).
+fn ids(c: &TestClient, query: &str) -> Vec<String> {
+    let mut ids: Vec<String> = c
+        .query(query, json!([]))
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    ids
+}
+
+fn query_in(c: &TestClient, coll: &str, text: &str) -> common::Reply {
+    c.post(
+        &format!("/dbs/{DB}/colls/{coll}/docs"),
+        &json!({ "query": text }),
+        &[
+            ("x-ms-documentdb-isquery", "True"),
+            ("content-type", "application/query+json"),
+            ("x-ms-documentdb-query-enablecrosspartition", "True"),
+            ("x-ms-documentdb-partitionkeyrangeid", "0"),
+        ],
+    )
+}
+
+const N_IS_5: &str = "SELECT VALUE c.id FROM c WHERE c.n = 5";
+
+/// An item enters, moves within and leaves the index with every write:
+/// create, replace, upsert, patch, batch, delete, and its expiry (before
+/// the purge takes it).
+#[test]
+fn the_index_follows_every_write_path() {
+    let c = TestClient::with_container_and(Some(json!(-1)), Purge::Off);
+    for i in 0..10 {
+        c.create_item(&json!({"id": format!("i{i}"), "pk": "p", "n": i}));
+    }
+    // The first query builds the index of /n.
+    assert_eq!(ids(&c, N_IS_5), ["i5"]);
+    c.create_item(&json!({"id": "new", "pk": "q", "n": 5}));
+    assert_eq!(ids(&c, N_IS_5), ["i5", "new"]);
+    c.replace_item(&json!({"id": "i5", "pk": "p", "n": 6}));
+    assert_eq!(ids(&c, N_IS_5), ["new"]);
+    c.upsert_item(&json!({"id": "i1", "pk": "p", "n": 5}));
+    assert_eq!(ids(&c, N_IS_5), ["i1", "new"]);
+    let patched = c.patch_item("i2", "p", json!([{"op": "set", "path": "/n", "value": 5}]));
+    assert_eq!(patched.status, 200, "{}", patched.body);
+    assert_eq!(ids(&c, N_IS_5), ["i1", "i2", "new"]);
+    let batch = c.batch(
+        "p",
+        &json!([
+            {"operationType": "Create", "resourceBody": {"id": "b", "pk": "p", "n": 5}},
+            {"operationType": "Delete", "id": "i1"},
+        ]),
+    );
+    assert_eq!(batch.status, 200, "{}", batch.body);
+    assert_eq!(ids(&c, N_IS_5), ["b", "i2", "new"]);
+    assert_eq!(c.delete_item("new", "q").status, 204);
+    assert_eq!(ids(&c, N_IS_5), ["b", "i2"]);
+    // A failed batch changes nothing, in the index either.
+    let failed = c.batch(
+        "p",
+        &json!([
+            {"operationType": "Replace", "id": "b", "resourceBody": {"id": "b", "pk": "p", "n": 7}},
+            {"operationType": "Create", "resourceBody": {"id": "i3", "pk": "p", "n": 5}},
+        ]),
+    );
+    assert_eq!(failed.status, 207, "{}", failed.body);
+    assert_eq!(ids(&c, N_IS_5), ["b", "i2"]);
+    // An item that expires leaves the answers at once; the purge is off.
+    c.create_item(&json!({"id": "brief", "pk": "p", "n": 5, "ttl": 10}));
+    assert_eq!(ids(&c, N_IS_5), ["b", "brief", "i2"]);
+    c.advance(10);
+    assert_eq!(ids(&c, N_IS_5), ["b", "i2"]);
+    // A range, IN and STARTSWITH read the same index, or one of their own.
+    assert_eq!(
+        ids(&c, "SELECT VALUE c.id FROM c WHERE c.n > 6"),
+        ["i7", "i8", "i9"]
+    );
+    assert_eq!(
+        ids(&c, "SELECT VALUE c.id FROM c WHERE c.n IN (0, 6)"),
+        ["i0", "i5", "i6"]
+    );
+    assert_eq!(
+        ids(&c, "SELECT VALUE c.id FROM c WHERE STARTSWITH(c.id, 'b')"),
+        ["b"]
+    );
+}
+
+/// A bounded ORDER BY walks the index: the same pages as a sort of every
+/// item, ties in the scan's order, whichever the direction.
+#[test]
+fn order_by_pages_come_from_the_index_as_from_a_sort() {
+    let c = TestClient::with_container(None);
+    for i in 0..30 {
+        let rank = json!(i % 7);
+        c.create_item(
+            &json!({"id": format!("i{i:02}"), "pk": format!("p{}", i % 3), "rank": rank}),
+        );
+    }
+    c.create_item(&json!({"id": "none", "pk": "p0"}));
+    c.create_item(&json!({"id": "text", "pk": "p1", "rank": "high"}));
+    let mut sorted: Vec<(Value, String, String)> = c
+        .query("SELECT c.id, c.pk, c.rank FROM c", json!([]))
+        .into_iter()
+        .map(|v| {
+            (
+                v["rank"].clone(),
+                v["pk"].as_str().unwrap().to_string(),
+                v["id"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // The scan's order: undefined, numbers, strings; ties by key (pk, id).
+    let rank_order = |v: &Value| match v {
+        Value::Null => (0, 0.0),
+        Value::Number(n) => (1, n.as_f64().unwrap()),
+        _ => (2, 0.0),
+    };
+    sorted.sort_by(|a, b| {
+        rank_order(&a.0)
+            .partial_cmp(&rank_order(&b.0))
+            .unwrap()
+            .then_with(|| json!([a.1]).to_string().cmp(&json!([b.1]).to_string()))
+            .then_with(|| a.2.cmp(&b.2))
+    });
+    let expected: Vec<String> = sorted.iter().map(|(_, _, id)| id.clone()).collect();
+    for offset in [0, 10, 20, 30] {
+        let text = format!("SELECT VALUE c.id FROM c ORDER BY c.rank OFFSET {offset} LIMIT 10");
+        let got: Vec<Value> = c.query(&text, json!([]));
+        let want: Vec<Value> = expected
+            .iter()
+            .skip(offset)
+            .take(10)
+            .map(|id| json!(id))
+            .collect();
+        assert_eq!(got, want, "{text}");
+    }
+    // Descending: the runs reversed, each run still in key order.
+    let mut descending = sorted.clone();
+    descending.sort_by(|a, b| {
+        rank_order(&b.0)
+            .partial_cmp(&rank_order(&a.0))
+            .unwrap()
+            .then_with(|| json!([a.1]).to_string().cmp(&json!([b.1]).to_string()))
+            .then_with(|| a.2.cmp(&b.2))
+    });
+    let top: Vec<Value> = c.query(
+        "SELECT TOP 12 VALUE c.id FROM c ORDER BY c.rank DESC",
+        json!([]),
+    );
+    let want: Vec<Value> = descending
+        .iter()
+        .take(12)
+        .map(|(_, _, id)| json!(id))
+        .collect();
+    assert_eq!(top, want);
+}
+
+/// Filters on paths the policy does not index still answer (the service
+/// scans them, at a higher charge); ORDER BY on such a path is refused as
+/// the service refuses it, and `id` and `_ts` are always indexed.
+#[test]
+fn an_unindexed_path_is_scanned_and_cannot_be_sorted_on() {
+    let c = TestClient::with_container(None);
+    let body = json!({
+        "id": "narrow",
+        "partitionKey": {"paths": ["/pk"], "kind": "Hash"},
+        "indexingPolicy": {
+            "includedPaths": [{"path": "/name/?"}, {"path": "/address/*"}],
+            "excludedPaths": [{"path": "/*"}]
+        }
+    });
+    assert_eq!(c.post(&format!("/dbs/{DB}/colls"), &body, &[]).status, 201);
+    for (id, name, secret) in [("a", "x", 2), ("b", "y", 1), ("c", "x", 3)] {
+        let item =
+            json!({"id": id, "pk": "p", "name": name, "secret": secret, "address": {"city": id}});
+        let reply = c.post(
+            &format!("/dbs/{DB}/colls/narrow/docs"),
+            &item,
+            &[("x-ms-documentdb-partitionkey", "[\"p\"]")],
+        );
+        assert_eq!(reply.status, 201, "{}", reply.body);
+    }
+    let docs = |reply: common::Reply| {
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        reply.body["Documents"].clone()
+    };
+    let scanned = query_in(&c, "narrow", "SELECT VALUE c.id FROM c WHERE c.secret >= 2");
+    assert_eq!(docs(scanned), json!(["a", "c"]));
+    let indexed = query_in(&c, "narrow", "SELECT VALUE c.id FROM c WHERE c.name = 'x'");
+    assert_eq!(docs(indexed), json!(["a", "c"]));
+    for text in [
+        "SELECT VALUE c.id FROM c ORDER BY c.name DESC",
+        "SELECT VALUE c.id FROM c ORDER BY c.address.city",
+        "SELECT VALUE c.id FROM c ORDER BY c.id DESC",
+        "SELECT VALUE c.id FROM c ORDER BY c._ts",
+    ] {
+        assert_eq!(query_in(&c, "narrow", text).status, 200, "{text}");
+    }
+    for text in [
+        "SELECT VALUE c.id FROM c ORDER BY c.secret",
+        "SELECT TOP 1 VALUE c.id FROM c ORDER BY c.name.first",
+    ] {
+        let refused = query_in(&c, "narrow", text);
+        refused.assert_error(400, "BadRequest");
+        assert!(
+            refused.message().contains(
+                "The index path corresponding to the specified order-by item is excluded."
+            ),
+            "{text}: {}",
+            refused.body
+        );
+    }
+}
+
+/// `indexingMode: none` keeps no index: filters scan, ORDER BY is refused.
+#[test]
+fn mode_none_scans_every_filter_and_refuses_order_by() {
+    let c = TestClient::with_container(None);
+    let body = json!({
+        "id": "plain",
+        "partitionKey": {"paths": ["/pk"], "kind": "Hash"},
+        "indexingPolicy": {"indexingMode": "none", "automatic": false}
+    });
+    assert_eq!(c.post(&format!("/dbs/{DB}/colls"), &body, &[]).status, 201);
+    for i in 0..3 {
+        let reply = c.post(
+            &format!("/dbs/{DB}/colls/plain/docs"),
+            &json!({"id": format!("i{i}"), "pk": "p", "n": i}),
+            &[("x-ms-documentdb-partitionkey", "[\"p\"]")],
+        );
+        assert_eq!(reply.status, 201, "{}", reply.body);
+    }
+    let filtered = query_in(&c, "plain", "SELECT VALUE c.id FROM c WHERE c.n >= 1");
+    assert_eq!(
+        filtered.body["Documents"],
+        json!(["i1", "i2"]),
+        "{}",
+        filtered.body
+    );
+    let sorted = query_in(&c, "plain", "SELECT VALUE c.id FROM c ORDER BY c.n");
+    sorted.assert_error(400, "BadRequest");
+}
+
+/// A new indexing policy drops the indexes; the answers stay right and
+/// follow the new policy's refusals.
+#[test]
+fn a_policy_change_and_a_restore_keep_the_answers() {
+    let c = TestClient::with_container(None);
+    for i in 0..6 {
+        c.create_item(&json!({"id": format!("i{i}"), "pk": "p", "n": i % 3}));
+    }
+    assert_eq!(
+        ids(&c, "SELECT VALUE c.id FROM c WHERE c.n = 1"),
+        ["i1", "i4"]
+    );
+    assert_eq!(
+        c.put("/_emulator/snapshots/base", &json!({}), &[]).status,
+        201
+    );
+    let excluded = json!({
+        "id": "c",
+        "partitionKey": {"paths": ["/pk"], "kind": "Hash"},
+        "indexingPolicy": {"excludedPaths": [{"path": "/n/?"}], "includedPaths": [{"path": "/*"}]}
+    });
+    let replaced = c.put(COLL, &excluded, &[]);
+    assert_eq!(replaced.status, 200, "{}", replaced.body);
+    c.create_item(&json!({"id": "later", "pk": "p", "n": 1}));
+    assert_eq!(
+        ids(&c, "SELECT VALUE c.id FROM c WHERE c.n = 1"),
+        ["i1", "i4", "later"]
+    );
+    query_in(&c, "c", "SELECT VALUE c.id FROM c ORDER BY c.n").assert_error(400, "BadRequest");
+    // The snapshot brings back the items and the policy that indexes /n.
+    let restored = c.post("/_emulator/snapshots/base/restore", &json!({}), &[]);
+    assert_eq!(restored.status, 200, "{}", restored.body);
+    assert_eq!(
+        ids(&c, "SELECT VALUE c.id FROM c WHERE c.n = 1"),
+        ["i1", "i4"]
+    );
+    let sorted = c.query(
+        "SELECT TOP 2 VALUE c.id FROM c ORDER BY c.n DESC",
+        json!([]),
+    );
+    assert_eq!(sorted, [json!("i2"), json!("i5")]);
+}
