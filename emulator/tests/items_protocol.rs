@@ -357,11 +357,13 @@ fn query_and_index_metrics_on_request() {
         .decode(v1.header("x-ms-cosmos-index-utilization").unwrap())
         .unwrap();
     let parsed: Value = serde_json::from_slice(&decoded).unwrap();
-    // In one logical partition, the partition key's index is what it used
-    // (the SDKs' test_populate_index_metrics look for it).
+    // In one logical partition, the partition key's index (the SDKs'
+    // test_populate_index_metrics look for it), then the index of /n.
     assert_eq!(
         parsed["UtilizedSingleIndexes"],
         json!([{"FilterExpression": "", "IndexSpec": "/pk/?", "FilterPreciseSet": true,
+                "IndexPreciseSet": true, "IndexImpactScore": "High"},
+               {"FilterExpression": "", "IndexSpec": "/n/?", "FilterPreciseSet": true,
                 "IndexPreciseSet": true, "IndexImpactScore": "High"}]),
         "{parsed}"
     );
@@ -377,8 +379,12 @@ fn query_and_index_metrics_on_request() {
         parsed["UtilizedIndexes"]["SingleIndexes"][0]["IndexSpec"], "/pk/?",
         "{parsed}"
     );
+    assert_eq!(
+        parsed["UtilizedIndexes"]["SingleIndexes"][1]["IndexSpec"], "/n/?",
+        "{parsed}"
+    );
 
-    // Across partitions, a scan: no index used.
+    // Across partitions, only the index of /n.
     let across = c.post(
         &format!("{COLL}/docs"),
         &query,
@@ -394,7 +400,13 @@ fn query_and_index_metrics_on_request() {
         .decode(across.header("x-ms-cosmos-index-utilization").unwrap())
         .unwrap();
     let parsed: Value = serde_json::from_slice(&decoded).unwrap();
-    assert_eq!(parsed["UtilizedSingleIndexes"], json!([]), "{parsed}");
+    let specs: Vec<&Value> = parsed["UtilizedSingleIndexes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|index| &index["IndexSpec"])
+        .collect();
+    assert_eq!(specs, [&json!("/n/?")], "{parsed}");
 }
 
 /// An unknown route is a 404 with the Cosmos body whatever its signature,

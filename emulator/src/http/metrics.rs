@@ -1,9 +1,10 @@
 //! Query metrics and index metrics, when a query asks for them, in the
 //! service's formats so that the SDKs parse them. The values are this
 //! emulator's: measured times, and counts of what the page returned. The
-//! one index it uses is the partition key's: a query in one logical
-//! partition reads that partition's items by their key order, reported as
-//! the service reports its use of `/pk/?`; any other filter is a scan.
+//! indexes reported are those the page used: the partition key's (a query
+//! in one logical partition reads that partition's items by their key
+//! order, reported as the service reports its use of `/pk/?`), and each
+//! property index that found the documents (`store/index`, e.g. `/n/?`).
 //!
 //! - `x-ms-documentdb-populatequerymetrics: true` → `x-ms-documentdb-query-metrics`,
 //!   `name=value;` pairs (times in milliseconds), as JavaScript's
@@ -29,24 +30,32 @@ const INDEX_METRICS: &str = "x-ms-cosmos-populateindexmetrics";
 const INDEX_METRICS_V2: &str = "x-ms-cosmos-populateindexmetrics-v2";
 
 /// What a query page used: its documents, the stored documents it read to
-/// make them, and the partition key's index when it was scoped to one
-/// logical partition.
+/// make them (and the property indexes that found them), and the
+/// partition key's index when it was scoped to one logical partition.
 pub struct Used<'a> {
     pub documents: &'a [Bytes],
     pub retrieved: Retrieved,
     pub key_index: Option<&'a str>,
 }
 
+impl Used<'_> {
+    /// The index specs the page used, the partition key's first.
+    fn specs(&self) -> impl Iterator<Item = &str> {
+        let properties = self.retrieved.indexes.iter().map(String::as_str);
+        self.key_index.into_iter().chain(properties)
+    }
+}
+
 /// Index utilization as the first version reports it (Python decodes it).
-fn index_utilization_v1(key_index: Option<&str>) -> String {
-    let utilized: Vec<serde_json::Value> = key_index
+fn index_utilization_v1(used: &Used<'_>) -> String {
+    let utilized: Vec<serde_json::Value> = used
+        .specs()
         .map(|spec| {
             serde_json::json!({
                 "FilterExpression": "", "IndexSpec": spec, "FilterPreciseSet": true,
                 "IndexPreciseSet": true, "IndexImpactScore": "High",
             })
         })
-        .into_iter()
         .collect();
     serde_json::json!({
         "UtilizedSingleIndexes": utilized, "PotentialSingleIndexes": [],
@@ -56,10 +65,10 @@ fn index_utilization_v1(key_index: Option<&str>) -> String {
 }
 
 /// And as the second (JavaScript asks for it).
-fn index_utilization_v2(key_index: Option<&str>) -> String {
-    let utilized: Vec<serde_json::Value> = key_index
+fn index_utilization_v2(used: &Used<'_>) -> String {
+    let utilized: Vec<serde_json::Value> = used
+        .specs()
         .map(|spec| serde_json::json!({"IndexSpec": spec, "IndexImpactScore": "High"}))
-        .into_iter()
         .collect();
     serde_json::json!({
         "UtilizedIndexes": {"SingleIndexes": utilized, "CompositeIndexes": []},
@@ -83,13 +92,13 @@ pub fn add(response: &mut HeaderMap, request: &HeaderMap, used: &Used<'_>, start
     let utilization = if request.flag(INDEX_METRICS_V2) {
         Some(
             percent_encoding::utf8_percent_encode(
-                &index_utilization_v2(used.key_index),
+                &index_utilization_v2(used),
                 percent_encoding::NON_ALPHANUMERIC,
             )
             .to_string(),
         )
     } else if request.flag(INDEX_METRICS) {
-        Some(BASE64.encode(index_utilization_v1(used.key_index)))
+        Some(BASE64.encode(index_utilization_v1(used)))
     } else {
         None
     };
@@ -108,6 +117,7 @@ fn query_metrics(used: &Used<'_>, started: Instant) -> String {
     let Retrieved {
         documents: retrieved,
         bytes: retrieved_size,
+        ..
     } = used.retrieved;
     let ratio = if retrieved == 0 {
         1.0
@@ -141,6 +151,7 @@ mod tests {
             retrieved: Retrieved {
                 documents: 4,
                 bytes: 40,
+                indexes: Vec::new(),
             },
             key_index: None,
         };

@@ -103,9 +103,34 @@ impl Access {
         else {
             return Access::default();
         };
-        let mut lookups = Vec::new();
-        if let Some(filter) = &select.filter {
-            lookups.extend(conjuncts(filter).into_iter().filter_map(lookup));
+        let mut lookups: Vec<Lookup> = Vec::new();
+        let found = select.filter.iter().flat_map(conjuncts).filter_map(lookup);
+        for lookup in found {
+            // `c.n >= 1 AND c.n < 9`: one range, both bounds.
+            let same_range = lookups
+                .iter_mut()
+                .find_map(|l| match (&mut l.probe, &lookup.probe) {
+                    (
+                        Probe::Range {
+                            key_type: t,
+                            low,
+                            high,
+                        },
+                        Probe::Range {
+                            key_type,
+                            low: l2,
+                            high: h2,
+                        },
+                    ) if l.path == lookup.path && t == key_type => Some((low, high, l2, h2)),
+                    _ => None,
+                });
+            match same_range {
+                Some((low, high, other_low, other_high)) => {
+                    *low = tighter(low.clone(), other_low.clone(), true);
+                    *high = tighter(high.clone(), other_high.clone(), false);
+                }
+                None => lookups.push(lookup),
+            }
         }
         Access {
             lookups,
@@ -144,6 +169,7 @@ impl Access {
         if self.order.is_some() && n > SORT_AT_MOST {
             return None;
         }
+        super::retrieved::used_index(&lookup.path);
         let mut keys: Vec<&'c ItemKey> = lookup.items(path_index).collect();
         keys.sort_unstable();
         keys.dedup();
@@ -270,6 +296,29 @@ fn lookup(conjunct: &Expr) -> Option<Lookup> {
         ),
     };
     Some(Lookup { path, probe })
+}
+
+/// The tighter of two bounds of one type: the greater low bound
+/// (`is_low`), or the lesser high one; of equal values, the excluding one.
+fn tighter(a: Bound<IndexKey>, b: Bound<IndexKey>, is_low: bool) -> Bound<IndexKey> {
+    let value = |bound: &Bound<IndexKey>| match bound {
+        Bound::Included(k) | Bound::Excluded(k) => Some(k.clone()),
+        Bound::Unbounded => None,
+    };
+    match (value(&a), value(&b)) {
+        (None, _) => b,
+        (_, None) => a,
+        (Some(x), Some(y)) => match x.cmp(&y) {
+            std::cmp::Ordering::Equal => match a {
+                Bound::Excluded(_) => a,
+                _ => b,
+            },
+            order => match (order == std::cmp::Ordering::Greater) == is_low {
+                true => a,
+                false => b,
+            },
+        },
+    }
 }
 
 /// `constant op path` as `path op' constant`.

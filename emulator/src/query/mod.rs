@@ -245,6 +245,7 @@ impl PreparedQuery {
         }
         if let Some(walk) = &self.access.order {
             if let Some(index) = view.path_index(&walk.path) {
+                retrieved::used_index(&walk.path);
                 return self.ordered_values(walk, index, view);
             }
         }
@@ -263,15 +264,26 @@ impl PreparedQuery {
         view: &mut dyn ContainerView<'a>,
     ) -> Vec<Value> {
         let executor = self.executor();
+        // With one key and no filter, the walk's order is the result's:
+        // the rows before OFFSET are counted, not read.
+        let unread = match (self.select.order_by.len(), &self.select.filter) {
+            (1, None) => self.select.offset.unwrap_or(0),
+            _ => 0,
+        };
+        let mut skipped = 0;
         let mut matches = Vec::new();
         for run in index.runs(walk.descending) {
-            if matches.len() >= walk.wanted || budget::exceeded() {
+            if skipped + matches.len() >= walk.wanted || budget::exceeded() {
                 break;
             }
             for key in run {
                 let Some(body) = view.live_body(key) else {
                     continue;
                 };
+                if skipped < unread {
+                    skipped += 1;
+                    continue;
+                }
                 if !self.may_match(body) {
                     continue;
                 }
@@ -281,7 +293,12 @@ impl PreparedQuery {
                 }
             }
         }
-        self.values(matches.into_iter())
+        if skipped == 0 {
+            return self.values(matches.into_iter());
+        }
+        let mut rest = self.select.clone();
+        rest.offset = Some(unread - skipped.min(unread));
+        execute::run_select(&rest, matches.into_iter())
     }
 
     fn all_values<'a>(&self, items: impl Iterator<Item = Row<'a>>) -> Vec<Value> {

@@ -84,6 +84,29 @@ fn conjuncts_of_a_path_and_a_constant_are_lookups() {
     );
 }
 
+#[test]
+fn two_bounds_of_one_path_are_one_range() {
+    let found = access(
+        "SELECT * FROM c WHERE c.n >= 1 AND c.n < 9 AND c.n > 1 AND c.n <= 20 AND c.n < 'z'",
+    );
+    let ranges: Vec<Probe> = found.lookups.into_iter().map(|l| l.probe).collect();
+    assert_eq!(
+        ranges,
+        vec![
+            Probe::Range {
+                key_type: KeyType::Number,
+                low: Bound::Excluded(number(1.0)),
+                high: Bound::Excluded(number(9.0))
+            },
+            Probe::Range {
+                key_type: KeyType::String,
+                low: Bound::Unbounded,
+                high: Bound::Excluded(IndexKey::String("z".into()))
+            },
+        ]
+    );
+}
+
 #[rstest::rstest]
 #[case::disjunction("SELECT * FROM c WHERE c.a = 1 OR c.b = 2")]
 #[case::negation("SELECT * FROM c WHERE NOT (c.a = 1)")]

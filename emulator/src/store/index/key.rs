@@ -7,6 +7,7 @@
 //! them among themselves. An item without the path has the key
 //! `Undefined`, which sorts first.
 
+use std::cell::Cell;
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -120,15 +121,27 @@ impl IndexKey {
     pub fn at(body: &[u8], steps: &[Box<str>]) -> Self {
         let mut deserializer = serde_json::Deserializer::from_slice(body);
         deserializer.disable_recursion_limit();
-        At { steps }
-            .deserialize(&mut deserializer)
-            .unwrap_or(IndexKey::Undefined)
+        let found = Cell::new(None);
+        match (At {
+            steps,
+            found: &found,
+        })
+        .deserialize(&mut deserializer)
+        {
+            Ok(key) => key,
+            // Stopped once the first step's value was read.
+            Err(_) => found.take().unwrap_or(IndexKey::Undefined),
+        }
     }
 }
 
-/// Walks to the value at `steps` and reads its key.
+/// Walks to the value at `steps` and reads its key. A stored body holds
+/// each name once, so the walk stops as soon as the first step's value
+/// is read (with an error that carries nothing: the key is in `found`),
+/// without reading the rest of the document.
 struct At<'s> {
     steps: &'s [Box<str>],
+    found: &'s Cell<Option<IndexKey>>,
 }
 
 impl<'de> DeserializeSeed<'de> for At<'_> {
@@ -151,15 +164,18 @@ impl<'de> Visitor<'de> for At<'_> {
             while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
             return Ok(IndexKey::Object);
         };
-        let mut found = IndexKey::Undefined;
         while let Some(name) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             if **step == *name {
-                found = map.next_value_seed(At { steps: rest })?;
-            } else {
-                map.next_value::<IgnoredAny>()?;
+                let key = map.next_value_seed(At {
+                    steps: rest,
+                    found: self.found,
+                })?;
+                self.found.set(Some(key));
+                return Err(de::Error::custom("found"));
             }
+            map.next_value::<IgnoredAny>()?;
         }
-        Ok(found)
+        Ok(IndexKey::Undefined)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
