@@ -24,12 +24,11 @@ use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::PartitionKeyDefinition;
 use crate::patch::{self, PatchBody};
-use crate::query::view::ContainerView;
+use crate::query::view::{ContainerView, ScopedView};
 use crate::query::{page_of_encoded, Continuation, Page, PageLimit, PreparedQuery, QueryBody};
 use crate::query::{retrieved, search};
 use crate::script::{missing_udf, WriteKind};
-use crate::store::index::{IndexPath, PathIndex};
-use crate::store::vectors::VectorColumn;
+use crate::store::index::IndexPath;
 use crate::store::{Container, Edit, ItemAddress, ItemKey, ItemWrite, ScriptKind, WriteMode};
 
 type ItemPath = PathParams<(String, String, String)>;
@@ -320,12 +319,13 @@ pub(super) fn scoped_items<T>(
     if let Some(step) = &walk {
         epk.narrow_to((&step.min, &step.max));
     }
+    let mut scope = FeedScope {
+        key: key.clone(),
+        epk: epk.clone(),
+    };
     let mut view = ScopedView {
         c,
-        scope: FeedScope {
-            key: key.clone(),
-            epk: epk.clone(),
-        },
+        in_scope: move |pk: &str| scope.contains(pk),
         after: after.clone(),
         now,
     };
@@ -357,33 +357,6 @@ pub(super) fn scoped_items<T>(
         })
     })?;
     Ok((result, key_index))
-}
-
-/// A container within a request's scope, at `now`; a resumed page's
-/// items come after `after`.
-struct ScopedView<'c> {
-    c: &'c Container,
-    scope: FeedScope<'c>,
-    after: Option<ItemKey>,
-    now: i64,
-}
-
-impl<'c> ContainerView<'c> for ScopedView<'c> {
-    fn vector_column(&self, path: &str) -> Option<&'c VectorColumn> {
-        self.c.vector_column(path)
-    }
-
-    fn path_index(&self, path: &[Box<str>]) -> Option<&'c PathIndex> {
-        self.c.path_index(path)
-    }
-
-    fn live_body(&mut self, key: &ItemKey) -> Option<&'c Bytes> {
-        let c = self.c;
-        (self.after.as_ref().is_none_or(|after| key > after) && self.scope.contains(key.pk()))
-            .then(|| c.get(key, self.now))
-            .flatten()
-            .map(|item| &item.body)
-    }
 }
 
 /// Builds the indexes the query could read that the container lacks

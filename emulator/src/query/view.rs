@@ -6,7 +6,7 @@ use bytes::Bytes;
 
 use crate::store::index::PathIndex;
 use crate::store::vectors::VectorColumn;
-use crate::store::ItemKey;
+use crate::store::{Container, ItemKey};
 
 /// A container as one request's query sees it. References live as long
 /// as the container (`'c`), not the view.
@@ -22,18 +22,18 @@ pub trait ContainerView<'c> {
     fn live_body(&mut self, key: &ItemKey) -> Option<&'c Bytes>;
 }
 
-/// The view the query tests use: a container within a partition scope
-/// (or all of it), at `now`, as the HTTP layer's view is.
-#[cfg(test)]
-pub(crate) struct TestView<'c> {
-    pub c: &'c crate::store::Container,
-    pub scope: Option<&'c crate::partition_key::KeyScope>,
-    pub now: i64,
+/// A container within one request's scope: the items whose partition
+/// key `in_scope` accepts, live at `now`, and (on a resumed page) after
+/// `after`. The HTTP layer's scope is its `FeedScope`; the tests', a
+/// logical partition or the whole container.
+pub struct ScopedView<'c, S> {
+    pub c: &'c Container,
+    pub in_scope: S,
     pub after: Option<ItemKey>,
+    pub now: i64,
 }
 
-#[cfg(test)]
-impl<'c> ContainerView<'c> for TestView<'c> {
+impl<'c, S: FnMut(&str) -> bool> ContainerView<'c> for ScopedView<'c, S> {
     fn vector_column(&self, path: &str) -> Option<&'c VectorColumn> {
         self.c.vector_column(path)
     }
@@ -45,7 +45,7 @@ impl<'c> ContainerView<'c> for TestView<'c> {
     fn live_body(&mut self, key: &ItemKey) -> Option<&'c Bytes> {
         let c = self.c;
         let after = self.after.as_ref();
-        (after.is_none_or(|after| key > after) && self.scope.is_none_or(|s| s.contains(key.pk())))
+        (after.is_none_or(|after| key > after) && (self.in_scope)(key.pk()))
             .then(|| c.get(key, self.now))
             .flatten()
             .map(|item| &item.body)

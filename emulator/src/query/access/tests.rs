@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 
 use super::{Access, Lookup, Probe};
 use crate::partition_key::KeyScope;
-use crate::query::view::TestView;
+use crate::query::view::ScopedView;
 use crate::query::{Continuation, PageLimit, PreparedQuery, QueryBody};
 use crate::store::index::{IndexKey, KeyType, Number};
 use crate::store::{Container, ContainerSettings, ItemKey};
@@ -296,9 +296,9 @@ fn results(c: &Container, text: &str, scope: Option<&KeyScope>, indexed: bool) -
         c.live_items(scope, after, NOW)
             .map(|(key, item)| (key.pk(), key.id(), &item.body))
     };
-    let view = |after: Option<ItemKey>| TestView {
+    let view = |after: Option<ItemKey>| ScopedView {
         c,
-        scope,
+        in_scope: move |pk: &str| scope.is_none_or(|s| s.contains(pk)),
         now: NOW,
         after,
     };

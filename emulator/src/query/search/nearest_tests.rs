@@ -12,7 +12,7 @@ use super::super::{PreparedQuery, QueryBody};
 use super::nearest::Nearest;
 use super::{with_policies, Policies};
 use crate::partition_key::KeyScope;
-use crate::query::view::TestView;
+use crate::query::view::ScopedView;
 use crate::store::{Container, ContainerSettings, ItemKey};
 use crate::ttl::Ttl;
 
@@ -122,9 +122,9 @@ fn run(c: &Container, text: &str, scope: Option<&KeyScope>, fast: bool) -> Vec<B
     with_policies(policies(c), || {
         if fast {
             let nearest = Nearest::of(&query.select).expect("the fast path's shape");
-            let mut view = TestView {
+            let mut view = ScopedView {
                 c,
-                scope,
+                in_scope: |pk: &str| scope.is_none_or(|s| s.contains(pk)),
                 now: NOW,
                 after: None,
             };
