@@ -96,11 +96,7 @@ impl Access {
     /// FROM that is not the item itself (`FROM x IN c.a`, a derived
     /// table) gives nothing to look up.
     pub fn of(select: &Select) -> Self {
-        let Some(from) = select
-            .from
-            .as_ref()
-            .filter(|f| f.source.is_none() && f.derived.is_none() && f.scope == 0)
-        else {
+        let Some(from) = over_items(select.from.as_ref()) else {
             return Access::default();
         };
         let mut lookups: Vec<Lookup> = Vec::new();
@@ -221,8 +217,14 @@ fn property_path(expr: &Expr) -> Option<IndexPath> {
 /// The property path of the item that an expression of a query with
 /// `from` reads, if it is one (none where FROM ranges over something else).
 pub(super) fn item_steps(expr: &Expr, from: Option<&From>) -> Option<IndexPath> {
-    from.filter(|f| f.source.is_none() && f.derived.is_none() && f.scope == 0)?;
+    over_items(from)?;
     property_path(expr)
+}
+
+/// A query's FROM, if its first name is each item itself (not `x IN
+/// c.a`, a derived table or a subquery's): where `Var(0)` is the item.
+fn over_items(from: Option<&From>) -> Option<&From> {
+    from.filter(|f| f.source.is_none() && f.derived.is_none() && f.scope == 0)
 }
 
 /// The value of an expression that reads nothing of the row, if it is a

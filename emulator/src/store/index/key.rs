@@ -37,10 +37,6 @@ impl Number {
         // -0.0 == 0.0 for the query's comparisons: one key for both.
         Number(if x == 0.0 { 0.0 } else { x })
     }
-
-    pub fn get(self) -> f64 {
-        self.0
-    }
 }
 
 impl PartialEq for Number {

@@ -184,11 +184,6 @@ impl PathIndexes {
     pub fn clear(&mut self) {
         self.by_path.clear();
     }
-
-    /// The paths indexed, for tests and the explorer's statistics.
-    pub fn paths(&self) -> impl Iterator<Item = &IndexPath> {
-        self.by_path.keys()
-    }
 }
 
 #[cfg(test)]
