@@ -362,6 +362,12 @@ pub(super) fn scoped_items<T>(
 /// Builds the indexes the query could read that the container lacks
 /// (`store/index`), so that it runs under the read lock with them.
 fn build_indexes(state: &AppState, db: &str, coll: &str, query: &PreparedQuery) -> ApiResult<()> {
+    // Resolving computed properties turns a path into an expression, never
+    // the reverse: a query with no path to look up has none once resolved
+    // (the read feed, `SELECT * FROM c`), and needs no look at the container.
+    if query.index_paths().is_empty() {
+        return Ok(());
+    }
     let missing: Vec<IndexPath> = state.store.with_container(db, coll, |c, _| {
         // The query as it runs: computed properties resolved. A query
         // they refuse is refused when it runs, not here.
