@@ -107,7 +107,7 @@ fn order_by_pages_come_from_the_index_as_from_a_sort() {
     }
     c.create_item(&json!({"id": "none", "pk": "p0"}));
     c.create_item(&json!({"id": "text", "pk": "p1", "rank": "high"}));
-    let mut sorted: Vec<(Value, String, String)> = c
+    let items: Vec<(Value, String, String)> = c
         .query("SELECT c.id, c.pk, c.rank FROM c", json!([]))
         .into_iter()
         .map(|v| {
@@ -118,50 +118,41 @@ fn order_by_pages_come_from_the_index_as_from_a_sort() {
             )
         })
         .collect();
-    // The scan's order: undefined, numbers, strings; ties by key (pk, id).
+    // The scan's order: undefined, numbers, strings, reversed when
+    // descending; ties by key (pk, id) either way.
     let rank_order = |v: &Value| match v {
         Value::Null => (0, 0.0),
         Value::Number(n) => (1, n.as_f64().unwrap()),
         _ => (2, 0.0),
     };
-    sorted.sort_by(|a, b| {
-        rank_order(&a.0)
-            .partial_cmp(&rank_order(&b.0))
-            .unwrap()
-            .then_with(|| json!([a.1]).to_string().cmp(&json!([b.1]).to_string()))
-            .then_with(|| a.2.cmp(&b.2))
-    });
-    let expected: Vec<String> = sorted.iter().map(|(_, _, id)| id.clone()).collect();
+    let ids_in_order = |descending: bool| -> Vec<Value> {
+        let mut sorted = items.clone();
+        sorted.sort_by(|a, b| {
+            let by_rank = rank_order(&a.0).partial_cmp(&rank_order(&b.0)).unwrap();
+            let by_rank = if descending {
+                by_rank.reverse()
+            } else {
+                by_rank
+            };
+            by_rank
+                .then_with(|| json!([a.1]).to_string().cmp(&json!([b.1]).to_string()))
+                .then_with(|| a.2.cmp(&b.2))
+        });
+        sorted.into_iter().map(|(_, _, id)| json!(id)).collect()
+    };
+    let ascending = ids_in_order(false);
     for offset in [0, 10, 20, 30] {
         let text = format!("SELECT VALUE c.id FROM c ORDER BY c.rank OFFSET {offset} LIMIT 10");
         let got: Vec<Value> = c.query(&text, json!([]));
-        let want: Vec<Value> = expected
-            .iter()
-            .skip(offset)
-            .take(10)
-            .map(|id| json!(id))
-            .collect();
+        let want: Vec<Value> = ascending.iter().skip(offset).take(10).cloned().collect();
         assert_eq!(got, want, "{text}");
     }
     // Descending: the runs reversed, each run still in key order.
-    let mut descending = sorted.clone();
-    descending.sort_by(|a, b| {
-        rank_order(&b.0)
-            .partial_cmp(&rank_order(&a.0))
-            .unwrap()
-            .then_with(|| json!([a.1]).to_string().cmp(&json!([b.1]).to_string()))
-            .then_with(|| a.2.cmp(&b.2))
-    });
     let top: Vec<Value> = c.query(
         "SELECT TOP 12 VALUE c.id FROM c ORDER BY c.rank DESC",
         json!([]),
     );
-    let want: Vec<Value> = descending
-        .iter()
-        .take(12)
-        .map(|(_, _, id)| json!(id))
-        .collect();
-    assert_eq!(top, want);
+    assert_eq!(top, ids_in_order(true)[..12]);
 }
 
 /// Filters on paths the policy does not index still answer (the service
