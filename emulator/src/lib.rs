@@ -25,6 +25,7 @@ mod patch;
 pub mod persist;
 mod purge;
 mod query;
+mod reindex;
 mod resource_token;
 mod rid;
 mod script;
@@ -198,11 +199,13 @@ impl Server {
         self.state.store.clone()
     }
 
-    /// Serves until `shutdown` completes, with the purge task beside.
+    /// Serves until `shutdown` completes, with the purge and index
+    /// transformation tasks beside.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
         let purge = self
             .background_purge
             .then(|| tokio::spawn(purge::run(self.state.store.clone())));
+        let reindex = tokio::spawn(reindex::run(self.state.store.clone()));
         let service =
             axum::ServiceExt::<axum::extract::Request>::into_make_service(app(self.state));
         let served = match self.tls {
@@ -233,6 +236,7 @@ impl Server {
         if let Some(purge) = purge {
             purge.abort();
         }
+        reindex.abort();
         served
     }
 }

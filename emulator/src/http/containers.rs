@@ -82,12 +82,13 @@ pub async fn read(
     if let Ok(usage) = HeaderValue::from_str(&usage) {
         headers.insert("x-ms-resource-usage", usage);
     }
-    // The index is brought up to date with every write and every policy
-    // change, so a transformation is always complete.
+    // A new indexing policy rebuilds the indexes in use in the background
+    // (`reindex.rs`): the percentage of items indexed again, 100 when done.
     if quota {
+        let progress = state.store.index_transformation_progress(&db, &coll)?;
         headers.insert(
             "x-ms-documentdb-collection-index-transformation-progress",
-            HeaderValue::from_static("100"),
+            HeaderValue::from(u16::from(progress)),
         );
     }
     headers.insert(

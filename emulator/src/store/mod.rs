@@ -22,6 +22,7 @@ mod numbered;
 mod offers;
 mod ranges;
 mod records;
+mod reindex;
 mod scripts;
 pub mod search_policy;
 mod sequence;
@@ -207,6 +208,8 @@ pub struct Store {
     pub clock: Clock,
     /// Wakes the purge task: time moved, or an earlier expiry appeared.
     purge_wakeup: Notify,
+    /// Wakes the index transformation task: a policy change began one.
+    reindex_wakeup: Notify,
     /// The instant the purge task is sleeping towards (`i64::MAX`: none).
     next_purge_at: AtomicI64,
     /// Logical sequence number of the last write, for session tokens.
@@ -286,6 +289,7 @@ impl Store {
             catalog: RwLock::new(Catalog::default()),
             clock,
             purge_wakeup: Notify::new(),
+            reindex_wakeup: Notify::new(),
             next_purge_at: AtomicI64::new(i64::MAX),
             lsn: AtomicU64::new(1),
             change_feed_retention: log::DEFAULT_RETENTION_SECONDS,
@@ -522,13 +526,16 @@ impl Store {
             )));
         }
         check_if_match(if_match, &container.etag)?;
-        container.replace_settings(settings, now, self.change_feed_retention)?;
+        let reindex = container.replace_settings(settings, now, self.change_feed_retention)?;
         let json = container.to_json(&db_rid);
         catalog.meta_changed();
         self.wrote();
         drop(catalog);
         // The default may have moved expiry instants earlier.
         self.purge_wakeup.notify_one();
+        if reindex {
+            self.reindex_wakeup.notify_one();
+        }
         Ok(json)
     }
 

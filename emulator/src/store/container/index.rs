@@ -1,6 +1,8 @@
 //! A container's path indexes (`store/index`): kept by `install` and
 //! `forget`, built on demand, read by queries through `ContainerView`.
 
+use std::ops::Bound;
+
 use super::Container;
 use crate::store::index::{IndexPath, PathIndex};
 use crate::store::indexing;
@@ -34,8 +36,42 @@ impl Container {
         indexing::indexes(&self.settings.indexing_policy, path)
     }
 
-    /// Drops every path index, for a new indexing policy or a restore.
+    /// Drops every path index, for a restore.
     pub(super) fn drop_indexes(&mut self) {
         self.indexes.clear();
+    }
+
+    /// A new indexing policy: the paths in use that it still indexes are
+    /// rebuilt in the background (`reindex.rs` calls
+    /// [`Container::reindex_chunk`]); the others are dropped. Returns
+    /// whether a rebuild began.
+    pub(super) fn start_reindex(&mut self) -> bool {
+        let policy = &self.settings.indexing_policy;
+        let keep = |path: &[Box<str>]| indexing::indexes(policy, path);
+        self.indexes.start_rebuild(keep, self.items.len())
+    }
+
+    /// Indexes the next `chunk` items of a rebuild in key order; returns
+    /// whether one goes on.
+    pub fn reindex_chunk(&mut self, chunk: usize) -> bool {
+        let Some(after) = self.indexes.rebuild_cursor() else {
+            return false;
+        };
+        let start = match after {
+            Some(key) => Bound::Excluded(key.clone()),
+            None => Bound::Unbounded,
+        };
+        let items = &self.items;
+        let next = self
+            .order
+            .range((start, Bound::Unbounded))
+            .map(|key| (key, &items[key].body));
+        self.indexes.rebuild_chunk(next, chunk)
+    }
+
+    /// `x-ms-documentdb-collection-index-transformation-progress`: the
+    /// percentage of items a rebuild has indexed, 100 when none runs.
+    pub fn index_transformation_progress(&self) -> u8 {
+        self.indexes.progress()
     }
 }

@@ -203,12 +203,14 @@ impl Container {
     /// without a change feed policy. The partition key, unique keys,
     /// client encryption policy, vector embeddings and vector indexes stay
     /// as they are (search_policy.rs says which additions are allowed).
+    /// Returns whether a new indexing policy began rebuilding the path
+    /// indexes in use (`reindex.rs`).
     pub fn replace_settings(
         &mut self,
         settings: ContainerSettings,
         now: i64,
         default_retention: i64,
-    ) -> ApiResult<()> {
+    ) -> ApiResult<bool> {
         if settings.partition_key.wire != self.settings.partition_key.wire
             && !settings.partition_key.wire.is_null()
         {
@@ -250,12 +252,10 @@ impl Container {
         if embeddings_changed {
             self.rebuild_vectors();
         }
-        if indexing_changed {
-            self.drop_indexes();
-        }
+        let reindex = indexing_changed && self.start_reindex();
         self.ts = now;
         self.etag = new_etag();
-        Ok(())
+        Ok(reindex)
     }
 
     /// The container resource as served.

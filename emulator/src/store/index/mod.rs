@@ -8,8 +8,9 @@
 //! A path's index is built the first time a query can use it, and from
 //! then on kept by `Container::install` and `Container::forget`, so every
 //! write path (create, replace, upsert, patch, batch, bulk, delete, TTL
-//! purge, journal replay) keeps it; a restore or a new indexing policy
-//! drops them all, to be built again on demand. The service indexes every
+//! purge, journal replay) keeps it; a restore drops them all, to be built
+//! again on demand, and a new indexing policy rebuilds the paths in use in
+//! the background, reporting its progress (`reindex.rs`). The service indexes every
 //! path of every item on write; building on demand gives the same answers
 //! and costs memory only for the paths queries use (see the README).
 //!
@@ -129,19 +130,42 @@ impl PathIndex {
     }
 }
 
-/// A container's path indexes, by path.
+/// A container's path indexes, by path: those ready for queries, and
+/// those a new indexing policy is rebuilding in the background.
 #[derive(Debug, Clone, Default)]
 pub struct PathIndexes {
     by_path: HashMap<IndexPath, PathIndex, foldhash::fast::RandomState>,
+    rebuild: Option<Rebuild>,
+}
+
+/// The service's index transformation: after a policy change, the paths
+/// queries were using are indexed again, a chunk of items at a time in key
+/// order, so that no hold of the store's lock is long. Writes meanwhile
+/// keep the partial indexes (an item beyond the cursor is put twice, which
+/// changes nothing); queries scan those paths until the last chunk.
+#[derive(Debug, Clone)]
+struct Rebuild {
+    by_path: HashMap<IndexPath, PathIndex, foldhash::fast::RandomState>,
+    /// The last item indexed; `None` before the first chunk.
+    after: Option<ItemKey>,
+    /// Items indexed so far, of the `total` stored when it began.
+    done: usize,
+    total: usize,
 }
 
 impl PathIndexes {
+    /// The index of `path`, if it is ready.
     pub fn get(&self, path: &[Box<str>]) -> Option<&PathIndex> {
         self.by_path.get(path)
     }
 
+    /// Whether `path` has an index, ready or being rebuilt.
     pub fn has(&self, path: &[Box<str>]) -> bool {
         self.by_path.contains_key(path)
+            || self
+                .rebuild
+                .as_ref()
+                .is_some_and(|r| r.by_path.contains_key(path))
     }
 
     /// Builds the index of `path` over `items` (every stored item).
@@ -157,9 +181,15 @@ impl PathIndexes {
         self.by_path.insert(path, index);
     }
 
+    /// Every index, ready or being rebuilt: what a write must keep.
+    fn all_mut(&mut self) -> impl Iterator<Item = (&IndexPath, &mut PathIndex)> {
+        let rebuilding = self.rebuild.iter_mut().flat_map(|r| r.by_path.iter_mut());
+        self.by_path.iter_mut().chain(rebuilding)
+    }
+
     /// A new version of the item at `key`: `old` is the body it replaces.
     pub fn put(&mut self, key: &ItemKey, old: Option<&Bytes>, new: &Bytes) {
-        for (path, index) in &mut self.by_path {
+        for (path, index) in self.all_mut() {
             let new_key = IndexKey::at(new, path);
             if let Some(old) = old {
                 let old_key = IndexKey::at(old, path);
@@ -174,15 +204,88 @@ impl PathIndexes {
 
     /// The item at `key`, whose body was `body`, is gone.
     pub fn remove(&mut self, key: &ItemKey, body: &Bytes) {
-        for (path, index) in &mut self.by_path {
+        for (path, index) in self.all_mut() {
             index.remove(IndexKey::at(body, path), key);
         }
     }
 
-    /// Forgets every path (a new indexing policy, a restore): they are
-    /// built again when a query needs them.
+    /// Forgets every path (a restore): they are built again when a query
+    /// needs them.
     pub fn clear(&mut self) {
         self.by_path.clear();
+        self.rebuild = None;
+    }
+
+    /// A new indexing policy: the paths that had an index and that `keep`
+    /// (the new policy indexes them) are rebuilt over the `total` stored
+    /// items in the background ([`PathIndexes::rebuild_chunk`]); the others
+    /// are dropped. Returns whether there is anything to rebuild.
+    pub fn start_rebuild(&mut self, keep: impl Fn(&[Box<str>]) -> bool, total: usize) -> bool {
+        let mut paths: Vec<IndexPath> = self.by_path.drain().map(|(path, _)| path).collect();
+        if let Some(rebuild) = self.rebuild.take() {
+            paths.extend(rebuild.by_path.into_keys());
+        }
+        let by_path: HashMap<_, _, _> = paths
+            .into_iter()
+            .filter(|p| keep(p))
+            .map(|p| (p, PathIndex::default()))
+            .collect();
+        if by_path.is_empty() {
+            return false;
+        }
+        self.rebuild = Some(Rebuild {
+            by_path,
+            after: None,
+            done: 0,
+            total,
+        });
+        true
+    }
+
+    /// Where the rebuild's next chunk starts: after this item (`None`:
+    /// at the first). `None` overall when nothing is being rebuilt.
+    pub fn rebuild_cursor(&self) -> Option<Option<&ItemKey>> {
+        self.rebuild.as_ref().map(|r| r.after.as_ref())
+    }
+
+    /// Indexes the next chunk of the rebuild: `items`, the stored items
+    /// after [`PathIndexes::rebuild_cursor`] in key order, at most
+    /// `chunk`. Fewer than `chunk` means the last ones: the rebuilt
+    /// indexes are then ready. Returns whether the rebuild goes on.
+    pub fn rebuild_chunk<'a>(
+        &mut self,
+        items: impl Iterator<Item = (&'a ItemKey, &'a Bytes)>,
+        chunk: usize,
+    ) -> bool {
+        let Some(rebuild) = self.rebuild.as_mut() else {
+            return false;
+        };
+        let mut indexed = 0;
+        for (key, body) in items.take(chunk) {
+            for (path, index) in &mut rebuild.by_path {
+                index.insert(IndexKey::at(body, path), key.clone());
+            }
+            rebuild.after = Some(key.clone());
+            indexed += 1;
+        }
+        rebuild.done += indexed;
+        if indexed == chunk {
+            return true;
+        }
+        let finished = self.rebuild.take().expect("checked above");
+        self.by_path.extend(finished.by_path);
+        false
+    }
+
+    /// The index transformation's progress in percent, as the service
+    /// reports it: 100 when nothing is being rebuilt; below 100 until the
+    /// last chunk.
+    pub fn progress(&self) -> u8 {
+        match &self.rebuild {
+            None => 100,
+            Some(r) if r.total == 0 => 99,
+            Some(r) => (r.done.saturating_mul(100) / r.total).min(99) as u8,
+        }
     }
 }
 

@@ -113,3 +113,141 @@ fn writes_move_an_item_between_keys() {
     let undefined = index.range(KeyType::Undefined, Bound::Unbounded, Bound::Unbounded);
     assert_eq!(ids(undefined), ["e", "h"]);
 }
+
+/// Every (key, item) pair of `index`, in order.
+fn pairs(index: &PathIndex) -> Vec<(IndexKey, String)> {
+    index
+        .entries
+        .iter()
+        .map(|(k, item)| (k.clone(), item.id().to_string()))
+        .collect()
+}
+
+/// The stored items after `cursor`, in key order, as the container hands
+/// them to a rebuild chunk.
+fn after<'a>(
+    stored: &'a std::collections::BTreeMap<ItemKey, Bytes>,
+    cursor: Option<&ItemKey>,
+) -> impl Iterator<Item = (&'a ItemKey, &'a Bytes)> {
+    let start = cursor.map_or(Bound::Unbounded, |k| Bound::Excluded(k.clone()));
+    stored.range((start, Bound::Unbounded))
+}
+
+/// A policy change rebuilds the kept paths chunk by chunk; writes between
+/// chunks, before and beyond the cursor, end in the index a fresh build
+/// gives; the rebuilt path serves nothing until the last chunk.
+#[test]
+fn a_rebuild_in_chunks_ends_as_a_fresh_build_whatever_is_written_meanwhile() {
+    let mut stored: std::collections::BTreeMap<ItemKey, Bytes> = (0..10)
+        .map(|i| {
+            (
+                key("[\"p\"]", &format!("i{i}")),
+                body(json!({"seq": i, "other": i})),
+            )
+        })
+        .collect();
+    let mut indexes = PathIndexes::default();
+    indexes.build(path("seq"), stored.iter());
+    indexes.build(path("other"), stored.iter());
+    assert_eq!(indexes.progress(), 100);
+
+    let keep_seq = |p: &[Box<str>]| &*p[0] == "seq";
+    assert!(indexes.start_rebuild(keep_seq, stored.len()));
+    assert!(
+        indexes.get(&path("seq")).is_none(),
+        "not ready before its last chunk"
+    );
+    assert!(
+        indexes.has(&path("seq")),
+        "not built again by a query meanwhile"
+    );
+    assert!(
+        !indexes.has(&path("other")),
+        "a path the new policy drops is gone"
+    );
+    assert_eq!(indexes.progress(), 0);
+
+    let cursor = indexes.rebuild_cursor().unwrap().cloned();
+    assert!(indexes.rebuild_chunk(after(&stored, cursor.as_ref()), 4));
+    assert_eq!(indexes.progress(), 40);
+
+    // Writes between chunks: i1 is behind the cursor (i3), i8 and i9 beyond.
+    let mut write = |indexes: &mut PathIndexes, id: &str, value: Option<serde_json::Value>| {
+        let k = key("[\"p\"]", id);
+        let old = stored.get(&k).cloned();
+        match value {
+            Some(v) => {
+                let new = body(v);
+                indexes.put(&k, old.as_ref(), &new);
+                stored.insert(k, new);
+            }
+            None => {
+                indexes.remove(&k, &old.unwrap());
+                stored.remove(&k);
+            }
+        }
+    };
+    write(&mut indexes, "i1", Some(json!({"seq": 100})));
+    write(&mut indexes, "i8", Some(json!({"seq": 200})));
+    write(&mut indexes, "i9", None);
+    write(&mut indexes, "i95", Some(json!({"seq": 300})));
+    write(&mut indexes, "i05", Some(json!({"seq": "new"})));
+    write(&mut indexes, "i2", None);
+
+    let mut chunks = 1;
+    loop {
+        let cursor = indexes.rebuild_cursor().unwrap().cloned();
+        let more = indexes.rebuild_chunk(after(&stored, cursor.as_ref()), 4);
+        chunks += 1;
+        if !more {
+            break;
+        }
+        assert!(indexes.progress() < 100);
+    }
+    assert_eq!(
+        chunks, 3,
+        "10 items, then 10 again after the writes: 4 + 4 + 2"
+    );
+    assert_eq!(indexes.progress(), 100);
+    assert!(indexes.rebuild_cursor().is_none());
+
+    let mut fresh = PathIndexes::default();
+    fresh.build(path("seq"), stored.iter());
+    assert_eq!(
+        pairs(
+            indexes
+                .get(&path("seq"))
+                .expect("ready after the last chunk")
+        ),
+        pairs(fresh.get(&path("seq")).unwrap())
+    );
+    assert!(indexes.get(&path("other")).is_none());
+}
+
+/// A policy that keeps no path in use starts no rebuild; a second change
+/// during a rebuild starts it again over the paths it still keeps.
+#[test]
+fn rebuilds_start_over_on_another_change() {
+    let stored: std::collections::BTreeMap<ItemKey, Bytes> = (0..5)
+        .map(|i| (key("[\"p\"]", &format!("i{i}")), body(json!({"seq": i}))))
+        .collect();
+    let mut indexes = PathIndexes::default();
+    assert!(
+        !indexes.start_rebuild(|_| true, 5),
+        "no index in use: nothing to do"
+    );
+    indexes.build(path("seq"), stored.iter());
+    assert!(indexes.start_rebuild(|_| true, 5));
+    assert!(indexes.rebuild_chunk(after(&stored, None), 2));
+    assert_eq!(indexes.progress(), 40);
+    assert!(
+        indexes.start_rebuild(|_| true, 5),
+        "the path is kept: rebuilt again"
+    );
+    assert_eq!(indexes.progress(), 0, "from the first item");
+    assert!(!indexes.rebuild_chunk(after(&stored, None), 10));
+    assert_eq!(indexes.get(&path("seq")).unwrap().len(), 5);
+    assert!(!indexes.start_rebuild(|_| false, 5));
+    assert!(!indexes.has(&path("seq")));
+    assert_eq!(indexes.progress(), 100);
+}

@@ -484,7 +484,9 @@ fn container(fields: Value) -> Container {
 }
 
 fn replace(container: &mut Container, fields: Value) -> ApiResult<()> {
-    container.replace_settings(settings(fields)?, 1, 60)
+    container
+        .replace_settings(settings(fields)?, 1, 60)
+        .map(|_| ())
 }
 
 fn one_embedding(dimensions: i64) -> Value {
