@@ -10,6 +10,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use percent_encoding::percent_decode_str;
 use sha2::Sha256;
 
+use std::borrow::Cow;
 use std::time::{Duration, SystemTime};
 
 use axum::http::StatusCode;
@@ -60,14 +61,41 @@ pub fn payload(
     x_ms_date: &str,
     date: &str,
 ) -> String {
-    format!(
-        "{}\n{}\n{}\n{}\n{}\n",
-        verb.to_lowercase(),
-        resource_type.to_lowercase(),
-        resource_link,
-        x_ms_date.to_lowercase(),
-        date.to_lowercase()
-    )
+    let parts = [
+        lower(verb),
+        lower(resource_type),
+        Cow::Borrowed(resource_link),
+        lower(x_ms_date),
+        lower(date),
+    ];
+    let mut payload = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
+    for part in &parts {
+        payload.push_str(part);
+        payload.push('\n');
+    }
+    payload
+}
+
+/// `s` in lower case, as the SDKs lower it; borrowed when it already is.
+/// Verbs, resource types and dates are ASCII: no Unicode tables per request.
+fn lower(s: &str) -> Cow<'_, str> {
+    if !s.is_ascii() {
+        Cow::Owned(s.to_lowercase())
+    } else if s.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(s.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+/// `s` percent-decoded; borrowed when it holds no escape, as nearly every
+/// path segment, so that the common request decodes nothing.
+fn decoded(s: &str) -> Cow<'_, str> {
+    if s.contains('%') {
+        percent_decode_str(s).decode_utf8_lossy()
+    } else {
+        Cow::Borrowed(s)
+    }
 }
 
 /// The `authorization` header value for a master-key signature.
@@ -90,10 +118,10 @@ pub struct SignedResource {
 /// → (`docs`, `dbs/a/colls/b/docs/c`). Segments are percent-decoded.
 /// The emulator's own control routes are signed like the account read.
 pub fn signed_resource(path: &str) -> SignedResource {
-    let segments: Vec<String> = path
+    let segments: Vec<Cow<str>> = path
         .split('/')
         .filter(|s| !s.is_empty())
-        .map(|s| percent_decode_str(s).decode_utf8_lossy().into_owned())
+        .map(decoded)
         .collect();
     if segments.is_empty() || segments[0] == "_emulator" {
         return SignedResource {
@@ -117,11 +145,11 @@ pub fn signed_resource(path: &str) -> SignedResource {
     }
     let (resource_type, link_segments) = if segments.len() % 2 == 1 {
         (
-            segments[segments.len() - 1].clone(),
+            segments[segments.len() - 1].to_string(),
             &segments[..segments.len() - 1],
         )
     } else {
-        (segments[segments.len() - 2].clone(), &segments[..])
+        (segments[segments.len() - 2].to_string(), &segments[..])
     };
     SignedResource {
         resource_type,
@@ -130,7 +158,7 @@ pub fn signed_resource(path: &str) -> SignedResource {
 }
 
 /// The container `dbs/{db}/colls/{c}` as the signed resource.
-fn container_resource(link_segments: &[String]) -> SignedResource {
+fn container_resource(link_segments: &[Cow<str>]) -> SignedResource {
     SignedResource {
         resource_type: "colls".into(),
         links: links(link_segments),
@@ -138,7 +166,7 @@ fn container_resource(link_segments: &[String]) -> SignedResource {
 }
 
 /// The links a client may have signed for a resource.
-fn links(link_segments: &[String]) -> Vec<String> {
+fn links(link_segments: &[Cow<str>]) -> Vec<String> {
     let mut links = vec![link_segments.join("/")];
     // RID-based paths are signed with the addressed resource's RID alone, lower-cased.
     if link_segments.len() >= 2 && rid::looks_like_database_rid(&link_segments[1]) {
@@ -217,7 +245,7 @@ fn verify_signature(key: &MasterKey, request: &SignedRequest<'_>) -> Result<(), 
             "The request must carry an x-ms-date header (RFC 1123, GMT); it is part of the signed payload.",
         ));
     }
-    let token = percent_decode_str(header).decode_utf8_lossy();
+    let token = decoded(header);
     let mut kind = None;
     let mut signature = None;
     for part in token.split('&') {
@@ -243,11 +271,8 @@ fn verify_signature(key: &MasterKey, request: &SignedRequest<'_>) -> Result<(), 
     let resource = signed_resource(request.path);
     // Clients sign x-ms-date and, in the fifth line, "" (or the `date`
     // header, when they sent one and no x-ms-date): accept what they may have signed.
-    let mut fifth_lines = vec![""];
-    if !date.is_empty() {
-        fifth_lines.push(date);
-    }
-    for fifth in &fifth_lines {
+    let fifth_lines = std::iter::once("").chain(Some(date).filter(|d| !d.is_empty()));
+    for fifth in fifth_lines {
         for link in &resource.links {
             let p = payload(
                 request.verb,

@@ -364,18 +364,25 @@ async fn envelope(State(state): State<AppState>, request: Request, next: Next) -
         .headers()
         .get(names::ACTIVITY_ID)
         .cloned()
-        .unwrap_or_else(|| {
-            HeaderValue::from_str(&uuid::Uuid::new_v4().to_string()).expect("uuid is ascii")
-        });
-    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+        .unwrap_or_else(new_activity_id);
+    // Kept for the log of a panic; a clone of each shares its bytes.
+    let (method, uri) = (request.method().clone(), request.uri().clone());
     let mut response = next.run(request).await;
     if let Some(Panicked(cause)) = response.extensions().get::<Panicked>().cloned() {
         let id = activity_id.to_str().unwrap_or("");
+        let path = uri.path();
         tracing::error!(activity_id = id, %method, path, %cause, "a request handler panicked");
         response = internal_error(Some(id)).into_response();
     }
     common_headers(response.headers_mut(), activity_id, &state.store);
     response
+}
+
+/// A fresh activity id for a request that sent none, written on the stack.
+fn new_activity_id() -> HeaderValue {
+    let mut buffer = uuid::Uuid::encode_buffer();
+    let text = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut buffer);
+    HeaderValue::from_str(text).expect("uuid is ascii")
 }
 
 fn common_headers(headers: &mut HeaderMap, activity_id: HeaderValue, store: &Store) {

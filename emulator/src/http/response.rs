@@ -44,9 +44,7 @@ pub fn resource(status: StatusCode, value: &Value, charge: &'static str) -> Resp
 /// An item, served as stored.
 pub fn item(status: StatusCode, item: &Item, charge: &'static str) -> Response {
     let mut response = json_response(status, item.body.clone(), charge);
-    if let Ok(etag) = HeaderValue::from_str(&item.etag.to_string()) {
-        response.headers_mut().insert(header::ETAG, etag);
-    }
+    response.headers_mut().insert(header::ETAG, etag(item));
     response
 }
 
@@ -65,10 +63,12 @@ pub fn item_written(
     let mut response = status.into_response();
     let headers = response.headers_mut();
     headers.insert(names::REQUEST_CHARGE, HeaderValue::from_static(charge));
-    if let Ok(etag) = HeaderValue::from_str(&stored.etag.to_string()) {
-        headers.insert(header::ETAG, etag);
-    }
+    headers.insert(header::ETAG, etag(stored));
     response
+}
+
+fn etag(item: &Item) -> HeaderValue {
+    HeaderValue::from_str(item.etag.encode(&mut [0; 38])).expect("a quoted uuid is ascii")
 }
 
 /// 201 for a write that created its resource, 200 for an upsert that

@@ -26,7 +26,11 @@ pub struct ItemKey(Arc<str>);
 
 impl ItemKey {
     pub fn new(pk: &str, id: &str) -> Self {
-        ItemKey(format!("{pk}\0{id}").into())
+        let mut key = String::with_capacity(pk.len() + 1 + id.len());
+        key.push_str(pk);
+        key.push('\0');
+        key.push_str(id);
+        ItemKey(key.into())
     }
 
     /// A key below every item's (theirs hold at least the NUL): where a
@@ -103,6 +107,15 @@ impl Etag {
     pub fn from_bytes(bytes: [u8; 16]) -> Self {
         Etag(uuid::Uuid::from_bytes(bytes))
     }
+
+    /// Writes it, quoted, into `buffer`: the text without an allocation
+    /// (every item response carries it).
+    pub fn encode<'b>(&self, buffer: &'b mut [u8; 38]) -> &'b str {
+        buffer[0] = b'"';
+        buffer[37] = b'"';
+        self.0.hyphenated().encode_lower(&mut buffer[1..37]);
+        std::str::from_utf8(buffer).expect("a quoted uuid is ascii")
+    }
 }
 
 impl Default for Etag {
@@ -113,7 +126,7 @@ impl Default for Etag {
 
 impl std::fmt::Display for Etag {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "\"{}\"", self.0.hyphenated())
+        f.write_str(self.encode(&mut [0; 38]))
     }
 }
 
