@@ -62,6 +62,10 @@ pub struct TargetResults {
     pub memory: Vec<Memory>,
     /// Size of a point read's answer body.
     pub point_read_body_bytes: Option<usize>,
+    /// A point read's answer headers (`name: value`), but those hyper
+    /// writes itself (`content-length`, `date`): what the bare server
+    /// answers with, so that both answers weigh the same on the wire.
+    pub point_read_headers: Vec<String>,
     pub reads: Vec<Throughput>,
     pub writes: Vec<Throughput>,
     pub queries: Vec<QueryLatency>,

@@ -48,6 +48,9 @@ pub struct Settings {
     pub conformance_runs: usize,
     pub client_threads: usize,
     pub peer_tls: bool,
+    /// The bare server answers with `content-type` alone instead of the
+    /// emulator's point-read headers (`--bare-plain`).
+    pub bare_plain: bool,
 }
 
 /// Where things are.
@@ -99,15 +102,19 @@ pub async fn run(
     let mut results = Vec::new();
 
     let mut body_bytes = settings.item_bytes + 200;
+    let mut headers = Vec::new();
     if parts.emulator {
         let emulator = measure_target(&emulator_target, settings, key, &mut notes).await;
         if let Some(bytes) = emulator.point_read_body_bytes {
             body_bytes = bytes;
         }
+        if !settings.bare_plain {
+            headers = emulator.point_read_headers.clone();
+        }
         results.push(emulator);
     }
     if parts.bare {
-        let bare = targets::bare(&bin("bare-server"), body_bytes, &logs);
+        let bare = targets::bare(&bin("bare-server"), body_bytes, &headers, &logs);
         results.push(measure_target(&bare, settings, key, &mut notes).await);
     }
     if parts.peer {
@@ -463,6 +470,12 @@ async fn measure_running(
         )
         .await?;
         out.point_read_body_bytes = Some(response.body.len());
+        out.point_read_headers = response
+            .headers
+            .iter()
+            .filter(|(name, _)| !matches!(name.as_str(), "content-length" | "date"))
+            .filter_map(|(name, value)| Some(format!("{name}: {}", value.to_str().ok()?)))
+            .collect();
         loaded
     } else {
         *settings.sizes.last().unwrap_or(&1)

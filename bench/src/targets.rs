@@ -79,21 +79,31 @@ pub fn emulator(binary: &Path, logs: &Path) -> Target {
     }
 }
 
-/// The bare server answering `body_bytes` bytes to every request.
-pub fn bare(binary: &Path, body_bytes: usize, logs: &Path) -> Target {
+/// The bare server answering `body_bytes` bytes to every request, with
+/// `headers` (`name: value`, the emulator's point-read headers; none with
+/// `--bare-plain`).
+pub fn bare(binary: &Path, body_bytes: usize, headers: &[String], logs: &Path) -> Target {
+    let mut args = vec![
+        "--port".into(),
+        "0".into(),
+        "--body-bytes".into(),
+        body_bytes.to_string(),
+    ];
+    for header in headers {
+        args.extend(["--header".into(), header.clone()]);
+    }
     Target {
         kind: Kind::Bare,
         name: "bare",
         description: format!(
-            "bare-server (axum on hyper and tokio, as the emulator; a fixed {body_bytes}-byte body)"
+            "bare-server (axum on hyper and tokio, as the emulator; a fixed {body_bytes}-byte body{})",
+            match headers.len() {
+                0 => String::new(),
+                n => format!(" and the emulator's {n} point-read headers, fixed"),
+            }
         ),
         program: binary.to_path_buf(),
-        args: vec![
-            "--port".into(),
-            "0".into(),
-            "--body-bytes".into(),
-            body_bytes.to_string(),
-        ],
+        args,
         log: logs.join("bare.log"),
     }
 }

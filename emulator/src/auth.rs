@@ -91,10 +91,16 @@ fn lower(s: &str) -> Cow<'_, str> {
 /// `s` percent-decoded; borrowed when it holds no escape, as nearly every
 /// path segment, so that the common request decodes nothing.
 fn decoded(s: &str) -> Cow<'_, str> {
-    if s.contains('%') {
-        percent_decode_str(s).decode_utf8_lossy()
-    } else {
-        Cow::Borrowed(s)
+    if !s.contains('%') {
+        return Cow::Borrowed(s);
+    }
+    // Into room for all of it at once: the decoder's own collection grows
+    // a byte at a time (a tenth of a point read's authentication).
+    let mut bytes = Vec::with_capacity(s.len());
+    bytes.extend(percent_decode_str(s));
+    match String::from_utf8(bytes) {
+        Ok(text) => Cow::Owned(text),
+        Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
     }
 }
 

@@ -27,6 +27,10 @@ struct Cli {
     /// Talk to the peer over plain HTTP instead of its default HTTPS.
     #[arg(long)]
     peer_http: bool,
+    /// The bare server answers with content-type alone, not with the
+    /// emulator's point-read headers (the client then parses less from it).
+    #[arg(long)]
+    bare_plain: bool,
     /// The conformance fixtures (cases/ and expectations/).
     #[arg(long)]
     fixtures: PathBuf,
@@ -171,6 +175,7 @@ fn main() -> ExitCode {
         conformance_runs: cli.conformance_runs,
         client_threads: cli.client_threads,
         peer_tls: !cli.peer_http,
+        bare_plain: cli.bare_plain,
     };
     let paths = Paths {
         bin_dir: cli.bin_dir.clone(),

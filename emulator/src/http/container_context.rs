@@ -135,8 +135,9 @@ pub fn decorate(
     uri: &Uri,
 ) {
     let headers = response.headers_mut();
-    // Room for these and the envelope's common headers, in one growth.
-    headers.reserve(16);
+    // Room for these six and the envelope's six: no growth for a response
+    // built with room for them (`response::RESPONSE_HEADERS`), one for others.
+    headers.reserve(12);
     owner_headers(headers, context);
     let lsn = HeaderValue::from(lsn);
     headers.insert(names::GLOBAL_COMMITTED_LSN, lsn.clone());
