@@ -384,3 +384,34 @@ fn a_policy_change_rebuilds_the_indexes_in_use_with_progress() {
         ]
     );
 }
+
+/// MIN and MAX of one path read the index's ends: the few items holding
+/// the extreme values, not every item; an expired extreme gives way to
+/// the next, and an object value makes them undefined, as in the scan.
+#[test]
+fn min_and_max_come_from_the_index_ends() {
+    // TTL on (`defaultTtl: -1`), the purge off: expired items stay stored.
+    let c = TestClient::with_container_and(Some(json!(-1)), Purge::Off);
+    for i in 0..200 {
+        c.create_item(
+            &json!({"id": format!("i{i:03}"), "pk": format!("p{}", i % 3), "n": i % 100}),
+        );
+    }
+    let max = "SELECT VALUE MAX(c.n) FROM c";
+    assert_eq!(c.query(max, json!([])), [json!(99)]);
+    assert_eq!(retrieved(&c, max), "2", "the two items holding 99");
+    let both = "SELECT MIN(c.n) AS lo, MAX(c.n) AS hi FROM c";
+    assert_eq!(c.query(both, json!([])), [json!({"lo": 0, "hi": 99})]);
+    assert_eq!(retrieved(&c, both), "4");
+
+    // The two 99s expire: the next run down answers.
+    for id in ["i099", "i199"] {
+        let pk = if id == "i099" { "p0" } else { "p1" };
+        c.upsert_item(&json!({"id": id, "pk": pk, "n": 99, "ttl": 5}));
+    }
+    c.advance(10);
+    assert_eq!(c.query(max, json!([])), [json!(98)]);
+
+    c.create_item(&json!({"id": "obj", "pk": "p0", "n": {"x": 1}}));
+    assert_eq!(c.query(max, json!([])), Vec::<Value>::new(), "undefined");
+}

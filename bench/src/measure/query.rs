@@ -52,11 +52,13 @@ pub enum QueryKind {
     OrderTenthPage,
     /// `COUNT(1)` of the hundred items of a `seq` range.
     CountRange,
+    /// `SELECT VALUE MAX(c.seq) FROM c`: the last `seq`.
+    Max,
 }
 
 impl QueryKind {
     /// Every kind, in the order they are measured.
-    pub const ALL: [QueryKind; 12] = [
+    pub const ALL: [QueryKind; 13] = [
         QueryKind::Filter,
         QueryKind::Count,
         QueryKind::Join,
@@ -69,6 +71,7 @@ impl QueryKind {
         QueryKind::OrderFirstPage,
         QueryKind::OrderTenthPage,
         QueryKind::CountRange,
+        QueryKind::Max,
     ];
 
     /// The name `--queries` takes.
@@ -86,6 +89,7 @@ impl QueryKind {
             QueryKind::OrderFirstPage => "order-first-page",
             QueryKind::OrderTenthPage => "order-tenth-page",
             QueryKind::CountRange => "count-range",
+            QueryKind::Max => "max",
         }
     }
 
@@ -126,6 +130,7 @@ impl QueryKind {
             QueryKind::CountRange => {
                 "SELECT VALUE COUNT(1) FROM c WHERE c.seq >= @v AND c.seq < @v + 100"
             }
+            QueryKind::Max => "SELECT VALUE MAX(c.seq) FROM c",
         }
     }
 
@@ -342,6 +347,7 @@ fn expected(kind: QueryKind, parameter: &Value, items: usize) -> Vec<Value> {
             let from = parameter.as_u64().unwrap_or_default() as usize;
             vec![Value::from((from + 100).min(items).saturating_sub(from))]
         }
+        QueryKind::Max => all.max().map(Value::from).into_iter().collect(),
         QueryKind::Average => {
             let sum: f64 = all.map(|seq| seq as f64).sum();
             if items == 0 {
@@ -495,6 +501,10 @@ mod tests {
             json!(950),
             1000
         ));
+
+        assert!(checked(QueryKind::Max, vec![json!(999)], json!(0), 1000));
+        assert!(!checked(QueryKind::Max, vec![json!(998)], json!(0), 1000));
+        assert!(checked(QueryKind::Max, vec![], json!(0), 0));
 
         let mut page: Vec<Value> = (90..100).map(|seq| json!({"seq": seq})).collect();
         assert!(checked(

@@ -249,6 +249,13 @@ impl PreparedQuery {
                 return self.ordered_values(walk, index, view);
             }
         }
+        if let Some(ends) = &self.access.ends {
+            if let Some(index) = view.path_index(&ends.path) {
+                retrieved::used_index(&ends.path);
+                let keys = ends.candidates(index, |key| view.live_body(key).is_some());
+                return self.all_values(live_rows(keys, view));
+            }
+        }
         self.all_values(items)
     }
 

@@ -123,6 +123,37 @@ fn other_filters_are_not(#[case] text: &str) {
 }
 
 #[test]
+fn min_and_max_of_one_path_read_the_index_ends() {
+    let ends = |text: &str| access(text).ends.map(|e| (e.path, e.low, e.high));
+    assert_eq!(
+        ends("SELECT VALUE MIN(c.a.b) FROM c"),
+        Some((path(&["a", "b"]), true, false))
+    );
+    assert_eq!(
+        ends("SELECT MAX(c.a) AS hi, MIN(c['a']) AS lo, 'x' AS tag FROM c"),
+        Some((path(&["a"]), true, true))
+    );
+    assert_eq!(
+        ends("SELECT VALUE {\"hi\": MAX(c.a) + 1} FROM c"),
+        Some((path(&["a"]), false, true))
+    );
+    for text in [
+        "SELECT VALUE MIN(c.a) FROM c WHERE c.b = 1",
+        "SELECT MIN(c.a) AS lo, COUNT(c.a) AS n FROM c",
+        "SELECT MIN(c.a) AS lo, MAX(c.b) AS hi FROM c",
+        "SELECT MIN(c.a) AS lo, c.b FROM c GROUP BY c.b",
+        "SELECT VALUE MIN(c.a) FROM c JOIN t IN c.tags",
+        "SELECT VALUE MIN(LOWER(c.a)) FROM c",
+        "SELECT VALUE MIN(c) FROM c",
+        "SELECT VALUE MIN(c.a) FROM c IN c.children",
+        "SELECT VALUE {\"lo\": MIN(c.a), \"n\": COUNT(1)} FROM c",
+        "SELECT c.a FROM c",
+    ] {
+        assert_eq!(ends(text), None, "{text}");
+    }
+}
+
+#[test]
 fn a_bounded_order_by_a_path_is_an_order_walk() {
     let walk = access("SELECT * FROM c ORDER BY c.a.b DESC OFFSET 5 LIMIT 10")
         .order
@@ -243,12 +274,14 @@ fn conjunct((kind, x, y): (u8, u8, u8)) -> String {
 type QueryShape = (u8, Vec<(u8, u8, u8)>, u8, (u8, u8, u8));
 
 fn query_text((projection, conjuncts, order, (bound, n, offset)): &QueryShape) -> String {
-    let projection = match projection % 6 {
+    let projection = match projection % 8 {
         0 => "*",
         1 => "c.id, c.a",
         2 => "VALUE c.id",
         3 => "VALUE COUNT(1)",
         4 => "VALUE MIN(c.a)",
+        5 => "VALUE MAX(c.a)",
+        6 => "MIN(c.a) AS lo, MAX(c.a) AS hi",
         _ => "c.id, t",
     };
     let join = if projection == "c.id, t" {
@@ -350,7 +383,7 @@ proptest! {
     fn the_index_answers_as_the_scan_does(
         items in prop::collection::vec((0u8..40, 0u8..3, 0u8..15, 0u8..5, any::<u8>(), prop::bool::weighted(0.1)), 0..40),
         deleted in prop::collection::vec(0u8..40, 0..4),
-        shape in (0u8..6, prop::collection::vec((any::<u8>(), any::<u8>(), 0u8..19), 0..3), 0u8..7, (any::<u8>(), any::<u8>(), any::<u8>())),
+        shape in (0u8..8, prop::collection::vec((any::<u8>(), any::<u8>(), 0u8..19), 0..3), 0u8..7, (any::<u8>(), any::<u8>(), any::<u8>())),
         partition in prop::option::of(0u8..3),
         built_before in any::<bool>(),
     ) {

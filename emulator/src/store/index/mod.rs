@@ -107,6 +107,14 @@ impl PathIndex {
     /// The runs of items with equal keys, in the order of the keys (each
     /// run in key order): what ORDER BY's first key sorts into.
     pub fn runs(&self, descending: bool) -> impl Iterator<Item = Vec<&ItemKey>> + '_ {
+        self.keyed_runs(descending).map(|(_, run)| run)
+    }
+
+    /// [`PathIndex::runs`], each with its key.
+    pub fn keyed_runs(
+        &self,
+        descending: bool,
+    ) -> impl Iterator<Item = (&IndexKey, Vec<&ItemKey>)> + '_ {
         let mut entries: Box<dyn Iterator<Item = &(IndexKey, ItemKey)>> = match descending {
             false => Box::new(self.entries.iter()),
             true => Box::new(self.entries.iter().rev()),
@@ -125,7 +133,7 @@ impl PathIndex {
             if descending {
                 run.reverse();
             }
-            Some(run)
+            Some((key, run))
         })
     }
 }
