@@ -415,3 +415,47 @@ fn min_and_max_come_from_the_index_ends() {
     c.create_item(&json!({"id": "obj", "pk": "p0", "n": {"x": 1}}));
     assert_eq!(c.query(max, json!([])), Vec::<Value>::new(), "undefined");
 }
+
+/// `ARRAY_CONTAINS(c.tags, x)` and a JOIN's `t = x` read the index of the
+/// tags' elements: only the items holding the tag, through every write.
+#[test]
+fn array_elements_serve_array_contains_and_joins() {
+    let c = TestClient::with_container(None);
+    for i in 0..60 {
+        let tags = json!([
+            format!("a{}", i % 3),
+            format!("b{}", i % 5),
+            format!("a{}", i % 3)
+        ]);
+        c.create_item(
+            &json!({"id": format!("i{i:02}"), "pk": format!("p{}", i % 4), "tags": tags}),
+        );
+    }
+    let contains = "SELECT VALUE c.id FROM c WHERE ARRAY_CONTAINS(c.tags, 'b2')";
+    let expected: Vec<String> = (0..60)
+        .filter(|i| i % 5 == 2)
+        .map(|i| format!("i{i:02}"))
+        .collect();
+    assert_eq!(ids(&c, contains), expected);
+    assert_eq!(retrieved(&c, contains), "12");
+    let join = "SELECT VALUE COUNT(1) FROM c JOIN t IN c.tags WHERE t = 'a1'";
+    // Each of the 20 items holds a1 twice: two rows each.
+    assert_eq!(c.query(join, json!([])), [json!(40)]);
+    assert_eq!(retrieved(&c, join), "20");
+
+    // A replace moves an item between tags; a delete drops it.
+    c.upsert_item(&json!({"id": "i02", "pk": "p2", "tags": ["c"]}));
+    assert_eq!(c.delete_item("i07", "p3").status, 204);
+    let expected: Vec<String> = expected
+        .into_iter()
+        .filter(|id| id != "i02" && id != "i07")
+        .collect();
+    assert_eq!(ids(&c, contains), expected);
+    assert_eq!(
+        ids(
+            &c,
+            "SELECT VALUE c.id FROM c WHERE ARRAY_CONTAINS(c.tags, 'c')"
+        ),
+        ["i02"]
+    );
+}

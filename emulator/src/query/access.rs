@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use super::ast::{Aggregate, BinaryOp, Expr, From, Projection, Select};
 use super::{eval, number as num};
-use crate::store::index::{IndexKey, IndexPath, KeyType, PathIndex};
+use crate::store::index::{IndexKey, IndexPath, KeyType, PathIndex, ELEMENTS};
 use crate::store::ItemKey;
 
 /// What a conjunct asks of the index of its path.
@@ -151,7 +151,11 @@ impl Access {
             return Access::default();
         };
         let mut lookups: Vec<Lookup> = Vec::new();
-        let found = select.filter.iter().flat_map(conjuncts).filter_map(lookup);
+        let found = select
+            .filter
+            .iter()
+            .flat_map(conjuncts)
+            .filter_map(|c| lookup(c, from));
         for lookup in found {
             // `c.n >= 1 AND c.n < 9`: one range, both bounds.
             let same_range = lookups
@@ -245,13 +249,14 @@ fn conjuncts(filter: &Expr) -> Vec<&Expr> {
 fn item_path(expr: &Expr) -> Option<IndexPath> {
     match expr {
         Expr::Var(0) => Some(Vec::new()),
-        Expr::Property(base, name) => {
+        // A property named `[]` would read as an array's elements: scanned.
+        Expr::Property(base, name) if name != ELEMENTS => {
             let mut path = item_path(base)?;
             path.push(name.as_str().into());
             Some(path)
         }
         Expr::Index(base, index) => match index.as_ref() {
-            Expr::Literal(Value::String(name)) => {
+            Expr::Literal(Value::String(name)) if name != ELEMENTS => {
                 let mut path = item_path(base)?;
                 path.push(name.as_str().into());
                 Some(path)
@@ -305,10 +310,24 @@ fn is_constant(expr: &Expr) -> bool {
     }
 }
 
-fn lookup(conjunct: &Expr) -> Option<Lookup> {
+/// The index path of what a conjunct compares: a property of the item,
+/// or the name of a `JOIN x IN c.path` (the elements of `c.path`).
+fn indexed(expr: &Expr, from: &From) -> Option<IndexPath> {
+    match expr {
+        Expr::Var(k) if *k >= 1 && from.scope == 0 => {
+            let mut path = property_path(from.joins.get(k - 1)?)?;
+            path.push(ELEMENTS.into());
+            Some(path)
+        }
+        other => property_path(other),
+    }
+}
+
+fn lookup(conjunct: &Expr, from: &From) -> Option<Lookup> {
+    let path_of = |expr: &Expr| indexed(expr, from);
     let (path, probe) = match conjunct {
         Expr::Binary(op, a, b) => {
-            let (path, op, value) = match (property_path(a), property_path(b)) {
+            let (path, op, value) = match (path_of(a), path_of(b)) {
                 (Some(path), _) => (path, *op, constant(b)?),
                 (None, Some(path)) => (path, flipped(*op)?, constant(a)?),
                 _ => return None,
@@ -325,12 +344,22 @@ fn lookup(conjunct: &Expr) -> Option<Lookup> {
                 low: Bound::Included(low),
                 high: Bound::Included(high),
             };
-            (property_path(x)?, probe)
+            (path_of(x)?, probe)
         }
         Expr::In(x, list, false) => {
             let keys: Option<Vec<IndexKey>> = list.iter().map(constant).collect();
-            (property_path(x)?, Probe::Keys(keys?))
+            (path_of(x)?, Probe::Keys(keys?))
         }
+        // `ARRAY_CONTAINS(c.tags, 'x')`: items with an element 'x'. (With
+        // `true`, a partial match of objects: left to the scan.)
+        Expr::Call(name, args) if name == "ARRAY_CONTAINS" => match args.as_slice() {
+            [array, value] | [array, value, Expr::Literal(Value::Bool(false))] => {
+                let mut path = property_path(array)?;
+                path.push(ELEMENTS.into());
+                (path, Probe::Keys(vec![constant(value)?]))
+            }
+            _ => return None,
+        },
         Expr::Call(name, args) if name == "STARTSWITH" => {
             let case_sensitive = match args.get(2) {
                 None => true,
@@ -339,16 +368,13 @@ fn lookup(conjunct: &Expr) -> Option<Lookup> {
             };
             match (args.first(), args.get(1)) {
                 (Some(x), Some(Expr::Literal(Value::String(prefix)))) if case_sensitive => {
-                    (property_path(x)?, Probe::Prefix(prefix.clone()))
+                    (path_of(x)?, Probe::Prefix(prefix.clone()))
                 }
                 _ => return None,
             }
         }
         // `WHERE c.done`: true only where the value is true.
-        bare => (
-            property_path(bare)?,
-            Probe::Keys(vec![IndexKey::Bool(true)]),
-        ),
+        bare => (path_of(bare)?, Probe::Keys(vec![IndexKey::Bool(true)])),
     };
     Some(Lookup { path, probe })
 }

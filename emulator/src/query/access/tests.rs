@@ -14,7 +14,7 @@ use super::{Access, Lookup, Probe};
 use crate::partition_key::KeyScope;
 use crate::query::view::ScopedView;
 use crate::query::{Continuation, PageLimit, PreparedQuery, QueryBody};
-use crate::store::index::{IndexKey, KeyType, Number};
+use crate::store::index::{IndexKey, KeyType, Number, ELEMENTS};
 use crate::store::{Container, ContainerSettings, ItemKey};
 use crate::ttl::Ttl;
 
@@ -113,13 +113,56 @@ fn two_bounds_of_one_path_are_one_range() {
 #[case::two_paths("SELECT * FROM c WHERE c.a = c.b")]
 #[case::not_equal("SELECT * FROM c WHERE c.a != 1")]
 #[case::array_constant("SELECT * FROM c WHERE c.a = [1]")]
-#[case::join_alias("SELECT c.id FROM c JOIN t IN c.tags WHERE t = 'x'")]
+#[case::join_alias_property("SELECT c.id FROM c JOIN t IN c.tags WHERE t.name = 'x'")]
+#[case::partial_array_contains("SELECT * FROM c WHERE ARRAY_CONTAINS(c.tags, 'x', true)")]
+#[case::array_contains_an_array("SELECT * FROM c WHERE ARRAY_CONTAINS(c.tags, ['x'])")]
+#[case::a_property_named_elements("SELECT * FROM c WHERE c['[]'] = 1")]
 #[case::from_a_path("SELECT * FROM c IN c.children WHERE c.a = 1")]
 #[case::case_insensitive("SELECT * FROM c WHERE STARTSWITH(c.a, 'x', true)")]
 #[case::mixed_between("SELECT * FROM c WHERE c.a BETWEEN 1 AND 'z'")]
 #[case::function("SELECT * FROM c WHERE LOWER(c.a) = 'x'")]
 fn other_filters_are_not(#[case] text: &str) {
     assert_eq!(access(text).lookups, vec![]);
+}
+
+#[test]
+fn array_elements_are_looked_up_for_array_contains_and_join_names() {
+    let elements = |p: &[&str]| {
+        let mut path = path(p);
+        path.push(ELEMENTS.into());
+        path
+    };
+    let lookups = access(
+        "SELECT c.id FROM c JOIN t IN c.tags JOIN u IN c.a.b \
+         WHERE ARRAY_CONTAINS(c.tags, 'x') AND ARRAY_CONTAINS(c.n, 1, false) AND t = 'y' \
+         AND u > 2",
+    )
+    .lookups;
+    assert_eq!(
+        lookups,
+        vec![
+            Lookup {
+                path: elements(&["tags"]),
+                probe: Probe::Keys(vec![IndexKey::String("x".into())])
+            },
+            Lookup {
+                path: elements(&["n"]),
+                probe: Probe::Keys(vec![number(1.0)])
+            },
+            Lookup {
+                path: elements(&["tags"]),
+                probe: Probe::Keys(vec![IndexKey::String("y".into())])
+            },
+            Lookup {
+                path: elements(&["a", "b"]),
+                probe: Probe::Range {
+                    key_type: KeyType::Number,
+                    low: Bound::Excluded(number(2.0)),
+                    high: Bound::Unbounded
+                }
+            },
+        ]
+    );
 }
 
 #[test]
@@ -263,7 +306,11 @@ fn conjunct((kind, x, y): (u8, u8, u8)) -> String {
             "STARTSWITH(c.a, {})",
             ["'a'", "''", "'b'", "'ab'"][(x % 4) as usize]
         ),
-        8 => "c.flag".into(),
+        8 => match x % 3 {
+            0 => format!("ARRAY_CONTAINS(c.tags, 't{}')", y % 5),
+            1 => format!("ARRAY_CONTAINS(c.a, {})", constant(y)),
+            _ => "c.flag".into(),
+        },
         9 => format!("c.b {} {}", ops[(x % 5) as usize], y % 4),
         10 => format!("(c.b = {} OR c.a = {})", x % 4, constant(y)),
         _ => format!("c.n.x >= {}", (x % 4) as i64 - 2),
@@ -289,12 +336,18 @@ fn query_text((projection, conjuncts, order, (bound, n, offset)): &QueryShape) -
     } else {
         ""
     };
-    let filter = match conjuncts.is_empty() {
-        true => String::new(),
-        false => {
-            let all: Vec<String> = conjuncts.iter().copied().map(conjunct).collect();
-            format!(" WHERE {}", all.join(" AND "))
+    let mut all: Vec<String> = conjuncts.iter().copied().map(conjunct).collect();
+    // A condition on the JOIN's name reads the index of the tags' elements.
+    if !join.is_empty() {
+        match offset % 3 {
+            0 => {}
+            1 => all.push(format!("t = 't{}'", n % 5)),
+            _ => all.push("t >= 't2'".into()),
         }
+    }
+    let filter = match all.is_empty() {
+        true => String::new(),
+        false => format!(" WHERE {}", all.join(" AND ")),
     };
     let aggregate = projection.contains('(');
     let order = match (order % 7, aggregate) {

@@ -7,7 +7,7 @@
 //! them among themselves. An item without the path has the key
 //! `Undefined`, which sorts first.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -115,12 +115,39 @@ impl IndexKey {
     /// The key of the value at `steps` (property names from the
     /// document's root) in a stored body.
     pub fn at(body: &[u8], steps: &[Box<str>]) -> Self {
+        Self::walk(body, steps, None)
+    }
+
+    /// The keys of the elements of the array at `steps`, each once, in
+    /// order (none when the value there is not an array).
+    pub fn elements_at(body: &[u8], steps: &[Box<str>]) -> Vec<Self> {
+        let elements = RefCell::new(Vec::new());
+        Self::walk(body, steps, Some(&elements));
+        let mut keys = elements.into_inner();
+        keys.sort_unstable();
+        keys.dedup();
+        keys
+    }
+
+    /// The keys a stored body has in the index of `path`: the value's, or
+    /// for a path ending in [`ELEMENTS`] each distinct element's.
+    pub fn each_at(body: &[u8], path: &[Box<str>], mut f: impl FnMut(IndexKey)) {
+        match path.split_last() {
+            Some((last, array)) if &**last == ELEMENTS => {
+                Self::elements_at(body, array).into_iter().for_each(f)
+            }
+            _ => f(Self::at(body, path)),
+        }
+    }
+
+    fn walk(body: &[u8], steps: &[Box<str>], elements: Option<&RefCell<Vec<IndexKey>>>) -> Self {
         let mut deserializer = serde_json::Deserializer::from_slice(body);
         deserializer.disable_recursion_limit();
         let found = Cell::new(None);
         match (At {
             steps,
             found: &found,
+            elements,
         })
         .deserialize(&mut deserializer)
         {
@@ -131,6 +158,12 @@ impl IndexKey {
     }
 }
 
+/// The last step of an index path over an array's elements (`tags/[]`:
+/// each element of `tags`), as indexing policies write it. Query paths
+/// never hold it as a property name (`access.rs` leaves such a property
+/// to the scan).
+pub const ELEMENTS: &str = "[]";
+
 /// Walks to the value at `steps` and reads its key. A stored body holds
 /// each name once, so the walk stops as soon as the first step's value
 /// is read (with an error that carries nothing: the key is in `found`),
@@ -138,6 +171,8 @@ impl IndexKey {
 struct At<'s> {
     steps: &'s [Box<str>],
     found: &'s Cell<Option<IndexKey>>,
+    /// Where the elements' keys go, when the path's value is an array.
+    elements: Option<&'s RefCell<Vec<IndexKey>>>,
 }
 
 impl<'de> DeserializeSeed<'de> for At<'_> {
@@ -165,6 +200,7 @@ impl<'de> Visitor<'de> for At<'_> {
                 let key = map.next_value_seed(At {
                     steps: rest,
                     found: self.found,
+                    elements: self.elements,
                 })?;
                 self.found.set(Some(key));
                 return Err(de::Error::custom("found"));
@@ -175,7 +211,19 @@ impl<'de> Visitor<'de> for At<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        match self.elements.filter(|_| self.steps.is_empty()) {
+            Some(elements) => {
+                let element = || At {
+                    steps: &[],
+                    found: self.found,
+                    elements: None,
+                };
+                while let Some(key) = seq.next_element_seed(element())? {
+                    elements.borrow_mut().push(key);
+                }
+            }
+            None => while seq.next_element::<IgnoredAny>()?.is_some() {},
+        }
         // A property of an array is undefined.
         Ok(self.leaf(IndexKey::Array))
     }
@@ -238,6 +286,32 @@ mod tests {
         assert_eq!(at(&["missing"]), IndexKey::Undefined);
         assert_eq!(at(&["n", "x"]), IndexKey::Undefined);
         assert_eq!(at(&["a", "b", "x"]), IndexKey::Undefined);
+    }
+
+    #[test]
+    fn elements_are_read_each_once_in_order() {
+        let body = br#"{"tags":["b",1,"a",1.0,null,[2],{"x":1},"b"],"n":3,"o":{"t":[true]}}"#;
+        let elements = |path: &[&str]| IndexKey::elements_at(body, &steps(path));
+        assert_eq!(
+            elements(&["tags"]),
+            [
+                IndexKey::Null,
+                IndexKey::Number(Number::new(1.0)),
+                IndexKey::String("a".into()),
+                IndexKey::String("b".into()),
+                IndexKey::Array,
+                IndexKey::Object,
+            ]
+        );
+        assert_eq!(elements(&["o", "t"]), [IndexKey::Bool(true)]);
+        assert_eq!(elements(&["n"]), []);
+        assert_eq!(elements(&["missing"]), []);
+        assert_eq!(elements(&["tags", "x"]), [], "a property of an array");
+        let mut keys = vec![];
+        IndexKey::each_at(body, &steps(&["o", "t", ELEMENTS]), |k| keys.push(k));
+        assert_eq!(keys, [IndexKey::Bool(true)]);
+        IndexKey::each_at(body, &steps(&["n"]), |k| keys.push(k));
+        assert_eq!(keys[1], IndexKey::Number(Number::new(3.0)));
     }
 
     /// The index's order is ORDER BY's, for every pair of these values.

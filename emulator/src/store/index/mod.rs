@@ -25,12 +25,14 @@ use std::ops::Bound;
 
 use bytes::Bytes;
 
-pub use key::{IndexKey, KeyType, Number};
+pub use key::{IndexKey, KeyType, Number, ELEMENTS};
 
 use super::item::ItemKey;
 
 /// A path of property names from the document's root (`c.address.city`
-/// is `["address", "city"]`).
+/// is `["address", "city"]`), or ending in [`ELEMENTS`] for the elements
+/// of the array there (`["tags", "[]"]`: what `ARRAY_CONTAINS(c.tags, x)`
+/// and `JOIN t IN c.tags ... t = x` read).
 pub type IndexPath = Vec<Box<str>>;
 
 /// One path's index: (key, item) pairs, ordered by key, then item.
@@ -49,7 +51,8 @@ impl PathIndex {
         self.entries.remove(&(key, item.clone()));
     }
 
-    /// How many items it holds (live or expired).
+    /// How many (key, item) pairs it holds, of live or expired items (an
+    /// index of array elements holds an item once per distinct element).
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -184,7 +187,7 @@ impl PathIndexes {
     ) {
         let mut index = PathIndex::default();
         for (key, body) in items {
-            index.insert(IndexKey::at(body, &path), key.clone());
+            IndexKey::each_at(body, &path, |k| index.insert(k, key.clone()));
         }
         self.by_path.insert(path, index);
     }
@@ -198,6 +201,20 @@ impl PathIndexes {
     /// A new version of the item at `key`: `old` is the body it replaces.
     pub fn put(&mut self, key: &ItemKey, old: Option<&Bytes>, new: &Bytes) {
         for (path, index) in self.all_mut() {
+            if let Some((_, array)) = path.split_last().filter(|(last, _)| &***last == ELEMENTS) {
+                let old_keys = old.map(|o| IndexKey::elements_at(o, array));
+                let new_keys = IndexKey::elements_at(new, array);
+                if old_keys.as_ref() == Some(&new_keys) {
+                    continue;
+                }
+                for old_key in old_keys.into_iter().flatten() {
+                    index.remove(old_key, key);
+                }
+                for new_key in new_keys {
+                    index.insert(new_key, key.clone());
+                }
+                continue;
+            }
             let new_key = IndexKey::at(new, path);
             if let Some(old) = old {
                 let old_key = IndexKey::at(old, path);
@@ -213,7 +230,7 @@ impl PathIndexes {
     /// The item at `key`, whose body was `body`, is gone.
     pub fn remove(&mut self, key: &ItemKey, body: &Bytes) {
         for (path, index) in self.all_mut() {
-            index.remove(IndexKey::at(body, path), key);
+            IndexKey::each_at(body, path, |k| index.remove(k, key));
         }
     }
 
@@ -271,7 +288,7 @@ impl PathIndexes {
         let mut indexed = 0;
         for (key, body) in items.take(chunk) {
             for (path, index) in &mut rebuild.by_path {
-                index.insert(IndexKey::at(body, path), key.clone());
+                IndexKey::each_at(body, path, |k| index.insert(k, key.clone()));
             }
             rebuild.after = Some(key.clone());
             indexed += 1;

@@ -251,3 +251,37 @@ fn rebuilds_start_over_on_another_change() {
     assert!(!indexes.has(&path("seq")));
     assert_eq!(indexes.progress(), 100);
 }
+
+/// The index of an array's elements holds each item once per distinct
+/// element, and follows writes that change, keep or drop the array.
+#[test]
+fn element_indexes_follow_writes() {
+    let tags = vec!["tags".into(), ELEMENTS.into()];
+    let a = key("[\"p\"]", "a");
+    let b = key("[\"p\"]", "b");
+    let a1 = body(json!({"tags": ["x", "y", "x"]}));
+    let b1 = body(json!({"tags": ["y"]}));
+    let mut indexes = PathIndexes::default();
+    indexes.build(tags.clone(), [(&a, &a1), (&b, &b1)].into_iter());
+    let with = |indexes: &PathIndexes, tag: &str| {
+        let tag = IndexKey::String(tag.into());
+        let index = indexes.get(&tags).unwrap();
+        ids(index.range(
+            KeyType::String,
+            Bound::Included(&tag),
+            Bound::Included(&tag),
+        ))
+    };
+    assert_eq!(indexes.get(&tags).unwrap().len(), 3, "x and y of a, y of b");
+    assert_eq!(with(&indexes, "y"), ["a", "b"]);
+
+    let a2 = body(json!({"tags": ["z", "y"], "other": 1}));
+    indexes.put(&a, Some(&a1), &a2);
+    assert_eq!(with(&indexes, "x"), Vec::<String>::new());
+    assert_eq!(with(&indexes, "z"), ["a"]);
+    let b2 = body(json!({"tags": "not an array"}));
+    indexes.put(&b, Some(&b1), &b2);
+    assert_eq!(with(&indexes, "y"), ["a"]);
+    indexes.remove(&a, &a2);
+    assert!(indexes.get(&tags).unwrap().is_empty());
+}
