@@ -286,8 +286,13 @@ fn a_policy_change_and_a_restore_keep_the_answers() {
 
 /// How many documents a query read to answer (its metrics).
 fn retrieved(c: &TestClient, text: &str) -> String {
+    retrieved_in(c, COLL, text)
+}
+
+/// [`retrieved`] in the container at `coll` (`/dbs/{db}/colls/{id}`).
+fn retrieved_in(c: &TestClient, coll: &str, text: &str) -> String {
     let reply = c.post(
-        &format!("{COLL}/docs"),
+        &format!("{coll}/docs"),
         &json!({ "query": text }),
         &[
             ("x-ms-documentdb-isquery", "True"),
@@ -458,4 +463,77 @@ fn array_elements_serve_array_contains_and_joins() {
         ),
         ["i02"]
     );
+}
+
+/// `ST_DISTANCE(c.loc, point) < r` on a path with a spatial index reads
+/// only the points that may be that near (and other shapes): the answer
+/// is that of a container without one, through a replace and a delete.
+#[test]
+fn a_spatial_index_serves_distance_filters() {
+    let c = TestClient::with_container(None);
+    let policy = |spatial: bool| {
+        let mut policy = json!({"includedPaths": [{"path": "/*"}], "excludedPaths": []});
+        if spatial {
+            policy["spatialIndexes"] = json!([{"path": "/loc/*", "types": ["Point"]}]);
+        }
+        policy
+    };
+    for (coll, spatial) in [("geo", true), ("scan", false)] {
+        let body = json!({"id": coll, "partitionKey": {"paths": ["/pk"], "kind": "Hash"},
+                          "indexingPolicy": policy(spatial)});
+        assert_eq!(c.post(&format!("/dbs/{DB}/colls"), &body, &[]).status, 201);
+    }
+    let put = |id: String, lon: f64, lat: f64| {
+        let item =
+            json!({"id": id, "pk": "p", "loc": {"type": "Point", "coordinates": [lon, lat]}});
+        for coll in ["geo", "scan"] {
+            let reply = c.post(
+                &format!("/dbs/{DB}/colls/{coll}/docs"),
+                &item,
+                &[
+                    ("x-ms-documentdb-partitionkey", "[\"p\"]"),
+                    ("x-ms-documentdb-is-upsert", "True"),
+                ],
+            );
+            assert!(reply.status == 201 || reply.status == 200, "{}", reply.body);
+        }
+    };
+    // A grid of 400 points a tenth of a degree apart around (10, 50).
+    for i in 0..20 {
+        for j in 0..20 {
+            put(
+                format!("g{i:02}{j:02}"),
+                9.0 + f64::from(i) * 0.1,
+                49.0 + f64::from(j) * 0.1,
+            );
+        }
+    }
+    put("elsewhere".into(), 0.0, 0.0);
+    let text = "SELECT VALUE c.id FROM c WHERE \
+                ST_DISTANCE(c.loc, {'type': 'Point', 'coordinates': [10, 50]}) < 15000";
+    let answer = |coll: &str| {
+        let mut ids: Vec<String> = query_in(&c, coll, text).body["Documents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let near = answer("geo");
+    assert_eq!(near, answer("scan"));
+    let read = |coll: &str| retrieved_in(&c, &format!("/dbs/{DB}/colls/{coll}"), text);
+    assert_eq!(read("scan"), "401", "every item");
+    assert_eq!(read("geo"), near.len().to_string(), "only those near");
+    assert!(
+        near.contains(&"g1010".to_string()) && near.len() > 4 && near.len() < 40,
+        "{near:?}"
+    );
+
+    put("g1010".into(), 100.0, 0.0);
+    put("far".into(), 10.01, 50.01);
+    let moved = answer("geo");
+    assert_eq!(moved, answer("scan"));
+    assert!(!moved.contains(&"g1010".to_string()) && moved.contains(&"far".to_string()));
 }

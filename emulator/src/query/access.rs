@@ -14,6 +14,9 @@
 //!   `OFFSET LIMIT` reads the items in the index's order, run of equal
 //!   values by run, until enough match; the executor then sorts just
 //!   those (by the further keys too) as it would have sorted them all.
+//! - **Near**: `ST_DISTANCE(path, point) < r` (or `<=`, either way round)
+//!   on a path with a spatial index reads the items whose point may lie
+//!   within `r` and every other shape there (`store/spatial.rs`).
 //! - **Ends**: `MIN(path)` and `MAX(path)`, when they are all a query
 //!   without WHERE reads of its items, take the first live run of values
 //!   from the index's low or high end (and every array or object value,
@@ -24,7 +27,8 @@ use std::ops::Bound;
 use serde_json::Value;
 
 use super::ast::{Aggregate, BinaryOp, Expr, From, Projection, Select};
-use super::{eval, number as num};
+use super::view::ContainerView;
+use super::{eval, number as num, Reach};
 use crate::store::index::{IndexKey, IndexPath, KeyType, PathIndex, ELEMENTS};
 use crate::store::ItemKey;
 
@@ -84,6 +88,17 @@ pub struct OrderWalk {
     pub wanted: usize,
 }
 
+/// `ST_DISTANCE(path, point) < distance` (or `<=`): what the spatial
+/// index of `path` can narrow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Near {
+    pub path: IndexPath,
+    /// The point's unit normal.
+    pub normal: [f64; 3],
+    /// Metres.
+    pub distance: f64,
+}
+
 /// `MIN(path)` (the low end) and `MAX(path)` (the high end) of a query
 /// that reads nothing else of its items.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,6 +149,7 @@ impl Ends {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Access {
     pub lookups: Vec<Lookup>,
+    pub near: Vec<Near>,
     pub order: Option<OrderWalk>,
     pub ends: Option<Ends>,
 }
@@ -183,8 +199,15 @@ impl Access {
                 None => lookups.push(lookup),
             }
         }
+        let near = select
+            .filter
+            .iter()
+            .flat_map(conjuncts)
+            .filter_map(near)
+            .collect();
         Access {
             lookups,
+            near,
             order: order_walk(select, from),
             ends: ends(select, from),
         }
@@ -202,28 +225,47 @@ impl Access {
 
     /// The items the best lookup finds, in key order, if one has an
     /// index; with an order walk at hand, only if they are few.
-    pub fn candidates<'c>(
-        &self,
-        index: impl Fn(&[Box<str>]) -> Option<&'c PathIndex>,
-    ) -> Option<Vec<&'c ItemKey>> {
+    pub fn candidates<'c>(&self, view: &dyn ContainerView<'c>) -> Option<Vec<&'c ItemKey>> {
+        // The spatial index gives its items in no order: counted whole.
+        let mut near: Option<(Vec<&'c ItemKey>, &IndexPath)> = None;
+        for n in &self.near {
+            let Some(column) = view.spatial_column(&n.path) else {
+                continue;
+            };
+            let keys: Vec<&'c ItemKey> = column.within(n.normal, n.distance).collect();
+            if near
+                .as_ref()
+                .is_none_or(|(best, _)| keys.len() < best.len())
+            {
+                near = Some((keys, &n.path));
+            }
+        }
         let mut best: Option<(usize, &Lookup, &'c PathIndex)> = None;
         for lookup in &self.lookups {
-            let Some(path_index) = index(&lookup.path) else {
+            let Some(path_index) = view.path_index(&lookup.path) else {
                 continue;
             };
             // Counted no further than the best so far.
-            let bound = best.map_or(usize::MAX, |(n, _, _)| n);
+            let bound = best
+                .map(|(n, _, _)| n)
+                .or(near.as_ref().map(|(keys, _)| keys.len()))
+                .unwrap_or(usize::MAX);
             let n = lookup.items(path_index).take(bound).count();
             if n < bound {
                 best = Some((n, lookup, path_index));
             }
         }
-        let (n, lookup, path_index) = best?;
-        if self.order.is_some() && n > SORT_AT_MOST {
+        let (mut keys, path): (Vec<&'c ItemKey>, &IndexPath) = match (best, near) {
+            (Some((_, lookup, path_index)), _) => {
+                (lookup.items(path_index).collect(), &lookup.path)
+            }
+            (None, Some((keys, path))) => (keys, path),
+            (None, None) => return None,
+        };
+        if self.order.is_some() && keys.len() > SORT_AT_MOST {
             return None;
         }
-        super::retrieved::used_index(&lookup.path);
-        let mut keys: Vec<&'c ItemKey> = lookup.items(path_index).collect();
+        super::retrieved::used_index(path);
         keys.sort_unstable();
         keys.dedup();
         Some(keys)
@@ -299,10 +341,13 @@ fn constant(expr: &Expr) -> Option<IndexKey> {
     Some(IndexKey::of(Some(&value)))
 }
 
-/// Whether an expression is built of literals and operators only.
+/// Whether an expression is built of literals, operators, arrays and
+/// objects only.
 fn is_constant(expr: &Expr) -> bool {
     match expr {
         Expr::Literal(_) => true,
+        Expr::Array(items) => items.iter().all(is_constant),
+        Expr::Object(fields) => fields.iter().all(|(_, e)| is_constant(e)),
         Expr::Unary(_, e) => is_constant(e),
         Expr::Binary(_, a, b) => is_constant(a) && is_constant(b),
         Expr::Chain(first, rest) => is_constant(first) && rest.iter().all(|(_, e)| is_constant(e)),
@@ -377,6 +422,46 @@ fn lookup(conjunct: &Expr, from: &From) -> Option<Lookup> {
         bare => (path_of(bare)?, Probe::Keys(vec![IndexKey::Bool(true)])),
     };
     Some(Lookup { path, probe })
+}
+
+/// `ST_DISTANCE(path, point) < r`, `<= r`, or the same written the other
+/// way round (`r > ST_DISTANCE(point, path)`), with a constant point and
+/// a constant number: what the spatial index of the item's `path` narrows.
+fn near(conjunct: &Expr) -> Option<Near> {
+    let Expr::Binary(op, a, b) = conjunct else {
+        return None;
+    };
+    let (call, distance) = match op {
+        BinaryOp::Lt | BinaryOp::Le => (a, b),
+        BinaryOp::Gt | BinaryOp::Ge => (b, a),
+        _ => return None,
+    };
+    let Expr::Call(name, args) = call.as_ref() else {
+        return None;
+    };
+    let [x, y] = args.as_slice() else {
+        return None;
+    };
+    if name != "ST_DISTANCE" || !is_constant(distance) {
+        return None;
+    }
+    let distance = eval::eval(distance, &[])?.as_f64()?;
+    let (path, point) = match (property_path(x), property_path(y)) {
+        (Some(path), None) => (path, y),
+        (None, Some(path)) => (path, x),
+        _ => return None,
+    };
+    if !is_constant(point) {
+        return None;
+    }
+    let Reach::Point(normal) = Reach::of(&eval::eval(point, &[])?)? else {
+        return None;
+    };
+    (distance.is_finite()).then_some(Near {
+        path,
+        normal,
+        distance,
+    })
 }
 
 /// The tighter of two bounds of one type: the greater low bound
@@ -519,5 +604,7 @@ fn only_extremes(expr: &Expr, ends: &mut Option<Ends>) -> bool {
     }
 }
 
+#[cfg(test)]
+mod spatial_tests;
 #[cfg(test)]
 mod tests;

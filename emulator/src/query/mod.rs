@@ -38,6 +38,7 @@ pub use computed::ComputedProperties;
 #[cfg(test)]
 pub(crate) use eval::sort_order;
 use execute::Executor;
+pub(crate) use functions::spatial::Reach;
 use page::{encode, page_of_values};
 pub use page::{page_of_encoded, Continuation, Page, PageLimit};
 
@@ -240,7 +241,7 @@ impl PreparedQuery {
         if search::needs_statistics(&self.select) {
             return self.all_values(items);
         }
-        if let Some(keys) = self.access.candidates(|path| view.path_index(path)) {
+        if let Some(keys) = self.access.candidates(&*view) {
             return self.all_values(live_rows(keys, view));
         }
         if let Some(walk) = &self.access.order {
@@ -412,7 +413,7 @@ impl PreparedQuery {
                 let candidates = view
                     .filter(|_| !search::needs_statistics(&self.select))
                     .and_then(|view| {
-                        let keys = self.access.candidates(|path| view.path_index(path))?;
+                        let keys = self.access.candidates(&*view)?;
                         Some(live_rows(keys, view))
                     });
                 match candidates {

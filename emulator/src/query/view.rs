@@ -5,6 +5,7 @@
 use bytes::Bytes;
 
 use crate::store::index::PathIndex;
+use crate::store::spatial::SpatialColumn;
 use crate::store::vectors::VectorColumn;
 use crate::store::{Container, ItemKey};
 
@@ -17,6 +18,9 @@ pub trait ContainerView<'c> {
     /// The index of a property path, if the container has built it
     /// (`store/index`; expired items not yet purged included).
     fn path_index(&self, path: &[Box<str>]) -> Option<&'c PathIndex>;
+    /// The spatial index of a property path, if the container's policy
+    /// has one (`store/spatial.rs`; expired items not yet purged included).
+    fn spatial_column(&self, path: &[Box<str>]) -> Option<&'c SpatialColumn>;
     /// The stored body of the item at `key`, if it is live, in the
     /// query's scope, and after the key a resumed page starts after.
     fn live_body(&mut self, key: &ItemKey) -> Option<&'c Bytes>;
@@ -40,6 +44,10 @@ impl<'c, S: FnMut(&str) -> bool> ContainerView<'c> for ScopedView<'c, S> {
 
     fn path_index(&self, path: &[Box<str>]) -> Option<&'c PathIndex> {
         self.c.path_index(path)
+    }
+
+    fn spatial_column(&self, path: &[Box<str>]) -> Option<&'c SpatialColumn> {
+        self.c.spatial_column(path)
     }
 
     fn live_body(&mut self, key: &ItemKey) -> Option<&'c Bytes> {

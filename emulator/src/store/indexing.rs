@@ -18,7 +18,7 @@ use crate::limits::{MAX_COMPOSITE_INDEX_PATHS, MAX_INDEXING_PATHS};
 mod coverage;
 mod legacy;
 
-pub use coverage::indexes;
+pub use coverage::{indexes, spatial_paths};
 
 const INDEXING_MODES: [&str; 3] = ["consistent", "lazy", "none"];
 const SPATIAL_TYPES: [&str; 4] = ["Point", "Polygon", "MultiPolygon", "LineString"];

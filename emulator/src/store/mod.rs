@@ -26,6 +26,7 @@ mod reindex;
 mod scripts;
 pub mod search_policy;
 mod sequence;
+pub mod spatial;
 mod transaction;
 mod unique_keys;
 mod usage;

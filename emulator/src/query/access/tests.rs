@@ -222,7 +222,7 @@ fn a_bounded_order_by_a_path_is_an_order_walk() {
     }
 }
 
-const NOW: i64 = 100;
+pub(super) const NOW: i64 = 100;
 
 /// Values the items hold at `a`: every type, equal numbers spelled two
 /// ways, strings sharing prefixes.
@@ -372,7 +372,12 @@ fn query_text((projection, conjuncts, order, (bound, n, offset)): &QueryShape) -
 
 /// Every result of `text`, page by page (3 items a page where pages
 /// resume after a key), with the container's index or without any.
-fn results(c: &Container, text: &str, scope: Option<&KeyScope>, indexed: bool) -> Vec<String> {
+pub(super) fn results(
+    c: &Container,
+    text: &str,
+    scope: Option<&KeyScope>,
+    indexed: bool,
+) -> Vec<String> {
     let query = PreparedQuery::prepare(&QueryBody {
         query: text.into(),
         parameters: vec![],

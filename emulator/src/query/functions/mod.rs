@@ -22,7 +22,7 @@ mod integer;
 mod math;
 mod object;
 mod regex;
-mod spatial;
+pub(super) mod spatial;
 mod string;
 mod type_check;
 

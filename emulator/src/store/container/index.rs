@@ -1,11 +1,13 @@
-//! A container's path indexes (`store/index`): kept by `install` and
-//! `forget`, built on demand, read by queries through `ContainerView`.
+//! A container's path indexes (`store/index`) and spatial index
+//! (`store/spatial.rs`): kept by `install` and `forget`, read by queries
+//! through `ContainerView`.
 
 use std::ops::Bound;
 
 use super::Container;
 use crate::store::index::{IndexPath, PathIndex};
 use crate::store::indexing;
+use crate::store::spatial::{SpatialColumn, SpatialColumns};
 
 impl Container {
     /// The index of `path`, if it has been built.
@@ -34,6 +36,20 @@ impl Container {
 
     fn policy_indexes(&self, path: &[Box<str>]) -> bool {
         indexing::indexes(&self.settings.indexing_policy, path)
+    }
+
+    /// The spatial index of `path`, if the policy has one there.
+    pub fn spatial_column(&self, path: &[Box<str>]) -> Option<&SpatialColumn> {
+        self.spatial.get(path)
+    }
+
+    /// Builds the spatial index again, for a new indexing policy.
+    pub(super) fn rebuild_spatial(&mut self) {
+        let mut spatial = SpatialColumns::for_policy(&self.settings.indexing_policy);
+        for (key, item) in &self.items {
+            spatial.put(key, &item.body);
+        }
+        self.spatial = spatial;
     }
 
     /// Drops every path index, for a restore.

@@ -22,6 +22,7 @@ use super::ranges::{Range, RangeMap, SplitRefusal};
 use super::records::{self, ContainerNumbers};
 use super::scripts::Scripts;
 use super::search_policy;
+use super::spatial::SpatialColumns;
 use super::unique_keys::UniqueIndex;
 use super::vectors::VectorColumns;
 
@@ -67,6 +68,9 @@ pub struct Container {
     /// Each item's value at the paths queries have filtered or sorted on
     /// (`store/index`): built on demand, then kept on every write.
     indexes: PathIndexes,
+    /// What each item's geography is at the policy's spatial index paths
+    /// (`store/spatial.rs`); empty without `spatialIndexes`.
+    spatial: SpatialColumns,
     /// The physical partition key ranges (`pkranges`): set at creation,
     /// changed by splits.
     ranges: RangeMap,
@@ -127,6 +131,7 @@ impl Container {
         let ranges = RangeMap::even(&settings.partition_key, 1);
         let unique = UniqueIndex::for_policy(&settings.unique_keys);
         let vectors = VectorColumns::for_policy(&settings.vector_embeddings);
+        let spatial = SpatialColumns::for_policy(&settings.indexing_policy);
         Container {
             owner: OwnerHeaders::new(&rid, database_id, &id),
             id,
@@ -145,6 +150,7 @@ impl Container {
             by_lsn: NumberedKeys::default(),
             unique,
             vectors,
+            spatial,
             indexes: PathIndexes::default(),
             ranges,
             journal: None,
@@ -253,6 +259,9 @@ impl Container {
             self.rebuild_vectors();
         }
         let reindex = indexing_changed && self.start_reindex();
+        if indexing_changed {
+            self.rebuild_spatial();
+        }
         self.ts = now;
         self.etag = new_etag();
         Ok(reindex)
@@ -491,6 +500,7 @@ impl Container {
             unique.insert(&key, &body);
         }
         self.vectors.put(&key, &body);
+        self.spatial.put(&key, &body);
         self.expiry.insert(&key, ttl, ts, lsn);
         self.by_lsn.insert(lsn, key.clone());
         self.log.append(Change {
@@ -544,6 +554,7 @@ impl Container {
             unique.remove(key);
         }
         self.vectors.remove(key);
+        self.spatial.remove(key);
         self.indexes.remove(key, &item.body);
         self.by_number.remove(item.number, key);
         self.by_lsn.remove(item.lsn, key);

@@ -76,10 +76,14 @@ impl Container {
             .set_retention(settings.change_feed_retention.unwrap_or(default_retention));
         let policy_changed = !self.settings.unique_keys.same_as(&settings.unique_keys);
         let embeddings_changed = self.settings.vector_embeddings != settings.vector_embeddings;
-        if self.settings.indexing_policy != settings.indexing_policy {
+        let indexing_changed = self.settings.indexing_policy != settings.indexing_policy;
+        if indexing_changed {
             self.drop_indexes();
         }
         self.settings = settings;
+        if indexing_changed {
+            self.rebuild_spatial();
+        }
         if policy_changed {
             self.rebuild_unique();
         }
@@ -117,6 +121,7 @@ impl Container {
             by_number.push((item.number, key.clone()));
             self.restore_unique(&key, &item.body);
             self.vectors.put(&key, &item.body);
+            self.spatial.put(&key, &item.body);
             self.items.insert(key, item);
         }
         by_number.sort_unstable_by_key(|(number, _)| *number);

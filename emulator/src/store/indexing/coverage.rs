@@ -37,6 +37,25 @@ pub fn indexes(policy: &Value, steps: &[Box<str>]) -> bool {
     }
 }
 
+/// The properties the policy's `spatialIndexes` name (`/location/*` is
+/// `["location"]`), those it indexes: what the spatial index keeps
+/// (`store/spatial.rs`). Paths through array elements are left out.
+pub fn spatial_paths(policy: &Value) -> Vec<Vec<Box<str>>> {
+    let mut paths: Vec<Vec<Box<str>>> = policy["spatialIndexes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| parse(entry["path"].as_str()?))
+        .map(|(labels, _)| labels)
+        .filter(|labels| !labels.is_empty() && !labels.contains(&"[]"))
+        .map(|labels| labels.into_iter().map(Into::into).collect())
+        .filter(|steps: &Vec<Box<str>>| indexes(policy, steps))
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
 /// How specifically `pattern` matches `steps`: (labels, ends in `?`), or
 /// `None` if it does not match them.
 fn specificity(pattern: &str, steps: &[Box<str>]) -> Option<(usize, bool)> {
@@ -119,6 +138,23 @@ mod tests {
         #[case] indexed: bool,
     ) {
         assert_eq!(indexes(&policy(included, excluded), &steps(path)), indexed);
+    }
+
+    #[test]
+    fn spatial_indexes_name_their_properties() {
+        let mut with_spatial = policy(&["/*"], &["/hidden/*"]);
+        with_spatial["spatialIndexes"] = json!([
+            {"path": "/location/*", "types": ["Point"]},
+            {"path": "/\"a b\"/c/?", "types": ["Polygon"]},
+            {"path": "/hidden/*", "types": ["Point"]},
+            {"path": "/places/[]/*", "types": ["Point"]},
+            {"path": "/location/*", "types": ["Polygon"]}
+        ]);
+        assert_eq!(
+            spatial_paths(&with_spatial),
+            [steps("a b.c"), steps("location")]
+        );
+        assert!(spatial_paths(&policy(&["/*"], &[])).is_empty());
     }
 
     #[test]

@@ -25,6 +25,8 @@ const F: f64 = 1.0 / 298.257_223_563;
 /// Semi-minor axis (m) and squared eccentricity.
 const B: f64 = A * (1.0 - F);
 const E2: f64 = F * (2.0 - F);
+/// The least radius of curvature (m): the meridian's at the equator.
+pub const LEAST_RADIUS: f64 = A * (1.0 - E2);
 
 /// The longest piece of an arc (radians of normal direction) one quadrature
 /// covers.
