@@ -26,11 +26,16 @@ use std::ops::Bound;
 
 use serde_json::Value;
 
-use super::ast::{Aggregate, BinaryOp, Expr, From, Projection, Select};
+use super::ast::{BinaryOp, Expr, From, Select};
 use super::view::ContainerView;
-use super::{eval, number as num, Reach};
+use super::{eval, number as num};
 use crate::store::index::{IndexKey, IndexPath, KeyType, PathIndex, ELEMENTS};
 use crate::store::ItemKey;
+
+use ends::ends;
+pub use ends::Ends;
+use near::near;
+pub use near::Near;
 
 /// What a conjunct asks of the index of its path.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,63 +91,6 @@ pub struct OrderWalk {
     pub descending: bool,
     /// Rows to find: `OFFSET + LIMIT`, or `TOP`.
     pub wanted: usize,
-}
-
-/// `ST_DISTANCE(path, point) < distance` (or `<=`): what the spatial
-/// index of `path` can narrow.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Near {
-    pub path: IndexPath,
-    /// The point's unit normal.
-    pub normal: [f64; 3],
-    /// Metres.
-    pub distance: f64,
-}
-
-/// `MIN(path)` (the low end) and `MAX(path)` (the high end) of a query
-/// that reads nothing else of its items.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Ends {
-    pub path: IndexPath,
-    pub low: bool,
-    pub high: bool,
-}
-
-impl Ends {
-    /// The items whose values can decide the aggregates, in key order:
-    /// at each end wanted, the first run of defined scalar values holding
-    /// a live item in scope (`live`), and every array or object value.
-    pub fn candidates<'c>(
-        &self,
-        index: &'c PathIndex,
-        mut live: impl FnMut(&ItemKey) -> bool,
-    ) -> Vec<&'c ItemKey> {
-        let scalar = |key: &IndexKey| {
-            !matches!(
-                key.key_type(),
-                KeyType::Undefined | KeyType::Array | KeyType::Object
-            )
-        };
-        let mut keys: Vec<&'c ItemKey> = Vec::new();
-        for (wanted, descending) in [(self.low, false), (self.high, true)] {
-            if !wanted {
-                continue;
-            }
-            let first_live = index
-                .keyed_runs(descending)
-                .filter(|(key, _)| scalar(key))
-                .map(|(_, run)| run)
-                .find(|run| run.iter().any(|item| live(item)));
-            keys.extend(first_live.into_iter().flatten());
-        }
-        for key_type in [KeyType::Array, KeyType::Object] {
-            let all = index.range(key_type, Bound::Unbounded, Bound::Unbounded);
-            keys.extend(all.map(|(_, item)| item));
-        }
-        keys.sort_unstable();
-        keys.dedup();
-        keys
-    }
 }
 
 /// What of a query the index can serve.
@@ -424,46 +372,6 @@ fn lookup(conjunct: &Expr, from: &From) -> Option<Lookup> {
     Some(Lookup { path, probe })
 }
 
-/// `ST_DISTANCE(path, point) < r`, `<= r`, or the same written the other
-/// way round (`r > ST_DISTANCE(point, path)`), with a constant point and
-/// a constant number: what the spatial index of the item's `path` narrows.
-fn near(conjunct: &Expr) -> Option<Near> {
-    let Expr::Binary(op, a, b) = conjunct else {
-        return None;
-    };
-    let (call, distance) = match op {
-        BinaryOp::Lt | BinaryOp::Le => (a, b),
-        BinaryOp::Gt | BinaryOp::Ge => (b, a),
-        _ => return None,
-    };
-    let Expr::Call(name, args) = call.as_ref() else {
-        return None;
-    };
-    let [x, y] = args.as_slice() else {
-        return None;
-    };
-    if name != "ST_DISTANCE" || !is_constant(distance) {
-        return None;
-    }
-    let distance = eval::eval(distance, &[])?.as_f64()?;
-    let (path, point) = match (property_path(x), property_path(y)) {
-        (Some(path), None) => (path, y),
-        (None, Some(path)) => (path, x),
-        _ => return None,
-    };
-    if !is_constant(point) {
-        return None;
-    }
-    let Reach::Point(normal) = Reach::of(&eval::eval(point, &[])?)? else {
-        return None;
-    };
-    (distance.is_finite()).then_some(Near {
-        path,
-        normal,
-        distance,
-    })
-}
-
 /// The tighter of two bounds of one type: the greater low bound
 /// (`is_low`), or the lesser high one; of equal values, the excluding one.
 fn tighter(a: Bound<IndexKey>, b: Bound<IndexKey>, is_low: bool) -> Bound<IndexKey> {
@@ -543,67 +451,8 @@ fn order_walk(select: &Select, from: &From) -> Option<OrderWalk> {
     })
 }
 
-/// The ends a query's aggregates read: every read of its items is
-/// `MIN(path)` or `MAX(path)` of one path, in a query over the items
-/// themselves without WHERE, GROUP BY, DISTINCT or ORDER BY.
-fn ends(select: &Select, from: &From) -> Option<Ends> {
-    if !from.is_plain()
-        || select.filter.is_some()
-        || select.distinct
-        || !select.group_by.is_empty()
-        || !select.order_by.is_empty()
-    {
-        return None;
-    }
-    let exprs: Vec<&Expr> = match &select.projection {
-        Projection::Star => return None,
-        Projection::Value(e) => vec![e],
-        Projection::Fields(fields) => fields.iter().map(|(e, _)| e).collect(),
-    };
-    let mut ends = None;
-    exprs
-        .into_iter()
-        .all(|e| only_extremes(e, &mut ends))
-        .then_some(ends)
-        .flatten()
-}
-
-/// Whether `expr` reads the item only through `MIN(path)` or `MAX(path)`
-/// of the one path `ends` gathers.
-fn only_extremes(expr: &Expr, ends: &mut Option<Ends>) -> bool {
-    match expr {
-        Expr::Call(name, args) if Aggregate::from_name(name).is_some() => {
-            let low = match Aggregate::from_name(name) {
-                Some(Aggregate::Min) => true,
-                Some(Aggregate::Max) => false,
-                _ => return false,
-            };
-            let [arg] = args.as_slice() else {
-                return false;
-            };
-            let Some(path) = property_path(arg) else {
-                return false;
-            };
-            let end = ends.get_or_insert_with(|| Ends {
-                path: path.clone(),
-                low: false,
-                high: false,
-            });
-            if end.path != path {
-                return false;
-            }
-            if low {
-                end.low = true;
-            } else {
-                end.high = true;
-            }
-            true
-        }
-        Expr::Var(_) | Expr::Subquery(..) => false,
-        other => other.children().into_iter().all(|e| only_extremes(e, ends)),
-    }
-}
-
+mod ends;
+mod near;
 #[cfg(test)]
 mod spatial_tests;
 #[cfg(test)]
