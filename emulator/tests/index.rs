@@ -408,6 +408,17 @@ fn min_and_max_come_from_the_index_ends() {
     let both = "SELECT MIN(c.n) AS lo, MAX(c.n) AS hi FROM c";
     assert_eq!(c.query(both, json!([])), [json!({"lo": 0, "hi": 99})]);
     assert_eq!(retrieved(&c, both), "4");
+    // The SDKs' cross-partition rewrite: MAX with COUNT beside it.
+    let planned = "SELECT VALUE [{\"item\": {\"max\": MAX(c.n), \"count\": COUNT(c.n)}}] FROM c";
+    assert_eq!(
+        c.query(planned, json!([])),
+        [json!([{"item": {"max": 99, "count": 200}}])]
+    );
+    assert_eq!(
+        retrieved(&c, planned),
+        "2",
+        "the rest are counted, not read"
+    );
 
     // The two 99s expire: the next run down answers.
     for id in ["i099", "i199"] {

@@ -58,10 +58,10 @@ struct Cli {
     concurrency: Vec<usize>,
     /// Queries to measure, comma-separated: filter,count,join,group-by,top,
     /// distinct,functions,average,range,order-first-page,order-tenth-page,
-    /// count-range, max (see bench/README.md).
+    /// count-range, max, max-count (see bench/README.md).
     #[arg(
         long,
-        default_value = "filter,count,join,group-by,top,distinct,functions,average,range,order-first-page,order-tenth-page,count-range,max"
+        default_value = "filter,count,join,group-by,top,distinct,functions,average,range,order-first-page,order-tenth-page,count-range,max,max-count"
     )]
     queries: String,
     /// Item counts for memory and queries (point loads use the largest).

@@ -54,11 +54,14 @@ pub enum QueryKind {
     CountRange,
     /// `SELECT VALUE MAX(c.seq) FROM c`: the last `seq`.
     Max,
+    /// What the SDKs' query plan sends each range for a cross-partition
+    /// `MAX(c.seq)`: the maximum with the count beside it.
+    MaxCount,
 }
 
 impl QueryKind {
     /// Every kind, in the order they are measured.
-    pub const ALL: [QueryKind; 13] = [
+    pub const ALL: [QueryKind; 14] = [
         QueryKind::Filter,
         QueryKind::Count,
         QueryKind::Join,
@@ -72,6 +75,7 @@ impl QueryKind {
         QueryKind::OrderTenthPage,
         QueryKind::CountRange,
         QueryKind::Max,
+        QueryKind::MaxCount,
     ];
 
     /// The name `--queries` takes.
@@ -90,6 +94,7 @@ impl QueryKind {
             QueryKind::OrderTenthPage => "order-tenth-page",
             QueryKind::CountRange => "count-range",
             QueryKind::Max => "max",
+            QueryKind::MaxCount => "max-count",
         }
     }
 
@@ -131,6 +136,9 @@ impl QueryKind {
                 "SELECT VALUE COUNT(1) FROM c WHERE c.seq >= @v AND c.seq < @v + 100"
             }
             QueryKind::Max => "SELECT VALUE MAX(c.seq) FROM c",
+            QueryKind::MaxCount => {
+                "SELECT VALUE [{\"item\": {\"max\": MAX(c.seq), \"count\": COUNT(c.seq)}}] FROM c"
+            }
         }
     }
 
@@ -348,6 +356,10 @@ fn expected(kind: QueryKind, parameter: &Value, items: usize) -> Vec<Value> {
             vec![Value::from((from + 100).min(items).saturating_sub(from))]
         }
         QueryKind::Max => all.max().map(Value::from).into_iter().collect(),
+        QueryKind::MaxCount => match all.max() {
+            Some(max) => vec![json!([{"item": {"max": max, "count": items}}])],
+            None => vec![json!([{"item": {"count": 0}}])],
+        },
         QueryKind::Average => {
             let sum: f64 = all.map(|seq| seq as f64).sum();
             if items == 0 {
@@ -505,6 +517,15 @@ mod tests {
         assert!(checked(QueryKind::Max, vec![json!(999)], json!(0), 1000));
         assert!(!checked(QueryKind::Max, vec![json!(998)], json!(0), 1000));
         assert!(checked(QueryKind::Max, vec![], json!(0), 0));
+        let max_count = json!([{"item": {"max": 999, "count": 1000}}]);
+        assert!(checked(
+            QueryKind::MaxCount,
+            vec![max_count],
+            json!(0),
+            1000
+        ));
+        let wrong = json!([{"item": {"max": 999, "count": 999}}]);
+        assert!(!checked(QueryKind::MaxCount, vec![wrong], json!(0), 1000));
 
         let mut page: Vec<Value> = (90..100).map(|seq| json!({"seq": seq})).collect();
         assert!(checked(

@@ -31,7 +31,7 @@ use std::collections::HashMap;
 
 use bytes::Bytes;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 pub use ast::{From, Projection, Select};
 pub use computed::ComputedProperties;
@@ -46,7 +46,7 @@ use crate::error::ApiResult;
 use crate::store::index::{IndexPath, PathIndex};
 use crate::store::vectors::VectorColumn;
 use crate::store::ItemKey;
-use access::{Access, OrderWalk};
+use access::{Access, Ends, OrderWalk};
 use search::nearest::Nearest;
 use view::ContainerView;
 
@@ -254,7 +254,10 @@ impl PreparedQuery {
             if let Some(index) = view.path_index(&ends.path) {
                 retrieved::used_index(&ends.path);
                 let keys = ends.candidates(index, |key| view.live_body(key).is_some());
-                return self.all_values(live_rows(keys, view));
+                if !ends.count {
+                    return self.all_values(live_rows(keys, view));
+                }
+                return self.counted_ends_values(ends, index, keys, view);
             }
         }
         self.all_values(items)
@@ -307,6 +310,55 @@ impl PreparedQuery {
         let mut rest = self.select.clone();
         rest.offset = Some(unread - skipped.min(unread));
         execute::run_select(&rest, matches.into_iter())
+    }
+
+    /// MIN or MAX of a path with `COUNT(path)` beside them, from the ends
+    /// of the path's index: the documents of the ends' candidates, then
+    /// for every other live item with a scalar value a stand-in holding
+    /// the extreme the candidates give (the least, with MIN asked). It
+    /// counts as that item would, and cannot change MIN or MAX: it equals
+    /// one of them and comes after the document holding it, which a tie
+    /// keeps, as the scan keeps the first in key order.
+    fn counted_ends_values<'a>(
+        &self,
+        ends: &Ends,
+        index: &'a PathIndex,
+        keys: Vec<&'a ItemKey>,
+        view: &mut dyn ContainerView<'a>,
+    ) -> Vec<Value> {
+        let docs: Vec<Value> = live_rows(keys.clone(), view)
+            .map(|(_, _, body)| self.load(body))
+            .collect();
+        let at_path = |doc: &Value| -> Option<Value> {
+            let value = ends.path.iter().try_fold(doc, |v, step| v.get(&**step))?;
+            (!value.is_array() && !value.is_object()).then(|| value.clone())
+        };
+        let wanted = if ends.low {
+            std::cmp::Ordering::Less
+        } else {
+            std::cmp::Ordering::Greater
+        };
+        let extreme = docs.iter().filter_map(at_path).reduce(|best, v| {
+            match eval::sort_order(&Some(v.clone()), &Some(best.clone())) == wanted {
+                true => v,
+                false => best,
+            }
+        });
+        let Some(extreme) = extreme else {
+            // No scalar value in scope: nothing else to count.
+            return self.values(docs.into_iter());
+        };
+        let stand_in = ends
+            .path
+            .iter()
+            .rev()
+            .fold(extreme, |inner, step| json!({ &**step: inner }));
+        let others: Vec<&ItemKey> = ends
+            .others(index, &keys)
+            .filter(|key| view.live_body(key).is_some())
+            .collect();
+        let stand_ins = std::iter::repeat_n(stand_in, others.len());
+        self.values(docs.into_iter().chain(stand_ins))
     }
 
     fn all_values<'a>(&self, items: impl Iterator<Item = Row<'a>>) -> Vec<Value> {

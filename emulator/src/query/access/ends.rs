@@ -1,4 +1,6 @@
-//! `MIN(path)` and `MAX(path)` from the ends of the path's index.
+//! `MIN(path)` and `MAX(path)` from the ends of the path's index, and
+//! `COUNT(path)` beside them (as the SDKs' cross-partition plans ask each
+//! range for `{"min": MIN(path), "count": COUNT(path)}`).
 
 use std::ops::Bound;
 
@@ -7,13 +9,14 @@ use crate::query::ast::{Aggregate, Expr, From, Projection, Select};
 use crate::store::index::{IndexKey, IndexPath, KeyType, PathIndex};
 use crate::store::ItemKey;
 
-/// `MIN(path)` (the low end) and `MAX(path)` (the high end) of a query
-/// that reads nothing else of its items.
+/// `MIN(path)` (the low end), `MAX(path)` (the high end) and
+/// `COUNT(path)` (`count`) of a query that reads nothing else of its items.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ends {
     pub path: IndexPath,
     pub low: bool,
     pub high: bool,
+    pub count: bool,
 }
 
 impl Ends {
@@ -51,10 +54,34 @@ impl Ends {
         keys.dedup();
         keys
     }
+
+    /// The items with a scalar value that are not among `candidates`
+    /// (sorted): what `COUNT(path)` counts besides them.
+    pub fn others<'c, 'k>(
+        &self,
+        index: &'c PathIndex,
+        candidates: &'k [&'c ItemKey],
+    ) -> impl Iterator<Item = &'c ItemKey> + 'k
+    where
+        'c: 'k,
+    {
+        let all = [
+            KeyType::Null,
+            KeyType::Bool,
+            KeyType::Number,
+            KeyType::String,
+        ]
+        .into_iter()
+        .flat_map(move |key_type| index.range(key_type, Bound::Unbounded, Bound::Unbounded));
+        let in_candidates = |key: &ItemKey| candidates.binary_search_by(|c| (*c).cmp(key)).is_ok();
+        all.map(|(_, item)| item)
+            .filter(move |item| !in_candidates(item))
+    }
 }
 
 /// The ends a query's aggregates read: every read of its items is
-/// `MIN(path)` or `MAX(path)` of one path, in a query over the items
+/// `MIN(path)`, `MAX(path)` or `COUNT(path)` of one path (not `COUNT`
+/// alone: that needs no index), in a query over the items
 /// themselves without WHERE, GROUP BY, DISTINCT or ORDER BY.
 pub(super) fn ends(select: &Select, from: &From) -> Option<Ends> {
     if !from.is_plain()
@@ -76,18 +103,21 @@ pub(super) fn ends(select: &Select, from: &From) -> Option<Ends> {
         .all(|e| only_extremes(e, &mut ends))
         .then_some(ends)
         .flatten()
+        .filter(|e| e.low || e.high)
 }
 
-/// Whether `expr` reads the item only through `MIN(path)` or `MAX(path)`
-/// of the one path `ends` gathers.
+/// Whether `expr` reads the item only through `MIN(path)`, `MAX(path)`
+/// or `COUNT(path)` of the one path `ends` gathers.
 fn only_extremes(expr: &Expr, ends: &mut Option<Ends>) -> bool {
     match expr {
         Expr::Call(name, args) if Aggregate::from_name(name).is_some() => {
-            let low = match Aggregate::from_name(name) {
-                Some(Aggregate::Min) => true,
-                Some(Aggregate::Max) => false,
-                _ => return false,
-            };
+            let aggregate = Aggregate::from_name(name);
+            if !matches!(
+                aggregate,
+                Some(Aggregate::Min | Aggregate::Max | Aggregate::Count)
+            ) {
+                return false;
+            }
             let [arg] = args.as_slice() else {
                 return false;
             };
@@ -98,14 +128,15 @@ fn only_extremes(expr: &Expr, ends: &mut Option<Ends>) -> bool {
                 path: path.clone(),
                 low: false,
                 high: false,
+                count: false,
             });
             if end.path != path {
                 return false;
             }
-            if low {
-                end.low = true;
-            } else {
-                end.high = true;
+            match aggregate {
+                Some(Aggregate::Min) => end.low = true,
+                Some(Aggregate::Max) => end.high = true,
+                _ => end.count = true,
             }
             true
         }

@@ -167,22 +167,29 @@ fn array_elements_are_looked_up_for_array_contains_and_join_names() {
 
 #[test]
 fn min_and_max_of_one_path_read_the_index_ends() {
-    let ends = |text: &str| access(text).ends.map(|e| (e.path, e.low, e.high));
+    let ends = |text: &str| access(text).ends.map(|e| (e.path, e.low, e.high, e.count));
     assert_eq!(
         ends("SELECT VALUE MIN(c.a.b) FROM c"),
-        Some((path(&["a", "b"]), true, false))
+        Some((path(&["a", "b"]), true, false, false))
     );
     assert_eq!(
         ends("SELECT MAX(c.a) AS hi, MIN(c['a']) AS lo, 'x' AS tag FROM c"),
-        Some((path(&["a"]), true, true))
+        Some((path(&["a"]), true, true, false))
     );
     assert_eq!(
         ends("SELECT VALUE {\"hi\": MAX(c.a) + 1} FROM c"),
-        Some((path(&["a"]), false, true))
+        Some((path(&["a"]), false, true, false))
+    );
+    // The SDKs' cross-partition rewrite of MIN.
+    assert_eq!(
+        ends("SELECT VALUE [{\"item\": {\"min\": MIN(c.a), \"count\": COUNT(c.a)}}] FROM c"),
+        Some((path(&["a"]), true, false, true))
     );
     for text in [
         "SELECT VALUE MIN(c.a) FROM c WHERE c.b = 1",
-        "SELECT MIN(c.a) AS lo, COUNT(c.a) AS n FROM c",
+        "SELECT MIN(c.a) AS lo, COUNT(1) AS n FROM c",
+        "SELECT MIN(c.a) AS lo, COUNT(c.b) AS n FROM c",
+        "SELECT VALUE COUNT(c.a) FROM c",
         "SELECT MIN(c.a) AS lo, MAX(c.b) AS hi FROM c",
         "SELECT MIN(c.a) AS lo, c.b FROM c GROUP BY c.b",
         "SELECT VALUE MIN(c.a) FROM c JOIN t IN c.tags",
@@ -321,7 +328,7 @@ fn conjunct((kind, x, y): (u8, u8, u8)) -> String {
 type QueryShape = (u8, Vec<(u8, u8, u8)>, u8, (u8, u8, u8));
 
 fn query_text((projection, conjuncts, order, (bound, n, offset)): &QueryShape) -> String {
-    let projection = match projection % 8 {
+    let projection = match projection % 10 {
         0 => "*",
         1 => "c.id, c.a",
         2 => "VALUE c.id",
@@ -329,6 +336,8 @@ fn query_text((projection, conjuncts, order, (bound, n, offset)): &QueryShape) -
         4 => "VALUE MIN(c.a)",
         5 => "VALUE MAX(c.a)",
         6 => "MIN(c.a) AS lo, MAX(c.a) AS hi",
+        7 => "VALUE [{\"item\": {\"min\": MIN(c.a), \"count\": COUNT(c.a)}}]",
+        8 => "VALUE [{\"item\": {\"max\": MAX(c.a), \"count\": COUNT(c.a)}}]",
         _ => "c.id, t",
     };
     let join = if projection == "c.id, t" {
@@ -441,7 +450,7 @@ proptest! {
     fn the_index_answers_as_the_scan_does(
         items in prop::collection::vec((0u8..40, 0u8..3, 0u8..15, 0u8..5, any::<u8>(), prop::bool::weighted(0.1)), 0..40),
         deleted in prop::collection::vec(0u8..40, 0..4),
-        shape in (0u8..8, prop::collection::vec((any::<u8>(), any::<u8>(), 0u8..19), 0..3), 0u8..7, (any::<u8>(), any::<u8>(), any::<u8>())),
+        shape in (0u8..10, prop::collection::vec((any::<u8>(), any::<u8>(), 0u8..19), 0..3), 0u8..7, (any::<u8>(), any::<u8>(), any::<u8>())),
         partition in prop::option::of(0u8..3),
         built_before in any::<bool>(),
     ) {
