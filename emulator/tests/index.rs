@@ -542,6 +542,27 @@ fn a_spatial_index_serves_distance_filters() {
         "{near:?}"
     );
 
+    let within = "SELECT VALUE c.id FROM c WHERE ST_WITHIN(c.loc, {'type': 'Polygon', \
+                  'coordinates': [[[9.95, 49.95], [10.35, 49.95], [10.35, 50.25], [9.95, 50.25], [9.95, 49.95]]]})";
+    let inside = {
+        let mut ids: Vec<String> = query_in(&c, "geo", within).body["Documents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(inside.len(), 12, "4 by 3 grid points: {inside:?}");
+    let read = |coll: &str| retrieved_in(&c, &format!("/dbs/{DB}/colls/{coll}"), within);
+    assert_eq!(read("scan"), "401");
+    assert!(
+        read("geo").parse::<usize>().unwrap() < 40,
+        "{}",
+        read("geo")
+    );
+
     put("g1010".into(), 100.0, 0.0);
     put("far".into(), 10.01, 50.01);
     let moved = answer("geo");

@@ -14,9 +14,10 @@
 //!   `OFFSET LIMIT` reads the items in the index's order, run of equal
 //!   values by run, until enough match; the executor then sorts just
 //!   those (by the further keys too) as it would have sorted them all.
-//! - **Near**: `ST_DISTANCE(path, point) < r` (or `<=`, either way round)
-//!   on a path with a spatial index reads the items whose point may lie
-//!   within `r` and every other shape there (`store/spatial.rs`).
+//! - **Near**: `ST_DISTANCE(path, point) < r` (or `<=`, either way round),
+//!   `ST_WITHIN(path, shape)` and `ST_INTERSECTS` on a path with a spatial
+//!   index read the items whose point may lie in that region and every
+//!   other shape there (`store/spatial.rs`).
 //! - **Ends**: `MIN(path)` and `MAX(path)`, when they are all a query
 //!   without WHERE reads of its items, take the first live run of values
 //!   from the index's low or high end (and every array or object value,
@@ -180,7 +181,7 @@ impl Access {
             let Some(column) = view.spatial_column(&n.path) else {
                 continue;
             };
-            let keys: Vec<&'c ItemKey> = column.within(n.normal, n.distance).collect();
+            let keys: Vec<&'c ItemKey> = column.within(&n.region).collect();
             if near
                 .as_ref()
                 .is_none_or(|(best, _)| keys.len() < best.len())

@@ -38,7 +38,7 @@ pub use computed::ComputedProperties;
 #[cfg(test)]
 pub(crate) use eval::sort_order;
 use execute::Executor;
-pub(crate) use functions::spatial::Reach;
+pub(crate) use functions::spatial::{Reach, Region};
 use page::{encode, page_of_values};
 pub use page::{page_of_encoded, Continuation, Page, PageLimit};
 

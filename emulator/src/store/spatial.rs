@@ -1,9 +1,11 @@
 //! The spatial index: for each property a container's indexing policy
-//! names in `spatialIndexes`, what every item's geography there is to
-//! `ST_DISTANCE` (`query::Reach`): a point's unit normal, or another
-//! shape. A filter `ST_DISTANCE(c.path, point) < r` then reads the items
-//! whose point may lie within `r`, and every other shape, instead of
-//! parsing every item; the executor filters them exactly as the scan.
+//! names in `spatialIndexes`, what every item's geography there is to the
+//! spatial functions (`query::Reach`): a point (its unit normal and
+//! position), or another shape. A filter `ST_DISTANCE(c.path, point) < r`,
+//! `ST_WITHIN(c.path, shape)` or `ST_INTERSECTS(c.path, shape)` then reads
+//! the items whose point may lie in its region (`query::Region`), and
+//! every other shape, instead of parsing every item; the executor filters
+//! them exactly as the scan.
 //!
 //! Kept like the vector columns (`vectors.rs`): by `install` and `forget`
 //! on every write path, and built again when the policy changes or a
@@ -17,7 +19,7 @@ use serde_json::Value;
 use super::index::IndexPath;
 use super::indexing;
 use super::ItemKey;
-use crate::query::Reach;
+use crate::query::{Reach, Region};
 
 /// One spatial path's items: those whose value there `ST_DISTANCE` can
 /// measure (an item whose value it cannot is never within any distance).
@@ -27,12 +29,14 @@ pub struct SpatialColumn {
 }
 
 impl SpatialColumn {
-    /// The items that may lie within `distance` metres of the point whose
-    /// normal is `q`, in no order.
-    pub fn within(&self, q: [f64; 3], distance: f64) -> impl Iterator<Item = &ItemKey> {
+    /// The items that may lie in `region`, in no order.
+    pub fn within<'c, 'r>(&'c self, region: &'r Region) -> impl Iterator<Item = &'c ItemKey> + 'r
+    where
+        'c: 'r,
+    {
         self.reach
             .iter()
-            .filter(move |(_, reach)| reach.may_be_within(q, distance))
+            .filter(move |(_, reach)| reach.may_be_in(region))
             .map(|(key, _)| key)
     }
 

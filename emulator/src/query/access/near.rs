@@ -1,58 +1,67 @@
-//! `ST_DISTANCE(path, point) < r`: what the spatial index narrows
+//! `ST_DISTANCE(path, point) < r`, `ST_WITHIN(path, shape)` and
+//! `ST_INTERSECTS(path, shape)`: what the spatial index narrows
 //! (`store/spatial.rs`).
 
 use super::{is_constant, property_path};
 use crate::query::ast::{BinaryOp, Expr};
-use crate::query::{eval, Reach};
+use crate::query::{eval, Region};
 use crate::store::index::IndexPath;
+use serde_json::Value;
 
-/// `ST_DISTANCE(path, point) < distance` (or `<=`): what the spatial
-/// index of `path` can narrow.
+/// A condition on a path with a spatial index: where it lets the item's
+/// point be.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Near {
     pub path: IndexPath,
-    /// The point's unit normal.
-    pub normal: [f64; 3],
-    /// Metres.
-    pub distance: f64,
+    pub region: Region,
 }
 
 /// `ST_DISTANCE(path, point) < r`, `<= r`, or the same written the other
 /// way round (`r > ST_DISTANCE(point, path)`), with a constant point and
-/// a constant number: what the spatial index of the item's `path` narrows.
+/// a constant number; `ST_WITHIN(path, shape)`, `ST_INTERSECTS(path,
+/// shape)` or `ST_INTERSECTS(shape, path)` with a constant shape.
 pub(super) fn near(conjunct: &Expr) -> Option<Near> {
-    let Expr::Binary(op, a, b) = conjunct else {
-        return None;
-    };
-    let (call, distance) = match op {
-        BinaryOp::Lt | BinaryOp::Le => (a, b),
-        BinaryOp::Gt | BinaryOp::Ge => (b, a),
-        _ => return None,
-    };
-    let Expr::Call(name, args) = call.as_ref() else {
+    match conjunct {
+        Expr::Binary(op, a, b) => {
+            let (call, distance) = match op {
+                BinaryOp::Lt | BinaryOp::Le => (a, b),
+                BinaryOp::Gt | BinaryOp::Ge => (b, a),
+                _ => return None,
+            };
+            let (path, point) = spatial_call(call, "ST_DISTANCE", true)?;
+            if !is_constant(distance) {
+                return None;
+            }
+            let distance = eval::eval(distance, &[])?.as_f64()?;
+            let region = Region::near(&point, distance)?;
+            Some(Near { path, region })
+        }
+        call => {
+            let (path, shape) = spatial_call(call, "ST_WITHIN", false)
+                .or_else(|| spatial_call(call, "ST_INTERSECTS", true))?;
+            let region = Region::around(&shape)?;
+            Some(Near { path, region })
+        }
+    }
+}
+
+/// `name(path, constant)` (or, `either_way`, `name(constant, path)`): the
+/// item's path and the constant's value.
+fn spatial_call(expr: &Expr, name: &str, either_way: bool) -> Option<(IndexPath, Value)> {
+    let Expr::Call(called, args) = expr else {
         return None;
     };
     let [x, y] = args.as_slice() else {
         return None;
     };
-    if name != "ST_DISTANCE" || !is_constant(distance) {
+    if called != name {
         return None;
     }
-    let distance = eval::eval(distance, &[])?.as_f64()?;
-    let (path, point) = match (property_path(x), property_path(y)) {
+    let (path, constant) = match (property_path(x), property_path(y)) {
         (Some(path), None) => (path, y),
-        (None, Some(path)) => (path, x),
+        (None, Some(path)) if either_way => (path, x),
         _ => return None,
     };
-    if !is_constant(point) {
-        return None;
-    }
-    let Reach::Point(normal) = Reach::of(&eval::eval(point, &[])?)? else {
-        return None;
-    };
-    (distance.is_finite()).then_some(Near {
-        path,
-        normal,
-        distance,
-    })
+    is_constant(constant).then_some(())?;
+    Some((path, eval::eval(constant, &[])?))
 }

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 
 use super::tests::{results, NOW};
 use super::{Access, Near};
+use crate::query::Region;
 use crate::query::{PreparedQuery, QueryBody};
 use crate::store::{Container, ContainerSettings, ItemKey};
 
@@ -20,6 +21,8 @@ fn near(text: &str) -> Vec<Near> {
 }
 
 const POINT: &str = "{'type': 'Point', 'coordinates': [10, 50]}";
+const SQUARE: &str =
+    "{'type': 'Polygon', 'coordinates': [[[9, 49], [11, 49], [11, 51], [9, 51], [9, 49]]]}";
 
 #[test]
 fn distance_bounds_are_near_lookups() {
@@ -32,7 +35,20 @@ fn distance_bounds_are_near_lookups() {
         let found = near(&text);
         assert_eq!(found.len(), 1, "{text}");
         assert_eq!(found[0].path, vec![Box::<str>::from("loc")]);
-        assert_eq!(found[0].distance, 1000.0);
+        assert!(
+            matches!(found[0].region, Region::Near { distance, .. } if distance == 1000.0),
+            "{text}"
+        );
+    }
+    for text in [
+        format!("SELECT * FROM c WHERE ST_WITHIN(c.loc, {SQUARE})"),
+        format!("SELECT * FROM c WHERE ST_INTERSECTS(c.loc, {SQUARE}) AND c.n = 1"),
+        format!("SELECT * FROM c WHERE ST_INTERSECTS({SQUARE}, c.loc)"),
+        format!("SELECT * FROM c WHERE ST_INTERSECTS(c.loc, {POINT})"),
+    ] {
+        let found = near(&text);
+        assert_eq!(found.len(), 1, "{text}");
+        assert!(matches!(found[0].region, Region::Parts(_)), "{text}");
     }
     for text in [
         format!("SELECT * FROM c WHERE ST_DISTANCE(c.loc, {POINT}) > 1000"),
@@ -43,6 +59,12 @@ fn distance_bounds_are_near_lookups() {
         format!("SELECT * FROM c WHERE ST_DISTANCE(c.loc, {POINT}) < c.n"),
         format!("SELECT * FROM c WHERE ST_DISTANCE(c.loc, {POINT}) < 'far'"),
         format!("SELECT * FROM c WHERE ST_DISTANCE(c.loc, {POINT}) = 0"),
+        format!("SELECT * FROM c WHERE ST_WITHIN({SQUARE}, c.loc)"),
+        format!("SELECT * FROM c WHERE NOT ST_WITHIN(c.loc, {SQUARE})"),
+        // Clockwise: the rest of the earth.
+        "SELECT * FROM c WHERE ST_WITHIN(c.loc, {'type': 'Polygon', 'coordinates': [[[0,0],[0,1],[1,1],[1,0],[0,0]]]})".into(),
+        // Wider than the bound's cap.
+        "SELECT * FROM c WHERE ST_WITHIN(c.loc, {'type': 'Polygon', 'coordinates': [[[-170,-80],[170,-80],[170,80],[-170,80],[-170,-80]]]})".into(),
     ] {
         assert!(near(&text).is_empty(), "{text}");
     }
@@ -84,12 +106,33 @@ fn coordinate(choice: u8, near: f64, offset: f64, anywhere: f64, edge: f64) -> f
     }
 }
 
+/// A shape around (lon, lat) for `ST_WITHIN` and `ST_INTERSECTS`: a
+/// square of a half-width from 0.01° to 60° (counter-clockwise, or now
+/// and then clockwise, which stands for the rest of the earth), a line
+/// through the point, or the point itself.
+fn shape_around(lon: f64, lat: f64, magnitude: u8, form: u8) -> String {
+    let half = [0.01, 0.1, 1.0, 5.0, 20.0, 45.0, 60.0][magnitude as usize];
+    let clamp = |x: f64, edge: f64| x.clamp(-edge, edge);
+    let (w, e) = (clamp(lon - half, 180.0), clamp(lon + half, 180.0));
+    let (s, n) = (clamp(lat - half, 90.0), clamp(lat + half, 90.0));
+    let ring = if form == 5 && magnitude % 2 == 1 {
+        format!("[[{w},{s}],[{w},{n}],[{e},{n}],[{e},{s}],[{w},{s}]]")
+    } else {
+        format!("[[{w},{s}],[{e},{s}],[{e},{n}],[{w},{n}],[{w},{s}]]")
+    };
+    match (form, magnitude) {
+        (6, 0) => format!("{{'type': 'Point', 'coordinates': [{lon}, {lat}]}}"),
+        (7, 1) => format!("{{'type': 'LineString', 'coordinates': [[{w},{s}],[{e},{n}]]}}"),
+        _ => format!("{{'type': 'Polygon', 'coordinates': [{ring}]}}"),
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
     fn the_spatial_index_answers_as_the_scan_does(
-        query in (-180.0f64..180.0, -90.0f64..90.0, 0u8..7, 0u8..4, any::<bool>()),
+        query in (-180.0f64..180.0, -90.0f64..90.0, 0u8..7, 0u8..8, any::<bool>()),
         items in prop::collection::vec(
             (any::<u8>(), any::<u8>(), any::<u8>(), -2.0f64..2.0, -2.0f64..2.0,
              -180.0f64..180.0, -90.0f64..90.0, prop::bool::weighted(0.1)),
@@ -114,15 +157,19 @@ proptest! {
         }
         let r = [0.0, 1.0, 1_000.0, 100_000.0, 1_000_000.0, 5_000_000.0, 20_000_000.0][magnitude as usize];
         let point = format!("{{'type': 'Point', 'coordinates': [{q_lon}, {q_lat}]}}");
+        let shape = shape_around(q_lon, q_lat, magnitude, form);
         let condition = match form {
             0 => format!("ST_DISTANCE(c.loc, {point}) < {r}"),
             1 => format!("ST_DISTANCE({point}, c.loc) <= {r}"),
             2 => format!("{r} > ST_DISTANCE(c.loc, {point})"),
-            _ => format!("{r} >= ST_DISTANCE({point}, c.loc)"),
+            3 => format!("{r} >= ST_DISTANCE({point}, c.loc)"),
+            4 | 5 => format!("ST_WITHIN(c.loc, {shape})"),
+            6 => format!("ST_INTERSECTS(c.loc, {shape})"),
+            _ => format!("ST_INTERSECTS({shape}, c.loc)"),
         };
         let extra = if other_filter { " AND c.n = 1" } else { "" };
         let text = format!("SELECT VALUE c.id FROM c WHERE {condition}{extra}");
-        prop_assert!(!near(&text).is_empty());
+        prop_assert!(form >= 4 || !near(&text).is_empty());
         let scan = results(&c, &text, None, false);
         let indexed = results(&c, &text, None, true);
         prop_assert_eq!(indexed, scan, "{}", text);

@@ -22,6 +22,7 @@
 //!   [`MAX_VERTEX_PAIRS`] is undefined rather than compared.
 
 mod ellipsoid;
+mod reach;
 #[cfg(test)]
 mod tests;
 
@@ -30,7 +31,8 @@ use geo::{Coord, Geometry, LineString, Point, Polygon, Relate};
 use serde_json::{Map, Value};
 
 use super::{arg, charge, finite, Function};
-pub use ellipsoid::V3;
+use ellipsoid::V3;
+pub use reach::{Reach, Region};
 
 pub const FUNCTIONS: &[(&str, Function)] = &[
     ("ST_DISTANCE", st_distance),
@@ -43,41 +45,6 @@ pub const FUNCTIONS: &[(&str, Function)] = &[
     ("ST_ISVALIDDETAILED", st_isvaliddetailed),
     ("ST_AREA", st_area),
 ];
-
-/// What a value is to `ST_DISTANCE`, as the spatial index keeps it: a
-/// valid point, by its unit normal, or another valid shape.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Reach {
-    Point(V3),
-    Other,
-}
-
-impl Reach {
-    /// `None` where `ST_DISTANCE` of the value is undefined (not a valid
-    /// GeoJSON shape of a supported type).
-    pub fn of(value: &Value) -> Option<Reach> {
-        match shape(&[Some(value.clone())], 0)?.ok()? {
-            Shape::Point(p) => Some(Reach::Point(ellipsoid::normal(p))),
-            _ => Some(Reach::Other),
-        }
-    }
-
-    /// Whether a point of this reach may lie within `distance` metres of
-    /// the point whose normal is `q`: its normal is within the angle that
-    /// distance turns a normal through at most. Along any curve on the
-    /// ellipsoid the normal turns at most 1/M per metre, M = a(1 - e²) the
-    /// least radius of curvature (the meridian's at the equator), and
-    /// `ST_DISTANCE` measures such a curve; a thousandth more covers its
-    /// quadrature. Other shapes may always.
-    pub fn may_be_within(&self, q: V3, distance: f64) -> bool {
-        match self {
-            Reach::Point(n) => {
-                ellipsoid::angle(*n, q) <= distance / ellipsoid::LEAST_RADIUS * 1.001
-            }
-            Reach::Other => true,
-        }
-    }
-}
 
 /// The most vertex pairs one comparison of two shapes may weigh.
 pub const MAX_VERTEX_PAIRS: usize = 4_000_000;
