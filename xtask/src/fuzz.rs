@@ -1,5 +1,5 @@
 //! `cargo xtask fuzz [--cases N] [--seed S]`: the property-based fuzz tests
-//! of the emulator (`emulator/tests/fuzz.rs`), optimised and with many more
+//! of the emulator (`emulator/tests/it/fuzz.rs`), optimised and with many more
 //! cases than `cargo xtask test` runs, from a fresh seed unless one is
 //! given. The seed is printed first, so that a failure can be replayed.
 
@@ -33,8 +33,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             "-p",
             "cosmos-emulator",
             "--test",
-            "fuzz",
+            "it",
             "--",
+            "fuzz::",
             "--test-threads=2",
         ])
         .env("FUZZ_CASES", cases.to_string())
@@ -44,7 +45,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     Ok(if status.success() {
         ExitCode::SUCCESS
     } else {
-        eprintln!("xtask fuzz: a property failed with seed {seed}; proptest printed the smallest input above: add it to emulator/tests/hostile.rs");
+        eprintln!("xtask fuzz: a property failed with seed {seed}; proptest printed the smallest input above: add it to emulator/tests/it/hostile.rs");
         ExitCode::FAILURE
     })
 }

@@ -44,7 +44,7 @@ tasks:
       together must be the first run's (reports in
       target/conformance/restart/{first,second}/).
   fuzz [--cases N] [--seed S]
-      The emulator's property-based fuzz tests (emulator/tests/fuzz.rs),
+      The emulator's property-based fuzz tests (emulator/tests/it/fuzz.rs),
       optimised, with N cases a property (default 10000, about six
       minutes) from seed S (default: a fresh one, printed first).
   package [--test]

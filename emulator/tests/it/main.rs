@@ -1,0 +1,37 @@
+//! The emulator's integration tests, one binary (the layout rust-analyzer's
+//! authors recommend: one link of the emulator for every test): each module
+//! is one area, as its file says; `common` starts emulators and signs
+//! requests for all of them.
+//!
+//! `cargo test -p cosmos-emulator --test it index::` runs one module's tests.
+
+mod batch;
+mod change_feed;
+mod cli;
+mod client_encryption_keys;
+mod common;
+mod computed_properties;
+mod conventions;
+mod fuzz;
+mod hostile;
+mod index;
+mod items_protocol;
+mod lifetimes;
+mod offers;
+mod partition_keys;
+mod persistence;
+mod protocol;
+mod purge_and_clock;
+mod query_clock;
+mod query_paging;
+mod ranges;
+mod reset_and_snapshots;
+mod scripts;
+mod scripts_resources;
+mod search_policies;
+mod splits;
+mod tls;
+mod ttl;
+mod unique_keys;
+mod users_permissions;
+mod validation;
