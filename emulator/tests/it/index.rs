@@ -520,7 +520,7 @@ fn a_spatial_index_serves_distance_filters() {
     put("elsewhere".into(), 0.0, 0.0);
     let text = "SELECT VALUE c.id FROM c WHERE \
                 ST_DISTANCE(c.loc, {'type': 'Point', 'coordinates': [10, 50]}) < 15000";
-    let answer = |coll: &str| {
+    let answer_to = |coll: &str, text: &str| {
         let mut ids: Vec<String> = query_in(&c, coll, text).body["Documents"]
             .as_array()
             .unwrap()
@@ -530,6 +530,7 @@ fn a_spatial_index_serves_distance_filters() {
         ids.sort();
         ids
     };
+    let answer = |coll: &str| answer_to(coll, text);
     let near = answer("geo");
     assert_eq!(near, answer("scan"));
     let read = |coll: &str| retrieved_in(&c, &format!("/dbs/{DB}/colls/{coll}"), text);
@@ -542,16 +543,7 @@ fn a_spatial_index_serves_distance_filters() {
 
     let within = "SELECT VALUE c.id FROM c WHERE ST_WITHIN(c.loc, {'type': 'Polygon', \
                   'coordinates': [[[9.95, 49.95], [10.35, 49.95], [10.35, 50.25], [9.95, 50.25], [9.95, 49.95]]]})";
-    let inside = {
-        let mut ids: Vec<String> = query_in(&c, "geo", within).body["Documents"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap().to_string())
-            .collect();
-        ids.sort();
-        ids
-    };
+    let inside = answer_to("geo", within);
     assert_eq!(inside.len(), 12, "4 by 3 grid points: {inside:?}");
     let read = |coll: &str| retrieved_in(&c, &format!("/dbs/{DB}/colls/{coll}"), within);
     assert_eq!(read("scan"), "401");

@@ -5,19 +5,13 @@
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
-use super::tests::{results, NOW};
-use super::{Access, Near};
+use super::tests::{access, results, NOW};
+use super::Near;
 use crate::query::Region;
-use crate::query::{PreparedQuery, QueryBody};
 use crate::store::{Container, ContainerSettings, ItemKey};
 
 fn near(text: &str) -> Vec<Near> {
-    let query = PreparedQuery::prepare(&QueryBody {
-        query: text.into(),
-        parameters: vec![],
-    })
-    .unwrap();
-    Access::of(&query.select).near
+    access(text).near
 }
 
 const POINT: &str = "{'type': 'Point', 'coordinates': [10, 50]}";

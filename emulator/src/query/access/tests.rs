@@ -18,7 +18,7 @@ use crate::store::index::{IndexKey, KeyType, Number, ELEMENTS};
 use crate::store::{Container, ContainerSettings, ItemKey};
 use crate::ttl::Ttl;
 
-fn access(text: &str) -> Access {
+pub(super) fn access(text: &str) -> Access {
     let query = PreparedQuery::prepare(&QueryBody {
         query: text.into(),
         parameters: vec![],

@@ -95,7 +95,12 @@ enum Shape {
 /// The evaluated argument `i`: `None` (undefined) unless it is an object
 /// with a supported `type`; then the shape, or the reason it is invalid.
 fn shape(args: &[Option<Value>], i: usize) -> Option<Result<Shape, String>> {
-    let object = arg(args, i)?.as_object()?;
+    shape_of(arg(args, i)?)
+}
+
+/// [`shape`] of a value.
+fn shape_of(value: &Value) -> Option<Result<Shape, String>> {
+    let object = value.as_object()?;
     let kind = object.get("type")?.as_str()?;
     if !matches!(kind, "Point" | "LineString" | "Polygon" | "MultiPolygon") {
         return None;
@@ -279,18 +284,24 @@ fn plane(shapes: &[&Shape]) -> Plane {
     };
     let mut held = true;
     each(&mut |n| held &= ellipsoid::dot(n, centre) > GNOMONIC_REACH);
-    // East and north at the centre (any pair at a pole).
-    let east =
-        ellipsoid::unit(ellipsoid::cross([0.0, 0.0, 1.0], centre)).unwrap_or([0.0, 1.0, 0.0]);
-    let north = ellipsoid::cross(centre, east);
     if held {
+        Plane::gnomonic(centre)
+    } else {
+        Plane::LonLat
+    }
+}
+
+impl Plane {
+    /// The gnomonic plane about `centre`, a unit normal.
+    fn gnomonic(centre: V3) -> Plane {
+        // East and north at the centre (any pair at a pole).
+        let east =
+            ellipsoid::unit(ellipsoid::cross([0.0, 0.0, 1.0], centre)).unwrap_or([0.0, 1.0, 0.0]);
         Plane::Gnomonic {
             centre,
             east,
-            north,
+            north: ellipsoid::cross(centre, east),
         }
-    } else {
-        Plane::LonLat
     }
 }
 

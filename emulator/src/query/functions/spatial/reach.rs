@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::{ellipsoid, parts, planar, shape, Part, Plane, Pos, Shape, V3};
+use super::{ellipsoid, parts, planar, shape_of, Part, Plane, Pos, Shape, V3};
 
 /// An item's value at a spatial path, as the index keeps it: a valid
 /// point (its unit normal and position), or another valid shape. A value
@@ -20,7 +20,7 @@ pub enum Reach {
 
 impl Reach {
     pub fn of(value: &Value) -> Option<Reach> {
-        match shape(&[Some(value.clone())], 0)?.ok()? {
+        match shape_of(value)?.ok()? {
             Shape::Point(p) => Some(Reach::Point(ellipsoid::normal(p), p)),
             _ => Some(Reach::Other),
         }
@@ -95,7 +95,7 @@ impl Region {
     /// its ring (clockwise in either plane), and a cap under a hemisphere
     /// holds each part.
     pub fn around(value: &Value) -> Option<Region> {
-        let shape = shape(&[Some(value.clone())], 0)?.ok()?;
+        let shape = shape_of(value)?.ok()?;
         let lines: Vec<&[Pos]> = match &shape {
             Shape::Point(p) => vec![std::slice::from_ref(p)],
             Shape::Line(line) => vec![line],
@@ -124,13 +124,7 @@ impl Region {
             if radius >= FARTHEST {
                 return None;
             }
-            let east = ellipsoid::unit(ellipsoid::cross([0.0, 0.0, 1.0], centre))
-                .unwrap_or([0.0, 1.0, 0.0]);
-            let gnomonic = Plane::Gnomonic {
-                centre,
-                east,
-                north: ellipsoid::cross(centre, east),
-            };
+            let gnomonic = Plane::gnomonic(centre);
             if matches!(shape, Shape::Polygon(_) | Shape::Multi(_)) && inverted(&gnomonic) {
                 return None;
             }
