@@ -3,9 +3,7 @@
 //! setup of every case, that fail as listed or not, and its --snapshot and
 //! --list. Each test runs the real `cosmos-conformance` binary.
 
-mod common;
-
-use common::NoTtl;
+use crate::common::NoTtl;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -350,7 +348,12 @@ async fn the_binary_lists_its_built_in_cases_from_any_directory() {
     let out = gate(&temp_dir(), &["--list"]).await;
     assert_eq!(out.code, 0, "{}", out.stderr);
     let lines: Vec<&str> = out.stdout.lines().collect();
-    assert_eq!(lines.len(), common::all_cases().len() + 1, "{}", out.stdout);
+    assert_eq!(
+        lines.len(),
+        crate::common::all_cases().len() + 1,
+        "{}",
+        out.stdout
+    );
     assert!(lines.iter().any(|l| l.starts_with("E3.1 ")
         && l.contains("examples")
         && l.contains("E3.1,R2,R3")

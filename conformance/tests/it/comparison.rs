@@ -1,9 +1,7 @@
 //! The outcome comparison, expectations, wall-clock observability and the
 //! signature: the pieces that decide whether a case passes.
 
-mod common;
-
-use common::cases;
+use crate::common::cases;
 use cosmos_conformance::client::{authorization, Credentials, Response, WELL_KNOWN_KEY};
 use cosmos_conformance::clock::WallClock;
 use cosmos_conformance::expectations::{self, Expectations};
@@ -245,10 +243,13 @@ fn expectations_regenerate_from_a_report_keeping_reasons() {
         containers: None,
     };
     let report = Report::new(target, &cases, &runs, Some(&previous));
-    assert_eq!(common::case(&report, "E1.1").status, Status::UnexpectedPass);
-    assert_eq!(common::case(&report, "E3.1").status, Status::Failed);
     assert_eq!(
-        common::case(&report, "E3.3").status,
+        crate::common::case(&report, "E1.1").status,
+        Status::UnexpectedPass
+    );
+    assert_eq!(crate::common::case(&report, "E3.1").status, Status::Failed);
+    assert_eq!(
+        crate::common::case(&report, "E3.3").status,
         Status::ExpectedFailure
     );
     assert!(report.failed());

@@ -6,9 +6,7 @@
 //! that lack the all-versions mode (a 400, or a feed that ignores `A-IM`):
 //! those are skipped, not failed.
 
-mod common;
-
-use common::{assert_case, cases, config};
+use crate::common::{assert_case, cases, config};
 use cosmos_conformance::report::{Report, Status};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -378,7 +376,7 @@ async fn run_at_scale(flaws: Flaws, time_scale: f64) -> Report {
     let mut config = config(&server.uri());
     config.time_scale = time_scale;
     config.purge_wait = Duration::from_secs(10);
-    common::run(&config, &cases, Duration::from_secs(60)).await
+    crate::common::run(&config, &cases, Duration::from_secs(60)).await
 }
 
 fn summary(report: &Report) -> Vec<(String, Status)> {
@@ -574,7 +572,9 @@ async fn on_the_wall_clock_a_purge_step_polls_until_its_ttl_deletes_arrive() {
     ] {
         assert_case(&report, id, Status::Passed, "");
     }
-    let waits = common::case(&report, "CF.ttl-delete").waits.join("\n");
+    let waits = crate::common::case(&report, "CF.ttl-delete")
+        .waits
+        .join("\n");
     assert!(
         waits.contains("@2500 changes all-versions after purge: waited")
             && waits.contains("for the TTL deletes of a, b (bound 10 s)"),

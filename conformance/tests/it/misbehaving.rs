@@ -1,9 +1,7 @@
 //! Endpoints that misbehave must make the matching cases fail with a clear
 //! message: never a pass, a panic or a hang.
 
-mod common;
-
-use common::{all_cases, assert_case, case, cases, config, run, NoTtl};
+use crate::common::{all_cases, assert_case, case, cases, config, run, NoTtl};
 use cosmos_conformance::report::Status;
 use serde_json::json;
 use std::time::Duration;

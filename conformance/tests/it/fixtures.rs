@@ -1,9 +1,7 @@
 //! The fixture loader: the shipped cases are complete and well-formed, and
 //! a broken fixture is refused with a message naming what is wrong.
 
-mod common;
-
-use common::all_cases;
+use crate::common::all_cases;
 use cosmos_conformance::fixtures::{parse_file, Action, Expect, SCHEMA_VERSION};
 use rstest::rstest;
 use serde_json::json;

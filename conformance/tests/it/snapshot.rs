@@ -2,9 +2,7 @@
 //! insta snapshot: review changes with `cargo insta review`; with CI=true a
 //! changed table fails the test. The table holds no times, ids or charges.
 
-mod common;
-
-use common::{all_cases, config};
+use crate::common::{all_cases, config};
 use cosmos_conformance::default_fixtures_dir;
 use cosmos_conformance::expectations::Expectations;
 use cosmos_conformance::RunConfig;
@@ -15,7 +13,7 @@ use std::time::Duration;
 async fn full_run_against_the_emulator() {
     let (_emulator, config) = emulator_with_its_expectations();
     let cases = all_cases();
-    let report = common::run(&config, &cases, Duration::from_secs(60)).await;
+    let report = crate::common::run(&config, &cases, Duration::from_secs(60)).await;
     assert!(
         report.target.clock.starts_with("manual"),
         "{}",
@@ -37,10 +35,10 @@ async fn full_run_against_the_emulator() {
 async fn four_ranges_give_the_same_outcomes_as_one() {
     let (_emulator, mut config) = emulator_with_its_expectations();
     let cases = all_cases();
-    let one = common::run(&config, &cases, Duration::from_secs(60)).await;
+    let one = crate::common::run(&config, &cases, Duration::from_secs(60)).await;
     assert_eq!(one.target.containers, None);
     config.container_throughput = Some(24_000);
-    let four = common::run(&config, &cases, Duration::from_secs(60)).await;
+    let four = crate::common::run(&config, &cases, Duration::from_secs(60)).await;
     let containers = four.target.containers.clone().expect("named in the report");
     assert_eq!(containers.throughput, 24_000);
     assert_eq!(containers.ranges, vec![4], "{}", containers.describe());

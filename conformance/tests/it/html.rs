@@ -4,9 +4,7 @@
 //! that each status has its colour on screen. Without chromium the test is
 //! skipped with a message, except under CI=true, where it fails.
 
-mod common;
-
-use common::{all_cases, config, run, NoTtl};
+use crate::common::{all_cases, config, run, NoTtl};
 use cosmos_conformance::expectations::Expectations;
 use cosmos_conformance::report::Report;
 use std::path::{Path, PathBuf};
