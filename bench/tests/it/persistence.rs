@@ -15,7 +15,7 @@ fn emulator_binary() -> PathBuf {
     if let Some(path) = std::env::var_os("COSMOS_EMULATOR_BIN") {
         return PathBuf::from(path);
     }
-    // target/<profile>/deps/persistence-<hash> → target/<profile>/cosmos-emulator
+    // target/<profile>/deps/it-<hash> → target/<profile>/cosmos-emulator
     let exe = std::env::current_exe().expect("the test knows where it is");
     let profile_dir = exe
         .parent()
