@@ -243,6 +243,11 @@ fn write_expectations(file: &std::path::Path, report: &Report) -> Result<(), Str
         report.target.clock.split(' ').next().unwrap_or("")
     );
     let list = Expectations::from_report(report, previous.as_ref(), &implementation, &generated);
+    // As the snapshot does: the guide's `conformance/expectations.toml` names
+    // a directory a new project does not have yet.
+    if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
     std::fs::write(file, list.to_toml())
         .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     println!(

@@ -381,7 +381,12 @@ async fn the_binary_lists_its_built_in_cases_from_any_directory() {
 async fn a_list_written_from_a_run_gates_the_next_run() {
     let server = no_ttl_target().await;
     let dir = temp_dir();
-    let list = dir.join("mine.toml").display().to_string();
+    // In a directory that does not exist yet, as in a new project.
+    let list = dir
+        .join("conformance")
+        .join("mine.toml")
+        .display()
+        .to_string();
     let uri = server.uri();
     let first = [
         "--endpoint",
