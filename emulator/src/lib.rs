@@ -290,6 +290,17 @@ impl Emulator {
     pub fn store(&self) -> &Arc<Store> {
         &self.store
     }
+
+    /// Moves the manual test clock forward by `seconds` and answers the new
+    /// time, as `POST /_emulator/clock {"advance": seconds}` does: kept with
+    /// `--data-dir`, and the background purge follows. Refused (the
+    /// service-shaped error of that route) for a negative `seconds` or an
+    /// emulator on the system clock.
+    pub fn advance(&self, seconds: i64) -> Result<i64, error::ApiError> {
+        let now = self.store.clock.advance(seconds)?;
+        self.store.clock_moved()?;
+        Ok(now)
+    }
 }
 
 impl Drop for Emulator {

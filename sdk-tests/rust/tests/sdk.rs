@@ -621,3 +621,8 @@ async fn vector_search_across_ranges_is_the_exact_top_k() {
         }
     }
 }
+
+/// The guide's Rust quick start (docs/src/quick-start/rust.md includes it),
+/// run here so that the example a user copies keeps working.
+#[path = "../../../docs/snippets/rust/first_test.rs"]
+mod docs_first_test;
