@@ -1,4 +1,4 @@
-// Makes docs/explorer.png, the items view of the README:
+// Makes docs/src/images/explorer.png, the items view of the guide:
 // node screenshot.mjs (COSMOS_EMULATOR_BIN: the emulator, debug build by default)
 
 import { fileURLToPath } from "node:url";
@@ -26,7 +26,7 @@ try {
   await openContainer(page, "shop", "sessions");
   await page.selectOption("#items-order", "expiry");
   await page.waitForFunction(() => document.getElementById("expires-col")?.getAttribute("aria-sort") === "ascending");
-  await page.screenshot({ path: fileURLToPath(new URL("../docs/explorer.png", import.meta.url)) });
+  await page.screenshot({ path: fileURLToPath(new URL("../docs/src/images/explorer.png", import.meta.url)) });
 } finally {
   await browser.close();
   await emu.stop();

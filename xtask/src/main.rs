@@ -2,6 +2,7 @@
 
 mod bench;
 mod conformance;
+mod docs;
 mod expectations;
 mod fuzz;
 mod package;
@@ -43,6 +44,12 @@ tasks:
       must read the same before and after, and the halves' outcomes
       together must be the first run's (reports in
       target/conformance/restart/{first,second}/).
+  docs [--no-run]
+      Check that every code block of README.md and docs/src/ is a snippet
+      of docs/snippets/ that CI runs, build the guide (mdbook build docs,
+      into docs/book) and fail on a broken link, then run the http/ and
+      tls/ snippets against cosmos-emulator on 127.0.0.1:8081 (--no-run:
+      not those). Needs mdbook on PATH (or MDBOOK).
   fuzz [--cases N] [--seed S]
       The emulator's property-based fuzz tests (emulator/tests/it/fuzz.rs),
       optimised, with N cases a property (default 10000, about six
@@ -80,6 +87,7 @@ fn main() -> ExitCode {
         Some("test") => test::run(&rest),
         Some("bench") => bench::run(&rest),
         Some("conformance") => conformance::run(&rest),
+        Some("docs") => docs::run(&rest),
         Some("expectations") => expectations::run(&rest),
         Some("fuzz") => fuzz::run(&rest),
         Some("package") => package::run(&rest),

@@ -6,7 +6,7 @@
 //! directory, and `npm ci` in `sdk-tests/js`; then the data explorer's
 //! tests in Debian's chromium (`browser-tests`, `npm ci` for playwright-core,
 //! which downloads no browser: `CHROMIUM` names the binary, /usr/bin/chromium
-//! by default).
+//! by default); last `cargo xtask docs` (the guide and its examples).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -60,7 +60,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                 .env("COSMOS_EMULATOR_BIN", &binary),
         )?;
     }
-    Ok(ExitCode::SUCCESS)
+    eprintln!(
+        "\n== xtask test: the guide and every example of it and the README (cargo xtask docs)"
+    );
+    crate::docs::run(&[])
 }
 
 /// Runs one step of `cargo xtask test`.
@@ -75,7 +78,7 @@ fn npm() -> Command {
 /// The virtualenv's python, made and filled on first use; pip is run every
 /// time so that a changed requirements file takes effect (it is quick when
 /// nothing changed).
-fn python_env() -> Result<PathBuf, String> {
+pub(crate) fn python_env() -> Result<PathBuf, String> {
     let venv = target_dir().join("sdk-venv");
     let python = venv.join("bin").join("python");
     if !python.exists() {

@@ -157,7 +157,39 @@ pub fn test(build: &Build, tarballs: &[PathBuf]) -> Result<(), String> {
             .env_remove("COSMOS_EMULATOR_BINARY"),
     )?;
     eprintln!("npm suite took {:.1} s", started.elapsed().as_secs_f64());
-    Ok(())
+    first_test(tarballs)
+}
+
+/// The README's and the guide's first test, as a reader follows it: in an
+/// empty directory holding the two tarballs, the documented install command
+/// (docs/snippets/first-test/install-js.sh, which installs the SDK from the
+/// registry), then the documented test with `node --test`.
+fn first_test(tarballs: &[PathBuf]) -> Result<(), String> {
+    let snippets = root().join("docs/snippets/first-test");
+    let project = target_dir().join("package-test").join("npm-first-test");
+    fresh_dir(&project)?;
+    for tarball in tarballs {
+        let name = tarball.file_name().ok_or("a tarball has no file name")?;
+        std::fs::copy(tarball, project.join(name)).map_err(|e| format!("copy {name:?}: {e}"))?;
+    }
+    let test = "items-expire.test.mjs";
+    std::fs::copy(snippets.join(test), project.join(test))
+        .map_err(|e| format!("copy docs/snippets/first-test/{test}: {e}"))?;
+    step(
+        "the quick start's install command (docs/snippets/first-test/install-js.sh)",
+        Command::new("bash")
+            .arg("-e")
+            .arg(snippets.join("install-js.sh"))
+            .current_dir(&project),
+    )?;
+    step(
+        "the quick start's first test: node --test items-expire.test.mjs",
+        Command::new("node")
+            .args(["--test", test])
+            .current_dir(&project)
+            .env_remove("COSMOS_EMULATOR_BINARY")
+            .env_remove("NODE_TEST_CONTEXT"),
+    )
 }
 
 /// The platform in npm's words (`process.platform`, `process.arch`).

@@ -255,5 +255,50 @@ pub fn test(build: &Build, wheel: &Path) -> Result<(), String> {
             .current_dir(package_dir().join("tests"))
             .env("COSMOS_EMULATOR_PACKAGE_TEST", "1"),
     )?;
-    Ok(())
+    first_test(wheel)
+}
+
+/// The README's and the guide's first test, as a reader follows it: in a
+/// fresh directory holding the wheel, with a fresh virtualenv active, the
+/// documented install command (docs/snippets/first-test/install-python.sh),
+/// then the documented test with pytest and the example without pytest.
+fn first_test(wheel: &Path) -> Result<(), String> {
+    let snippets = crate::root().join("docs/snippets/first-test");
+    let dir = target_dir().join("package-test").join("python-first-test");
+    fresh_dir(&dir)?;
+    let venv = dir.join("venv");
+    make_venv(&venv, "the quick start: a fresh virtualenv")?;
+    let name = wheel.file_name().ok_or("the wheel has no file name")?;
+    std::fs::copy(wheel, dir.join(name)).map_err(|e| format!("copy the wheel: {e}"))?;
+    for file in ["test_items_expire.py", "without_pytest.py"] {
+        std::fs::copy(snippets.join(file), dir.join(file))
+            .map_err(|e| format!("copy docs/snippets/first-test/{file}: {e}"))?;
+    }
+    timed(
+        "the quick start's install command (docs/snippets/first-test/install-python.sh)",
+        as_a_user("bash", &venv)
+            .arg("-e")
+            .arg(snippets.join("install-python.sh"))
+            .env("VIRTUAL_ENV", &venv)
+            .current_dir(&dir),
+    )?;
+    timed(
+        "the quick start's first test: pytest test_items_expire.py",
+        as_a_user(venv_bin(&venv, "python"), &venv)
+            .args([
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "test_items_expire.py",
+            ])
+            .current_dir(&dir),
+    )?;
+    timed(
+        "the quick start's example without pytest: python without_pytest.py",
+        as_a_user(venv_bin(&venv, "python"), &venv)
+            .arg("without_pytest.py")
+            .current_dir(&dir),
+    )
 }

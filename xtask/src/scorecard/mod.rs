@@ -138,9 +138,9 @@ pub fn run(_args: &[String]) -> Result<ExitCode, String> {
     // The README's picture of report.html: a peer's run shows every colour.
     let example = out.join("vercel-cosmosdb-server-https/report.html");
     match on_path("chromium") {
-        Some(chromium) => screenshot(&chromium, &example, &docs.join("report.png"))?,
+        Some(chromium) => screenshot(&chromium, &example, &docs.join("src/images/report.png"))?,
         None => {
-            eprintln!("xtask scorecard: chromium is not installed; docs/report.png is not updated")
+            eprintln!("xtask scorecard: chromium is not installed; docs/src/images/report.png is not updated")
         }
     }
     print!("{}", table(&runs));

@@ -1,0 +1,1 @@
+cosmos-emulator --clock manual

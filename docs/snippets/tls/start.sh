@@ -1,0 +1,1 @@
+cosmos-emulator --tls --cert-out emulator.pem

@@ -1,0 +1,156 @@
+//! Runs `docs/snippets/http/` and `docs/snippets/tls/`: in a fresh
+//! directory, the folder's `start.sh` (the command the guide shows) starts
+//! `cosmos-emulator` on 127.0.0.1:8081, as a reader would; then every other
+//! file of the folder is copied there and run in name order (`.py` with the SDK
+//! virtualenv's python, `.mjs` with node and sdk-tests/js's packages, `.sh`
+//! with bash -e), and each must exit 0.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use super::{files_under, read};
+use crate::{root, target_dir};
+
+pub fn run_all() -> Result<(), String> {
+    let python = crate::test::python_env()?;
+    let js = root().join("sdk-tests/js");
+    crate::npm_ci_unless_installed("docs", &js, "@azure/cosmos")?;
+    let mut path = vec![
+        target_dir().join("debug"),
+        python.parent().unwrap().to_path_buf(),
+    ];
+    path.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    let path = std::env::join_paths(path).map_err(|e| e.to_string())?;
+
+    for folder in ["http", "tls"] {
+        let scratch = target_dir().join("docs-snippets").join(folder);
+        let _ = std::fs::remove_dir_all(&scratch);
+        std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(js.join("node_modules"), scratch.join("node_modules"))
+            .map_err(|e| format!("node_modules link in {}: {e}", scratch.display()))?;
+
+        let source = root().join("docs/snippets").join(folder);
+        let server = Server::start(&source.join("start.sh"), &scratch, &path)?;
+        eprintln!(
+            "\n== xtask docs: snippets/{folder}/ against {}",
+            server.endpoint
+        );
+        for file in files_under(&source)? {
+            let name = file
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("")
+                .to_string();
+            if name == "start.sh" {
+                continue;
+            }
+            let mut command = match file.extension().and_then(|e| e.to_str()) {
+                Some("py") => Command::new(&python),
+                Some("mjs") => Command::new("node"),
+                Some("sh") => {
+                    let mut bash = Command::new("bash");
+                    bash.arg("-e");
+                    bash
+                }
+                _ => {
+                    return Err(format!(
+                        "{}: no runner for this kind of file",
+                        file.display()
+                    ))
+                }
+            };
+            // A copy beside node_modules: node resolves packages from the file's place.
+            let copy = scratch.join(&name);
+            std::fs::copy(&file, &copy).map_err(|e| format!("{}: {e}", file.display()))?;
+            let output = command
+                .arg(&copy)
+                .current_dir(&scratch)
+                .env("PATH", &path)
+                .output()
+                .map_err(|e| format!("{}: cannot run: {e}", file.display()))?;
+            if !output.status.success() {
+                return Err(format!(
+                    "docs/snippets/{folder}/{name} failed ({}):\n{}\n{}",
+                    output.status,
+                    String::from_utf8_lossy(&output.stdout),
+                    String::from_utf8_lossy(&output.stderr)
+                ));
+            }
+            eprintln!("   {name}: ok");
+        }
+        drop(server);
+    }
+    Ok(())
+}
+
+/// The emulator a folder's `start.sh` starts, stopped when dropped.
+struct Server {
+    child: Child,
+    endpoint: String,
+}
+
+impl Server {
+    fn start(script: &Path, dir: &Path, path: &std::ffi::OsStr) -> Result<Server, String> {
+        // The guide's command is one line without quotes: run it directly, so
+        // that stopping the child stops the emulator itself.
+        let text = read(script)?;
+        let words: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+            .flat_map(str::split_whitespace)
+            .collect();
+        let [program, args @ ..] = words.as_slice() else {
+            return Err(format!("{}: no command", script.display()));
+        };
+        if TcpStream::connect(("127.0.0.1", 8081)).is_ok() {
+            return Err("127.0.0.1:8081 is in use: the guide's examples need it free".into());
+        }
+        let binary = find(program, path)?;
+        let mut child = Command::new(binary)
+            .args(args)
+            .current_dir(dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("{}: cannot start {program}: {e}", script.display()))?;
+        let stdout = child.stdout.take().expect("piped");
+        let (sender, receiver) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(endpoint) = line.strip_prefix("listening on ") {
+                    let _ = sender.send(endpoint.to_string());
+                }
+            }
+        });
+        let mut server = Server {
+            child,
+            endpoint: String::new(),
+        };
+        server.endpoint = receiver
+            .recv_timeout(Duration::from_secs(30))
+            .map_err(|_| format!("{}: no `listening on` line within 30 s", script.display()))?;
+        Ok(server)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `program` as the shell would find it on `path`.
+fn find(program: &str, path: &std::ffi::OsStr) -> Result<PathBuf, String> {
+    std::env::split_paths(path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+        .ok_or_else(|| format!("{program} is not on PATH (build it first)"))
+}
