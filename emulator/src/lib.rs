@@ -297,9 +297,7 @@ impl Emulator {
     /// service-shaped error of that route) for a negative `seconds` or an
     /// emulator on the system clock.
     pub fn advance(&self, seconds: i64) -> Result<i64, error::ApiError> {
-        let now = self.store.clock.advance(seconds)?;
-        self.store.clock_moved()?;
-        Ok(now)
+        self.store.advance_clock(seconds)
     }
 }
 

@@ -99,16 +99,15 @@ pub async fn update_clock(State(state): State<AppState>, body: Body) -> ApiResul
     manual_only(&state)?;
     let change: ClockChange = body.typed("clock")?;
     let now = match (change.advance, change.set) {
-        (Some(seconds), None) => state.store.clock.advance(seconds)?,
-        (None, Some(instant)) => state.store.clock.set(instant)?,
+        // Each kept before it is acknowledged: time never goes backwards across a restart.
+        (Some(seconds), None) => state.store.advance_clock(seconds)?,
+        (None, Some(instant)) => state.store.set_clock(instant)?,
         _ => {
             return Err(ApiError::bad_request(
                 "Send exactly one of {\"advance\": <seconds>} or {\"set\": <epoch seconds>}.",
             ))
         }
     };
-    // Kept before it is acknowledged: time never goes backwards across a restart.
-    state.store.clock_moved()?;
     Ok(Json(json!({"now": now})).into_response())
 }
 

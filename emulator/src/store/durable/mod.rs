@@ -316,8 +316,24 @@ impl Store {
         }
     }
 
+    /// Moves the manual clock forward by `seconds` and records it (see
+    /// [`Store::clock_moved`]); the new time. What `POST /_emulator/clock`
+    /// and `Emulator::advance` do.
+    pub fn advance_clock(&self, seconds: i64) -> ApiResult<i64> {
+        let now = self.clock.advance(seconds)?;
+        self.clock_moved()?;
+        Ok(now)
+    }
+
+    /// Sets the manual clock to `instant` (never earlier) and records it.
+    pub fn set_clock(&self, instant: i64) -> ApiResult<i64> {
+        let now = self.clock.set(instant)?;
+        self.clock_moved()?;
+        Ok(now)
+    }
+
     /// Records the manual clock's position (after a move), durably before
-    /// the move is acknowledged.
+    /// the move is acknowledged, and wakes what waits on time (the purge).
     pub fn clock_moved(&self) -> ApiResult<()> {
         if self.journal.is_some() && self.clock.is_manual() {
             let now = self.clock.now();
