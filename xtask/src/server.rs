@@ -21,9 +21,17 @@ impl Server {
         log: &Path,
         startup: Duration,
     ) -> Result<Server, String> {
+        let mut command = Command::new(program);
+        command.args(args);
+        Server::spawn(command, log, startup)
+    }
+
+    /// The same for a command the caller prepared (its directory, its
+    /// environment); `program` in messages is the command's program.
+    pub fn spawn(mut command: Command, log: &Path, startup: Duration) -> Result<Server, String> {
+        let program = Path::new(command.get_program()).to_path_buf();
         let log_file = std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?;
-        let mut child = Command::new(program)
-            .args(args)
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(log_file)
             .spawn()

@@ -35,6 +35,17 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             ))
         }
     };
+    let python = match run_snippets {
+        true => Some(crate::test::python_env()?),
+        false => None,
+    };
+    check(python.as_deref())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The blocks, the book and its links; with `python` (the SDK virtualenv's,
+/// `crate::test::python_env`), the http/ and tls/ snippets too.
+pub fn check(python: Option<&Path>) -> Result<(), String> {
     let problems = blocks::check(&root())?;
     if !problems.is_empty() {
         return Err(format!(
@@ -59,15 +70,15 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     }
     eprintln!("no broken link in the guide, the README and CONTRIBUTING.md");
 
-    if run_snippets {
+    if let Some(python) = python {
         crate::step(
             "docs",
             "build the emulator and the suite the snippets run",
             cargo().args(["build", "-p", "cosmos-emulator", "-p", "cosmos-conformance"]),
         )?;
-        snippets::run_all()?;
+        snippets::run_all(python)?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// `mdbook build docs` (into docs/book, ignored by git).

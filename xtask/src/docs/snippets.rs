@@ -5,18 +5,17 @@
 //! virtualenv's python, `.mjs` with node and sdk-tests/js's packages, `.sh`
 //! with bash -e), and each must exit 0.
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::path::Path;
+use std::process::Command;
 use std::time::Duration;
 
 use super::{files_under, read};
+use crate::server::Server;
 use crate::{root, target_dir};
 
-pub fn run_all() -> Result<(), String> {
-    let python = crate::test::python_env()?;
+/// `python` is the SDK virtualenv's (`crate::test::python_env`).
+pub fn run_all(python: &Path) -> Result<(), String> {
     let js = root().join("sdk-tests/js");
     crate::npm_ci_unless_installed("docs", &js, "@azure/cosmos")?;
     let mut path = vec![
@@ -37,7 +36,7 @@ pub fn run_all() -> Result<(), String> {
             .map_err(|e| format!("node_modules link in {}: {e}", scratch.display()))?;
 
         let source = root().join("docs/snippets").join(folder);
-        let server = Server::start(&source.join("start.sh"), &scratch, &path)?;
+        let server = start_server(&source.join("start.sh"), &scratch, &path)?;
         eprintln!(
             "\n== xtask docs: snippets/{folder}/ against {}",
             server.endpoint
@@ -52,7 +51,7 @@ pub fn run_all() -> Result<(), String> {
                 continue;
             }
             let mut command = match file.extension().and_then(|e| e.to_str()) {
-                Some("py") => Command::new(&python),
+                Some("py") => Command::new(python),
                 Some("mjs") => Command::new("node"),
                 Some("sh") => {
                     let mut bash = Command::new("bash");
@@ -90,67 +89,26 @@ pub fn run_all() -> Result<(), String> {
     Ok(())
 }
 
-/// The emulator a folder's `start.sh` starts, stopped when dropped.
-struct Server {
-    child: Child,
-    endpoint: String,
-}
-
-impl Server {
-    fn start(script: &Path, dir: &Path, path: &std::ffi::OsStr) -> Result<Server, String> {
-        // The guide's command is one line without quotes: run it directly, so
-        // that stopping the child stops the emulator itself.
-        let text = read(script)?;
-        let words: Vec<&str> = text
-            .lines()
-            .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
-            .flat_map(str::split_whitespace)
-            .collect();
-        let [program, args @ ..] = words.as_slice() else {
-            return Err(format!("{}: no command", script.display()));
-        };
-        if TcpStream::connect(("127.0.0.1", 8081)).is_ok() {
-            return Err("127.0.0.1:8081 is in use: the guide's examples need it free".into());
-        }
-        let binary = find(program, path)?;
-        let mut child = Command::new(binary)
-            .args(args)
-            .current_dir(dir)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("{}: cannot start {program}: {e}", script.display()))?;
-        let stdout = child.stdout.take().expect("piped");
-        let (sender, receiver) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some(endpoint) = line.strip_prefix("listening on ") {
-                    let _ = sender.send(endpoint.to_string());
-                }
-            }
-        });
-        let mut server = Server {
-            child,
-            endpoint: String::new(),
-        };
-        server.endpoint = receiver
-            .recv_timeout(Duration::from_secs(30))
-            .map_err(|_| format!("{}: no `listening on` line within 30 s", script.display()))?;
-        Ok(server)
+/// The emulator a folder's `start.sh` starts (stopped when dropped), in
+/// `dir`, its stderr in `dir/emulator.log`.
+fn start_server(script: &Path, dir: &Path, path: &std::ffi::OsStr) -> Result<Server, String> {
+    // The guide's command is one line without quotes: run it directly, so
+    // that stopping the child stops the emulator itself.
+    let text = read(script)?;
+    let words: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .flat_map(str::split_whitespace)
+        .collect();
+    let [program, args @ ..] = words.as_slice() else {
+        return Err(format!("{}: no command", script.display()));
+    };
+    if TcpStream::connect(("127.0.0.1", 8081)).is_ok() {
+        return Err("127.0.0.1:8081 is in use: the guide's examples need it free".into());
     }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `program` as the shell would find it on `path`.
-fn find(program: &str, path: &std::ffi::OsStr) -> Result<PathBuf, String> {
-    std::env::split_paths(path)
-        .map(|dir| dir.join(program))
-        .find(|candidate| candidate.is_file())
-        .ok_or_else(|| format!("{program} is not on PATH (build it first)"))
+    // With PATH set on the command, the program is looked up on that PATH.
+    let mut command = Command::new(program);
+    command.args(args).current_dir(dir).env("PATH", path);
+    Server::spawn(command, &dir.join("emulator.log"), Duration::from_secs(30))
+        .map_err(|e| format!("{}: {e}", script.display()))
 }

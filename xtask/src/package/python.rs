@@ -263,7 +263,7 @@ pub fn test(build: &Build, wheel: &Path) -> Result<(), String> {
 /// documented install command (docs/snippets/first-test/install-python.sh),
 /// then the documented test with pytest and the example without pytest.
 fn first_test(wheel: &Path) -> Result<(), String> {
-    let snippets = crate::root().join("docs/snippets/first-test");
+    let snippets = root().join("docs/snippets/first-test");
     let dir = target_dir().join("package-test").join("python-first-test");
     fresh_dir(&dir)?;
     let venv = dir.join("venv");
