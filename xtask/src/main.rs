@@ -2,6 +2,7 @@
 
 mod bench;
 mod conformance;
+mod dist;
 mod docs;
 mod expectations;
 mod fuzz;
@@ -44,6 +45,16 @@ tasks:
       must read the same before and after, and the halves' outcomes
       together must be the first run's (reports in
       target/conformance/restart/{first,second}/).
+  dist [--ci | --target TRIPLE...] [--no-build] [--run]
+      The release binaries of every target of xtask/src/dist/targets.rs
+      (Linux glibc 2.17 and musl, x86-64 and arm64; macOS x86-64 and arm64;
+      Windows x64), each with its wheel, built by maturin (zig, or Debian's
+      mingw-w64 for Windows) into target/dist/, each checked for what it
+      claims (format, architecture, glibc floor, static, macOS minimum,
+      DLLs, size), the wheels by auditwheel and twine; SHA256SUMS beside.
+      --ci: only what .ci/run's tests run. --run: start each binary that
+      runs here (natively, qemu-user, wine) and run the conformance suite
+      and a Python SDK smoke test against it. About 3-5 minutes a target.
   docs [--no-run]
       Check that every code block of README.md and docs/src/ is a snippet
       of docs/snippets/ that CI runs, build the guide (mdbook build docs,
@@ -87,6 +98,7 @@ fn main() -> ExitCode {
         Some("test") => test::run(&rest),
         Some("bench") => bench::run(&rest),
         Some("conformance") => conformance::run(&rest),
+        Some("dist") => dist::run(&rest),
         Some("docs") => docs::run(&rest),
         Some("expectations") => expectations::run(&rest),
         Some("fuzz") => fuzz::run(&rest),

@@ -60,7 +60,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
 }
 
 /// `version = "..."` of `emulator/Cargo.toml`.
-fn emulator_version() -> Result<String, String> {
+pub(crate) fn emulator_version() -> Result<String, String> {
     let manifest = root().join("emulator/Cargo.toml");
     let text =
         std::fs::read_to_string(&manifest).map_err(|e| format!("{}: {e}", manifest.display()))?;

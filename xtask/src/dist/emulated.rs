@@ -1,0 +1,116 @@
+//! A release binary run where it can run on this machine (natively, under
+//! qemu-user, under wine) and checked from the outside: the conformance
+//! suite against it (every case as its expectations list says), then a
+//! Python SDK smoke test (`smoke.py`: create, TTL through the test clock,
+//! query). What wine needs (a prefix, the `bcryptprimitives.dll` stand-in
+//! of `wine/`) is made here, under the target directory: it belongs to the
+//! harness, never to the shipped binary.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use super::targets::{Runner, Target};
+use crate::server::Server;
+use crate::{cargo, root, target_dir};
+
+/// qemu and wine start slower than the binary itself; wine's first start
+/// in a fresh prefix takes seconds.
+const STARTUP: Duration = Duration::from_secs(120);
+
+pub fn check(target: &Target, binary: &Path) -> Result<(), String> {
+    let dir = target_dir().join("dist-run").join(target.triple);
+    crate::package::fresh_dir(&dir)?;
+    let mut command = super::runner_command(target, binary)
+        .ok_or_else(|| format!("{} does not run here", target.triple))?;
+    if target.runner == Runner::Wine {
+        let prefix = wine_prefix()?;
+        command.env("WINEPREFIX", prefix).env("WINEDEBUG", "-all");
+    }
+    command.args(["--host", "127.0.0.1", "--port", "0", "--clock", "manual"]);
+    let started = Instant::now();
+    let server = Server::spawn(command, &dir.join("emulator.log"), STARTUP)?;
+    eprintln!(
+        "\n== xtask dist: {} ({:?}) answers at {} after {:.2} s",
+        target.triple,
+        target.runner,
+        server.endpoint,
+        started.elapsed().as_secs_f64()
+    );
+
+    crate::step(
+        "dist",
+        "build the conformance suite",
+        cargo().args([
+            "build",
+            "--quiet",
+            "-p",
+            "cosmos-conformance",
+            "--bin",
+            "cosmos-conformance",
+        ]),
+    )?;
+    let started = Instant::now();
+    crate::step(
+        "dist",
+        &format!(
+            "the conformance suite against {} under {:?}",
+            target.triple, target.runner
+        ),
+        Command::new(target_dir().join("debug/cosmos-conformance"))
+            .args([
+                "--endpoint",
+                &server.endpoint,
+                "--expectations",
+                "cosmos-emulator",
+            ])
+            .arg("--report-dir")
+            .arg(dir.join("conformance"))
+            .current_dir(root()),
+    )?;
+    eprintln!("   conformance: {:.1} s", started.elapsed().as_secs_f64());
+
+    let python = crate::test::python_env()?;
+    let smoke = dir.join("smoke.py");
+    std::fs::write(&smoke, include_str!("smoke.py"))
+        .map_err(|e| format!("{}: {e}", smoke.display()))?;
+    crate::step(
+        "dist",
+        &format!("the Python SDK smoke test against {}", target.triple),
+        Command::new(python).arg(&smoke).arg(&server.endpoint),
+    )?;
+    drop(server);
+    Ok(())
+}
+
+/// A wine prefix under the target directory, initialised once, with the
+/// stand-in DLL in its system32.
+fn wine_prefix() -> Result<PathBuf, String> {
+    let prefix = target_dir().join("dist-run").join("wine-prefix");
+    let system32 = prefix.join("drive_c/windows/system32");
+    if !system32.join("kernel32.dll").exists() {
+        std::fs::create_dir_all(&prefix).map_err(|e| format!("{}: {e}", prefix.display()))?;
+        crate::step(
+            "dist",
+            "make a wine prefix (wineboot --init)",
+            Command::new("wineboot")
+                .arg("--init")
+                .env("WINEPREFIX", &prefix)
+                .env("WINEDEBUG", "-all")
+                .env("WINEDLLOVERRIDES", "mscoree,mshtml="),
+        )?;
+    }
+    let shim = system32.join("bcryptprimitives.dll");
+    let sources = root().join("xtask/src/dist/wine");
+    crate::step(
+        "dist",
+        "build the harness's bcryptprimitives.dll (ProcessPrng over RtlGenRandom) for wine",
+        Command::new("x86_64-w64-mingw32-gcc")
+            .args(["-shared", "-O2", "-o"])
+            .arg(&shim)
+            .arg(sources.join("bcryptprimitives.c"))
+            .arg(sources.join("bcryptprimitives.def"))
+            .arg("-ladvapi32"),
+    )?;
+    Ok(prefix)
+}
