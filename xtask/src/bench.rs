@@ -13,7 +13,8 @@ use std::process::{Command, ExitCode};
 /// The peer, pinned: the version the conformance expectations were made with.
 const PEER_PACKAGE: &str = "@vercel/cosmosdb-server@1.0.1";
 
-pub fn run(args: &[String]) -> Result<ExitCode, String> {
+pub fn run(args_given: &[String]) -> Result<ExitCode, String> {
+    let args = args_given;
     let status = cargo()
         .args(["build", "--release", "--quiet", "--bins"])
         .args([
@@ -29,8 +30,12 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     if !status.success() {
         return Err("the release build failed".to_string());
     }
-    let release = target_dir().join("release");
+    let mut release = target_dir().join("release");
     let out = target_dir().join("bench");
+    let args = &without_value(args, "--emulator-binary");
+    if let Some(binary) = flag(args_given, "--emulator-binary") {
+        release = bin_dir_with(&release, Path::new(binary))?;
+    }
     // `explorer` is measured here; cosmos-bench gets the other parts.
     let only = flag(args, "--only");
     let explorer = only.is_none_or(|parts| parts.split(',').any(|p| p == "explorer"));
@@ -57,6 +62,40 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         0 => ExitCode::SUCCESS,
         code => ExitCode::from(u8::try_from(code).unwrap_or(1)),
     })
+}
+
+/// `args` without `--name VALUE` (or `--name=VALUE`).
+fn without_value(args: &[String], name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut skip = false;
+    for arg in args {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        if arg == name {
+            skip = true;
+        } else if !arg.starts_with(&format!("{name}=")) {
+            out.push(arg.clone());
+        }
+    }
+    out
+}
+
+/// `--emulator-binary PATH` (e.g. a release binary of `cargo xtask dist`,
+/// to compare the musl build with the glibc one): a directory holding that
+/// binary as `cosmos-emulator` beside the release build's other binaries.
+fn bin_dir_with(release: &Path, binary: &Path) -> Result<PathBuf, String> {
+    let binary = std::fs::canonicalize(binary).map_err(|e| format!("{}: {e}", binary.display()))?;
+    let dir = target_dir().join("bench-bin");
+    crate::package::fresh_dir(&dir)?;
+    for name in ["bare-server", "cosmos-conformance", "cosmos-bench"] {
+        std::fs::copy(release.join(name), dir.join(name))
+            .map_err(|e| format!("copy {name}: {e}"))?;
+    }
+    std::fs::copy(&binary, dir.join("cosmos-emulator"))
+        .map_err(|e| format!("copy {}: {e}", binary.display()))?;
+    eprintln!("xtask bench: the emulator measured is {}", binary.display());
+    Ok(dir)
 }
 
 /// `args` with `--only` replaced by `rest` (dropped when `rest` is None).

@@ -23,14 +23,15 @@ tasks:
       Every test: cargo test --workspace, then the official Python and
       JavaScript SDK suites (sdk-tests/) against the emulator built here.
       Sets up a virtualenv (target/sdk-venv) and npm packages when missing.
-  bench [cosmos-bench options...]
+  bench [--emulator-binary PATH] [cosmos-bench options...]
       Build the release binaries, install @vercel/cosmosdb-server with npm
       into target/bench/node when node is present, and measure startup,
       memory, point reads and writes, queries, the TTL purge, one partition
       key range beside ten (--only ranges) and the conformance run against
       the emulator, the peer and a bare server;
       print the tables and write target/bench/results.{json,md}. A few
-      minutes. See bench/README.md.
+      minutes. See bench/README.md. --emulator-binary measures that
+      binary instead of the release build (e.g. target/dist's musl one).
   conformance [--endpoint URL | --data-dir DIR] [cosmos-conformance options...]
       With no --endpoint: build and start the emulator (test clock, free
       port), run every case against it, print the table, write the reports

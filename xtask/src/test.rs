@@ -81,7 +81,12 @@ fn npm() -> Command {
 /// nothing changed).
 pub(crate) fn python_env() -> Result<PathBuf, String> {
     let venv = target_dir().join("sdk-venv");
-    let python = venv.join("bin").join("python");
+    // Windows virtualenvs (the release workflow's runner) keep it in Scripts.
+    let python = if cfg!(windows) {
+        venv.join("Scripts").join("python.exe")
+    } else {
+        venv.join("bin").join("python")
+    };
     if !python.exists() {
         step(
             "create the Python virtualenv",

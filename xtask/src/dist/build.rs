@@ -13,6 +13,9 @@ use super::targets::{Format, Target, Toolchain};
 use super::tools::Tools;
 use crate::{root, target_dir};
 
+/// Cargo.toml's `dist` profile: `release` without symbol tables.
+const PROFILE: &str = "dist";
+
 pub struct Built {
     /// `target/dist/cosmos-emulator-<triple>[.exe]`
     pub binary: PathBuf,
@@ -39,7 +42,14 @@ pub fn build(
 
     let mut maturin = tools.command("maturin");
     maturin
-        .args(["build", "--release", "--target", target.triple, "--out"])
+        .args([
+            "build",
+            "--profile",
+            PROFILE,
+            "--target",
+            target.triple,
+            "--out",
+        ])
         .arg(&wheels)
         .current_dir(root().join("packages/python"))
         .env("CARGO_TARGET_DIR", target_dir());
@@ -91,7 +101,7 @@ pub fn build(
 
     let built = target_dir()
         .join(target.triple)
-        .join("release")
+        .join(PROFILE)
         .join(target.binary_name());
     let binary = out.join(target.asset_name());
     std::fs::copy(&built, &binary)
@@ -112,9 +122,33 @@ fn remove_if_there(path: &Path) -> Result<(), String> {
     }
 }
 
-/// The command a target's binary runs under here, if it runs here.
+/// The command a target's binary runs under on this machine, if it runs
+/// here: natively on its own platform (the release workflow's runners; a
+/// static musl binary on any Linux of its architecture), else as the
+/// table's `runner` says when this is an x86-64 Linux machine.
 pub fn runner_command(target: &Target, binary: &Path) -> Option<Command> {
-    use super::targets::Runner;
+    use super::targets::{Arch, Runner};
+    let host_arch = match std::env::consts::ARCH {
+        "x86_64" => Arch::X86_64,
+        "aarch64" => Arch::Aarch64,
+        _ => return None,
+    };
+    let host_os = match std::env::consts::OS {
+        "linux" => "linux",
+        "macos" => "darwin",
+        "windows" => "win32",
+        _ => return None,
+    };
+    if target.arch == host_arch && target.npm_os == host_os {
+        // glibc builds need a glibc host; this process tells which it is.
+        let host_musl = cfg!(target_env = "musl");
+        if target.npm_libc != Some("glibc") || !host_musl {
+            return Some(Command::new(binary));
+        }
+    }
+    if host_os != "linux" || host_arch != Arch::X86_64 {
+        return None;
+    }
     match target.runner {
         Runner::Native => Some(Command::new(binary)),
         Runner::Qemu { sysroot } => {
@@ -126,10 +160,22 @@ pub fn runner_command(target: &Target, binary: &Path) -> Option<Command> {
             Some(command)
         }
         Runner::Wine => {
-            let mut command = Command::new("wine64");
+            let mut command = Command::new("wine");
             command.arg(binary);
             Some(command)
         }
         Runner::Elsewhere => None,
+    }
+}
+
+/// How `runner_command` runs it, for messages: `native`, `qemu-user`, `wine`.
+pub fn runner_name(command: &Command) -> String {
+    match Path::new(command.get_program())
+        .file_name()
+        .and_then(|n| n.to_str())
+    {
+        Some("qemu-aarch64-static") => "qemu-user".into(),
+        Some("wine") => "wine".into(),
+        _ => "native".into(),
     }
 }

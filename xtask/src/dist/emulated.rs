@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use super::targets::{Runner, Target};
+use super::targets::Target;
 use crate::server::Server;
 use crate::{cargo, root, target_dir};
 
@@ -23,7 +23,8 @@ pub fn check(target: &Target, binary: &Path) -> Result<(), String> {
     crate::package::fresh_dir(&dir)?;
     let mut command = super::runner_command(target, binary)
         .ok_or_else(|| format!("{} does not run here", target.triple))?;
-    if target.runner == Runner::Wine {
+    let how = super::build::runner_name(&command);
+    if how == "wine" {
         let prefix = wine_prefix()?;
         command.env("WINEPREFIX", prefix).env("WINEDEBUG", "-all");
     }
@@ -31,9 +32,8 @@ pub fn check(target: &Target, binary: &Path) -> Result<(), String> {
     let started = Instant::now();
     let server = Server::spawn(command, &dir.join("emulator.log"), STARTUP)?;
     eprintln!(
-        "\n== xtask dist: {} ({:?}) answers at {} after {:.2} s",
+        "\n== xtask dist: {} ({how}) answers at {} after {:.2} s",
         target.triple,
-        target.runner,
         server.endpoint,
         started.elapsed().as_secs_f64()
     );

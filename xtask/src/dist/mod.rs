@@ -11,6 +11,8 @@
 //! - `wheels/cosmos_emulator-<version>-py3-none-<tag>.whl`;
 //! - `SHA256SUMS` (of the binaries and wheels, as `sha256sum -c` reads it);
 //! - `report.md`: what each binary is and how long it took to build.
+//!
+//! `--matrix` prints the release workflow's job matrix from the same table.
 
 mod build;
 mod checksums;
@@ -27,7 +29,7 @@ use targets::{Target, TARGETS};
 
 pub use build::runner_command;
 
-const USAGE: &str = "cargo xtask dist [--ci | --target TRIPLE...] [--no-build] [--run]";
+const USAGE: &str = "cargo xtask dist [--ci | --target TRIPLE...] [--no-build] [--run] | --matrix";
 
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let mut chosen: Vec<&'static Target> = Vec::new();
@@ -38,6 +40,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             "--ci" => ci = true,
             "--run" => run = true,
             "--no-build" => no_build = true,
+            "--matrix" => {
+                println!("{}", matrix());
+                return Ok(ExitCode::SUCCESS);
+            }
             "--target" => {
                 let triple = args.next().ok_or("--target needs a target triple")?;
                 chosen.push(targets::find(triple)?);
@@ -125,6 +131,24 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The release workflow's job matrix, from the target table: one entry a
+/// target, with the runner it is tested on natively (GitHub Actions'
+/// `fromJSON` reads it).
+fn matrix() -> String {
+    let include: Vec<serde_json::Value> = TARGETS
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "target": t.triple,
+                "runner": t.release_runner,
+                "wheel": t.wheel_tag,
+                "npm": t.npm_package(),
+            })
+        })
+        .collect();
+    serde_json::json!({ "include": include }).to_string()
 }
 
 /// `target/dist`

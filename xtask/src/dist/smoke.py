@@ -7,8 +7,13 @@ on this machine (natively, under qemu-user or under wine).
 Usage: python smoke.py ENDPOINT
 """
 
+import base64
+import email.utils
+import hashlib
+import hmac
 import json
 import sys
+import urllib.parse
 import urllib.request
 
 from azure.cosmos import CosmosClient, PartitionKey, exceptions
@@ -16,12 +21,29 @@ from azure.cosmos import CosmosClient, PartitionKey, exceptions
 KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
 
 
+def signed(verb):
+    """Master-key headers as for the account read (resource type and link
+    empty): how the emulator's control routes are signed."""
+    date = email.utils.formatdate(usegmt=True)
+    payload = f"{verb.lower()}\n\n\n{date.lower()}\n\n"
+    signature = base64.b64encode(
+        hmac.new(base64.b64decode(KEY), payload.encode(), hashlib.sha256).digest()
+    ).decode()
+    return {
+        "authorization": urllib.parse.quote(f"type=master&ver=1.0&sig={signature}", safe=""),
+        "x-ms-date": date,
+        "x-ms-version": "2018-12-31",
+        "content-type": "application/json",
+    }
+
+
 def clock(endpoint, body=None):
+    verb = "GET" if body is None else "POST"
     request = urllib.request.Request(
         endpoint.rstrip("/") + "/_emulator/clock",
         data=None if body is None else json.dumps(body).encode(),
-        headers={"content-type": "application/json"},
-        method="GET" if body is None else "POST",
+        headers=signed(verb),
+        method=verb,
     )
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.load(response)["now"]

@@ -21,7 +21,7 @@ pub enum Runner {
     /// Debian's `qemu-aarch64-static`; `sysroot` holds the dynamic loader
     /// and libc of a glibc build (Debian's libc6-arm64-cross), none for musl.
     Qemu { sysroot: Option<&'static str> },
-    /// Debian's wine64, with the harness's shims in its prefix.
+    /// Debian's wine (package wine64), with the harness's shims in its prefix.
     Wine,
     /// Not here (macOS): built and inspected, run on the release runners.
     Elsewhere,
