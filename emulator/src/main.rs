@@ -102,7 +102,7 @@ async fn serve(settings: Settings) -> std::io::Result<()> {
     stdout.write_all(lines.as_bytes())?;
     stdout.flush()?;
     drop(stdout);
-    tracing::info!(clock = ?config.clock, tls = config.tls, "serving");
+    tracing::info!(clock = ?config.clock, protocol = config.protocol.name(), "serving");
     server.run(shutdown).await?;
     tracing::info!("stopped");
     Ok(())

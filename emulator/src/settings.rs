@@ -27,7 +27,7 @@ use clap::{Parser, ValueEnum};
 
 use crate::auth::MasterKey;
 use crate::persist::SyncMode;
-use crate::{ClockMode, Config, WELL_KNOWN_KEY};
+use crate::{ClockMode, Config, Protocol, WELL_KNOWN_KEY};
 
 pub const PORT: &str = "PORT";
 pub const PROTOCOL: &str = "PROTOCOL";
@@ -78,13 +78,27 @@ pub enum SyncArg {
     Never,
 }
 
-/// vNext's `--protocol` / `PROTOCOL`. Both HTTPS values serve HTTPS with the
-/// certificate made at start (as `--tls`): there is no certificate to bring.
+/// vNext's `--protocol` / `PROTOCOL`, and `auto`. Both HTTPS values serve
+/// HTTPS with the certificate made at start (as `--tls`): there is no
+/// certificate to bring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Protocol {
+pub enum ProtocolArg {
     Http,
     Https,
     HttpsInsecure,
+    /// HTTP and HTTPS on the same port, told apart by each connection's
+    /// first byte.
+    Auto,
+}
+
+impl ProtocolArg {
+    fn protocol(self) -> Protocol {
+        match self {
+            ProtocolArg::Http => Protocol::Http,
+            ProtocolArg::Https | ProtocolArg::HttpsInsecure => Protocol::Https,
+            ProtocolArg::Auto => Protocol::Auto,
+        }
+    }
 }
 
 /// vNext's `--log-level` / `LOG_LEVEL`.
@@ -144,12 +158,12 @@ pub struct Flags {
     /// start (the same as --protocol https).
     #[arg(long, conflicts_with = "protocol")]
     pub tls: bool,
-    /// http, or HTTPS as --tls (https and https-insecure alike) [env:
-    /// PROTOCOL] [default: http]
-    #[arg(long, value_enum)]
-    pub protocol: Option<Protocol>,
-    /// Write the certificate clients should trust to this file (PEM); needs
-    /// HTTPS.
+    /// http; HTTPS as --tls (https and https-insecure alike); or auto:
+    /// both on the one port [env: PROTOCOL] [default: http]
+    #[arg(long, value_enum, ignore_case = true)]
+    pub protocol: Option<ProtocolArg>,
+    /// Write the certificate clients should trust to this file (PEM),
+    /// creating its directory; needs HTTPS (or auto).
     #[arg(long, value_name = "PATH")]
     pub cert_out: Option<PathBuf>,
     /// How long the change feed's all-versions-and-deletes mode can read
@@ -248,18 +262,21 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
     .unwrap_or(8081);
 
     // --tls is a flag for PROTOCOL too.
-    let tls = flags.tls || {
-        let protocol = flag_or_var(flags.protocol, env, PROTOCOL, |v| {
+    let protocol = if flags.tls {
+        Protocol::Https
+    } else {
+        flag_or_var(flags.protocol, env, PROTOCOL, |v| {
             v.parse(
-                |t| Protocol::from_str(t, true).ok(),
-                "expected http, https or https-insecure",
+                |t| ProtocolArg::from_str(t, true).ok(),
+                "expected http, https, https-insecure or auto",
             )
-        })?;
-        matches!(protocol, Some(Protocol::Https | Protocol::HttpsInsecure))
+        })?
+        .map_or(Protocol::Http, ProtocolArg::protocol)
     };
-    if flags.cert_out.is_some() && !tls {
+    if flags.cert_out.is_some() && !protocol.serves_tls() {
         return Err(Invalid(
-            "--cert-out needs HTTPS: add --tls (or --protocol https, or PROTOCOL=https)".into(),
+            "--cert-out needs HTTPS: add --tls or --protocol https (or auto), or set PROTOCOL=https"
+                .into(),
         ));
     }
 
@@ -334,7 +351,7 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
         key,
         clock,
         background_purge: true,
-        tls,
+        protocol,
         cert_out: flags.cert_out,
         change_feed_retention: flags
             .change_feed_retention
