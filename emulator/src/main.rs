@@ -6,7 +6,6 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::Parser;
 use cosmos_emulator::health::{self, Health};
 use cosmos_emulator::settings::{self, Flags, Settings};
 use cosmos_emulator::{lifetime, Server};
@@ -22,14 +21,7 @@ const USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     cosmos_emulator::configure_allocator();
-    let flags = Flags::parse();
-    // First: a parent that dies from here on must take the emulator along.
-    if let Some(pid) = flags.parent_pid {
-        if let Err(e) = lifetime::parent_at_start(pid) {
-            eprintln!("error: {e}");
-            return ExitCode::from(USAGE);
-        }
-    }
+    let flags = Flags::try_parse_args(std::env::args_os()).unwrap_or_else(|e| e.exit());
     let settings = match settings::resolve(flags, &settings::process_env) {
         Ok(s) => s,
         Err(e) => {
@@ -37,6 +29,14 @@ fn main() -> ExitCode {
             return ExitCode::from(USAGE);
         }
     };
+    // First after the settings (flag or variable): a parent that dies from
+    // here on must take the emulator along.
+    if let Some(pid) = settings.parent_pid {
+        if let Err(e) = lifetime::parent_at_start(pid) {
+            eprintln!("error: {e}");
+            return ExitCode::from(USAGE);
+        }
+    }
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(

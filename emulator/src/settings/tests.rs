@@ -145,16 +145,6 @@ fn protocol_values_in_any_case() {
         .config
         .protocol
         .serves_tls());
-    for auto in ["auto", "AUTO"] {
-        assert_eq!(
-            ok(&["--protocol", auto], &[]).config.protocol,
-            Protocol::Auto
-        );
-    }
-    assert_eq!(
-        ok(&[], &[(PROTOCOL, "Auto")]).config.protocol,
-        Protocol::Auto
-    );
 }
 
 #[test]
@@ -168,7 +158,6 @@ fn cert_out_needs_https_from_any_source() {
         .config
         .protocol
         .serves_tls());
-    ok(&["--cert-out", "/tmp/c.pem", "--protocol", "auto"], &[]);
 }
 
 #[test]
@@ -415,8 +404,7 @@ fn a_variable_that_is_not_utf8_is_refused_by_name() {
 
 #[test]
 fn the_help_states_the_defaults_the_code_applies() {
-    use clap::CommandFactory;
-    let help = Flags::command().render_long_help().to_string();
+    let help = command().render_long_help().to_string();
     let defaults = Config::default();
     for stated in [
         format!("[default: {}]", defaults.host),
@@ -426,3 +414,5 @@ fn the_help_states_the_defaults_the_code_applies() {
         assert!(help.contains(&stated), "{stated} in\n{help}");
     }
 }
+
+mod every_flag;

@@ -7,7 +7,7 @@ use std::io::Read;
 use std::time::{Duration, Instant};
 
 use cosmos_emulator::auth::{authorization_header, payload, signed_resource, MasterKey};
-use cosmos_emulator::settings::PROTOCOL;
+use cosmos_emulator::settings::{COSMOS_EMULATOR_CERT_OUT, PROTOCOL};
 use cosmos_emulator::WELL_KNOWN_KEY;
 use rstest::rstest;
 use serde_json::json;
@@ -23,8 +23,11 @@ fn auto_prints_the_http_endpoint_and_serves_https_on_its_port() {
     let pem = scratch.root.join("appdata/CosmosDBEmulator/emulator.pem");
     let mut emu = start(
         &scratch,
-        &["--port", "0", "--cert-out", pem.to_str().unwrap()],
-        &[(PROTOCOL, "auto")],
+        &["--port", "0"],
+        &[
+            (PROTOCOL, "auto"),
+            (COSMOS_EMULATOR_CERT_OUT, pem.to_str().unwrap()),
+        ],
     );
     let endpoint = emu.api.endpoint().to_string();
     assert!(endpoint.starts_with("http://127.0.0.1:"), "{endpoint}");
