@@ -8,9 +8,10 @@
 //! (effective partition keys), `http` (routes and handlers), `auth`
 //! (master-key signatures), `error` (the wire format of failures), `clock`
 //! (the one source of time); for the binary, `settings` (flags and
-//! environment variables), `health` (the health server) and `lifetime`
-//! (signals and `--parent-pid`); `transport` (plain HTTP, HTTPS, or either
-//! by the first byte) and `tls` (the certificates) for both.
+//! environment variables), `health` (the health server), `probe` (the
+//! `health` subcommand that asks it) and `lifetime` (signals and
+//! `--parent-pid`); `transport` (plain HTTP, HTTPS, or either by the first
+//! byte) and `tls` (the certificates) for both.
 
 pub mod auth;
 pub mod clock;
@@ -24,6 +25,7 @@ pub mod limits;
 mod partition_key;
 mod patch;
 pub mod persist;
+pub mod probe;
 mod purge;
 mod query;
 mod reindex;

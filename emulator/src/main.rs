@@ -1,14 +1,15 @@
 //! `cosmos-emulator`: serve the emulator until SIGINT or SIGTERM (or, with
 //! `--parent-pid`, until its parent is gone). Settings come from flags,
-//! then environment variables (`settings.rs`).
+//! then environment variables (`settings.rs`). `cosmos-emulator health`
+//! asks a running one's health server instead (`probe.rs`).
 
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use cosmos_emulator::health::{self, Health};
-use cosmos_emulator::settings::{self, Flags, Settings};
-use cosmos_emulator::{lifetime, Server};
+use cosmos_emulator::settings::{self, Command, Flags, Settings};
+use cosmos_emulator::{lifetime, probe, Server};
 
 /// mimalloc: items are allocated on request threads and freed by the purge
 /// on another; glibc's per-thread arenas make such frees slow and keep
@@ -21,7 +22,10 @@ const USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     cosmos_emulator::configure_allocator();
-    let flags = Flags::try_parse_args(std::env::args_os()).unwrap_or_else(|e| e.exit());
+    let mut flags = Flags::try_parse_args(std::env::args_os()).unwrap_or_else(|e| e.exit());
+    if let Some(Command::Health(args)) = flags.command.take() {
+        return probe::main(args, &settings::process_env);
+    }
     let settings = match settings::resolve(flags, &settings::process_env) {
         Ok(s) => s,
         Err(e) => {

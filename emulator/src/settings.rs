@@ -24,13 +24,13 @@
 //! map instead of changing the process's environment.
 
 mod data_dir;
-mod values;
+pub(crate) mod values;
 mod vars;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::persist::SyncMode;
 use crate::{ClockMode, Config, Protocol, WELL_KNOWN_KEY};
@@ -114,7 +114,11 @@ impl LogLevel {
 /// when a flag is absent (an empty variable counts as unset; an invalid
 /// one stops the start with exit code 2).
 #[derive(Debug, Parser)]
-#[command(name = "cosmos-emulator", version)]
+#[command(
+    name = "cosmos-emulator",
+    version,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Flags {
     /// Address to listen on (also the health server's) [default: 127.0.0.1]
     #[arg(long, value_parser = values::flag_host)]
@@ -194,6 +198,16 @@ pub struct Flags {
     /// outlives it. Unix only (accepted and ignored elsewhere).
     #[arg(long, value_name = "PID")]
     pub parent_pid: Option<u32>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// What the binary does instead of serving.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Ask the health server whether the emulator is ready (GET /ready):
+    /// exit 0 on a 200, 1 otherwise; for a container's HEALTHCHECK.
+    Health(crate::probe::HealthArgs),
 }
 
 impl Flags {

@@ -130,7 +130,7 @@ pub const VARIABLES: &[&str] = &[
 const NONE_MEANS_UNSET: &[&str] = &[PARTITION_COUNT];
 
 /// One set, non-empty variable, as text.
-pub(super) struct Var {
+pub(crate) struct Var {
     pub name: &'static str,
     pub text: String,
 }

@@ -50,6 +50,7 @@ fn the_help_names_each_flags_variables_and_every_variable() {
     for name in VARIABLES {
         assert!(help.contains(name), "{name} in\n{help}");
     }
+    assert!(help.contains("health"), "the subcommand is listed:\n{help}");
 }
 
 #[test]
@@ -365,4 +366,30 @@ fn auto_is_a_protocol_of_the_flag_and_the_variables() {
         ok(&[], &[(PROTOCOL, "Auto")]).config.protocol,
         Protocol::Auto
     );
+}
+
+#[test]
+fn the_health_subcommand_leaves_the_flags_as_they_were() {
+    let serve = Flags::try_parse_args(["x", "--port", "1", "--tls"]).unwrap();
+    assert!(serve.command.is_none());
+    assert_eq!(serve.port, Some(1));
+    let health =
+        Flags::try_parse_args(["x", "health", "--port", "8080", "--path", "/alive"]).unwrap();
+    match health.command {
+        Some(Command::Health(args)) => {
+            assert_eq!(args.port, Some(8080));
+            assert_eq!(args.path, "/alive");
+            assert_eq!(args.host, None);
+        }
+        None => panic!("the health subcommand"),
+    }
+    assert_eq!(
+        Flags::try_parse_args(["x", "health"]).unwrap().port,
+        None,
+        "the subcommand's --port is its own"
+    );
+    // Serving flags do not go with it, nor it with a bad flag.
+    assert!(Flags::try_parse_args(["x", "--tls", "health"]).is_err());
+    assert!(Flags::try_parse_args(["x", "health", "--tls"]).is_err());
+    assert!(Flags::try_parse_args(["x", "health", "--path", "ready"]).is_err());
 }
