@@ -400,3 +400,15 @@ fn the_own_variables_reach_the_binary_and_disagreeing_aliases_stop_it() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_configuration_page_names_every_variable() {
+    let page = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/src/configuration.md"
+    ))
+    .unwrap();
+    for name in VARIABLES {
+        assert!(page.contains(&format!("`{name}`")), "{name}");
+    }
+}
