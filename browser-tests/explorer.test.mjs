@@ -305,9 +305,13 @@ describe("over HTTPS with the system clock", () => {
     await emu?.stop();
   });
 
-  test("a wrong key is refused and said so; the right one connects", async () => {
+  test("connects at once with the well-known key; a wrong key entered later is refused and said so", async () => {
     await page.goto(`${emu.endpoint}/_explorer/index.html`);
     assert.match(await page.textContent("#certificate"), /emulator\.pem/);
+    await page.locator("#tree .databases").waitFor();
+    assert.equal(await page.isVisible("#key-dialog"), false, "no key dialog");
+    await page.click("#change-key");
+    await page.locator("#key-dialog").waitFor();
     await page.fill("#key-input", btoa("not the key"));
     await page.click("#key-connect");
     await page.locator("#key-status.error").waitFor();
@@ -334,6 +338,46 @@ describe("over HTTPS with the system clock", () => {
     assert.match(first, /^[1-3]s$/);
     await page.waitForFunction(() => !document.querySelector('#items-body tr[data-id="soon"]'), null, { timeout: 15_000 });
     assert.deepEqual(Object.keys(await itemRows(page)), ["later"]);
+    assert.deepEqual(page.errors, []);
+  });
+});
+
+describe("an emulator started with a key of its own", () => {
+  const KEY = btoa("a key of this emulator's own, 32+ bytes long");
+  let emu;
+  let page;
+  before(async () => {
+    emu = await startEmulator({ key: KEY });
+    await emu.client.createDatabase("own");
+    page = await newPage(browser);
+  });
+  after(async () => {
+    await page?.context().close();
+    await emu?.stop();
+  });
+
+  test("the well-known key is refused, so the page asks for the key; the right one connects", async () => {
+    await page.goto(`${emu.endpoint}/_explorer/index.html`);
+    await page.locator("#key-dialog").waitFor();
+    assert.match(await page.textContent("#key-status"), /key of its own/);
+    assert.equal(await page.inputValue("#key-input"), "", "the refused key is not filled in");
+    takeRefusals(page, 401);
+    await page.fill("#key-input", btoa("not the key either"));
+    await page.click("#key-connect");
+    await page.locator("#key-status.error").waitFor();
+    assert.match(await page.textContent("#key-status"), /^401 Unauthorized/);
+    takeRefusals(page, 401);
+    await page.fill("#key-input", KEY);
+    await page.click("#key-connect");
+    await page.locator("#tree .databases").waitFor();
+    assert.equal(await page.isVisible("#key-dialog"), false);
+    assert.match(await page.textContent("#tree"), /own/);
+  });
+
+  test("the accepted key stays for the tab: a reload asks nothing", async () => {
+    await page.reload();
+    await page.locator("#tree .databases").waitFor();
+    assert.equal(await page.isVisible("#key-dialog"), false);
     assert.deepEqual(page.errors, []);
   });
 });

@@ -5,7 +5,8 @@
 //! - `GET /alive`: 200 as soon as the process runs;
 //! - `GET /ready`: 503 until the Cosmos endpoint serves requests, then 200;
 //! - `GET /status`: 200, JSON: `status` ("starting" or "ready"), `version`,
-//!   `endpoint` (null until ready), `clock`, `tls`, `dataDir`,
+//!   `endpoint` (null until ready), `clock`, `protocol` (`http`, `https`
+//!   or `auto`), `tls` (whether HTTPS is served), `dataDir`,
 //!   `uptimeSeconds`.
 //!
 //! It starts before the data directory is read back, which can take a while
@@ -30,7 +31,7 @@ use crate::{ClockMode, Config};
 pub struct Health {
     started: Instant,
     clock: &'static str,
-    tls: bool,
+    protocol: crate::Protocol,
     data_dir: Option<PathBuf>,
     /// Set once the Cosmos endpoint serves requests.
     endpoint: OnceLock<String>,
@@ -44,7 +45,7 @@ impl Health {
                 ClockMode::System => "system",
                 ClockMode::Manual { .. } => "manual",
             },
-            tls: config.tls,
+            protocol: config.protocol,
             data_dir: config.data_dir.clone(),
             endpoint: OnceLock::new(),
         })
@@ -107,7 +108,8 @@ async fn status(State(health): State<Arc<Health>>) -> Response {
         "version": env!("CARGO_PKG_VERSION"),
         "endpoint": endpoint,
         "clock": health.clock,
-        "tls": health.tls,
+        "protocol": health.protocol.name(),
+        "tls": health.protocol.serves_tls(),
         "dataDir": health.data_dir.as_ref().map(|d| d.display().to_string()),
         "uptimeSeconds": health.started.elapsed().as_secs(),
     }))

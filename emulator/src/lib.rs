@@ -8,8 +8,10 @@
 //! (effective partition keys), `http` (routes and handlers), `auth`
 //! (master-key signatures), `error` (the wire format of failures), `clock`
 //! (the one source of time); for the binary, `settings` (flags and
-//! environment variables), `health` (the health server) and `lifetime`
-//! (signals and `--parent-pid`).
+//! environment variables), `health` (the health server), `probe` (the
+//! `health` subcommand that asks it) and `lifetime` (signals and
+//! `--parent-pid`); `transport` (plain HTTP, HTTPS, or either by the first
+//! byte) and `tls` (the certificates) for both.
 
 pub mod auth;
 pub mod clock;
@@ -23,6 +25,7 @@ pub mod limits;
 mod partition_key;
 mod patch;
 pub mod persist;
+pub mod probe;
 mod purge;
 mod query;
 mod reindex;
@@ -32,14 +35,13 @@ mod script;
 pub mod settings;
 pub mod store;
 mod tls;
+mod transport;
 pub mod ttl;
 
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
-
-use tokio::net::TcpListener;
 
 pub use clock::{Clock, ClockMode};
 pub use http::{app, AppState, SharedState};
@@ -72,9 +74,10 @@ pub struct Config {
     /// Whether expired items are physically deleted in the background. Off
     /// only in tests that check that reads hide expired items by themselves.
     pub background_purge: bool,
-    /// Serve HTTPS with certificates made at start-up.
-    pub tls: bool,
-    /// Where to write the certificate clients should trust (with `tls`).
+    /// Plain HTTP, HTTPS with certificates made at start-up, or both.
+    pub protocol: Protocol,
+    /// Where to write the certificate clients should trust (with HTTPS or
+    /// both), its directory created if missing.
     pub cert_out: Option<std::path::PathBuf>,
     /// How long change log entries are kept, emulator-clock seconds.
     pub change_feed_retention: i64,
@@ -104,7 +107,7 @@ impl Default for Config {
             key: WELL_KNOWN_KEY.into(),
             clock: ClockMode::System,
             background_purge: true,
-            tls: false,
+            protocol: Protocol::Http,
             cert_out: None,
             change_feed_retention: store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
             min_ranges_per_container: 1,
@@ -128,14 +131,41 @@ impl Config {
     }
 }
 
+/// What the endpoint speaks (`--protocol`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Protocol {
+    #[default]
+    Http,
+    /// HTTPS only, with certificates made at start (`tls.rs`).
+    Https,
+    /// Both on one port, told apart by each connection's first byte
+    /// (`transport.rs`); the printed endpoint is the `http://` one.
+    Auto,
+}
+
+impl Protocol {
+    /// Whether HTTPS is served (alone or beside HTTP).
+    pub fn serves_tls(self) -> bool {
+        self != Protocol::Http
+    }
+
+    /// `http`, `https` or `auto`, as `--protocol` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Http => "http",
+            Protocol::Https => "https",
+            Protocol::Auto => "auto",
+        }
+    }
+}
+
 /// A bound, not yet serving, emulator.
 pub struct Server {
     /// Bound without a runtime, so that binding works from any thread.
     listener: std::net::TcpListener,
     state: AppState,
     background_purge: bool,
-    /// The certificate chain and key, when serving HTTPS.
-    tls: Option<tls::Certificates>,
+    transport: transport::Transport,
 }
 
 impl Server {
@@ -145,17 +175,19 @@ impl Server {
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("--key: {e}")))?;
         let listener = std::net::TcpListener::bind((config.host.as_str(), config.port))?;
         listener.set_nonblocking(true)?;
-        let certificates = if config.tls {
+        let certificates = if config.protocol.serves_tls() {
             let certificates = tls::generate(&config.host).map_err(io::Error::other)?;
             if let Some(path) = &config.cert_out {
-                std::fs::write(path, &certificates.authority_pem).map_err(|e| {
-                    io::Error::new(e.kind(), format!("--cert-out {}: {e}", path.display()))
-                })?;
+                write_cert_out(path, &certificates.authority_pem)?;
             }
             Some(certificates)
         } else {
             None
         };
+        let certificate = certificates
+            .as_ref()
+            .map(|c| Arc::from(c.authority_pem.as_str()));
+        let transport = transport::Transport::new(config.protocol, certificates)?;
         let mut store = Store::new(Clock::new(config.clock))
             .with_change_feed_retention(config.change_feed_retention)
             .with_min_ranges_per_container(config.min_ranges_per_container);
@@ -165,10 +197,13 @@ impl Server {
         let state = AppState::new(SharedState {
             store: Arc::new(store),
             key,
-            scheme: if config.tls { "https" } else { "http" },
-            certificate: certificates
-                .as_ref()
-                .map(|c| Arc::from(c.authority_pem.as_str())),
+            // Auto: what plain connections are told; TLS ones say https.
+            scheme: if config.protocol == Protocol::Https {
+                "https"
+            } else {
+                "http"
+            },
+            certificate,
             local_addr: listener.local_addr()?,
             query_results: Default::default(),
             explorer: config.explorer,
@@ -182,7 +217,7 @@ impl Server {
             listener,
             state,
             background_purge: config.background_purge,
-            tls: certificates,
+            transport,
         })
     }
 
@@ -190,7 +225,7 @@ impl Server {
         self.listener.local_addr()
     }
 
-    /// `http://HOST:PORT`, as clients should address it.
+    /// `http://HOST:PORT`, as clients should address it (`http` for auto).
     pub fn endpoint(&self) -> io::Result<String> {
         Ok(format!("{}://{}", self.state.scheme, self.local_addr()?))
     }
@@ -206,39 +241,27 @@ impl Server {
             .background_purge
             .then(|| tokio::spawn(purge::run(self.state.store.clone())));
         let reindex = tokio::spawn(reindex::run(self.state.store.clone()));
-        let service =
-            axum::ServiceExt::<axum::extract::Request>::into_make_service(app(self.state));
-        let served = match self.tls {
-            None => {
-                let listener = TcpListener::from_std(self.listener)?;
-                axum::serve(listener, service)
-                    .with_graceful_shutdown(shutdown)
-                    .await
-            }
-            Some(certificates) => {
-                let config = axum_server::tls_rustls::RustlsConfig::from_pem(
-                    certificates.chain_pem.into_bytes(),
-                    certificates.key_pem.into_bytes(),
-                )
-                .await?;
-                let handle = axum_server::Handle::new();
-                let stopper = handle.clone();
-                tokio::spawn(async move {
-                    shutdown.await;
-                    stopper.graceful_shutdown(Some(std::time::Duration::from_secs(5)));
-                });
-                axum_server::from_tcp_rustls(self.listener, config)?
-                    .handle(handle)
-                    .serve(service)
-                    .await
-            }
-        };
+        let served = self
+            .transport
+            .serve(self.listener, app(self.state), shutdown)
+            .await;
         if let Some(purge) = purge {
             purge.abort();
         }
         reindex.abort();
         served
     }
+}
+
+/// Writes the authority's certificate for `--cert-out`, creating the
+/// directory (a container tool may look for it at a fixed, deep path).
+fn write_cert_out(path: &std::path::Path, pem: &str) -> io::Result<()> {
+    let named =
+        |e: io::Error| io::Error::new(e.kind(), format!("--cert-out {}: {e}", path.display()));
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(named)?;
+    }
+    std::fs::write(path, pem).map_err(named)
 }
 
 /// An emulator serving on a background thread; stops when dropped.

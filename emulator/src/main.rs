@@ -1,15 +1,15 @@
 //! `cosmos-emulator`: serve the emulator until SIGINT or SIGTERM (or, with
 //! `--parent-pid`, until its parent is gone). Settings come from flags,
-//! then environment variables (`settings.rs`).
+//! then environment variables (`settings.rs`). `cosmos-emulator health`
+//! asks a running one's health server instead (`probe.rs`).
 
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::Parser;
 use cosmos_emulator::health::{self, Health};
-use cosmos_emulator::settings::{self, Flags, Settings};
-use cosmos_emulator::{lifetime, Server};
+use cosmos_emulator::settings::{self, Command, Flags, Settings};
+use cosmos_emulator::{lifetime, probe, Server};
 
 /// mimalloc: items are allocated on request threads and freed by the purge
 /// on another; glibc's per-thread arenas make such frees slow and keep
@@ -22,13 +22,9 @@ const USAGE: u8 = 2;
 
 fn main() -> ExitCode {
     cosmos_emulator::configure_allocator();
-    let flags = Flags::parse();
-    // First: a parent that dies from here on must take the emulator along.
-    if let Some(pid) = flags.parent_pid {
-        if let Err(e) = lifetime::parent_at_start(pid) {
-            eprintln!("error: {e}");
-            return ExitCode::from(USAGE);
-        }
+    let mut flags = Flags::try_parse_args(std::env::args_os()).unwrap_or_else(|e| e.exit());
+    if let Some(Command::Health(args)) = flags.command.take() {
+        return probe::main(args, &settings::process_env);
     }
     let settings = match settings::resolve(flags, &settings::process_env) {
         Ok(s) => s,
@@ -37,6 +33,14 @@ fn main() -> ExitCode {
             return ExitCode::from(USAGE);
         }
     };
+    // First after the settings (flag or variable): a parent that dies from
+    // here on must take the emulator along.
+    if let Some(pid) = settings.parent_pid {
+        if let Err(e) = lifetime::parent_at_start(pid) {
+            eprintln!("error: {e}");
+            return ExitCode::from(USAGE);
+        }
+    }
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
@@ -102,7 +106,7 @@ async fn serve(settings: Settings) -> std::io::Result<()> {
     stdout.write_all(lines.as_bytes())?;
     stdout.flush()?;
     drop(stdout);
-    tracing::info!(clock = ?config.clock, tls = config.tls, "serving");
+    tracing::info!(clock = ?config.clock, protocol = config.protocol.name(), "serving");
     server.run(shutdown).await?;
     tracing::info!("stopped");
     Ok(())

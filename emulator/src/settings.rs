@@ -1,63 +1,44 @@
 //! Where each setting of the `cosmos-emulator` binary comes from: its flag,
 //! else its environment variable(s), else its default.
 //!
-//! The variables are those container tools set for Microsoft's Linux
-//! emulator ("vNext": `PORT`, `PROTOCOL`, `KEY_FILE`, `DATA_PATH`,
-//! `LOG_LEVEL`, `ENABLE_EXPLORER`, `ENABLE_TELEMETRY`) and for its older
-//! image (`AZURE_COSMOS_EMULATOR_*`), so that either's command line or
-//! environment starts this binary the same way. The rules:
+//! Every flag has a variable of its own, `COSMOS_EMULATOR_` and the flag in
+//! upper snake case (`--clock-start`: `COSMOS_EMULATOR_CLOCK_START`), so
+//! that a container is configured by its environment alone. Some flags also
+//! read the variables container tools set for Microsoft's Linux emulator
+//! ("vNext": `PORT`, `PROTOCOL`, `KEY_FILE`, `DATA_PATH`, `LOG_LEVEL`,
+//! `ENABLE_EXPLORER`, `ENABLE_TELEMETRY`) and for its older image
+//! (`AZURE_COSMOS_EMULATOR_*`), so that either's command line or
+//! environment starts this binary the same way (`vars.rs` lists them all).
+//! The rules:
 //!
 //! - a flag always wins, and its variables are then not read at all;
 //! - an empty variable counts as unset (`docker run -e VAR=` passes one);
 //! - an invalid value stops the start ([`Invalid`], exit code 2) with a
 //!   message naming the variable and what it accepts;
-//! - two variables for one setting (`KEY_FILE` and
-//!   `AZURE_COSMOS_EMULATOR_KEY`; `DATA_PATH` and
+//! - two variables for one setting (`COSMOS_EMULATOR_PORT` and `PORT`;
+//!   `KEY_FILE` and `AZURE_COSMOS_EMULATOR_KEY`; `DATA_PATH` and
 //!   `AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE=false`) must agree, else
 //!   the start stops naming both: neither silently wins.
 //!
 //! [`resolve`] takes the environment as a function, so that tests give it a
 //! map instead of changing the process's environment.
 
+mod data_dir;
+pub(crate) mod values;
+mod vars;
+
 use std::ffi::OsString;
-use std::net::IpAddr;
 use std::path::PathBuf;
 
-use clap::{Parser, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
-use crate::auth::MasterKey;
 use crate::persist::SyncMode;
-use crate::{ClockMode, Config, WELL_KNOWN_KEY};
+use crate::{ClockMode, Config, Protocol, WELL_KNOWN_KEY};
 
-pub const PORT: &str = "PORT";
-pub const PROTOCOL: &str = "PROTOCOL";
-pub const KEY_FILE: &str = "KEY_FILE";
-pub const DATA_PATH: &str = "DATA_PATH";
-pub const LOG_LEVEL: &str = "LOG_LEVEL";
-pub const ENABLE_EXPLORER: &str = "ENABLE_EXPLORER";
-pub const ENABLE_TELEMETRY: &str = "ENABLE_TELEMETRY";
-pub const KEY: &str = "AZURE_COSMOS_EMULATOR_KEY";
-pub const PARTITION_COUNT: &str = "AZURE_COSMOS_EMULATOR_PARTITION_COUNT";
-pub const ENABLE_DATA_PERSISTENCE: &str = "AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE";
-pub const IP_ADDRESS_OVERRIDE: &str = "AZURE_COSMOS_EMULATOR_IP_ADDRESS_OVERRIDE";
-/// The tracing filter, which beats `LOG_LEVEL` (but not `--log-level`).
-pub const RUST_LOG: &str = "RUST_LOG";
+pub use data_dir::default_data_dir;
+pub use vars::*;
 
-/// Every variable the binary reads (tests clear them around a child).
-pub const VARIABLES: &[&str] = &[
-    PORT,
-    PROTOCOL,
-    KEY_FILE,
-    DATA_PATH,
-    LOG_LEVEL,
-    ENABLE_EXPLORER,
-    ENABLE_TELEMETRY,
-    KEY,
-    PARTITION_COUNT,
-    ENABLE_DATA_PERSISTENCE,
-    IP_ADDRESS_OVERRIDE,
-    RUST_LOG,
-];
+use values::{checked_key, key_from_file};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ClockArg {
@@ -78,13 +59,27 @@ pub enum SyncArg {
     Never,
 }
 
-/// vNext's `--protocol` / `PROTOCOL`. Both HTTPS values serve HTTPS with the
-/// certificate made at start (as `--tls`): there is no certificate to bring.
+/// vNext's `--protocol` / `PROTOCOL`, and `auto`. Both HTTPS values serve
+/// HTTPS with the certificate made at start (as `--tls`): there is no
+/// certificate to bring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Protocol {
+pub enum ProtocolArg {
     Http,
     Https,
     HttpsInsecure,
+    /// HTTP and HTTPS on the same port, told apart by each connection's
+    /// first byte.
+    Auto,
+}
+
+impl ProtocolArg {
+    fn protocol(self) -> Protocol {
+        match self {
+            ProtocolArg::Http => Protocol::Http,
+            ProtocolArg::Https | ProtocolArg::HttpsInsecure => Protocol::Https,
+            ProtocolArg::Auto => Protocol::Auto,
+        }
+    }
 }
 
 /// vNext's `--log-level` / `LOG_LEVEL`.
@@ -119,37 +114,41 @@ impl LogLevel {
 /// when a flag is absent (an empty variable counts as unset; an invalid
 /// one stops the start with exit code 2).
 #[derive(Debug, Parser)]
-#[command(name = "cosmos-emulator", version)]
+#[command(
+    name = "cosmos-emulator",
+    version,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Flags {
     /// Address to listen on (also the health server's) [default: 127.0.0.1]
-    #[arg(long)]
+    #[arg(long, value_parser = values::flag_host)]
     pub host: Option<String>,
-    /// Port to listen on; 0 picks a free one [env: PORT] [default: 8081]
+    /// Port to listen on; 0 picks a free one [default: 8081]
     #[arg(long)]
     pub port: Option<u16>,
-    /// Base64 master key clients sign requests with [env:
-    /// AZURE_COSMOS_EMULATOR_KEY] [default: the well-known emulator key]
+    /// Base64 master key clients sign requests with [default: the
+    /// well-known emulator key]
     #[arg(long, conflicts_with = "key_file")]
     pub key: Option<String>,
-    /// A file holding the base64 master key [env: KEY_FILE]
+    /// A file holding the base64 master key
     #[arg(long, value_name = "PATH")]
     pub key_file: Option<PathBuf>,
     /// Where time comes from [default: system]
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, ignore_case = true)]
     pub clock: Option<ClockArg>,
     /// Initial time of the manual clock, in epoch seconds (default: now).
     #[arg(long)]
     pub clock_start: Option<i64>,
     /// Serve HTTPS, with a certificate for localhost and 127.0.0.1 made at
-    /// start (the same as --protocol https).
+    /// start (the same as --protocol https); the variable: true or false.
     #[arg(long, conflicts_with = "protocol")]
     pub tls: bool,
-    /// http, or HTTPS as --tls (https and https-insecure alike) [env:
-    /// PROTOCOL] [default: http]
-    #[arg(long, value_enum)]
-    pub protocol: Option<Protocol>,
-    /// Write the certificate clients should trust to this file (PEM); needs
-    /// HTTPS.
+    /// http; HTTPS as --tls (https and https-insecure alike); or auto:
+    /// both on the one port [default: http]
+    #[arg(long, value_enum, ignore_case = true)]
+    pub protocol: Option<ProtocolArg>,
+    /// Write the certificate clients should trust to this file (PEM),
+    /// creating its directory; needs HTTPS (or auto).
     #[arg(long, value_name = "PATH")]
     pub cert_out: Option<PathBuf>,
     /// How long the change feed's all-versions-and-deletes mode can read
@@ -158,38 +157,37 @@ pub struct Flags {
     pub change_feed_retention: Option<i64>,
     /// Give every new container at least this many partition key ranges
     /// (more if its throughput takes more: one per 10,000 RU/s), 1 to 1000
-    /// [env: AZURE_COSMOS_EMULATOR_PARTITION_COUNT] [default: 1]
+    /// [default: 1]
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub ranges_per_container: Option<u16>,
     /// Keep everything in this directory (created if needed) and load it at
-    /// start; without it, data lives in memory only. Every acknowledged
-    /// write survives the process being killed; --sync chooses power-loss
-    /// durability [env: DATA_PATH, or
-    /// AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE=true for
-    /// $XDG_DATA_HOME/cosmos-emulator]
+    /// start. Every acknowledged write survives the process being killed;
+    /// --sync chooses power-loss durability. Without it, data lives in
+    /// memory only, unless AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE=true
+    /// ($XDG_DATA_HOME/cosmos-emulator) or COSMOS_EMULATOR_DEFAULT_DATA_DIR
+    /// names one (ignored with ...ENABLE_DATA_PERSISTENCE=false)
     #[arg(long, value_name = "DIR", visible_alias = "data-path")]
     pub data_dir: Option<PathBuf>,
     /// When acknowledged writes reach the disk (with a data directory)
     /// [default: periodic]
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, ignore_case = true)]
     pub sync: Option<SyncArg>,
-    /// Log verbosity on stderr [env: RUST_LOG (a tracing filter), then
-    /// LOG_LEVEL] [default: info]
+    /// Log verbosity on stderr; RUST_LOG (a tracing filter) beats its
+    /// variables [default: info]
     #[arg(long, value_enum, ignore_case = true)]
     pub log_level: Option<LogLevel>,
-    /// Serve the explorer page at /_explorer/index.html [env:
-    /// ENABLE_EXPLORER] [default: true]
-    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
+    /// Serve the explorer page at /_explorer/index.html [default: true]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", value_parser = values::flag_bool)]
     pub enable_explorer: Option<bool>,
     /// Accepted for vNext compatibility; this emulator sends no telemetry,
-    /// whatever the value [env: ENABLE_TELEMETRY]
-    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", value_parser = flag_bool)]
+    /// whatever the value
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", value_parser = values::flag_bool)]
     pub enable_telemetry: Option<bool>,
     /// The host the account document (GET /) tells clients to use, with
     /// the port they used, instead of the one they addressed: an IP address
-    /// or a DNS name [env: AZURE_COSMOS_EMULATOR_IP_ADDRESS_OVERRIDE (an IP
-    /// address)]
-    #[arg(long, value_name = "HOST", value_parser = advertise_host)]
+    /// or a DNS name (AZURE_COSMOS_EMULATOR_IP_ADDRESS_OVERRIDE: an IP
+    /// address)
+    #[arg(long, value_name = "HOST", value_parser = values::flag_advertise_host)]
     pub advertise_host: Option<String>,
     /// Serve GET /alive, /ready and /status on this port of --host (plain
     /// HTTP, unauthenticated); 0 picks a free one [default: off]
@@ -200,6 +198,46 @@ pub struct Flags {
     /// outlives it. Unix only (accepted and ignored elsewhere).
     #[arg(long, value_name = "PID")]
     pub parent_pid: Option<u32>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// What the binary does instead of serving.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Ask the health server whether the emulator is ready (GET /ready):
+    /// exit 0 on a 200, 1 otherwise; for a container's HEALTHCHECK.
+    Health(crate::probe::HealthArgs),
+}
+
+impl Flags {
+    /// The command line, with each flag's variables named in `--help`.
+    pub fn try_parse_args<I, T>(args: I) -> Result<Flags, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        let mut command = command();
+        let matches = command.try_get_matches_from_mut(args)?;
+        Flags::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
+    }
+}
+
+/// The clap command: [`Flags`], each flag's help ending with its variables.
+pub fn command() -> clap::Command {
+    FLAG_VARIABLES
+        .iter()
+        .fold(Flags::command(), |command, (flag, names)| {
+            command.mut_arg(flag.replace('-', "_"), |arg| {
+                let env = format!("[env: {}]", names.join(", "));
+                let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+                let arg = arg.help(format!("{help} {env}"));
+                match arg.get_long_help().map(|h| h.to_string()) {
+                    Some(long) => arg.long_help(format!("{long} {env}")),
+                    None => arg,
+                }
+            })
+        })
 }
 
 /// Everything the binary needs to start.
@@ -235,296 +273,261 @@ pub fn process_env(name: &str) -> Option<OsString> {
     std::env::var_os(name)
 }
 
+/// A number of the type `T` within `range`, from a variable.
+fn number<T: std::str::FromStr + PartialOrd>(
+    range: impl std::ops::RangeBounds<T>,
+    accepted: &'static str,
+) -> impl Fn(&Var) -> Result<T, Invalid> {
+    move |v| v.parse(|t| t.parse().ok().filter(|n| range.contains(n)), accepted)
+}
+
+/// A value of a clap enum, in any case.
+fn choice<T: ValueEnum>(accepted: &'static str) -> impl Fn(&Var) -> Result<T, Invalid> {
+    move |v| v.parse(|t| T::from_str(t, true).ok(), accepted)
+}
+
+/// The value alone, its source no longer needed.
+fn value<T>(found: Option<Sourced<T>>) -> Option<T> {
+    found.map(|f| f.value)
+}
+
+fn path(v: &Var) -> Result<PathBuf, Invalid> {
+    Ok(PathBuf::from(&v.text))
+}
+
 /// Flags, then the environment, then defaults.
 pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
     let mut notes = Vec::new();
 
-    let port = flag_or_var(flags.port, env, PORT, |v| {
-        v.parse(
-            |t| t.parse().ok(),
-            "not a port number; expected 0 to 65535 (0 picks a free port)",
-        )
-    })?
-    .unwrap_or(8081);
+    let host = flag_or_vars(flags.host, "host", env, &[COSMOS_EMULATOR_HOST], |v| {
+        v.parse(values::host_name, values::HOST_ACCEPTED)
+    })?;
+    let port = flag_or_vars(
+        flags.port,
+        "port",
+        env,
+        &[COSMOS_EMULATOR_PORT, PORT],
+        number(.., values::PORT_ACCEPTED),
+    )?;
 
-    // --tls is a flag for PROTOCOL too.
-    let tls = flags.tls || {
-        let protocol = flag_or_var(flags.protocol, env, PROTOCOL, |v| {
-            v.parse(
-                |t| Protocol::from_str(t, true).ok(),
-                "expected http, https or https-insecure",
-            )
-        })?;
-        matches!(protocol, Some(Protocol::Https | Protocol::HttpsInsecure))
+    // --tls is --protocol https; its variable, true or false, a protocol too.
+    let protocol = if flags.tls {
+        Protocol::Https
+    } else {
+        flag_or_vars(
+            flags.protocol.map(ProtocolArg::protocol),
+            "protocol",
+            env,
+            &[COSMOS_EMULATOR_PROTOCOL, PROTOCOL, COSMOS_EMULATOR_TLS],
+            |v| match v.name {
+                COSMOS_EMULATOR_TLS => Ok(if v.boolean()? {
+                    Protocol::Https
+                } else {
+                    Protocol::Http
+                }),
+                _ => choice::<ProtocolArg>("expected http, https, https-insecure or auto")(v)
+                    .map(ProtocolArg::protocol),
+            },
+        )?
+        .map_or(Protocol::Http, |p| p.value)
     };
-    if flags.cert_out.is_some() && !tls {
-        return Err(Invalid(
-            "--cert-out needs HTTPS: add --tls (or --protocol https, or PROTOCOL=https)".into(),
-        ));
+    let cert_out = flag_or_vars(
+        flags.cert_out,
+        "cert-out",
+        env,
+        &[COSMOS_EMULATOR_CERT_OUT],
+        path,
+    )?;
+    if let Some(cert_out) = &cert_out {
+        if !protocol.serves_tls() {
+            return Err(Invalid(format!(
+                "{} needs HTTPS: add --tls or --protocol https (or auto), or set PROTOCOL=https",
+                cert_out.source
+            )));
+        }
     }
 
     let key = match (flags.key, &flags.key_file) {
-        (Some(key), _) => checked_key(key, "--key")?,
+        (Some(key), _) => checked_key(&key, "--key")?,
         (None, Some(path)) => key_from_file(path, "--key-file")?,
         (None, None) => key_from_env(env)?,
     };
 
-    let clock = match (flags.clock.unwrap_or(ClockArg::System), flags.clock_start) {
-        (ClockArg::Manual, start) => ClockMode::Manual { start },
+    let clock = flag_or_vars(
+        flags.clock,
+        "clock",
+        env,
+        &[COSMOS_EMULATOR_CLOCK],
+        choice("expected system or manual"),
+    )?;
+    let clock_start = flag_or_vars(
+        flags.clock_start,
+        "clock-start",
+        env,
+        &[COSMOS_EMULATOR_CLOCK_START],
+        number(
+            ..,
+            "expected epoch seconds, a whole number such as 1700000000",
+        ),
+    )?;
+    let clock = match (value(clock).unwrap_or(ClockArg::System), clock_start) {
+        (ClockArg::Manual, start) => ClockMode::Manual {
+            start: value(start),
+        },
         (ClockArg::System, None) => ClockMode::System,
-        (ClockArg::System, Some(_)) => {
-            return Err(Invalid("--clock-start needs --clock manual".into()))
+        (ClockArg::System, Some(start)) => {
+            return Err(Invalid(format!(
+                "{} needs --clock manual (or {COSMOS_EMULATOR_CLOCK}=manual)",
+                start.source
+            )))
         }
     };
 
-    let min_ranges = flag_or_var(flags.ranges_per_container, env, PARTITION_COUNT, |v| {
-        v.parse(
-            |t| t.parse().ok().filter(|n: &u16| (1..=1000).contains(n)),
-            "expected a whole number from 1 to 1000",
-        )
-    })?
-    .unwrap_or(1);
+    let retention = flag_or_vars(
+        flags.change_feed_retention,
+        "change-feed-retention",
+        env,
+        &[COSMOS_EMULATOR_CHANGE_FEED_RETENTION],
+        number(0.., "expected a whole number of seconds, 0 or more"),
+    )?;
+    let min_ranges = flag_or_vars(
+        flags.ranges_per_container,
+        "ranges-per-container",
+        env,
+        &[COSMOS_EMULATOR_RANGES_PER_CONTAINER, PARTITION_COUNT],
+        number(1..=1000, "expected a whole number from 1 to 1000"),
+    )?;
 
-    let data_dir = match flags.data_dir {
-        Some(dir) => Some(dir),
-        None => data_dir_from_env(env, &mut notes)?,
-    };
-    if flags.sync.is_some() && data_dir.is_none() {
-        return Err(Invalid(
-            "--sync needs a data directory: add --data-dir (or set DATA_PATH)".into(),
-        ));
+    let data_dir = data_dir::choose(flags.data_dir, env, &mut notes)?;
+    let sync = flag_or_vars(
+        flags.sync,
+        "sync",
+        env,
+        &[COSMOS_EMULATOR_SYNC],
+        choice("expected always, periodic or never"),
+    )?;
+    if let (Some(sync), None) = (&sync, &data_dir) {
+        return Err(Invalid(format!(
+            "{} needs a data directory: add --data-dir (or set {COSMOS_EMULATOR_DATA_DIR})",
+            sync.source
+        )));
     }
 
-    // --log-level, else RUST_LOG (a whole tracing filter), else LOG_LEVEL.
+    // --log-level, else RUST_LOG (a whole tracing filter), else the levels.
     let log_filter = match flags.log_level {
         Some(level) => level.directive().to_string(),
         None => match Var::read(env, RUST_LOG)? {
             Some(rust_log) => rust_log.text,
-            None => flag_or_var(None, env, LOG_LEVEL, |v| {
-                v.parse(
-                    |t| LogLevel::from_str(t, true).ok(),
-                    "expected quiet, error, warn, info, debug or trace",
-                )
-            })?
+            None => value(flag_or_vars(
+                None,
+                "log-level",
+                env,
+                &[COSMOS_EMULATOR_LOG_LEVEL, LOG_LEVEL],
+                choice("expected quiet, error, warn, info, debug or trace"),
+            )?)
             .unwrap_or(LogLevel::Info)
             .directive()
             .to_string(),
         },
     };
 
-    let explorer =
-        flag_or_var(flags.enable_explorer, env, ENABLE_EXPLORER, Var::boolean)?.unwrap_or(true);
-    let telemetry =
-        flag_or_var(flags.enable_telemetry, env, ENABLE_TELEMETRY, Var::boolean)?.unwrap_or(false);
-    if telemetry {
+    let explorer = flag_or_vars(
+        flags.enable_explorer,
+        "enable-explorer",
+        env,
+        &[COSMOS_EMULATOR_ENABLE_EXPLORER, ENABLE_EXPLORER],
+        Var::boolean,
+    )?;
+    let telemetry = flag_or_vars(
+        flags.enable_telemetry,
+        "enable-telemetry",
+        env,
+        &[COSMOS_EMULATOR_ENABLE_TELEMETRY, ENABLE_TELEMETRY],
+        Var::boolean,
+    )?;
+    if value(telemetry) == Some(true) {
         notes
             .push("telemetry was asked for: this emulator sends none, whatever the setting".into());
     }
 
-    let advertise_host = flag_or_var(flags.advertise_host, env, IP_ADDRESS_OVERRIDE, |v| {
-        v.parse(
-            |t| t.parse::<IpAddr>().ok().map(|ip| ip.to_string()),
-            "expected an IP address, such as 192.168.1.20",
-        )
-    })?;
+    // The old image's variable takes an IP address only, ours a name too.
+    let advertise_host = flag_or_vars(
+        flags.advertise_host,
+        "advertise-host",
+        env,
+        &[COSMOS_EMULATOR_ADVERTISE_HOST, IP_ADDRESS_OVERRIDE],
+        |v| match v.name {
+            IP_ADDRESS_OVERRIDE => v.parse(
+                |t| t.parse::<std::net::IpAddr>().ok().map(|ip| ip.to_string()),
+                "expected an IP address, such as 192.168.1.20",
+            ),
+            _ => v.parse(values::host_name, values::ADVERTISE_ACCEPTED),
+        },
+    )?;
+
+    let health_port = flag_or_vars(
+        flags.health_port,
+        "health-port",
+        env,
+        &[COSMOS_EMULATOR_HEALTH_PORT],
+        number(.., values::PORT_ACCEPTED),
+    )?;
+    let parent_pid = flag_or_vars(
+        flags.parent_pid,
+        "parent-pid",
+        env,
+        &[COSMOS_EMULATOR_PARENT_PID],
+        number(1.., "expected a process id, a whole number such as 4242"),
+    )?;
 
     let config = Config {
-        host: flags.host.unwrap_or_else(|| Config::default().host),
-        port,
+        host: value(host).unwrap_or_else(|| Config::default().host),
+        port: value(port).unwrap_or(8081),
         key,
         clock,
         background_purge: true,
-        tls,
-        cert_out: flags.cert_out,
-        change_feed_retention: flags
-            .change_feed_retention
+        protocol,
+        cert_out: value(cert_out),
+        change_feed_retention: value(retention)
             .unwrap_or(crate::store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS),
-        min_ranges_per_container: min_ranges.into(),
+        min_ranges_per_container: value(min_ranges).unwrap_or(1).into(),
         data_dir,
-        sync: match flags.sync.unwrap_or(SyncArg::Periodic) {
+        sync: match value(sync).unwrap_or(SyncArg::Periodic) {
             SyncArg::Always => SyncMode::Always,
             SyncArg::Periodic => SyncMode::Periodic,
             SyncArg::Never => SyncMode::Never,
         },
-        explorer,
-        advertise_host,
+        explorer: value(explorer).unwrap_or(true),
+        advertise_host: value(advertise_host),
         ..Config::default()
     };
     Ok(Settings {
         config,
-        health_port: flags.health_port,
-        parent_pid: flags.parent_pid,
+        health_port: value(health_port),
+        parent_pid: value(parent_pid),
         log_filter,
         notes,
     })
 }
 
-/// The flag's value if given (the variable is then not read), else the
-/// variable's, parsed; `None` when neither is set.
-fn flag_or_var<T>(
-    flag: Option<T>,
-    env: Env,
-    name: &str,
-    parse: impl FnOnce(&Var) -> Result<T, Invalid>,
-) -> Result<Option<T>, Invalid> {
-    match flag {
-        Some(value) => Ok(Some(value)),
-        None => Var::read(env, name)?.map(|v| parse(&v)).transpose(),
-    }
-}
-
-/// One set, non-empty variable, as text.
-struct Var {
-    name: String,
-    text: String,
-}
-
-impl Var {
-    fn read(env: Env, name: &str) -> Result<Option<Var>, Invalid> {
-        let Some(value) = env(name).filter(|v| !v.is_empty()) else {
-            return Ok(None);
-        };
-        match value.into_string() {
-            Ok(text) => Ok(Some(Var {
-                name: name.to_string(),
-                text,
-            })),
-            Err(_) => Err(Invalid(format!("{name} is not valid UTF-8"))),
-        }
-    }
-
-    /// `parse` of the text, or a refusal naming the variable and `accepted`.
-    fn parse<T>(
-        &self,
-        parse: impl FnOnce(&str) -> Option<T>,
-        accepted: &str,
-    ) -> Result<T, Invalid> {
-        parse(&self.text).ok_or_else(|| self.invalid(accepted))
-    }
-
-    fn invalid(&self, accepted: &str) -> Invalid {
-        Invalid(format!("{}={:?}: {accepted}", self.name, self.text))
-    }
-
-    fn boolean(&self) -> Result<bool, Invalid> {
-        parse_bool(&self.text).ok_or_else(|| self.invalid("expected true, false, 1 or 0"))
-    }
-}
-
-/// `true`, `false`, `1`, `0`, in any case.
-fn parse_bool(text: &str) -> Option<bool> {
-    match text.to_ascii_lowercase().as_str() {
-        "true" | "1" => Some(true),
-        "false" | "0" => Some(false),
-        _ => None,
-    }
-}
-
-fn flag_bool(text: &str) -> Result<bool, String> {
-    parse_bool(text).ok_or_else(|| "expected true, false, 1 or 0".into())
-}
-
-/// An IP address, or a DNS name (letters, digits, hyphens, dots).
-fn advertise_host(text: &str) -> Result<String, String> {
-    if let Ok(ip) = text.parse::<IpAddr>() {
-        return Ok(ip.to_string());
-    }
-    let name_ok = !text.is_empty()
-        && text.len() <= 253
-        && text.split('.').all(|label| {
-            !label.is_empty()
-                && label.len() <= 63
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-                && label
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
-        });
-    if name_ok {
-        Ok(text.to_ascii_lowercase())
-    } else {
-        Err(
-            "expected an IP address or a DNS name, such as 192.168.1.20 or host.docker.internal"
-                .into(),
-        )
-    }
-}
-
-/// The key, checked now so that a bad one stops the start naming its source.
-fn checked_key(key: String, source: &str) -> Result<String, Invalid> {
-    let key = key.trim().to_string();
-    MasterKey::from_base64(&key)
-        .map_err(|e| Invalid(format!("{source}: {e}; expected the base64 master key")))?;
-    Ok(key)
-}
-
-fn key_from_file(path: &std::path::Path, source: &str) -> Result<String, Invalid> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Invalid(format!(
-            "{source} {}: cannot read it ({e}); expected a readable file holding the base64 master key",
-            path.display()
-        ))
-    })?;
-    checked_key(text, &format!("{source} {}", path.display()))
-}
-
-/// `KEY_FILE` or `AZURE_COSMOS_EMULATOR_KEY`; both must then hold one key.
+/// The key variables (two direct, two files): all that are set must hold
+/// one key. Messages name them, never the key.
 fn key_from_env(env: Env) -> Result<String, Invalid> {
-    let from_file = match env(KEY_FILE).filter(|v| !v.is_empty()) {
-        Some(path) => Some(key_from_file(&PathBuf::from(path), KEY_FILE)?),
-        None => None,
-    };
-    let direct = match Var::read(env, KEY)? {
-        Some(v) => Some(checked_key(v.text, KEY)?),
-        None => None,
-    };
-    match (from_file, direct) {
-        (Some(a), Some(b)) if a != b => Err(Invalid(format!(
-            "{KEY_FILE} and {KEY} hold different keys: set only one of them"
-        ))),
-        (Some(key), _) | (None, Some(key)) => Ok(key),
-        (None, None) => Ok(WELL_KNOWN_KEY.into()),
-    }
-}
-
-/// `DATA_PATH`, else the default directory when
-/// `AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE` is true, else none.
-fn data_dir_from_env(env: Env, notes: &mut Vec<String>) -> Result<Option<PathBuf>, Invalid> {
-    let persist = Var::read(env, ENABLE_DATA_PERSISTENCE)?
-        .map(|v| v.boolean())
-        .transpose()?;
-    let path = env(DATA_PATH).filter(|v| !v.is_empty()).map(PathBuf::from);
-    match (path, persist) {
-        (Some(_), Some(false)) => Err(Invalid(format!(
-            "{DATA_PATH} asks to keep the data and {ENABLE_DATA_PERSISTENCE}=false not to: \
-             unset one of them"
-        ))),
-        (Some(path), _) => Ok(Some(path)),
-        (None, Some(true)) => {
-            let dir = default_data_dir(env).ok_or_else(|| {
-                Invalid(format!(
-                    "{ENABLE_DATA_PERSISTENCE}=true needs a directory: set {DATA_PATH} (none of \
-                     XDG_DATA_HOME, HOME and LOCALAPPDATA is set to find the default)"
-                ))
-            })?;
-            notes.push(format!(
-                "{ENABLE_DATA_PERSISTENCE}=true: keeping the data in {} (set {DATA_PATH} to choose)",
-                dir.display()
-            ));
-            Ok(Some(dir))
-        }
-        (None, _) => Ok(None),
-    }
-}
-
-/// `cosmos-emulator` in the user's data directory: `$XDG_DATA_HOME`, else
-/// `$HOME/.local/share` (also on macOS), else `%LOCALAPPDATA%` (Windows).
-pub fn default_data_dir(env: Env) -> Option<PathBuf> {
-    let set = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let base = set("XDG_DATA_HOME")
-        .or_else(|| set("HOME").map(|home| home.join(".local").join("share")))
-        .or_else(|| set("LOCALAPPDATA"))?;
-    Some(base.join("cosmos-emulator"))
+    let is_file = |name: &str| name == KEY_FILE || name == COSMOS_EMULATOR_KEY_FILE;
+    let found = agreed(
+        "the key (--key, --key-file)",
+        env,
+        &[COSMOS_EMULATOR_KEY, KEY, COSMOS_EMULATOR_KEY_FILE, KEY_FILE],
+        |v| match is_file(v.name) {
+            true => key_from_file(&PathBuf::from(&v.text), v.name),
+            false => checked_key(&v.text, v.name),
+        },
+        |v| match is_file(v.name) {
+            true => format!("{} ({})", v.name, v.text),
+            false => v.name.to_string(),
+        },
+    )?;
+    Ok(found.map_or_else(|| WELL_KNOWN_KEY.into(), |f| f.value))
 }
 
 #[cfg(test)]

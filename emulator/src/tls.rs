@@ -1,32 +1,57 @@
 //! HTTPS with certificates made at start-up: a local certificate authority,
-//! and a server certificate it signs for `localhost`, `127.0.0.1` and the
-//! listening host. Clients trust the authority's certificate (written by
-//! `--cert-out`, served at `/_explorer/emulator.pem` as Microsoft's emulator
-//! does) instead of turning verification off. Two certificates rather than
-//! one self-signed server certificate, because rustls-based clients refuse a
-//! CA certificate used as a server's own.
+//! and server certificates it signs. Clients trust the authority's
+//! certificate (written by `--cert-out`, served at `/_explorer/emulator.pem`
+//! as Microsoft's emulator does) instead of turning verification off. Two
+//! certificates rather than one self-signed server certificate, because
+//! rustls-based clients refuse a CA certificate used as a server's own.
+//!
+//! The server certificate made at start names `localhost`, `127.0.0.1`,
+//! `::1` and the listening host. A client that asks for another name in its
+//! handshake (SNI: a compose service name such as `cosmos`, a container's
+//! host name) gets a certificate for that name, signed on first use by the
+//! same authority and kept: whatever name reaches the emulator verifies.
+//! (A client that addresses an IP address sends no name, and gets the
+//! start's certificate.)
 
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
     Issuer, KeyPair, KeyUsagePurpose,
 };
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use rustls::server::{ClientHello, ResolvesServerCert};
+use rustls::sign::CertifiedKey;
+use rustls::ServerConfig;
 use time::OffsetDateTime;
 
 /// How long the certificates are valid, from the moment they are made.
 const VALIDITY: Duration = Duration::from_secs(365 * 24 * 3600);
 
+/// How many names beyond the start's keep their certificate; past that a
+/// certificate is signed for each handshake that asks (a client sending
+/// endless made-up names must not grow the process).
+const MAX_KEPT_NAMES: usize = 256;
+
 pub struct Certificates {
     /// The authority clients trust (PEM).
     pub authority_pem: String,
-    /// The server certificate followed by the authority (PEM), for the TLS handshake.
-    pub chain_pem: String,
-    /// The server certificate's private key (PEM).
-    pub key_pem: String,
+    authority_der: CertificateDer<'static>,
+    issuer: Issuer<'static, KeyPair>,
+    /// The one key of every server certificate (a name costs a signature,
+    /// not a key).
+    server_key: KeyPair,
+    /// The names of the start's server certificate.
+    names: Vec<String>,
+    not_before: OffsetDateTime,
+    not_after: OffsetDateTime,
 }
 
-/// Makes the certificates, valid from now: never already expired.
+/// Makes the authority and the server key, valid from now: never already
+/// expired.
 pub fn generate(host: &str) -> Result<Certificates, rcgen::Error> {
     let not_before = OffsetDateTime::now_utc();
     let not_after = not_before + VALIDITY;
@@ -43,34 +68,120 @@ pub fn generate(host: &str) -> Result<Certificates, rcgen::Error> {
     authority.not_after = not_after;
     let authority_key = KeyPair::generate()?;
     let authority_cert = authority.self_signed(&authority_key)?;
-    let issuer = Issuer::new(authority, authority_key);
 
     let mut names = vec![
         "localhost".to_string(),
         "127.0.0.1".to_string(),
         "::1".to_string(),
     ];
-    if !names.iter().any(|n| n == host) && host != "0.0.0.0" && host != "::" {
-        names.push(host.to_string());
+    let host = host.to_ascii_lowercase();
+    if !names.contains(&host) && host != "0.0.0.0" && host != "::" {
+        names.push(host);
     }
-    let mut server = CertificateParams::new(names)?;
-    server.distinguished_name = name("localhost");
-    server.key_usages = vec![
-        KeyUsagePurpose::DigitalSignature,
-        KeyUsagePurpose::KeyEncipherment,
-    ];
-    server.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-    server.use_authority_key_identifier_extension = true;
-    server.not_before = not_before;
-    server.not_after = not_after;
-    let server_key = KeyPair::generate()?;
-    let server_cert = server.signed_by(&server_key, &issuer)?;
-
     Ok(Certificates {
         authority_pem: authority_cert.pem(),
-        chain_pem: format!("{}{}", server_cert.pem(), authority_cert.pem()),
-        key_pem: server_key.serialize_pem(),
+        authority_der: authority_cert.der().clone(),
+        issuer: Issuer::new(authority, authority_key),
+        server_key: KeyPair::generate()?,
+        names,
+        not_before,
+        not_after,
     })
+}
+
+impl Certificates {
+    /// The server certificate for `names`, followed by the authority.
+    fn chain(&self, names: Vec<String>) -> Result<Vec<CertificateDer<'static>>, rcgen::Error> {
+        let mut server = CertificateParams::new(names)?;
+        server.distinguished_name = name("localhost");
+        server.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ];
+        server.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+        server.use_authority_key_identifier_extension = true;
+        server.not_before = self.not_before;
+        server.not_after = self.not_after;
+        let server = server.signed_by(&self.server_key, &self.issuer)?;
+        Ok(vec![server.der().clone(), self.authority_der.clone()])
+    }
+
+    /// The rustls configuration: HTTP/2 and HTTP/1.1 offered by ALPN, the
+    /// certificate chosen by the name the client asks for. Consumes the
+    /// authority's key, which lives on in the resolver only.
+    pub fn server_config(self) -> Result<Arc<ServerConfig>, String> {
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(self.server_key.serialize_der()));
+        let signing_key = provider
+            .key_provider
+            .load_private_key(key)
+            .map_err(|e| format!("the server key: {e}"))?;
+        let chain = self
+            .chain(self.names.clone())
+            .map_err(|e| format!("the server certificate: {e}"))?;
+        let resolver = ByName {
+            default: Arc::new(CertifiedKey::new(chain, signing_key.clone())),
+            signing_key,
+            kept: Mutex::new(HashMap::new()),
+            certificates: self,
+        };
+        let mut config = ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| format!("TLS: {e}"))?
+            .with_no_client_auth()
+            .with_cert_resolver(Arc::new(resolver));
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        Ok(Arc::new(config))
+    }
+}
+
+/// The certificate for the name a client asks for (module doc).
+struct ByName {
+    certificates: Certificates,
+    signing_key: Arc<dyn rustls::sign::SigningKey>,
+    /// The start's certificate: for no name, or one of its names.
+    default: Arc<CertifiedKey>,
+    /// The certificates signed since, by name.
+    kept: Mutex<HashMap<String, Arc<CertifiedKey>>>,
+}
+
+impl ResolvesServerCert for ByName {
+    fn resolve(&self, hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        let Some(asked) = hello.server_name() else {
+            return Some(self.default.clone());
+        };
+        let asked = asked.to_ascii_lowercase();
+        if self.certificates.names.contains(&asked) {
+            return Some(self.default.clone());
+        }
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(key) = kept.get(&asked) {
+            return Some(key.clone());
+        }
+        match self.certificates.chain(vec![asked.clone()]) {
+            Ok(chain) => {
+                let key = Arc::new(CertifiedKey::new(chain, self.signing_key.clone()));
+                if kept.len() < MAX_KEPT_NAMES {
+                    kept.insert(asked, key.clone());
+                }
+                Some(key)
+            }
+            Err(e) => {
+                // rustls checked the name already; should signing still fail,
+                // the start's certificate lets the client say what is wrong.
+                tracing::warn!(name = %asked, error = %e, "no certificate for the name asked");
+                Some(self.default.clone())
+            }
+        }
+    }
+}
+
+impl fmt::Debug for ByName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ByName")
+            .field("names", &self.certificates.names)
+            .finish_non_exhaustive()
+    }
 }
 
 fn name(common_name: &str) -> DistinguishedName {

@@ -138,7 +138,7 @@ async fn https_to_a_plain_http_server_is_a_tls_failure() {
 async fn an_untrusted_certificate_is_a_tls_failure_and_insecure_accepts_it() {
     let emulator = cosmos_emulator::Emulator::start(cosmos_emulator::Config {
         port: 0,
-        tls: true,
+        protocol: cosmos_emulator::Protocol::Https,
         ..cosmos_emulator::Config::for_tests()
     })
     .expect("the emulator starts with TLS");

@@ -1,6 +1,8 @@
 //! `GET /`: the account document. Its locations must carry the scheme, host
 //! and port the client reached, since the Python SDK sends later requests
 //! there; with `--advertise-host`, that host with the port the client used.
+//! The scheme is the connection's where one port serves both
+//! (`--protocol auto`), else the server's.
 //!
 //! A client that reached `localhost` is told `127.0.0.1`, as Microsoft's
 //! emulator tells it: the region's endpoint then differs from the account's
@@ -12,13 +14,15 @@ use axum::extract::State;
 use axum::http::uri::Authority;
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::Response;
+use axum::Extension;
 use serde_json::json;
 
 use super::response::{resource, READ_CHARGE};
 use super::AppState;
+use crate::transport::ConnectionScheme;
 
 /// `scheme://host:port/` as the client should address the emulator.
-pub(super) fn endpoint(state: &AppState, uri: &Uri, headers: &HeaderMap) -> String {
+pub(super) fn endpoint(state: &AppState, scheme: &str, uri: &Uri, headers: &HeaderMap) -> String {
     // HTTP/2 clients name the server in the URI's authority, HTTP/1.1 ones in
     // `Host`; a client that sends neither gets the address the server bound.
     let addressed = uri
@@ -50,7 +54,7 @@ pub(super) fn endpoint(state: &AppState, uri: &Uri, headers: &HeaderMap) -> Stri
             }
         }
     };
-    format!("{}://{host}/", state.scheme)
+    format!("{scheme}://{host}/")
 }
 
 /// `localhost[:port]` as `127.0.0.1[:port]` when the server listens on IPv4
@@ -68,8 +72,14 @@ fn regional(addressed: String, listens_on_ipv4: bool) -> String {
     }
 }
 
-pub async fn read(State(state): State<AppState>, uri: Uri, headers: HeaderMap) -> Response {
-    let endpoint = endpoint(&state, &uri, &headers);
+pub async fn read(
+    State(state): State<AppState>,
+    connection: Option<Extension<ConnectionScheme>>,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    let scheme = connection.map_or(state.scheme, |Extension(c)| c.0);
+    let endpoint = endpoint(&state, scheme, &uri, &headers);
     let location = json!([{"name": "South Central US", "databaseAccountEndpoint": endpoint}]);
     let query_engine = json!({
         "maxSqlQueryInputLength": 262144, "maxJoinsPerSqlQuery": 5, "maxLogicalAndPerSqlQuery": 500,

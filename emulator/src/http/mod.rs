@@ -71,9 +71,11 @@ impl std::ops::Deref for AppState {
 pub struct SharedState {
     pub store: Arc<Store>,
     pub key: MasterKey,
-    /// `http` or `https`: what the account document advertises.
+    /// `http` or `https`: what the account document advertises (unless the
+    /// request's connection says otherwise: `transport::ConnectionScheme`).
     pub scheme: &'static str,
-    /// The PEM certificate clients should trust, when serving HTTPS.
+    /// The PEM certificate clients should trust, when serving HTTPS (alone
+    /// or beside HTTP).
     pub certificate: Option<Arc<str>>,
     /// The address the server listens on.
     pub local_addr: std::net::SocketAddr,

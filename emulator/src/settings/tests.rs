@@ -38,7 +38,7 @@ fn defaults_without_flags_or_variables() {
     assert_eq!(s.config.port, 8081);
     assert_eq!(s.config.host, "127.0.0.1");
     assert_eq!(s.config.key, WELL_KNOWN_KEY);
-    assert!(!s.config.tls);
+    assert_eq!(s.config.protocol, Protocol::Http);
     assert_eq!(s.config.data_dir, None);
     assert_eq!(s.config.min_ranges_per_container, 1);
     assert!(s.config.explorer);
@@ -66,7 +66,7 @@ fn each_variable_takes_effect() {
         ],
     );
     assert_eq!(s.config.port, 9000);
-    assert!(s.config.tls);
+    assert_eq!(s.config.protocol, Protocol::Https);
     assert_eq!(s.config.key, OTHER_KEY);
     assert_eq!(s.config.data_dir, Some(PathBuf::from("/tmp/d")));
     assert_eq!(s.log_filter, "debug");
@@ -111,7 +111,7 @@ fn a_flag_beats_its_variable_which_is_then_not_read() {
         ],
     );
     assert_eq!(s.config.port, 0);
-    assert!(!s.config.tls);
+    assert_eq!(s.config.protocol, Protocol::Http);
     assert_eq!(s.config.key, OTHER_KEY);
     assert_eq!(s.config.data_dir, Some(PathBuf::from("/flag")));
     assert_eq!(s.log_filter, "warn");
@@ -119,7 +119,10 @@ fn a_flag_beats_its_variable_which_is_then_not_read() {
     assert_eq!(s.config.min_ranges_per_container, 2);
     assert_eq!(s.config.advertise_host.as_deref(), Some("example.test"));
     // --tls is PROTOCOL's flag too.
-    assert!(ok(&["--tls"], &[(PROTOCOL, "http")]).config.tls);
+    assert_eq!(
+        ok(&["--tls"], &[(PROTOCOL, "http")]).config.protocol,
+        Protocol::Https
+    );
 }
 
 #[test]
@@ -132,20 +135,29 @@ fn protocol_values_in_any_case() {
         ("https-insecure", true),
         ("HTTPS-INSECURE", true),
     ] {
-        assert_eq!(ok(&[], &[(PROTOCOL, value)]).config.tls, tls, "{value}");
+        assert_eq!(
+            ok(&[], &[(PROTOCOL, value)]).config.protocol.serves_tls(),
+            tls,
+            "{value}"
+        );
     }
-    assert!(ok(&["--protocol", "https-insecure"], &[]).config.tls);
+    assert!(ok(&["--protocol", "https-insecure"], &[])
+        .config
+        .protocol
+        .serves_tls());
 }
 
 #[test]
 fn cert_out_needs_https_from_any_source() {
     refused(&["--cert-out", "/tmp/c.pem"], &[], "--cert-out");
-    assert!(
-        ok(&["--cert-out", "/tmp/c.pem"], &[(PROTOCOL, "https")])
-            .config
-            .tls
-    );
-    assert!(ok(&["--cert-out", "/tmp/c.pem", "--tls"], &[]).config.tls);
+    assert!(ok(&["--cert-out", "/tmp/c.pem"], &[(PROTOCOL, "https")])
+        .config
+        .protocol
+        .serves_tls());
+    assert!(ok(&["--cert-out", "/tmp/c.pem", "--tls"], &[])
+        .config
+        .protocol
+        .serves_tls());
 }
 
 #[test]
@@ -225,7 +237,7 @@ fn an_empty_variable_counts_as_unset() {
         ],
     );
     assert_eq!(s.config.port, 8081);
-    assert!(!s.config.tls);
+    assert_eq!(s.config.protocol, Protocol::Http);
     assert_eq!(s.config.key, WELL_KNOWN_KEY);
     assert!(s.config.explorer);
 }
@@ -236,7 +248,7 @@ fn invalid_values_are_refused_naming_the_variable() {
         (PORT, "http", "0 to 65535"),
         (PORT, "70000", "0 to 65535"),
         (PORT, "-1", "0 to 65535"),
-        (PROTOCOL, "ftp", "http, https or https-insecure"),
+        (PROTOCOL, "ftp", "http, https, https-insecure or auto"),
         (KEY, "not base64!", "base64"),
         (PARTITION_COUNT, "0", "1 to 1000"),
         (PARTITION_COUNT, "1001", "1 to 1000"),
@@ -392,8 +404,7 @@ fn a_variable_that_is_not_utf8_is_refused_by_name() {
 
 #[test]
 fn the_help_states_the_defaults_the_code_applies() {
-    use clap::CommandFactory;
-    let help = Flags::command().render_long_help().to_string();
+    let help = command().render_long_help().to_string();
     let defaults = Config::default();
     for stated in [
         format!("[default: {}]", defaults.host),
@@ -403,3 +414,5 @@ fn the_help_states_the_defaults_the_code_applies() {
         assert!(help.contains(&stated), "{stated} in\n{help}");
     }
 }
+
+mod every_flag;

@@ -2,12 +2,12 @@
 //! route, verified for real by the client.
 
 use crate::common::TestClient;
-use cosmos_emulator::Config;
+use cosmos_emulator::{Config, Protocol};
 use serde_json::json;
 
 fn tls_config(dir: &std::path::Path) -> Config {
     Config {
-        tls: true,
+        protocol: Protocol::Https,
         cert_out: Some(dir.join("emulator.pem")),
         ..Config::for_tests()
     }
@@ -69,6 +69,43 @@ fn a_client_that_does_not_trust_the_certificate_is_refused() {
         "a certificate from another emulator must not verify"
     );
     drop(other);
+}
+
+#[test]
+fn a_name_other_than_localhost_gets_a_certificate_of_its_own() {
+    let dir = tempdir();
+    let c = TestClient::start_config(tls_config(&dir));
+    let address: std::net::SocketAddr = c
+        .emulator
+        .endpoint()
+        .trim_start_matches("https://")
+        .parse()
+        .unwrap();
+    let pem = std::fs::read(dir.join("emulator.pem")).unwrap();
+    // A compose service's name, resolved here to the loopback.
+    let client = reqwest::blocking::Client::builder()
+        .tls_certs_only([reqwest::Certificate::from_pem(&pem).unwrap()])
+        .resolve("cosmos", address)
+        .resolve("localhost", address)
+        .build()
+        .unwrap();
+    let reply = client
+        .get(format!(
+            "https://cosmos:{}/_explorer/emulator.pem",
+            address.port()
+        ))
+        .send()
+        .expect("the certificate verifies for cosmos");
+    assert_eq!(reply.status().as_u16(), 200);
+    // The start's own names still verify.
+    let reply = client
+        .get(format!(
+            "https://localhost:{}/_explorer/emulator.pem",
+            address.port()
+        ))
+        .send()
+        .expect("the certificate verifies for localhost");
+    assert_eq!(reply.status().as_u16(), 200);
 }
 
 #[test]

@@ -43,8 +43,9 @@ export interface StartOptions {
   /**
    * Environment variables for the emulator on top of this process's
    * (the container-convention variables PORT, PROTOCOL, KEY_FILE, DATA_PATH,
-   * LOG_LEVEL, ENABLE_EXPLORER, ENABLE_TELEMETRY and AZURE_COSMOS_EMULATOR_*
-   * are not inherited; set them here to use them). RUST_LOG sets the log level.
+   * LOG_LEVEL, ENABLE_EXPLORER, ENABLE_TELEMETRY, AZURE_COSMOS_EMULATOR_* and
+   * COSMOS_EMULATOR_* are not inherited; set them here to use them). RUST_LOG
+   * sets the log level.
    */
   env?: Record<string, string>;
   /** How long starting may take before the promise rejects, in ms; default 30000. */

@@ -22,24 +22,14 @@ const WELL_KNOWN_KEY =
 
 /**
  * Variables the binary reads when the matching flag is absent (the
- * container conventions). The helper decides these settings through its own
- * flags, so a PORT=3000 or a DATA_PATH meant for the user's own application
- * must not change the emulator it starts: they are removed from the child's
- * environment unless given explicitly in `options.env`.
+ * container conventions, and its own COSMOS_EMULATOR_* for every flag). The
+ * helper decides these settings through its own flags, so a PORT=3000 or a
+ * DATA_PATH meant for the user's own application must not change the
+ * emulator it starts: they are removed from the child's environment unless
+ * given explicitly in `options.env`.
  */
-const CONTAINER_ENV = [
-  "PORT",
-  "PROTOCOL",
-  "KEY_FILE",
-  "DATA_PATH",
-  "LOG_LEVEL",
-  "ENABLE_EXPLORER",
-  "ENABLE_TELEMETRY",
-  "AZURE_COSMOS_EMULATOR_KEY",
-  "AZURE_COSMOS_EMULATOR_PARTITION_COUNT",
-  "AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE",
-  "AZURE_COSMOS_EMULATOR_IP_ADDRESS_OVERRIDE",
-];
+const CONTAINER_ENV = ["PORT", "PROTOCOL", "KEY_FILE", "DATA_PATH", "LOG_LEVEL", "ENABLE_EXPLORER", "ENABLE_TELEMETRY"];
+const CONTAINER_PREFIXES = ["AZURE_COSMOS_EMULATOR_", "COSMOS_EMULATOR_"];
 
 const OPTIONS = new Set([
   "clock",
@@ -113,7 +103,9 @@ function commandLine(options, certPath) {
 function childEnv(extra) {
   // NO_COLOR: the log goes to a pipe and into error messages, not a terminal.
   const env = { NO_COLOR: "1", ...process.env };
-  for (const name of CONTAINER_ENV) delete env[name];
+  for (const name of Object.keys(env)) {
+    if (CONTAINER_ENV.includes(name) || CONTAINER_PREFIXES.some((p) => name.startsWith(p))) delete env[name];
+  }
   return { ...env, ...(extra || {}) };
 }
 

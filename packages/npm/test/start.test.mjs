@@ -63,7 +63,15 @@ describe("start failures", () => {
 
   test("this process's PORT, PROTOCOL, DATA_PATH... do not reach the emulator; options.env does", async () => {
     const saved = { ...process.env };
-    Object.assign(process.env, { PORT: "1", PROTOCOL: "https", DATA_PATH: "/proc/no-such-dir", LOG_LEVEL: "nonsense" });
+    const leaking = {
+      PORT: "1",
+      PROTOCOL: "https",
+      DATA_PATH: "/proc/no-such-dir",
+      LOG_LEVEL: "nonsense",
+      COSMOS_EMULATOR_PROTOCOL: "https",
+      COSMOS_EMULATOR_DEFAULT_DATA_DIR: "/proc/no-such-dir",
+    };
+    Object.assign(process.env, leaking);
     try {
       const emu = await startEmulator();
       try {
@@ -74,7 +82,7 @@ describe("start failures", () => {
       }
       await assert.rejects(startEmulator({ env: { LOG_LEVEL: "nonsense" } }), /exited with code 2[^]*LOG_LEVEL/);
     } finally {
-      for (const name of ["PORT", "PROTOCOL", "DATA_PATH", "LOG_LEVEL"]) {
+      for (const name of Object.keys(leaking)) {
         if (name in saved) process.env[name] = saved[name];
         else delete process.env[name];
       }

@@ -212,11 +212,19 @@ def test_the_container_variables_of_the_shell_do_not_leak_into_it(clean_env, mon
     monkeypatch.setenv("PROTOCOL", "https")
     monkeypatch.setenv("PORT", "1")
     monkeypatch.setenv("AZURE_COSMOS_EMULATOR_PARTITION_COUNT", "7")
+    monkeypatch.setenv("COSMOS_EMULATOR_PROTOCOL", "https")
+    monkeypatch.setenv("COSMOS_EMULATOR_DEFAULT_DATA_DIR", "/proc/no-such-dir")
     with cosmos_emulator.start() as emulator:
         assert emulator.endpoint.startswith("http://")
         with open(f"/proc/{emulator.pid}/environ", "rb") as f:
             names = {entry.split(b"=", 1)[0] for entry in f.read().split(b"\0") if entry}
-        assert not names & {b"PROTOCOL", b"PORT", b"AZURE_COSMOS_EMULATOR_PARTITION_COUNT"}
+        assert not names & {
+            b"PROTOCOL",
+            b"PORT",
+            b"AZURE_COSMOS_EMULATOR_PARTITION_COUNT",
+            b"COSMOS_EMULATOR_PROTOCOL",
+            b"COSMOS_EMULATOR_DEFAULT_DATA_DIR",
+        }
 
 
 @needs_linux

@@ -331,3 +331,84 @@ fn an_invalid_value_stops_the_start_with_exit_code_2_naming_the_variable() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_default_data_dir_persists_unless_persistence_is_turned_off() {
+    let scratch = Scratch::new("env-default-dir");
+    let data = scratch.data();
+    let default = [(COSMOS_EMULATOR_DEFAULT_DATA_DIR, data.to_str().unwrap())];
+    let mut emu = start(&scratch, &["--port", "0"], &default);
+    emu.api.create_db_and_container(json!({}));
+    emu.terminate();
+    assert!(data.join("LOCK").exists(), "{}", emu.stderr());
+    assert!(
+        emu.stderr().contains(COSMOS_EMULATOR_DEFAULT_DATA_DIR),
+        "the choice is logged: {}",
+        emu.stderr()
+    );
+    let emu = start(&scratch, &["--port", "0"], &default);
+    assert_eq!(emu.api.get("/dbs/db/colls/c", &[]).status, 200);
+    drop(emu);
+    // What Testcontainers for Python sends when its user asked for nothing.
+    let mut python = default.to_vec();
+    python.extend([
+        (PARTITION_COUNT, "None"),
+        (ENABLE_DATA_PERSISTENCE, "False"),
+        (KEY, WELL_KNOWN_KEY),
+        (IP_ADDRESS_OVERRIDE, "127.0.0.1"),
+    ]);
+    let mut emu = start(&scratch, &["--port", "0"], &python);
+    assert_eq!(
+        emu.api.get("/dbs/db/colls/c", &[]).status,
+        404,
+        "memory only: the default directory is not read"
+    );
+    emu.api.create_db_and_container(json!({}));
+    let reply = emu.api.get("/dbs/db/colls/c/pkranges", &[]);
+    let ranges = emu.api.ok(reply)["PartitionKeyRanges"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(ranges, 1, "None is no partition count");
+    emu.terminate();
+    assert!(emu.stderr().contains("memory only"), "{}", emu.stderr());
+}
+
+#[test]
+fn the_own_variables_reach_the_binary_and_disagreeing_aliases_stop_it() {
+    let scratch = Scratch::new("env-own");
+    let port = free_port();
+    let emu = start(
+        &scratch,
+        &[],
+        &[
+            (COSMOS_EMULATOR_PORT, &port.to_string()),
+            (COSMOS_EMULATOR_CLOCK, "manual"),
+            (COSMOS_EMULATOR_CLOCK_START, "1234567890"),
+        ],
+    );
+    assert_eq!(emu.api.endpoint(), format!("http://127.0.0.1:{port}"));
+    assert_eq!(emu.api.now(), 1_234_567_890);
+    drop(emu);
+    let mut command = emulator_command();
+    command.env(COSMOS_EMULATOR_PORT, "0").env(PORT, "1");
+    let output = run_to_exit(command);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(COSMOS_EMULATOR_PORT) && stderr.contains("PORT=\"1\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_configuration_page_names_every_variable() {
+    let page = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/src/configuration.md"
+    ))
+    .unwrap();
+    for name in VARIABLES {
+        assert!(page.contains(&format!("`{name}`")), "{name}");
+    }
+}

@@ -92,6 +92,10 @@ fn alive_answers_while_the_data_directory_is_read_back_and_ready_only_after() {
             assert_eq!(status, 200);
             assert_eq!(body["status"], "starting", "{body}");
             assert_eq!(body["endpoint"], Value::Null, "{body}");
+            // The HEALTHCHECK command says not yet, and why.
+            let (code, stderr) = health_command(&["--port", &health.to_string()], &[]);
+            assert_eq!(code, Some(1), "{stderr}");
+            assert!(stderr.contains("503"), "{stderr}");
         });
         held.release();
         checked
@@ -147,4 +151,89 @@ fn a_health_port_in_use_stops_the_start_naming_it() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "{stderr}");
     assert!(stderr.contains("--health-port"), "{stderr}");
+}
+
+/// `cosmos-emulator health` with `args` and `vars`: its exit code and stderr.
+fn health_command(args: &[&str], vars: &[(&str, &str)]) -> (Option<i32>, String) {
+    let mut command = emulator_command();
+    command.arg("health").args(args).envs(vars.iter().copied());
+    let output = super::run_to_exit(command);
+    assert!(output.stdout.is_empty(), "nothing on stdout");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_health_command_exits_0_when_ready_and_1_with_a_reason_otherwise() {
+    use cosmos_emulator::settings::{COSMOS_EMULATOR_HEALTH_PORT, COSMOS_EMULATOR_HOST};
+    let scratch = Scratch::new("health-command");
+    let health = free_port();
+    let port = health.to_string();
+    let mut emu = start(
+        &scratch,
+        &["--port", "0"],
+        &[(COSMOS_EMULATOR_HEALTH_PORT, &port)],
+    );
+    assert_eq!(answer(health, "/ready").0, 200);
+    // The port from the flag, or from the variable the server read too
+    // (with the host a container gives it).
+    assert_eq!(
+        health_command(&["--port", &port], &[]),
+        (Some(0), String::new())
+    );
+    assert_eq!(
+        health_command(
+            &[],
+            &[
+                (COSMOS_EMULATOR_HEALTH_PORT, &port),
+                (COSMOS_EMULATOR_HOST, "0.0.0.0")
+            ]
+        ),
+        (Some(0), String::new())
+    );
+    assert_eq!(
+        health_command(&["--port", &port, "--path", "/alive"], &[]).0,
+        Some(0)
+    );
+    // Not a 200: 1, and the answer in one line.
+    let (code, stderr) = health_command(&["--port", &port, "--path", "/nowhere"], &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("404"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    // The emulator's own port is no health server: it answers 401, not 200.
+    let main_port = emu.api.endpoint().rsplit(':').next().unwrap().to_string();
+    assert_eq!(health_command(&["--port", &main_port], &[]).0, Some(1));
+    emu.terminate();
+    // Nothing listening: 1, quickly, saying so.
+    let started = std::time::Instant::now();
+    let (code, stderr) = health_command(&["--port", &port], &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("cannot connect"), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+#[test]
+fn the_health_command_refuses_bad_input_with_exit_code_2() {
+    use cosmos_emulator::settings::{COSMOS_EMULATOR_HEALTH_PORT, COSMOS_EMULATOR_HOST};
+    for (args, vars, named) in [
+        (
+            &[][..],
+            &[(COSMOS_EMULATOR_HEALTH_PORT, "http")][..],
+            COSMOS_EMULATOR_HEALTH_PORT,
+        ),
+        (
+            &[],
+            &[(COSMOS_EMULATOR_HEALTH_PORT, "0")],
+            COSMOS_EMULATOR_HEALTH_PORT,
+        ),
+        (&[], &[(COSMOS_EMULATOR_HOST, "a b")], COSMOS_EMULATOR_HOST),
+        (&["--port", "x"], &[], "--port"),
+        (&["--path", "ready"], &[], "--path"),
+    ] {
+        let (code, stderr) = health_command(args, vars);
+        assert_eq!(code, Some(2), "{args:?} {vars:?}: {stderr}");
+        assert!(stderr.contains(named), "{args:?} {vars:?}: {stderr}");
+    }
 }

@@ -7,6 +7,8 @@
 //! - the health server answers before the endpoint is ready and after
 //!   (`health.rs`);
 //! - the three lines on stdout, and the explorer page (`lines.rs`);
+//! - `--protocol auto`, and requests in flight finished on SIGTERM
+//!   (`auto.rs`);
 //! - `--parent-pid`: the emulator stops when its parent is SIGKILLed
 //!   (`parent.rs`).
 //!
@@ -14,6 +16,7 @@
 //! shared machine is.
 use super::persistence::support;
 
+mod auto;
 mod env;
 mod health;
 mod lines;

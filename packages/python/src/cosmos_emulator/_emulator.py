@@ -48,8 +48,10 @@ _API_VERSION = "2020-07-15"
 _LISTENING = "listening on "
 
 # The binary reads these when a flag is absent (the conventions of container
-# images). The arguments of start() are the whole configuration here, so they
-# are not passed on: PROTOCOL=https in a developer's shell must not turn TLS on.
+# images, and its own COSMOS_EMULATOR_* for every flag). The arguments of
+# start() are the whole configuration here, so they are not passed on:
+# PROTOCOL=https in a developer's shell must not turn TLS on, nor
+# COSMOS_EMULATOR_DEFAULT_DATA_DIR keep the data.
 _CONTAINER_VARIABLES = (
     "PORT",
     "PROTOCOL",
@@ -59,7 +61,7 @@ _CONTAINER_VARIABLES = (
     "ENABLE_EXPLORER",
     "ENABLE_TELEMETRY",
 )
-_CONTAINER_PREFIX = "AZURE_COSMOS_EMULATOR_"
+_CONTAINER_PREFIXES = ("AZURE_COSMOS_EMULATOR_", "COSMOS_EMULATOR_")
 
 
 # --- signing -------------------------------------------------------------------
@@ -154,7 +156,7 @@ class Emulator:
         env = {
             name: value
             for name, value in os.environ.items()
-            if name not in _CONTAINER_VARIABLES and not name.startswith(_CONTAINER_PREFIX)
+            if name not in _CONTAINER_VARIABLES and not name.startswith(_CONTAINER_PREFIXES)
         }
         install_hooks()
         self._stderr = open(self._stderr_path, "w+b")  # noqa: SIM115 - closed in stop()

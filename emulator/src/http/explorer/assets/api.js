@@ -22,7 +22,13 @@ export class Client {
   /** `base`: the emulator's origin; `key`: the account key in base64. */
   constructor(base, key) {
     this.base = base.replace(/\/$/, "");
-    this.setKey(key);
+    this.key = decodeKey(key);
+    this.keyText = key.trim();
+  }
+
+  /** Whether this client signs with the well-known emulator key. */
+  get wellKnown() {
+    return this.keyText === WELL_KNOWN_KEY;
   }
 
   /** The key held for this tab, if one was entered. */
@@ -34,13 +40,12 @@ export class Client {
     }
   }
 
-  setKey(key) {
-    const bytes = decodeKey(key);
-    this.key = bytes;
+  /** Keeps the key for the tab's session: once the emulator accepted it. */
+  remember() {
     try {
-      sessionStorage.setItem(SESSION_KEY, key.trim());
+      sessionStorage.setItem(SESSION_KEY, this.keyText);
     } catch {
-      // No session storage (a sandboxed frame): the key stays in memory.
+      // No session storage (a sandboxed frame, node): the key stays in memory.
     }
   }
 

@@ -71,22 +71,21 @@ function start() {
       h("button", { type: "button", onclick: () => askKey() }, "Enter the key"),
     );
   });
-  const saved = Client.savedKey();
-  if (saved) {
-    app.client = new Client(location.origin, saved);
-    load();
-  } else {
-    askKey();
-  }
+  // Connect at once, as Microsoft's explorer does: with the key this tab
+  // was last accepted with, else the well-known key, which every emulator
+  // started without a key of its own takes. Only a refusal asks for one.
+  app.client = new Client(location.origin, Client.savedKey() || WELL_KNOWN_KEY);
+  load();
 }
 
-function askKey(message) {
+/** The key dialog: `message` says why it opened (an error, unless `error` is false). */
+function askKey(message, { error = Boolean(message), prefill = Client.savedKey() || WELL_KNOWN_KEY } = {}) {
   const dialog = document.getElementById("key-dialog");
   const input = document.getElementById("key-input");
-  input.value = Client.savedKey() || WELL_KNOWN_KEY;
+  input.value = prefill;
   const status = document.getElementById("key-status");
   say(status, message || "The emulator's well-known key is filled in; change it if you started it with --key.", {
-    error: Boolean(message),
+    error,
   });
   if (!dialog.open) dialog.showModal();
   input.focus();
@@ -106,6 +105,7 @@ async function connect(event) {
   }
   const stats = await track(status, () => client.stats(), button);
   if (!stats) return;
+  client.remember();
   app.client = client;
   document.getElementById("key-dialog").close();
   load(stats);
@@ -116,10 +116,19 @@ async function load(stats) {
   fill(tree, h("p", { class: "status loading", role: "status" }, "Loading…"));
   try {
     stats = stats || (await app.client.stats());
+    app.client.remember();
   } catch (error) {
-    if (error.status === 401) {
-      // The tab's saved key is refused: no client until one is accepted.
+    if (error.status === 401 || error.status === 403) {
+      // Refused: no client until a key is accepted.
+      const wellKnown = app.client.wellKnown;
       app.client = null;
+      fill(tree, h("p", {}, "The data is shown once the account key is entered."));
+      if (wellKnown) {
+        return askKey(
+          "This emulator was started with a key of its own (--key, KEY_FILE or AZURE_COSMOS_EMULATOR_KEY), not the well-known one: enter it.",
+          { error: false, prefill: "" },
+        );
+      }
       return askKey(`The emulator refused the key: ${error.message}`);
     }
     fill(tree, h("p", { class: "status error", role: "alert" }, describe(error)));

@@ -1,0 +1,132 @@
+//! How accepted connections become requests: plain HTTP (`axum::serve`, as
+//! it always was), HTTPS (axum-server's rustls acceptor), or either on one
+//! port (`--protocol auto`, `auto.rs`). Each serves the same app; each
+//! stops gracefully: no new connection once `shutdown` completes, and the
+//! requests in flight get [`GRACE`] to finish.
+
+mod auto;
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::extract::Request;
+use axum::Router;
+use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
+use rustls::ServerConfig;
+use tokio::sync::watch;
+use tower_http::normalize_path::NormalizePath;
+
+use crate::{tls, Protocol};
+
+/// How long requests in flight may take to finish once the server stops.
+const GRACE: Duration = Duration::from_secs(5);
+
+/// What the listener serves, with its TLS configuration.
+pub enum Transport {
+    Http,
+    Https(Arc<ServerConfig>),
+    Auto(Arc<ServerConfig>),
+}
+
+impl Transport {
+    /// `certificates` must be there for HTTPS and auto.
+    pub fn new(protocol: Protocol, certificates: Option<tls::Certificates>) -> io::Result<Self> {
+        let config = || match certificates {
+            Some(c) => c.server_config().map_err(io::Error::other),
+            None => Err(io::Error::other("HTTPS without certificates")),
+        };
+        Ok(match protocol {
+            Protocol::Http => Transport::Http,
+            Protocol::Https => Transport::Https(config()?),
+            Protocol::Auto => Transport::Auto(config()?),
+        })
+    }
+
+    /// Serves `app` on `listener` until `shutdown` completes (and the
+    /// requests in flight finish).
+    pub async fn serve(
+        self,
+        listener: std::net::TcpListener,
+        app: NormalizePath<Router>,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> io::Result<()> {
+        let service = axum::ServiceExt::<Request>::into_make_service(app);
+        match self {
+            Transport::Http => {
+                let listener = tokio::net::TcpListener::from_std(listener)?;
+                axum::serve(listener, service)
+                    .with_graceful_shutdown(shutdown)
+                    .await
+            }
+            Transport::Https(config) => {
+                let acceptor = RustlsAcceptor::new(RustlsConfig::from_config(config));
+                axum_server::from_tcp(listener)?
+                    .acceptor(acceptor)
+                    .handle(graceful(shutdown, None))
+                    .serve(service)
+                    .await
+            }
+            Transport::Auto(config) => {
+                let (stopping, stopped) = watch::channel(false);
+                axum_server::from_tcp(listener)?
+                    .acceptor(auto::Acceptor::new(config, stopped))
+                    .handle(graceful(shutdown, Some(stopping)))
+                    .serve(service)
+                    .await
+            }
+        }
+    }
+}
+
+/// A handle that stops the server gracefully once `shutdown` completes,
+/// telling `stopping` first (connections not yet serving then close).
+fn graceful(
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    stopping: Option<watch::Sender<bool>>,
+) -> axum_server::Handle<SocketAddr> {
+    let handle = axum_server::Handle::new();
+    let stopper = handle.clone();
+    tokio::spawn(async move {
+        shutdown.await;
+        if let Some(stopping) = stopping {
+            let _ = stopping.send(true);
+        }
+        stopper.graceful_shutdown(Some(GRACE));
+    });
+    handle
+}
+
+/// The scheme of the connection a request came on, where one port serves
+/// both (auto): what the account document then advertises. Absent
+/// elsewhere, where the server's one scheme holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectionScheme(pub &'static str);
+
+/// `inner`, with every request marked with its connection's scheme.
+#[derive(Debug, Clone)]
+pub struct WithScheme<S> {
+    inner: S,
+    scheme: ConnectionScheme,
+}
+
+impl<S, B> tower::Service<axum::http::Request<B>> for WithScheme<S>
+where
+    S: tower::Service<axum::http::Request<B>>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: axum::http::Request<B>) -> Self::Future {
+        request.extensions_mut().insert(self.scheme);
+        self.inner.call(request)
+    }
+}
