@@ -40,6 +40,12 @@ pub fn build(
     // A wheel left from an earlier build must not pass for this one.
     remove_if_there(&wheel)?;
 
+    // The target's standard library: quick when rustup has it already.
+    crate::step(
+        "dist",
+        &format!("rustup target add {}", target.triple),
+        Command::new("rustup").args(["target", "add", target.triple]),
+    )?;
     let mut maturin = tools.command("maturin");
     maturin
         .args([
