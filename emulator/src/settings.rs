@@ -295,6 +295,18 @@ fn path(v: &Var) -> Result<PathBuf, Invalid> {
     Ok(PathBuf::from(&v.text))
 }
 
+/// The protocol when no flag or variable chooses one: a container image's
+/// `COSMOS_EMULATOR_DEFAULT_PROTOCOL` (auto: HTTP and HTTPS on one port),
+/// which yields to a user's `PROTOCOL` instead of contradicting it; else http.
+fn default_protocol(env: Env) -> Result<Protocol, Invalid> {
+    Ok(match Var::read(env, COSMOS_EMULATOR_DEFAULT_PROTOCOL)? {
+        Some(v) => {
+            choice::<ProtocolArg>("expected http, https, https-insecure or auto")(&v)?.protocol()
+        }
+        None => Protocol::Http,
+    })
+}
+
 /// Flags, then the environment, then defaults.
 pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
     let mut notes = Vec::new();
@@ -329,7 +341,8 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
                     .map(ProtocolArg::protocol),
             },
         )?
-        .map_or(Protocol::Http, |p| p.value)
+        .map(|p| p.value)
+        .map_or_else(|| default_protocol(env), Ok)?
     };
     let cert_out = flag_or_vars(
         flags.cert_out,
@@ -346,6 +359,15 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
             )));
         }
     }
+    // A container image's default place for the certificate, used only
+    // when HTTPS is served and nothing else names a file.
+    let cert_out = match value(cert_out) {
+        Some(path) => Some(path),
+        None if protocol.serves_tls() => {
+            Var::read(env, COSMOS_EMULATOR_DEFAULT_CERT_OUT)?.map(|v| PathBuf::from(v.text))
+        }
+        None => None,
+    };
 
     let key = match (flags.key, &flags.key_file) {
         (Some(key), _) => checked_key(&key, "--key")?,
@@ -487,7 +509,7 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
         clock,
         background_purge: true,
         protocol,
-        cert_out: value(cert_out),
+        cert_out,
         change_feed_retention: value(retention)
             .unwrap_or(crate::store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS),
         min_ranges_per_container: value(min_ranges).unwrap_or(1).into(),

@@ -29,6 +29,14 @@ pub const COSMOS_EMULATOR_PARENT_PID: &str = "COSMOS_EMULATOR_PARENT_PID";
 /// image's volume), so that the image persists by default while
 /// `AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE=false` still turns it off.
 pub const COSMOS_EMULATOR_DEFAULT_DATA_DIR: &str = "COSMOS_EMULATOR_DEFAULT_DATA_DIR";
+/// No flag: the protocol when no flag or variable chooses one (the image's
+/// `auto`), so that a user's `PROTOCOL=https` or `http` wins without a
+/// conflict.
+pub const COSMOS_EMULATOR_DEFAULT_PROTOCOL: &str = "COSMOS_EMULATOR_DEFAULT_PROTOCOL";
+/// No flag: where to write the certificate when HTTPS is served and no
+/// `--cert-out` is given (the image's path, where Testcontainers for Python
+/// copies it from); ignored with plain HTTP instead of refused.
+pub const COSMOS_EMULATOR_DEFAULT_CERT_OUT: &str = "COSMOS_EMULATOR_DEFAULT_CERT_OUT";
 
 // Microsoft's Linux emulator ("vNext").
 pub const PORT: &str = "PORT";
@@ -108,6 +116,8 @@ pub const VARIABLES: &[&str] = &[
     COSMOS_EMULATOR_HEALTH_PORT,
     COSMOS_EMULATOR_PARENT_PID,
     COSMOS_EMULATOR_DEFAULT_DATA_DIR,
+    COSMOS_EMULATOR_DEFAULT_PROTOCOL,
+    COSMOS_EMULATOR_DEFAULT_CERT_OUT,
     PORT,
     PROTOCOL,
     KEY_FILE,

@@ -179,7 +179,8 @@ fn check_wheels(
             .split("consistent with the following platform tag: \"")
             .nth(1)
             .and_then(|rest| rest.split('"').next());
-        if !output.status.success() || tag != Some(target.wheel_tag) {
+        if !output.status.success() || !tag.is_some_and(|tag| target.wheel_tags().any(|t| t == tag))
+        {
             return Err(format!(
                 "auditwheel show {}: expected the platform tag {}, it says:\n{text}{}",
                 wheel.display(),

@@ -55,7 +55,9 @@ pub struct Target {
     pub toolchain: Toolchain,
     /// `maturin --compatibility` (the wheel's platform tag policy), if any.
     pub compatibility: Option<&'static str>,
-    /// The wheel's platform tag, as pip matches it.
+    /// The wheel's platform tag as its file name has it: maturin names a
+    /// manylinux2014 wheel by both that tag and its PEP 600 alias
+    /// (`manylinux2014_x86_64.manylinux_2_17_x86_64`); pip matches either.
     pub wheel_tag: &'static str,
     /// npm's `process.platform`, `process.arch` and (Linux) libc family.
     pub npm_os: &'static str,
@@ -72,6 +74,11 @@ pub struct Target {
 }
 
 impl Target {
+    /// Each platform tag the wheel carries.
+    pub fn wheel_tags(&self) -> impl Iterator<Item = &'static str> {
+        self.wheel_tag.split('.')
+    }
+
     pub fn exe_suffix(&self) -> &'static str {
         if self.format == Format::Pe {
             ".exe"
@@ -114,7 +121,7 @@ pub const TARGETS: &[Target] = &[
         format: Format::ElfGlibc { max_glibc: 17 },
         toolchain: Toolchain::Zig,
         compatibility: Some("manylinux2014"),
-        wheel_tag: "manylinux2014_x86_64",
+        wheel_tag: "manylinux2014_x86_64.manylinux_2_17_x86_64",
         npm_os: "linux",
         npm_cpu: "x64",
         npm_libc: Some("glibc"),
@@ -129,7 +136,7 @@ pub const TARGETS: &[Target] = &[
         format: Format::ElfGlibc { max_glibc: 17 },
         toolchain: Toolchain::Zig,
         compatibility: Some("manylinux2014"),
-        wheel_tag: "manylinux2014_aarch64",
+        wheel_tag: "manylinux2014_aarch64.manylinux_2_17_aarch64",
         npm_os: "linux",
         npm_cpu: "arm64",
         npm_libc: Some("glibc"),
@@ -274,7 +281,9 @@ mod tests {
                 (_, Arch::Aarch64) => "aarch64",
                 (_, Arch::X86_64) => "x86_64",
             };
-            assert!(t.wheel_tag.ends_with(arch), "{}: {}", t.triple, t.wheel_tag);
+            for tag in t.wheel_tags() {
+                assert!(tag.ends_with(arch), "{}: {tag}", t.triple);
+            }
             if let Format::MachO {
                 min_os: (major, minor),
             } = t.format

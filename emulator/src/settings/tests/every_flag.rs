@@ -393,3 +393,41 @@ fn the_health_subcommand_leaves_the_flags_as_they_were() {
     assert!(Flags::try_parse_args(["x", "health", "--tls"]).is_err());
     assert!(Flags::try_parse_args(["x", "health", "--path", "ready"]).is_err());
 }
+
+/// The image's defaults (`COSMOS_EMULATOR_DEFAULT_PROTOCOL=auto` and
+/// `COSMOS_EMULATOR_DEFAULT_CERT_OUT`) yield to whatever a user's
+/// environment or command line says, instead of contradicting it.
+#[test]
+fn the_default_protocol_and_certificate_path_yield_to_the_users() {
+    let pem = "/tmp/cosmos/appdata/emulator.pem";
+    let image = [
+        (COSMOS_EMULATOR_DEFAULT_PROTOCOL, "auto"),
+        (COSMOS_EMULATOR_DEFAULT_CERT_OUT, pem),
+    ];
+    // Alone: auto, and the certificate written there.
+    let s = ok(&[], &image);
+    assert_eq!(s.config.protocol, Protocol::Auto);
+    assert_eq!(s.config.cert_out, Some(PathBuf::from(pem)));
+    // vNext's PROTOCOL (Testcontainers for Node sets http) wins, and the
+    // certificate path is then not refused but unused.
+    let s = ok(&[], &[image[0], image[1], (PROTOCOL, "http")]);
+    assert_eq!(s.config.protocol, Protocol::Http);
+    assert_eq!(s.config.cert_out, None);
+    let s = ok(&[], &[image[0], image[1], (PROTOCOL, "https")]);
+    assert_eq!(s.config.protocol, Protocol::Https);
+    assert_eq!(s.config.cert_out, Some(PathBuf::from(pem)));
+    // Flags win too, and a certificate path of the user's beats the default.
+    let s = ok(&["--tls", "--cert-out", "/mine.pem"], &image);
+    assert_eq!(s.config.protocol, Protocol::Https);
+    assert_eq!(s.config.cert_out, Some(PathBuf::from("/mine.pem")));
+    // Without the image's variables, nothing changes: http, no file.
+    let s = ok(&[], &[]);
+    assert_eq!(s.config.protocol, Protocol::Http);
+    assert_eq!(s.config.cert_out, None);
+    // An invalid default still stops the start, naming it.
+    refused(
+        &[],
+        &[(COSMOS_EMULATOR_DEFAULT_PROTOCOL, "gopher")],
+        COSMOS_EMULATOR_DEFAULT_PROTOCOL,
+    );
+}
