@@ -144,11 +144,13 @@ pub struct Flags {
     #[arg(long, conflicts_with = "protocol")]
     pub tls: bool,
     /// http; HTTPS as --tls (https and https-insecure alike); or auto:
-    /// both on the one port [default: http]
+    /// both on the one port [default: COSMOS_EMULATOR_DEFAULT_PROTOCOL,
+    /// which the container image sets to auto, else http]
     #[arg(long, value_enum, ignore_case = true)]
     pub protocol: Option<ProtocolArg>,
     /// Write the certificate clients should trust to this file (PEM),
-    /// creating its directory; needs HTTPS (or auto).
+    /// creating its directory; needs HTTPS (or auto) [default, with HTTPS:
+    /// COSMOS_EMULATOR_DEFAULT_CERT_OUT, which the container image sets]
     #[arg(long, value_name = "PATH")]
     pub cert_out: Option<PathBuf>,
     /// How long the change feed's all-versions-and-deletes mode can read
