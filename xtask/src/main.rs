@@ -66,7 +66,7 @@ tasks:
       The emulator's property-based fuzz tests (emulator/tests/it/fuzz.rs),
       optimised, with N cases a property (default 10000, about six
       minutes) from seed S (default: a fresh one, printed first).
-  image [--binary-dir DIR] [--test]
+  image [--binary-dir DIR] [--test [--skip-clients]]
       The container image cosmos-emulator:<version> (and :latest) with
       podman: one manifest list of linux/amd64 and linux/arm64 (the target
       table's image_platform) from the static musl binaries of target/dist/
@@ -79,8 +79,11 @@ tasks:
       check and labels. --test: each platform that runs here (natively or
       through qemu-user binfmt) started with podman run: time to /ready,
       the conformance suite through the published port, the certificate,
-      the health check, podman stop. Needs podman; set
-      CONTAINERS_CONF=.ci/containers.conf where podman's defaults fail.
+      the health check, podman stop; then (unless --skip-clients), in a
+      network namespace of its own with podman's Docker API socket,
+      Testcontainers for Python and for Node and docs/snippets/compose/
+      started by podman-compose. Needs root, podman, iproute2 (nsenter);
+      set CONTAINERS_CONF=.ci/containers.conf where podman's defaults fail.
   package [--test]
       Build the release binary and, under target/package/, the Python wheel
       cosmos-emulator (maturin, bin bindings) and the npm tarballs

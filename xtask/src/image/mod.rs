@@ -11,7 +11,9 @@
 //! qemu-user's binfmt entry) is started and checked from outside
 //! (`run.rs`: time to `/ready`, the conformance suite through the published
 //! port, TLS at the older image's certificate path, the health check, a
-//! clean `podman stop`).
+//! clean `podman stop`); then the real clients start it unchanged through
+//! podman's Docker API (`clients.rs`, `service.rs`): Testcontainers for
+//! Python and for Node, and the compose example.
 //!
 //! podman runs as configured on the machine: where its defaults do not
 //! work (`.ci/run`'s machines: crun, systemd cgroups and default ulimits
@@ -19,10 +21,12 @@
 
 mod archive;
 mod build;
+mod clients;
 mod context;
 mod load;
 mod podman;
 mod run;
+mod service;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -31,14 +35,15 @@ use crate::dist::targets::{Arch, Target};
 use crate::{cargo, target_dir};
 use context::Platform;
 
-const USAGE: &str = "cargo xtask image [--binary-dir DIR] [--test]";
+const USAGE: &str = "cargo xtask image [--binary-dir DIR] [--test [--skip-clients]]";
 
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
-    let (mut test, mut binary_dir) = (false, None);
+    let (mut test, mut clients, mut binary_dir) = (false, true, None);
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--test" => test = true,
+            "--skip-clients" => clients = false,
             "--binary-dir" => {
                 let dir = args.next().ok_or("--binary-dir needs a directory")?;
                 binary_dir = Some(crate::root().join(dir));
@@ -120,6 +125,12 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                 outcome.stop.as_secs_f64()
             )),
             Err(e) => failures.push(format!("{} ({how}): {e}", platform.name)),
+        }
+    }
+    if clients {
+        match clients::run(&image.reference, &context, &podman_version) {
+            Ok(passed) => report.extend(passed.into_iter().map(|c| format!("passed: {c}"))),
+            Err(e) => failures.push(e),
         }
     }
     eprintln!("\nxtask image --test:\n  {}", report.join("\n  "));
