@@ -6,6 +6,7 @@ mod dist;
 mod docs;
 mod expectations;
 mod fuzz;
+mod image;
 mod package;
 mod scorecard;
 mod sdk_suites;
@@ -66,6 +67,24 @@ tasks:
       The emulator's property-based fuzz tests (emulator/tests/it/fuzz.rs),
       optimised, with N cases a property (default 10000, about six
       minutes) from seed S (default: a fresh one, printed first).
+  image [--binary-dir DIR] [--test [--skip-clients]]
+      The container image cosmos-emulator:<version> (and :latest) with
+      podman: one manifest list of linux/amd64 and linux/arm64 (the target
+      table's image_platform) from the static musl binaries of target/dist/
+      (or DIR; built by `cargo xtask dist` when missing) and
+      packages/container/Containerfile, in Docker format (it keeps the
+      HEALTHCHECK). Saved to target/dist/cosmos-emulator-image.tar (an OCI
+      layout holding the list; `podman load` reads it) and checked there:
+      each platform's OS and architecture, its binary, a numeric non-root
+      user, only the expected files, under 8 MB compressed, the health
+      check and labels. --test: each platform that runs here (natively or
+      through qemu-user binfmt) started with podman run: time to /ready,
+      the conformance suite through the published port, the certificate,
+      the health check, podman stop; then (unless --skip-clients), in a
+      network namespace of its own with podman's Docker API socket,
+      Testcontainers for Python and for Node and docs/snippets/compose/
+      started by podman-compose. Needs root, podman, iproute2 (nsenter);
+      set CONTAINERS_CONF=.ci/containers.conf where podman's defaults fail.
   package [--test]
       Build the release binary and, under target/package/, the Python wheel
       cosmos-emulator (maturin, bin bindings) and the npm tarballs
@@ -103,6 +122,7 @@ fn main() -> ExitCode {
         Some("docs") => docs::run(&rest),
         Some("expectations") => expectations::run(&rest),
         Some("fuzz") => fuzz::run(&rest),
+        Some("image") => image::run(&rest),
         Some("package") => package::run(&rest),
         Some("scorecard") => scorecard::run(&rest),
         Some("sdk-suites") => sdk_suites::run(&rest),

@@ -17,7 +17,7 @@
 mod build;
 mod checksums;
 mod emulated;
-mod inspect;
+pub mod inspect;
 pub mod targets;
 mod tools;
 

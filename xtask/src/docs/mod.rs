@@ -12,6 +12,8 @@
 //! - `first-test/`: `cargo xtask package --test`, in a fresh directory
 //!   beside the built wheel and tarballs, as a user follows the README;
 //! - `commands/`: `.ci/run` runs each line (checked here).
+//! - `compose/`: `cargo xtask image --test`, with podman-compose against the
+//!   image it built.
 
 mod blocks;
 mod links;
