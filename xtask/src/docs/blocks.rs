@@ -24,7 +24,15 @@ const CODE: &[&str] = &[
 /// Blocks that show data, output or a command's usage: nothing to run.
 const SHOWN: &[&str] = &["text", "json", "toml", "yaml"];
 /// The folders of docs/snippets, each with its runner (mod.rs).
-const FOLDERS: &[&str] = &["commands", "compose", "first-test", "http", "rust", "tls"];
+const FOLDERS: &[&str] = &[
+    "commands",
+    "compose",
+    "first-test",
+    "http",
+    "rust",
+    "testcontainers",
+    "tls",
+];
 
 /// One problem per line, `file:line: what to do`; empty when all is well.
 pub fn check(root: &Path) -> Result<Vec<String>, String> {

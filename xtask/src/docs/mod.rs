@@ -14,6 +14,8 @@
 //! - `commands/`: `.ci/run` runs each line (checked here).
 //! - `compose/`: `cargo xtask image --test`, with podman-compose against the
 //!   image it built.
+//! - `testcontainers/`: `cargo xtask image --test`, Testcontainers for
+//!   Python (pytest) and Node (node --test) starting that image.
 
 mod blocks;
 mod links;
@@ -116,7 +118,10 @@ fn files_under(dir: &Path) -> Result<Vec<PathBuf>, String> {
         for entry in entries {
             let path = entry.map_err(|e| format!("{}: {e}", dir.display()))?.path();
             if path.is_dir() {
-                pending.push(path);
+                // A runner's installed packages are not snippets.
+                if path.file_name().is_some_and(|n| n != "node_modules") {
+                    pending.push(path);
+                }
             } else {
                 out.push(path);
             }

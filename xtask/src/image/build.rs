@@ -23,6 +23,10 @@ use crate::root;
 
 /// The image's name; podman stores it as `localhost/cosmos-emulator`.
 pub const NAME: &str = "cosmos-emulator";
+/// The name the guide's examples use (the release workflow pushes there,
+/// `owner` being the repository's owner): the local build is tagged with
+/// it too, so that they run here as written, nothing pulled.
+pub const PUBLISHED: &str = "ghcr.io/owner/cosmos-emulator";
 /// The archive's file name under `target/dist/`.
 pub const ARCHIVE: &str = "cosmos-emulator-image.tar";
 
@@ -114,9 +118,10 @@ pub fn build(
 ) -> Result<Image, String> {
     let reference = format!("{NAME}:{version}");
     let latest = format!("{NAME}:latest");
+    let published = format!("{PUBLISHED}:latest");
     // What an earlier build left under these names goes first: a list
     // keeps the images added to it, and `podman build --manifest` adds.
-    for list in [&reference, &latest] {
+    for list in [&reference, &latest, &published] {
         let _ = podman().args(["manifest", "rm", list]).output();
     }
     for platform in platforms {
@@ -147,6 +152,7 @@ pub fn build(
         )?;
     }
     output(podman().args(["tag", &reference, &latest]))?;
+    output(podman().args(["tag", &reference, &published]))?;
 
     let archive = out.join(ARCHIVE);
     if archive.exists() {

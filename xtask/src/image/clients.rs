@@ -1,9 +1,9 @@
 //! The drop-in proof: real clients start the image, unchanged, through
 //! podman's Docker API (`service.rs`), in a network namespace of their own:
 //!
-//! - Testcontainers for Python (`packages/container/tests/python/`, from
+//! - Testcontainers for Python (`docs/snippets/testcontainers/python/`, from
 //!   PyPI into `target/image/clients/venv`);
-//! - Testcontainers for Node (`packages/container/tests/node/`, `npm ci`);
+//! - Testcontainers for Node (`docs/snippets/testcontainers/node/`, `npm ci`);
 //! - the compose example (`docs/snippets/compose/compose.yaml`) run by
 //!   podman-compose (PyPI, the same virtualenv), its application a static
 //!   client built here from `packages/container/tests/compose/app.rs`.
@@ -33,7 +33,7 @@ pub fn run(image: &str, context: &Path, podman_version: &str) -> Result<Vec<Stri
     let dir = target_dir().join("image").join("clients");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let python = python_env(&dir)?;
-    let node_dir = root().join("packages/container/tests/node");
+    let node_dir = root().join("docs/snippets/testcontainers/node");
     crate::npm_ci_unless_installed(
         "image",
         &node_dir,
@@ -67,7 +67,7 @@ pub fn run(image: &str, context: &Path, podman_version: &str) -> Result<Vec<Stri
     let mut pytest = docker(namespace.command(&python));
     pytest
         .args(["-m", "pytest", "-v", "-p", "no:cacheprovider"])
-        .arg(root().join("packages/container/tests/python"))
+        .arg(root().join("docs/snippets/testcontainers/python"))
         .env("TC_MAX_TRIES", PYTHON_MAX_TRIES)
         .current_dir(root());
     record(
@@ -206,7 +206,7 @@ fn python_env(dir: &Path) -> Result<PathBuf, String> {
     }
     crate::step(
         "image",
-        "install the clients: pip install -r packages/container/tests/python/requirements.txt",
+        "install the clients: pip install -r docs/snippets/testcontainers/python/requirements.txt",
         Command::new(&python)
             .args([
                 "-m",
@@ -216,7 +216,7 @@ fn python_env(dir: &Path) -> Result<PathBuf, String> {
                 "--disable-pip-version-check",
                 "-r",
             ])
-            .arg(root().join("packages/container/tests/python/requirements.txt")),
+            .arg(root().join("docs/snippets/testcontainers/python/requirements.txt")),
     )?;
     Ok(python)
 }

@@ -30,13 +30,15 @@ from azure.cosmos import CosmosClient, PartitionKey
 from azure.cosmos.exceptions import CosmosResourceNotFoundError
 from testcontainers.community.cosmosdb import CosmosDBNoSQLEndpointContainer
 
-IMAGE = os.environ.get("COSMOS_EMULATOR_IMAGE", "cosmos-emulator:latest")
+IMAGE = os.environ.get("COSMOS_EMULATOR_IMAGE", "ghcr.io/owner/cosmos-emulator")
 
 
+# ANCHOR: usage
 def test_the_documented_usage():
     with CosmosDBNoSQLEndpointContainer(image=IMAGE) as emulator:
         db = emulator.insecure_sync_client().create_database_if_not_exists("test")
         assert db.read()["id"] == "test"
+        # ANCHOR_END: usage
 
         # The second documented form: a client of its own on emulator.url.
         client = CosmosClient(url=emulator.url, credential=emulator.key, connection_verify=False)
@@ -56,7 +58,9 @@ def test_the_documented_usage():
 def test_an_item_expires_through_the_test_clock():
     # with_env is the module's (DockerContainer's) documented way to add a
     # variable; the emulator's clock then stands still until moved.
+    # ANCHOR: clock
     emulator = CosmosDBNoSQLEndpointContainer(image=IMAGE).with_env("COSMOS_EMULATOR_CLOCK", "manual")
+    # ANCHOR_END: clock
     with emulator:
         db = emulator.insecure_sync_client().create_database_if_not_exists("ttl")
         items = db.create_container_if_not_exists("items", PartitionKey("/pk"), default_ttl=60)

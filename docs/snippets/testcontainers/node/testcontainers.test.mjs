@@ -21,18 +21,20 @@ import https from "node:https";
 import { AzureCosmosDbEmulatorContainer } from "@testcontainers/azure-cosmosdb-emulator";
 import { CosmosClient, PartitionKeyKind } from "@azure/cosmos";
 
-const IMAGE = process.env.COSMOS_EMULATOR_IMAGE ?? "cosmos-emulator:latest";
+const IMAGE = process.env.COSMOS_EMULATOR_IMAGE ?? "ghcr.io/owner/cosmos-emulator";
 
 test("execute a query, as documented (HTTP)", async () => {
   const dbName = "testdb";
   const containerName = "testcontainer";
 
+  // ANCHOR: usage
   const container = await start(new AzureCosmosDbEmulatorContainer(IMAGE).withProtocol("http"));
   try {
     const cosmosClient = new CosmosClient({
       endpoint: container.getEndpoint(),
       key: container.getKey(),
     });
+    // ANCHOR_END: usage
 
     await cosmosClient.databases.createIfNotExists({ id: dbName });
 
