@@ -13,8 +13,8 @@ use super::targets::{Format, Target, Toolchain};
 use super::tools::Tools;
 use crate::{root, target_dir};
 
-/// Cargo.toml's `dist` profile: `release` without symbol tables.
-const PROFILE: &str = "dist";
+/// Cargo.toml's profile for shipped binaries: `release` without symbol tables.
+const PROFILE: &str = "release-stripped";
 
 pub struct Built {
     /// `target/dist/cosmos-emulator-<triple>[.exe]`
