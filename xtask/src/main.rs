@@ -85,13 +85,14 @@ tasks:
       Testcontainers for Python and for Node and docs/snippets/compose/
       started by podman-compose. Needs root, podman, iproute2 (nsenter);
       set CONTAINERS_CONF=.ci/containers.conf where podman's defaults fail.
-  package [--target TRIPLE...] [--test]
+  package [--target TRIPLE...] [--no-build] [--test]
       From what cargo xtask dist left in target/dist/ (every target there,
       or those named; it builds no binary, and names the dist command for
       a missing one): checks each target's wheel (its script is the
-      release binary) and packs the npm packages into target/package/npm/
+      release binary) and packs the npm packages into target/package/
       (cosmos-emulator, and cosmos-emulator-<os>-<cpu>[-musl] per target,
-      the binary inside, nothing downloaded at install). With --test,
+      the binary inside, nothing downloaded at install; --no-build is
+      taken and changes nothing). With --test,
       starts pypiserver and verdaccio on free loopback ports with them;
       pip download --platform and npm install --os --cpu --libc must pick
       each platform's own package; then this machine installs

@@ -6,7 +6,7 @@
 //! - the npm packages (`npm.rs`): one platform package per target from the
 //!   template `packages/npm/platform/`, and the main package, whose
 //!   `optionalDependencies` name all of them; packed into
-//!   `target/package/npm/`.
+//!   `target/package/`.
 //!
 //! It takes the targets whose binary and wheel are in `target/dist/`, or
 //! those named with `--target` (and says which `cargo xtask dist` command
@@ -36,14 +36,17 @@ use crate::dist::dist_dir;
 use crate::dist::targets::{self, Target, TARGETS};
 use crate::{root, target_dir};
 
-const USAGE: &str = "cargo xtask package [--target TRIPLE...] [--test]";
+const USAGE: &str = "cargo xtask package [--target TRIPLE...] [--no-build] [--test]";
 
 /// One target's release files, as `cargo xtask dist` wrote them.
 pub struct Artifact {
     pub target: &'static Target,
     /// `target/dist/cosmos-emulator-<triple>[.exe]`
     pub binary: PathBuf,
-    /// `target/dist/wheels/cosmos_emulator-<version>-py3-none-<tag>.whl`
+    /// `target/dist/wheels/cosmos_emulator-<version>-py3-none-<tags>.whl`,
+    /// where `<tags>` is the table's tag or a set of tags holding it
+    /// (`manylinux2014_x86_64.manylinux_2_17_x86_64`, as maturin names a
+    /// wheel of a policy with two names).
     pub wheel: PathBuf,
 }
 
@@ -51,7 +54,7 @@ pub struct Artifact {
 pub struct Build {
     /// The targets packaged, in the table's order.
     pub artifacts: Vec<Artifact>,
-    /// `target/package/`
+    /// `target/package/`: the tarballs
     pub out: PathBuf,
     /// The emulator crate's version, which every package carries.
     pub version: String,
@@ -81,6 +84,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--test" => test = true,
+            // It never builds; taken for the release workflow's symmetry
+            // with `cargo xtask dist --no-build`.
+            "--no-build" => {}
             "--target" => {
                 let triple = args.next().ok_or("--target needs a target triple")?;
                 chosen.push(targets::find(triple)?);
@@ -173,41 +179,46 @@ pub fn host_target() -> Result<&'static Target, String> {
 /// every target whose binary and wheel are both in `target/dist/`.
 fn find_artifacts(chosen: &[&'static Target], version: &str) -> Result<Vec<Artifact>, String> {
     let dist = dist_dir();
-    let artifact = |target: &'static Target| Artifact {
-        target,
-        binary: dist.join(target.asset_name()),
-        wheel: dist.join("wheels").join(format!(
-            "cosmos_emulator-{version}-py3-none-{}.whl",
-            target.wheel_tag
-        )),
-    };
+    let wheels = dist.join("wheels");
     let mut found = Vec::new();
-    let mut missing = Vec::new();
+    // (target, what is missing, whether that stops the run)
+    let mut missing: Vec<(&'static Target, Vec<String>, bool)> = Vec::new();
     for target in TARGETS {
         let named = chosen.iter().any(|t| t.triple == target.triple);
         if !chosen.is_empty() && !named {
             continue;
         }
-        let a = artifact(target);
-        match (a.binary.exists(), a.wheel.exists()) {
-            (true, true) => found.push(a),
-            // Half a target is a build that stopped: never left out silently.
-            (true, false) | (false, true) => missing.push((target, a, true)),
-            (false, false) => missing.push((target, a, named)),
+        let binary = dist.join(target.asset_name());
+        let wheel = find_wheel(&wheels, version, target.wheel_tag)?;
+        match (binary.exists(), wheel) {
+            (true, Some(wheel)) => found.push(Artifact {
+                target,
+                binary,
+                wheel,
+            }),
+            (has_binary, wheel) => {
+                let mut absent = Vec::new();
+                if !has_binary {
+                    absent.push(binary.display().to_string());
+                }
+                if wheel.is_none() {
+                    absent.push(format!(
+                        "{}/cosmos_emulator-{version}-py3-none-{}.whl",
+                        wheels.display(),
+                        target.wheel_tag
+                    ));
+                }
+                // Half a target is a build that stopped: never left out silently.
+                let half = absent.len() == 1;
+                missing.push((target, absent, named || half));
+            }
         }
     }
     let needed: Vec<_> = missing.iter().filter(|(_, _, needed)| *needed).collect();
     if !needed.is_empty() {
         let lines: Vec<String> = needed
             .iter()
-            .map(|(_, a, _)| {
-                let absent: Vec<String> = [&a.binary, &a.wheel]
-                    .into_iter()
-                    .filter(|p| !p.exists())
-                    .map(|p| p.display().to_string())
-                    .collect();
-                format!("{}: no {}", a.target.triple, absent.join(" and no "))
-            })
+            .map(|(t, absent, _)| format!("{}: no {}", t.triple, absent.join(" and no ")))
             .collect();
         let command: Vec<String> = needed
             .iter()
@@ -239,6 +250,35 @@ fn find_artifacts(chosen: &[&'static Target], version: &str) -> Result<Vec<Artif
         );
     }
     Ok(found)
+}
+
+/// The wheel of platform tag `tag` in `wheels`, if there is one:
+/// `cosmos_emulator-<version>-py3-none-<tags>.whl` with `tag` among the
+/// dot-separated `<tags>`. Two such wheels are an error (one is stale).
+fn find_wheel(wheels: &Path, version: &str, tag: &str) -> Result<Option<PathBuf>, String> {
+    let Ok(entries) = std::fs::read_dir(wheels) else {
+        return Ok(None);
+    };
+    let prefix = format!("cosmos_emulator-{version}-py3-none-");
+    let mut found: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            name.strip_prefix(&prefix)
+                .and_then(|rest| rest.strip_suffix(".whl"))
+                .is_some_and(|tags| tags.split('.').any(|t| t == tag))
+        })
+        .map(|entry| entry.path())
+        .collect();
+    found.sort();
+    match found.len() {
+        0 => Ok(None),
+        1 => Ok(found.pop()),
+        _ => Err(format!(
+            "several wheels for {tag} in {}: {found:?}; remove the stale ones (or run cargo xtask dist again)",
+            wheels.display()
+        )),
+    }
 }
 
 /// Each artifact is the file `target/dist/SHA256SUMS` lists, where it lists
@@ -390,4 +430,38 @@ pub(crate) fn read(path: &Path) -> Result<String, String> {
 
 pub(crate) fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_wheel_is_found_by_one_of_its_tags() {
+        let dir = std::env::temp_dir().join(format!("xtask-find-wheel-{}", std::process::id()));
+        super::fresh_dir(&dir).unwrap();
+        let many = "cosmos_emulator-1.0.0-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl";
+        for name in [
+            many,
+            "cosmos_emulator-1.0.0-py3-none-musllinux_1_2_x86_64.whl",
+            "cosmos_emulator-0.9.0-py3-none-win_amd64.whl",
+        ] {
+            std::fs::write(dir.join(name), b"").unwrap();
+        }
+        let find = |tag| super::find_wheel(&dir, "1.0.0", tag).unwrap();
+        assert_eq!(find("manylinux2014_x86_64"), Some(dir.join(many)));
+        assert_eq!(find("manylinux_2_17_x86_64"), Some(dir.join(many)));
+        assert_eq!(
+            find("musllinux_1_2_x86_64"),
+            Some(dir.join("cosmos_emulator-1.0.0-py3-none-musllinux_1_2_x86_64.whl"))
+        );
+        // Another version's wheel is not this one's; a prefix of a tag is not the tag.
+        assert_eq!(find("win_amd64"), None);
+        assert_eq!(find("manylinux2014"), None);
+        std::fs::write(
+            dir.join("cosmos_emulator-1.0.0-py3-none-manylinux2014_x86_64.whl"),
+            b"",
+        )
+        .unwrap();
+        assert!(super::find_wheel(&dir, "1.0.0", "manylinux2014_x86_64").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -1,6 +1,6 @@
 //! The npm packages `cosmos-emulator` and one `cosmos-emulator-<os>-<cpu>
 //! [-musl]` per target (packages/npm): packed with `npm pack` into
-//! `target/package/npm/`; tested by publishing them to a local verdaccio
+//! `target/package/`; tested by publishing them to a local verdaccio
 //! and installing them by name from it.
 //!
 //! The esbuild / @biomejs/biome pattern: the main package is plain
@@ -34,7 +34,7 @@ pub struct Tarball {
 }
 
 pub struct Tarballs {
-    /// `target/package/npm/`
+    /// `target/package/`
     pub dir: PathBuf,
     pub platform: Vec<Tarball>,
     pub main: Tarball,
@@ -46,8 +46,8 @@ pub fn build(build: &Build) -> Result<Tarballs, String> {
     let sources = root().join("packages/npm");
     let staging = target_dir().join("package-staging").join("npm");
     fresh_dir(&staging)?;
-    let out = build.out.join("npm");
-    fresh_dir(&out)?;
+    // target/package/, fresh: the tarballs of this run only.
+    let out = build.out.clone();
 
     let mut platform = Vec::new();
     for artifact in &build.artifacts {
