@@ -140,13 +140,22 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     eprintln!("tarballs: {}", tarballs.dir.display());
 
     if test {
+        // Both, whatever the first gives: one failure must not hide the other.
         let started = Instant::now();
-        python::test(&build)?;
-        npm::test(&build, &tarballs)?;
-        eprintln!(
-            "\nxtask package: every check passed in {:.0} s",
-            started.elapsed().as_secs_f64()
-        );
+        let python = python::test(&build);
+        let npm = npm::test(&build, &tarballs);
+        let seconds = started.elapsed().as_secs_f64();
+        let failed: Vec<String> = [("Python", python), ("npm", npm)]
+            .into_iter()
+            .filter_map(|(what, result)| result.err().map(|e| format!("{what}: {e}")))
+            .collect();
+        if !failed.is_empty() {
+            return Err(format!(
+                "package --test failed ({seconds:.0} s):\n  {}",
+                failed.join("\n  ")
+            ));
+        }
+        eprintln!("\nxtask package: every check passed in {seconds:.0} s");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -57,39 +57,44 @@ fn only_the_named_index(command: &mut Command) -> &mut Command {
         .env("PIP_CONFIG_FILE", "/dev/null")
 }
 
-/// The member names of a wheel, the Unix mode of each and the SHA-256 of
-/// its scripts, read by the standard library's zipfile (no zip crate in
-/// the tree).
+/// The member names of a wheel, the Unix mode and the SHA-256 of each,
+/// read by the standard library's zipfile (no zip crate in the tree).
 const LIST_WHEEL: &str = "\
 import hashlib, json, sys, zipfile
 with zipfile.ZipFile(sys.argv[1]) as wheel:
     print(json.dumps([
         {'name': i.filename, 'mode': i.external_attr >> 16,
-         'sha256': hashlib.sha256(wheel.read(i)).hexdigest() if '.data/scripts/' in i.filename else None}
+         'sha256': hashlib.sha256(wheel.read(i)).hexdigest()}
         for i in wheel.infolist()
     ]))
 ";
 
-/// Every wheel's layout: its one script is the target's binary, under the
-/// name the module looks for on that platform.
-pub fn check(build: &Build) -> Result<(), String> {
+fn list(wheel: &Path) -> Result<Vec<serde_json::Value>, String> {
     let python = venv_bin(&registry::tools_venv()?, "python");
+    let listing = Command::new(&python)
+        .args(["-c", LIST_WHEEL])
+        .arg(wheel)
+        .output()
+        .map_err(|e| format!("python: {e}"))?;
+    if !listing.status.success() {
+        return Err(format!(
+            "cannot read {}: {}",
+            wheel.display(),
+            String::from_utf8_lossy(&listing.stderr)
+        ));
+    }
+    serde_json::from_slice(&listing.stdout)
+        .map_err(|e| format!("{}: the listing is not JSON: {e}", wheel.display()))
+}
+
+/// Every wheel's layout: its one script is the target's binary, under the
+/// name the module looks for on that platform. A wheel whose module is not
+/// this tree's (built before a change to packages/python/src) is noted
+/// here; `--test` refuses to test this tree's suite against it.
+pub fn check(build: &Build) -> Result<(), String> {
     for artifact in &build.artifacts {
         let wheel = &artifact.wheel;
-        let listing = Command::new(&python)
-            .args(["-c", LIST_WHEEL])
-            .arg(wheel)
-            .output()
-            .map_err(|e| format!("python: {e}"))?;
-        if !listing.status.success() {
-            return Err(format!(
-                "cannot read {}: {}",
-                wheel.display(),
-                String::from_utf8_lossy(&listing.stderr)
-            ));
-        }
-        let members: Vec<serde_json::Value> = serde_json::from_slice(&listing.stdout)
-            .map_err(|e| format!("{}: the listing is not JSON: {e}", wheel.display()))?;
+        let members = list(wheel)?;
         check_members(artifact, &build.version, &members)
             .map_err(|e| format!("{}: {e}", wheel.display()))?;
         eprintln!(
@@ -98,8 +103,51 @@ pub fn check(build: &Build) -> Result<(), String> {
             members.len(),
             script_name(artifact, &build.version)
         );
+        let stale = differs_from_the_tree(&members)?;
+        if !stale.is_empty() {
+            eprintln!(
+                "   note: its module is not this tree's ({}); cargo xtask dist --target {} builds it again",
+                stale.join(", "),
+                artifact.target.triple
+            );
+        }
     }
     Ok(())
+}
+
+/// The module's files (`cosmos_emulator/...`) that differ between the
+/// wheel and packages/python/src, or are in only one of them.
+fn differs_from_the_tree(members: &[serde_json::Value]) -> Result<Vec<String>, String> {
+    let source = package_dir().join("src");
+    let mut in_tree = Vec::new();
+    let module = source.join("cosmos_emulator");
+    for entry in std::fs::read_dir(&module).map_err(|e| format!("{}: {e}", module.display()))? {
+        let entry = entry.map_err(|e| format!("{}: {e}", module.display()))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.path().is_file() && !name.ends_with(".pyc") {
+            in_tree.push(format!("cosmos_emulator/{name}"));
+        }
+    }
+    let mut differ = Vec::new();
+    for name in &in_tree {
+        let member = members.iter().find(|m| m["name"] == name.as_str());
+        let digest = super::sha256_file(&source.join(name))?;
+        match member {
+            None => differ.push(format!("{name} not in the wheel")),
+            Some(m) if m["sha256"].as_str() != Some(digest.as_str()) => {
+                differ.push(format!("{name} differs"))
+            }
+            Some(_) => {}
+        }
+    }
+    for m in members {
+        let name = m["name"].as_str().unwrap_or_default();
+        if name.starts_with("cosmos_emulator/") && !in_tree.iter().any(|t| t == name) {
+            differ.push(format!("{name} not in the tree"));
+        }
+    }
+    differ.sort();
+    Ok(differ)
 }
 
 /// `cosmos_emulator-<v>.data/scripts/cosmos-emulator[.exe]`
@@ -189,6 +237,17 @@ fn as_a_user(program: impl AsRef<std::ffi::OsStr>, venv: &Path) -> Command {
 /// the suite, then the quick start.
 pub fn test(build: &Build) -> Result<(), String> {
     let host = build.host()?;
+    // packages/python/tests is this tree's: it tests this tree's module.
+    let stale = differs_from_the_tree(&list(&host.wheel)?)?;
+    if !stale.is_empty() {
+        return Err(format!(
+            "{} was built from another tree than this one (its cosmos_emulator module: {}); \
+             the package's tests would test that one: cargo xtask dist --target {} builds it again",
+            host.wheel.display(),
+            stale.join(", "),
+            host.target.triple
+        ));
+    }
     // The index's directory: the wheels of this version, nothing else.
     let packages = target_dir().join("package-test").join("pypi");
     fresh_dir(&packages)?;
@@ -465,6 +524,36 @@ mod tests {
             error.contains("expected cosmos_emulator-1.0.0.data/scripts/cosmos-emulator.exe"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_module_file_not_the_trees_is_found() {
+        let module = package_dir().join("src/cosmos_emulator");
+        let mut members: Vec<serde_json::Value> = std::fs::read_dir(&module)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().is_file())
+            .map(|e| {
+                serde_json::json!({
+                    "name": format!("cosmos_emulator/{}", e.file_name().to_string_lossy()),
+                    "mode": 0o644,
+                    "sha256": crate::package::sha256_file(&e.path()).unwrap(),
+                })
+            })
+            .collect();
+        assert_eq!(
+            differs_from_the_tree(&members).unwrap(),
+            Vec::<String>::new()
+        );
+        members[0]["sha256"] = "0".repeat(64).into();
+        let name = members[0]["name"].as_str().unwrap().to_string();
+        members.push(member("cosmos_emulator/_old.py", 0o644));
+        let mut expected = vec![
+            "cosmos_emulator/_old.py not in the tree".to_string(),
+            format!("{name} differs"),
+        ];
+        expected.sort();
+        assert_eq!(differs_from_the_tree(&members).unwrap(), expected);
     }
 
     #[test]
