@@ -198,7 +198,7 @@ fn find_artifacts(chosen: &[&'static Target], version: &str) -> Result<Vec<Artif
             continue;
         }
         let binary = dist.join(target.asset_name());
-        let wheel = find_wheel(&wheels, version, target.wheel_tag)?;
+        let wheel = find_wheel(&wheels, version, target)?;
         match (binary.exists(), wheel) {
             (true, Some(wheel)) => found.push(Artifact {
                 target,
@@ -261,10 +261,12 @@ fn find_artifacts(chosen: &[&'static Target], version: &str) -> Result<Vec<Artif
     Ok(found)
 }
 
-/// The wheel of platform tag `tag` in `wheels`, if there is one:
-/// `cosmos_emulator-<version>-py3-none-<tags>.whl` with `tag` among the
-/// dot-separated `<tags>`. Two such wheels are an error (one is stale).
-fn find_wheel(wheels: &Path, version: &str, tag: &str) -> Result<Option<PathBuf>, String> {
+/// The target's wheel in `wheels`, if there is one:
+/// `cosmos_emulator-<version>-py3-none-<tags>.whl` whose dot-separated
+/// `<tags>` share a tag with the table's (a dist that named the manylinux2014
+/// wheel by its first tag only, or by both). Two such wheels are an error
+/// (one is stale).
+fn find_wheel(wheels: &Path, version: &str, target: &Target) -> Result<Option<PathBuf>, String> {
     let Ok(entries) = std::fs::read_dir(wheels) else {
         return Ok(None);
     };
@@ -275,7 +277,7 @@ fn find_wheel(wheels: &Path, version: &str, tag: &str) -> Result<Option<PathBuf>
             let name = entry.file_name().to_string_lossy().into_owned();
             name.strip_prefix(&prefix)
                 .and_then(|rest| rest.strip_suffix(".whl"))
-                .is_some_and(|tags| tags.split('.').any(|t| t == tag))
+                .is_some_and(|tags| tags.split('.').any(|t| target.wheel_tags().any(|w| w == t)))
         })
         .map(|entry| entry.path())
         .collect();
@@ -284,7 +286,8 @@ fn find_wheel(wheels: &Path, version: &str, tag: &str) -> Result<Option<PathBuf>
         0 => Ok(None),
         1 => Ok(found.pop()),
         _ => Err(format!(
-            "several wheels for {tag} in {}: {found:?}; remove the stale ones (or run cargo xtask dist again)",
+            "several wheels for {} in {}: {found:?}; remove the stale ones (or run cargo xtask dist again)",
+            target.triple,
             wheels.display()
         )),
     }
@@ -444,33 +447,34 @@ pub(crate) fn write(path: &Path, text: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn a_wheel_is_found_by_one_of_its_tags() {
+    fn a_wheel_is_found_by_its_tags() {
+        use crate::dist::targets::find;
         let dir = std::env::temp_dir().join(format!("xtask-find-wheel-{}", std::process::id()));
         super::fresh_dir(&dir).unwrap();
         let many = "cosmos_emulator-1.0.0-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl";
+        let musl = "cosmos_emulator-1.0.0-py3-none-musllinux_1_2_x86_64.whl";
         for name in [
             many,
-            "cosmos_emulator-1.0.0-py3-none-musllinux_1_2_x86_64.whl",
+            musl,
             "cosmos_emulator-0.9.0-py3-none-win_amd64.whl",
+            "cosmos_emulator-1.0.0-py3-none-manylinux2014_aarch64_extra.whl",
         ] {
             std::fs::write(dir.join(name), b"").unwrap();
         }
-        let find = |tag| super::find_wheel(&dir, "1.0.0", tag).unwrap();
-        assert_eq!(find("manylinux2014_x86_64"), Some(dir.join(many)));
-        assert_eq!(find("manylinux_2_17_x86_64"), Some(dir.join(many)));
-        assert_eq!(
-            find("musllinux_1_2_x86_64"),
-            Some(dir.join("cosmos_emulator-1.0.0-py3-none-musllinux_1_2_x86_64.whl"))
-        );
-        // Another version's wheel is not this one's; a prefix of a tag is not the tag.
-        assert_eq!(find("win_amd64"), None);
-        assert_eq!(find("manylinux2014"), None);
-        std::fs::write(
-            dir.join("cosmos_emulator-1.0.0-py3-none-manylinux2014_x86_64.whl"),
-            b"",
-        )
-        .unwrap();
-        assert!(super::find_wheel(&dir, "1.0.0", "manylinux2014_x86_64").is_err());
+        let find = |triple| super::find_wheel(&dir, "1.0.0", find(triple).unwrap()).unwrap();
+        assert_eq!(find("x86_64-unknown-linux-gnu"), Some(dir.join(many)));
+        assert_eq!(find("x86_64-unknown-linux-musl"), Some(dir.join(musl)));
+        // Another version's wheel is not this one's; a longer tag is not the tag.
+        assert_eq!(find("x86_64-pc-windows-gnu"), None);
+        assert_eq!(find("aarch64-unknown-linux-gnu"), None);
+        // The first tag alone (an older name) is found too, but not two at once.
+        std::fs::remove_file(dir.join(many)).unwrap();
+        let one = "cosmos_emulator-1.0.0-py3-none-manylinux2014_x86_64.whl";
+        std::fs::write(dir.join(one), b"").unwrap();
+        assert_eq!(find("x86_64-unknown-linux-gnu"), Some(dir.join(one)));
+        std::fs::write(dir.join(many), b"").unwrap();
+        let gnu = crate::dist::targets::find("x86_64-unknown-linux-gnu").unwrap();
+        assert!(super::find_wheel(&dir, "1.0.0", gnu).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -264,55 +264,57 @@ pub fn test(build: &Build) -> Result<(), String> {
 }
 
 /// `pip download --platform <tag>` from the local index picks exactly that
-/// platform's wheel, for every wheel there.
+/// platform's wheel, for every wheel there and each tag it carries (a
+/// manylinux2014 wheel's PEP 600 alias too).
 fn each_platform_gets_its_wheel(build: &Build, simple: &str) -> Result<(), String> {
     let pip = venv_bin(&registry::tools_venv()?, "python");
     let downloads = target_dir().join("package-test").join("pip-download");
     for artifact in &build.artifacts {
-        let tag = artifact.target.wheel_tag;
-        let dir = downloads.join(tag);
-        fresh_dir(&dir)?;
-        let mut command = Command::new(&pip);
-        only_the_named_index(&mut command)
-            .args([
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--disable-pip-version-check",
-                "--no-cache-dir",
-                "--only-binary=:all:",
-                "--platform",
-                tag,
-                "--python-version",
-                "3.11",
-                "--no-deps",
-                "--index-url",
-                simple,
-                "cosmos-emulator",
-                "-d",
-            ])
-            .arg(&dir);
-        timed(
-            &format!("pip download --platform {tag} cosmos-emulator (the local index)"),
-            &mut command,
-        )?;
-        let got: Vec<String> = std::fs::read_dir(&dir)
-            .map_err(|e| format!("{}: {e}", dir.display()))?
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        let expected = artifact
-            .wheel
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy();
-        if got != [expected.as_ref()] {
-            return Err(format!(
-                "pip download --platform {tag} got {got:?}, expected [{expected:?}]"
-            ));
+        for tag in artifact.target.wheel_tags() {
+            let dir = downloads.join(tag);
+            fresh_dir(&dir)?;
+            let mut command = Command::new(&pip);
+            only_the_named_index(&mut command)
+                .args([
+                    "-m",
+                    "pip",
+                    "download",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    "--no-cache-dir",
+                    "--only-binary=:all:",
+                    "--platform",
+                    tag,
+                    "--python-version",
+                    "3.11",
+                    "--no-deps",
+                    "--index-url",
+                    simple,
+                    "cosmos-emulator",
+                    "-d",
+                ])
+                .arg(&dir);
+            timed(
+                &format!("pip download --platform {tag} cosmos-emulator (the local index)"),
+                &mut command,
+            )?;
+            let got: Vec<String> = std::fs::read_dir(&dir)
+                .map_err(|e| format!("{}: {e}", dir.display()))?
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            let expected = artifact
+                .wheel
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy();
+            if got != [expected.as_ref()] {
+                return Err(format!(
+                    "pip download --platform {tag} got {got:?}, expected [{expected:?}]"
+                ));
+            }
+            eprintln!("   {tag}: {expected}");
         }
-        eprintln!("   {tag}: {expected}");
     }
     Ok(())
 }
