@@ -85,13 +85,20 @@ tasks:
       Testcontainers for Python and for Node and docs/snippets/compose/
       started by podman-compose. Needs root, podman, iproute2 (nsenter);
       set CONTAINERS_CONF=.ci/containers.conf where podman's defaults fail.
-  package [--test]
-      Build the release binary and, under target/package/, the Python wheel
-      cosmos-emulator (maturin, bin bindings) and the npm tarballs
-      cosmos-emulator and cosmos-emulator-<os>-<cpu> (the binary inside,
-      nothing downloaded at install). With --test, install each into a
-      fresh virtualenv / npm project with the official SDK and run the
-      packages' own suites (packages/python/tests, packages/npm/test).
+  package [--target TRIPLE...] [--no-build] [--test]
+      From what cargo xtask dist left in target/dist/ (every target there,
+      or those named; it builds no binary, and names the dist command for
+      a missing one): checks each target's wheel (its script is the
+      release binary) and packs the npm packages into target/package/
+      (cosmos-emulator, and cosmos-emulator-<os>-<cpu>[-musl] per target,
+      the binary inside, nothing downloaded at install; --no-build is
+      taken and changes nothing). With --test,
+      starts pypiserver and verdaccio on free loopback ports with them;
+      pip download --platform and npm install --os --cpu --libc must pick
+      each platform's own package; then this machine installs
+      cosmos-emulator by name from them into a fresh virtualenv / npm
+      project with the official SDK and runs the packages' own suites
+      (packages/python/tests, packages/npm/test) and the quick starts.
   scorecard
       Run the suite against this emulator (test clock, and system clock on
       the wall clock) and against @vercel/cosmosdb-server and

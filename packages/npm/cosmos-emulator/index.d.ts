@@ -163,8 +163,14 @@ export declare function startEmulator(options?: StartOptions): Promise<Emulator>
  */
 export declare function binaryPath(options?: { binary?: string }): string;
 
-/** The platform package's name, e.g. "cosmos-emulator-linux-x64". */
-export declare function platformPackage(platform?: string, arch?: string): string;
+/**
+ * The platform package's name, e.g. "cosmos-emulator-linux-x64", or
+ * "cosmos-emulator-linux-x64-musl" when `libc` is "musl". Each argument
+ * defaults to this machine's (`process.platform`, `process.arch`, and on
+ * Linux the libc Node runs on: "musl" when its `process.report` has no
+ * `header.glibcVersionRuntime`, as npm decides for the `libc` field).
+ */
+export declare function platformPackage(platform?: string, arch?: string, libc?: "glibc" | "musl" | null): string;
 
 /** Master-key authorization headers for a request (resource type and link default to ""). */
 export declare function masterKeyHeaders(

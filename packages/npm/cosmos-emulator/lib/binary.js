@@ -7,9 +7,59 @@ const path = require("node:path");
 
 const pkg = require("../package.json");
 
-/** The npm package carrying the binary for this platform, e.g. cosmos-emulator-linux-x64. */
-function platformPackage(platform = process.platform, arch = process.arch) {
-  return `cosmos-emulator-${platform}-${arch}`;
+/**
+ * The C library Node runs on, on Linux: "glibc" or "musl" (null elsewhere).
+ * Read as npm reads it for a package's `libc` field (npm-install-checks),
+ * and as detect-libc and the napi-rs loaders do: Node's diagnostic report
+ * gives the glibc version it runs on as `header.glibcVersionRuntime`, and
+ * has no such field on musl (Alpine). `report` stands in for
+ * process.report.getReport() in tests.
+ */
+function libcFamily(platform = process.platform, report = undefined) {
+  if (platform !== "linux") return null;
+  if (report === undefined) {
+    if (detected === undefined) detected = fromReport(diagnosticReport());
+    return detected;
+  }
+  return fromReport(report);
+}
+
+let detected;
+
+function fromReport(report) {
+  const header = report && report.header;
+  // No report (getReport failed): glibc, the common case.
+  if (!header) return "glibc";
+  return header.glibcVersionRuntime ? "glibc" : "musl";
+}
+
+/** process.report.getReport() without its network section (slow DNS lookups); null if it fails. */
+function diagnosticReport() {
+  const report = process.report;
+  if (!report || typeof report.getReport !== "function") return null;
+  const before = report.excludeNetwork;
+  try {
+    report.excludeNetwork = true;
+    return report.getReport();
+  } catch {
+    return null;
+  } finally {
+    report.excludeNetwork = before;
+  }
+}
+
+/**
+ * The npm package carrying the binary for a platform, e.g.
+ * cosmos-emulator-linux-x64, or cosmos-emulator-linux-x64-musl on musl.
+ */
+function platformPackage(platform = process.platform, arch = process.arch, libc = libcFamily(platform)) {
+  const musl = platform === "linux" && libc === "musl" ? "-musl" : "";
+  return `cosmos-emulator-${platform}-${arch}${musl}`;
+}
+
+/** "linux-x64 (musl)", "darwin-arm64": the platform in messages. */
+function platformName(platform = process.platform, arch = process.arch, libc = libcFamily(platform)) {
+  return platform === "linux" ? `${platform}-${arch} (${libc})` : `${platform}-${arch}`;
 }
 
 /**
@@ -52,7 +102,7 @@ function binaryPath(options = {}) {
 
 function missingPlatformPackage(name) {
   const known = Object.keys(pkg.optionalDependencies || {});
-  const where = `${process.platform}-${process.arch}`;
+  const where = platformName();
   if (!known.includes(name)) {
     return (
       `cosmos-emulator: there is no prebuilt emulator for ${where} ` +
@@ -68,8 +118,12 @@ function missingPlatformPackage(name) {
     "config omit=optional, yarn --ignore-optional) or when " +
     "node_modules or the lockfile was made on another platform. Fix: reinstall without " +
     `omitting optional dependencies, or add it yourself: npm install ${name}@${pkg.version}. ` +
-    "Or set COSMOS_EMULATOR_BINARY to a cosmos-emulator binary."
+    "Or set COSMOS_EMULATOR_BINARY to a cosmos-emulator binary." +
+    (libcFamily() === "musl"
+      ? " (This Node runs on musl libc: its process.report has no glibcVersionRuntime, so it " +
+        "needs the -musl package, not the glibc one.)"
+      : "")
   );
 }
 
-module.exports = { binaryPath, platformPackage };
+module.exports = { binaryPath, libcFamily, platformPackage };

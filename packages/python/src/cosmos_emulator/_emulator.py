@@ -214,7 +214,12 @@ class Emulator:
         tail = self._stderr_tail()
         reason = ""
         lowered = tail.lower()
-        if "address already in use" in lowered or "addrinuse" in lowered:
+        # The OS's words: glibc and macOS say "Address already in use", musl
+        # "Address in use", Windows "Only one usage of each socket address".
+        if any(
+            words in lowered
+            for words in ("address already in use", "address in use", "addrinuse", "only one usage of each socket address")
+        ):
             reason = f" (port {port} on {host} is already in use)"
         elif "address not available" in lowered or "cannot assign requested address" in lowered:
             reason = f" (cannot listen on host {host!r})"
