@@ -188,6 +188,38 @@ fn step(task: &str, what: &str, command: &mut std::process::Command) -> Result<(
     }
 }
 
+/// The conformance suite's binary (a debug build), for a task that runs it
+/// against an emulator it started; built (quickly when fresh) first.
+fn conformance_binary(task: &str) -> Result<PathBuf, String> {
+    step(
+        task,
+        "build the conformance suite",
+        cargo().args([
+            "build",
+            "--quiet",
+            "-p",
+            "cosmos-conformance",
+            "--bin",
+            "cosmos-conformance",
+        ]),
+    )?;
+    Ok(target_dir().join("debug").join("cosmos-conformance"))
+}
+
+/// `python -m pip install --quiet --disable-pip-version-check`, to which
+/// the caller adds what to install.
+fn pip_install(python: &Path) -> std::process::Command {
+    let mut pip = std::process::Command::new(python);
+    pip.args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+    ]);
+    pip
+}
+
 /// `npm ci` in `dir` unless `package` is installed there already (the
 /// node test projects: sdk-tests/js, browser-tests).
 fn npm_ci_unless_installed(task: &str, dir: &Path, package: &str) -> Result<(), String> {

@@ -96,16 +96,7 @@ pub(crate) fn python_env() -> Result<PathBuf, String> {
     let requirements: &Path = &root().join("sdk-tests/python/requirements.txt");
     step(
         "install the Python SDK: pip install -r sdk-tests/python/requirements.txt",
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                "-r",
-            ])
-            .arg(requirements),
+        crate::pip_install(&python).arg("-r").arg(requirements),
     )?;
     Ok(python)
 }

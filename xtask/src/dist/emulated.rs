@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use super::targets::Target;
 use crate::server::Server;
-use crate::{cargo, root, target_dir};
+use crate::{root, target_dir};
 
 /// qemu and wine start slower than the binary itself; wine's first start
 /// in a fresh prefix takes seconds.
@@ -38,18 +38,7 @@ pub fn check(target: &Target, binary: &Path) -> Result<(), String> {
         started.elapsed().as_secs_f64()
     );
 
-    crate::step(
-        "dist",
-        "build the conformance suite",
-        cargo().args([
-            "build",
-            "--quiet",
-            "-p",
-            "cosmos-conformance",
-            "--bin",
-            "cosmos-conformance",
-        ]),
-    )?;
+    let suite = crate::conformance_binary("dist")?;
     let started = Instant::now();
     crate::step(
         "dist",
@@ -57,7 +46,7 @@ pub fn check(target: &Target, binary: &Path) -> Result<(), String> {
             "the conformance suite against {} under {:?}",
             target.triple, target.runner
         ),
-        Command::new(target_dir().join("debug/cosmos-conformance"))
+        Command::new(suite)
             .args([
                 "--endpoint",
                 &server.endpoint,

@@ -25,38 +25,33 @@ impl Tools {
     /// The virtualenv with the pinned tools, installed when missing.
     pub fn install() -> Result<Tools, String> {
         let venv = target_dir().join("dist-tools").join("venv");
-        if !venv.join("bin/python").exists() {
+        let tools = Tools { venv };
+        if !tools.bin("python").exists() {
             crate::step(
                 "dist",
                 "create the tools' virtualenv (target/dist-tools/venv)",
-                Command::new("python3").args(["-m", "venv"]).arg(&venv),
+                Command::new("python3")
+                    .args(["-m", "venv"])
+                    .arg(&tools.venv),
             )?;
         }
-        let tools = Tools { venv };
         // Quick when the pinned versions are there already.
         crate::step(
             "dist",
             &format!("install the build tools: pip install {}", PINS.join(" ")),
-            tools
-                .python()
-                .args([
-                    "-m",
-                    "pip",
-                    "install",
-                    "--quiet",
-                    "--disable-pip-version-check",
-                ])
-                .args(PINS),
+            crate::pip_install(&tools.bin("python")).args(PINS),
         )?;
         Ok(tools)
     }
 
+    /// A program of the virtualenv (Windows keeps them in Scripts, as .exe:
+    /// the release workflow's Windows runner).
     pub fn bin(&self, program: &str) -> PathBuf {
-        self.venv.join("bin").join(program)
-    }
-
-    pub fn python(&self) -> Command {
-        Command::new(self.bin("python"))
+        if cfg!(windows) {
+            self.venv.join("Scripts").join(format!("{program}.exe"))
+        } else {
+            self.venv.join("bin").join(program)
+        }
     }
 
     /// A command from the virtualenv, with its bin first on PATH (maturin
@@ -68,7 +63,11 @@ impl Tools {
     }
 
     fn path(&self) -> std::ffi::OsString {
-        let mut paths = vec![self.venv.join("bin")];
+        let mut paths = vec![self
+            .bin("python")
+            .parent()
+            .map(PathBuf::from)
+            .unwrap_or_default()];
         if let Some(path) = std::env::var_os("PATH") {
             paths.extend(std::env::split_paths(&path));
         }

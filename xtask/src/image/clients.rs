@@ -207,15 +207,8 @@ fn python_env(dir: &Path) -> Result<PathBuf, String> {
     crate::step(
         "image",
         "install the clients: pip install -r docs/snippets/testcontainers/python/requirements.txt",
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                "-r",
-            ])
+        crate::pip_install(&python)
+            .arg("-r")
             .arg(root().join("docs/snippets/testcontainers/python/requirements.txt")),
     )?;
     Ok(python)

@@ -32,7 +32,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use crate::dist::targets::{Arch, Target};
-use crate::{cargo, target_dir};
+use crate::target_dir;
 use context::Platform;
 
 const USAGE: &str = "cargo xtask image [--binary-dir DIR] [--test [--skip-clients]]";
@@ -89,19 +89,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         return Ok(ExitCode::SUCCESS);
     }
 
-    crate::step(
-        "image",
-        "build the conformance suite",
-        cargo().args([
-            "build",
-            "--quiet",
-            "-p",
-            "cosmos-conformance",
-            "--bin",
-            "cosmos-conformance",
-        ]),
-    )?;
-    let suite = target_dir().join("debug/cosmos-conformance");
+    let suite = crate::conformance_binary("image")?;
     // A failed test does not stop the next: the error names every failure.
     let mut failures = Vec::new();
     for platform in &platforms {
