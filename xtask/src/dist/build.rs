@@ -89,7 +89,7 @@ pub fn build(
     crate::step(
         "dist",
         &format!(
-            "build {}: maturin build --release --target {}",
+            "build {}: maturin build --profile {PROFILE} --target {}",
             target.triple, target.triple
         ),
         &mut maturin,
