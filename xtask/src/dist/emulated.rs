@@ -42,10 +42,7 @@ pub fn check(target: &Target, binary: &Path) -> Result<(), String> {
     let started = Instant::now();
     crate::step(
         "dist",
-        &format!(
-            "the conformance suite against {} under {:?}",
-            target.triple, target.runner
-        ),
+        &format!("the conformance suite against {} ({how})", target.triple),
         Command::new(suite)
             .args([
                 "--endpoint",
