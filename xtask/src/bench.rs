@@ -6,15 +6,14 @@
 //! are there) is not cosmos-bench's: it loads the data explorer over 10,000
 //! items in chromium (`browser-tests/load-time.mjs`).
 
-use crate::{cargo, flag, root, target_dir};
+use crate::{cargo, flag, root, target_dir, without};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 /// The peer, pinned: the version the conformance expectations were made with.
 const PEER_PACKAGE: &str = "@vercel/cosmosdb-server@1.0.1";
 
-pub fn run(args_given: &[String]) -> Result<ExitCode, String> {
-    let args = args_given;
+pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let status = cargo()
         .args(["build", "--release", "--quiet", "--bins"])
         .args([
@@ -30,12 +29,12 @@ pub fn run(args_given: &[String]) -> Result<ExitCode, String> {
     if !status.success() {
         return Err("the release build failed".to_string());
     }
-    let mut release = target_dir().join("release");
+    let release = match flag(args, "--emulator-binary") {
+        Some(binary) => bin_dir_with(&target_dir().join("release"), Path::new(binary))?,
+        None => target_dir().join("release"),
+    };
     let out = target_dir().join("bench");
-    let args = &without_value(args, "--emulator-binary");
-    if let Some(binary) = flag(args_given, "--emulator-binary") {
-        release = bin_dir_with(&release, Path::new(binary))?;
-    }
+    let args = &without(args, "--emulator-binary");
     // `explorer` is measured here; cosmos-bench gets the other parts.
     let only = flag(args, "--only");
     let explorer = only.is_none_or(|parts| parts.split(',').any(|p| p == "explorer"));
@@ -62,23 +61,6 @@ pub fn run(args_given: &[String]) -> Result<ExitCode, String> {
         0 => ExitCode::SUCCESS,
         code => ExitCode::from(u8::try_from(code).unwrap_or(1)),
     })
-}
-
-/// `args` without `--name VALUE` (or `--name=VALUE`).
-fn without_value(args: &[String], name: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut skip = false;
-    for arg in args {
-        if std::mem::take(&mut skip) {
-            continue;
-        }
-        if arg == name {
-            skip = true;
-        } else if !arg.starts_with(&format!("{name}=")) {
-            out.push(arg.clone());
-        }
-    }
-    out
 }
 
 /// `--emulator-binary PATH` (e.g. a release binary of `cargo xtask dist`,

@@ -19,7 +19,7 @@
 //! `restart/second/`).
 
 use crate::server::Server;
-use crate::{cargo, flag, root, target_dir};
+use crate::{cargo, flag, root, target_dir, without};
 use cosmos_conformance::report::Report;
 use std::path::Path;
 use std::process::{Command, ExitCode};
@@ -360,23 +360,6 @@ impl Control {
         }
         Ok(state.join("\n  "))
     }
-}
-
-/// `args` without `--name VALUE` and `--name=VALUE`.
-fn without(args: &[String], name: &str) -> Vec<String> {
-    let mut kept = Vec::new();
-    let mut skip_value = false;
-    for arg in args {
-        if std::mem::take(&mut skip_value) {
-            continue;
-        }
-        if arg == name {
-            skip_value = true;
-        } else if !arg.starts_with(&format!("{name}=")) {
-            kept.push(arg.clone());
-        }
-    }
-    kept
 }
 
 /// The two halves' outcome tables, one after the other, are the whole

@@ -206,17 +206,20 @@ fn conformance_binary(task: &str) -> Result<PathBuf, String> {
     Ok(target_dir().join("debug").join("cosmos-conformance"))
 }
 
+/// `-m pip install` quietly: the arguments every task's pip install starts with.
+const PIP_INSTALL: [&str; 5] = [
+    "-m",
+    "pip",
+    "install",
+    "--quiet",
+    "--disable-pip-version-check",
+];
+
 /// `python -m pip install --quiet --disable-pip-version-check`, to which
 /// the caller adds what to install.
 fn pip_install(python: &Path) -> std::process::Command {
     let mut pip = std::process::Command::new(python);
-    pip.args([
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-    ]);
+    pip.args(PIP_INSTALL);
     pip
 }
 
@@ -243,4 +246,21 @@ fn flag<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
                 .and_then(|rest| rest.strip_prefix('='))
         }
     })
+}
+
+/// `args` without `--name VALUE` and `--name=VALUE`.
+fn without(args: &[String], name: &str) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut skip_value = false;
+    for arg in args {
+        if std::mem::take(&mut skip_value) {
+            continue;
+        }
+        if arg == name {
+            skip_value = true;
+        } else if !arg.starts_with(&format!("{name}=")) {
+            kept.push(arg.clone());
+        }
+    }
+    kept
 }

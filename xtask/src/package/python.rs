@@ -36,13 +36,7 @@ fn make_venv(venv: &Path, what: &str) -> Result<(), String> {
 /// `python -m pip install --quiet` of a virtualenv, run as a user would.
 fn pip_install(venv: &Path) -> Command {
     let mut pip = as_a_user(venv_bin(venv, "python"), venv);
-    pip.args([
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-    ]);
+    pip.args(crate::PIP_INSTALL);
     pip
 }
 

@@ -153,14 +153,7 @@ pub fn tools_venv() -> Result<PathBuf, String> {
     if !venv.join("bin/pypi-server").exists() {
         step(
             &format!("install the local package index: pip install {PYPISERVER}"),
-            Command::new(venv.join("bin/python")).args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                PYPISERVER,
-            ]),
+            crate::pip_install(&venv.join("bin/python")).arg(PYPISERVER),
         )?;
     }
     Ok(venv)
