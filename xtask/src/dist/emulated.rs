@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use super::targets::Target;
+use super::targets::{Arch, Runner, Target};
 use crate::server::Server;
 use crate::{root, target_dir};
 
@@ -21,10 +21,11 @@ const STARTUP: Duration = Duration::from_secs(120);
 pub fn check(target: &Target, binary: &Path) -> Result<(), String> {
     let dir = target_dir().join("dist-run").join(target.triple);
     crate::package::fresh_dir(&dir)?;
-    let mut command = super::runner_command(target, binary)
-        .ok_or_else(|| format!("{} does not run here", target.triple))?;
-    let how = super::build::runner_name(&command);
-    if how == "wine" {
+    let runner =
+        runner_here(target).ok_or_else(|| format!("{} does not run here", target.triple))?;
+    let how = describe(runner);
+    let mut command = command(runner, binary);
+    if runner == Runner::Wine {
         let prefix = wine_prefix()?;
         command.env("WINEPREFIX", prefix).env("WINEDEBUG", "-all");
     }
@@ -67,6 +68,61 @@ pub fn check(target: &Target, binary: &Path) -> Result<(), String> {
     )?;
     drop(server);
     Ok(())
+}
+
+/// How this machine runs a target's binary, if it can: natively on the
+/// target's own platform (the release workflow's runners; a static musl
+/// binary on any Linux of its architecture), else as the table's `runner`
+/// says when this is an x86-64 Linux machine. Never `Elsewhere`.
+pub fn runner_here(target: &Target) -> Option<Runner> {
+    let host_arch = match std::env::consts::ARCH {
+        "x86_64" => Arch::X86_64,
+        "aarch64" => Arch::Aarch64,
+        _ => return None,
+    };
+    let host_os = match std::env::consts::OS {
+        "linux" => "linux",
+        "macos" => "darwin",
+        "windows" => "win32",
+        _ => return None,
+    };
+    if target.arch == host_arch && target.npm_os == host_os {
+        // glibc builds need a glibc host; this process tells which it is.
+        let host_musl = cfg!(target_env = "musl");
+        if target.npm_libc != Some("glibc") || !host_musl {
+            return Some(Runner::Native);
+        }
+    }
+    if host_os != "linux" || host_arch != Arch::X86_64 {
+        return None;
+    }
+    Some(target.runner).filter(|r| *r != Runner::Elsewhere)
+}
+
+fn command(runner: Runner, binary: &Path) -> Command {
+    let mut command = match runner {
+        Runner::Qemu { sysroot } => {
+            let mut qemu = Command::new("qemu-aarch64-static");
+            if let Some(sysroot) = sysroot {
+                qemu.args(["-L", sysroot]);
+            }
+            qemu
+        }
+        Runner::Wine => Command::new("wine"),
+        Runner::Native | Runner::Elsewhere => return Command::new(binary),
+    };
+    command.arg(binary);
+    command
+}
+
+/// For messages: `native`, `qemu-user`, `wine`.
+fn describe(runner: Runner) -> &'static str {
+    match runner {
+        Runner::Native => "native",
+        Runner::Qemu { .. } => "qemu-user",
+        Runner::Wine => "wine",
+        Runner::Elsewhere => "elsewhere",
+    }
 }
 
 /// A wine prefix under the target directory, initialised once, with the

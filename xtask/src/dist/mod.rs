@@ -21,13 +21,11 @@ pub mod inspect;
 pub mod targets;
 mod tools;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::target_dir;
 use targets::{Target, TARGETS};
-
-pub use build::runner_command;
 
 const USAGE: &str = "cargo xtask dist [--ci | --target TRIPLE...] [--no-build] [--run] | --matrix";
 
@@ -124,7 +122,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     if run {
         let runnable: Vec<_> = built
             .iter()
-            .filter(|(t, _, _)| runner_command(t, Path::new("x")).is_some())
+            .filter(|(t, _, _)| emulated::runner_here(t).is_some())
             .collect();
         for (target, binary, _) in runnable {
             emulated::check(target, binary)?;
