@@ -91,10 +91,6 @@ pub async fn read(
             HeaderValue::from(u16::from(progress)),
         );
     }
-    headers.insert(
-        "x-ms-alt-content-path",
-        HeaderValue::from_str(&format!("dbs/{db}")).unwrap_or(HeaderValue::from_static("")),
-    );
     Ok(response)
 }
 

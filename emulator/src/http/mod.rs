@@ -18,6 +18,7 @@ mod lifetimes;
 mod metrics;
 mod names;
 mod offers;
+mod owner_path;
 mod pkranges;
 mod range_walk;
 mod request;
@@ -377,6 +378,13 @@ async fn envelope(State(state): State<AppState>, request: Request, next: Next) -
         response = internal_error(Some(id)).into_response();
     }
     common_headers(response.headers_mut(), activity_id, &state.store);
+    if !response.headers().contains_key(names::ALT_CONTENT_PATH) {
+        if let Some(owner) = owner_path::of(uri.path()) {
+            response
+                .headers_mut()
+                .insert(names::ALT_CONTENT_PATH, owner);
+        }
+    }
     response
 }
 
