@@ -3,7 +3,7 @@
 //! then environment variables (`settings.rs`). `cosmos-emulator health`
 //! asks a running one's health server instead (`probe.rs`).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -43,6 +43,9 @@ fn main() -> ExitCode {
     }
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        // Colours for a person at a terminal only: `docker logs`, a CI log
+        // or a file would show the escape sequences as text.
+        .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_new(&settings.log_filter)
                 .unwrap_or_else(|_| "info".into()),

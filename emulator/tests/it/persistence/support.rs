@@ -361,21 +361,12 @@ pub(crate) fn session_lsn(reply: &Reply) -> u64 {
 
 /// The `items=N` of the `recovered` line in a start's stderr.
 pub(crate) fn recovered_items(stderr: &str) -> Option<u64> {
-    // Without the terminal colours tracing may add.
-    let mut plain = String::new();
-    let mut chars = stderr.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            plain.push(c);
-        }
-    }
-    let line = plain.lines().find(|l| l.contains("recovered"))?;
+    // Logs to a pipe are plain text: no terminal colours to read past.
+    assert!(
+        !stderr.contains('\u{1b}'),
+        "the log to a pipe carries terminal escape sequences: {stderr:?}"
+    );
+    let line = stderr.lines().find(|l| l.contains("recovered"))?;
     let rest = &line[line.find("items=")? + "items=".len()..];
     rest.split(|c: char| !c.is_ascii_digit())
         .next()?
