@@ -4,6 +4,11 @@
 //! - Testcontainers for Python (`docs/snippets/testcontainers/python/`, from
 //!   PyPI into `target/image/clients/venv`);
 //! - Testcontainers for Node (`docs/snippets/testcontainers/node/`, `npm ci`);
+//! - Testcontainers for Java (`docs/snippets/testcontainers/java/`, a Maven
+//!   project: its dependencies fetched first, then `mvn --offline test`,
+//!   since the namespace has no way out);
+//! - Testcontainers for Go (`docs/snippets/testcontainers/go/`: the test
+//!   binary built first by `go test -c`, then run);
 //! - the compose example (`docs/snippets/compose/compose.yaml`) run by
 //!   podman-compose (PyPI, the same virtualenv), its application a static
 //!   client built here from `packages/container/tests/compose/app.rs`.
@@ -26,7 +31,7 @@ const APP_IMAGE: &str = "localhost/cosmos-compose-app:test";
 /// that much per test.
 const PYTHON_MAX_TRIES: &str = "30";
 
-/// Runs the three clients against `image` (`cosmos-emulator:<version>`,
+/// Runs the clients against `image` (`cosmos-emulator:<version>`,
 /// also tagged `latest`, built from `context`); logs under
 /// `target/image/clients/`.
 pub fn run(image: &str, context: &Path, podman_version: &str) -> Result<Vec<String>, String> {
@@ -40,6 +45,24 @@ pub fn run(image: &str, context: &Path, podman_version: &str) -> Result<Vec<Stri
         "@testcontainers/azure-cosmosdb-emulator",
     )?;
     build_app(&dir)?;
+    let java_dir = root().join("docs/snippets/testcontainers/java");
+    crate::step(
+        "image",
+        "Testcontainers for Java: fetch the Maven project's dependencies",
+        Command::new("mvn")
+            .args(["--batch-mode", "--quiet", "dependency:go-offline"])
+            .current_dir(&java_dir),
+    )?;
+    let go_tests = dir.join("testcontainers-go.test");
+    crate::step(
+        "image",
+        "Testcontainers for Go: build the tests (go test -c)",
+        Command::new("go")
+            .args(["test", "-mod=readonly", "-c", "-o"])
+            .arg(&go_tests)
+            .arg(".")
+            .current_dir(root().join("docs/snippets/testcontainers/go")),
+    )?;
     let node_image = node_image(image, context, podman_version)?;
 
     eprintln!("\n== xtask image: the clients, in a network namespace of their own");
@@ -90,6 +113,23 @@ pub fn run(image: &str, context: &Path, podman_version: &str) -> Result<Vec<Stri
     record(
         "Testcontainers for Node 12.1.0 (AzureCosmosDbEmulatorContainer)",
         crate::step("image", "Testcontainers for Node: node --test", &mut node),
+    );
+
+    let mut maven = docker(namespace.command("mvn"));
+    maven
+        .args(["--batch-mode", "--offline", "test"])
+        .current_dir(&java_dir);
+    record(
+        "Testcontainers for Java 2.0.5 (CosmosDBEmulatorContainer, azure-cosmos 4.81.0)",
+        crate::step("image", "Testcontainers for Java: mvn test", &mut maven),
+    );
+
+    let mut go = docker(namespace.command(&go_tests));
+    go.arg("-test.v")
+        .current_dir(root().join("docs/snippets/testcontainers/go"));
+    record(
+        "Testcontainers for Go 0.44.0 (cosmosdb.Run, azcosmos 1.5.0)",
+        crate::step("image", "Testcontainers for Go: the test binary", &mut go),
     );
 
     record(

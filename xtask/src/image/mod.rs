@@ -13,7 +13,7 @@
 //! port, TLS at the older image's certificate path, the health check, a
 //! clean `podman stop`); then the real clients start it unchanged through
 //! podman's Docker API (`clients.rs`, `service.rs`): Testcontainers for
-//! Python and for Node, and the compose example.
+//! Python, Node, Java and Go, and the compose example.
 //!
 //! podman runs as configured on the machine: where its defaults do not
 //! work (`.ci/run`'s machines: crun, systemd cgroups and default ulimits
