@@ -565,3 +565,45 @@ fn a_query_across_partitions_must_say_so() {
     assert_eq!(pinned.status, 200, "{}", pinned.body);
     assert_eq!(pinned.document_ids(), ["a"]);
 }
+
+/// Every response about a resource below a database names its owner in
+/// `x-ms-alt-content-path`, as the service's do: the Java SDK builds a
+/// created container's link from it (without it, its session container
+/// fails with a NullPointerException). Databases and the account have no
+/// owner to name.
+#[test]
+fn resource_responses_name_their_owner() {
+    let c = TestClient::start();
+    let owner =
+        |reply: &crate::common::Reply| reply.header("x-ms-alt-content-path").map(str::to_string);
+    let database = c.post("/dbs", &json!({"id": "my db"}), &[]);
+    assert_eq!(database.status, 201);
+    assert_eq!(owner(&database), None);
+    let container = c.post(
+        "/dbs/my%20db/colls",
+        &json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash"}}),
+        &[],
+    );
+    assert_eq!(container.status, 201);
+    assert_eq!(owner(&container).as_deref(), Some("dbs/my db"));
+    assert_eq!(
+        owner(&c.get("/dbs/my%20db/colls", &[])).as_deref(),
+        Some("dbs/my db")
+    );
+    assert_eq!(
+        owner(&c.get("/dbs/my%20db/colls/c", &[])).as_deref(),
+        Some("dbs/my db")
+    );
+    let sproc = c.post(
+        "/dbs/my%20db/colls/c/sprocs",
+        &json!({"id": "s", "body": "function () {}"}),
+        &[],
+    );
+    assert_eq!(sproc.status, 201);
+    assert_eq!(owner(&sproc).as_deref(), Some("dbs/my db/colls/c"));
+    let user = c.post("/dbs/my%20db/users", &json!({"id": "u"}), &[]);
+    assert_eq!(user.status, 201);
+    assert_eq!(owner(&user).as_deref(), Some("dbs/my db"));
+    assert_eq!(owner(&c.get("/dbs/my%20db", &[])), None);
+    assert_eq!(owner(&c.get("/", &[])), None);
+}
