@@ -6,6 +6,7 @@ mod dist;
 mod docs;
 mod expectations;
 mod fuzz;
+mod host;
 mod image;
 mod package;
 mod scorecard;
@@ -232,7 +233,7 @@ fn npm_ci_unless_installed(task: &str, dir: &Path, package: &str) -> Result<(), 
     step(
         task,
         &format!("install {package}: npm ci in {}", dir.display()),
-        std::process::Command::new("npm").arg("ci").current_dir(dir),
+        host::npm().arg("ci").current_dir(dir),
     )
 }
 
