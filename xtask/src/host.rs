@@ -1,12 +1,14 @@
 //! How this machine names the programs xtask runs, and the other places
 //! where Unix and Windows (the release workflow's Windows runner) differ:
 //! a virtualenv's `bin/x` or `Scripts\x.exe`, `npm` or `npm.cmd`, `python3`
-//! or `python`.
+//! or `python`, `/dev/null` or `nul`, the system's directories for a plain
+//! PATH, the executable bit.
 //!
 //! Each difference is a method of [`Os`], which takes the OS as a value,
 //! so that both branches are tested on any machine; [`Os::HERE`] is the
 //! only `cfg!` and the free functions below apply it.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -62,6 +64,32 @@ impl Os {
             Os::Windows => "npm.cmd",
         }
     }
+
+    /// The null device, as Python's `os.devnull` names it (pip reads no
+    /// configuration file when PIP_CONFIG_FILE is exactly that).
+    pub fn devnull(self) -> &'static str {
+        match self {
+            Os::Unix => "/dev/null",
+            Os::Windows => "nul",
+        }
+    }
+
+    /// The directories of a PATH that holds `first`, then only the
+    /// system's own programs (no Rust toolchain, nothing a developer added):
+    /// `/usr/local/bin`, `/usr/bin`, `/bin`; on Windows `System32` and the
+    /// Windows directory (`system_root`, `%SystemRoot%`).
+    pub fn plain_path(self, first: &Path, system_root: Option<&Path>) -> Vec<PathBuf> {
+        let mut dirs = vec![first.to_path_buf()];
+        match self {
+            Os::Unix => dirs.extend(["/usr/local/bin", "/usr/bin", "/bin"].map(PathBuf::from)),
+            Os::Windows => {
+                let root = system_root.unwrap_or(Path::new(r"C:\Windows"));
+                dirs.push(root.join("System32"));
+                dirs.push(root.to_path_buf());
+            }
+        }
+        dirs
+    }
 }
 
 /// A program of a virtualenv on this machine (see [`Os::venv_bin`]).
@@ -81,10 +109,42 @@ pub fn npm() -> Command {
     Command::new(Os::HERE.npm())
 }
 
+/// A PATH of `first` and the system's directories (see [`Os::plain_path`]).
+pub fn plain_path(first: &Path) -> Result<OsString, String> {
+    let root = std::env::var_os("SystemRoot").map(PathBuf::from);
+    std::env::join_paths(Os::HERE.plain_path(first, root.as_deref()))
+        .map_err(|e| format!("a PATH with {}: {e}", first.display()))
+}
+
+/// Whether two paths name the same file (what a program found on PATH
+/// is): compared as the file system resolves them, so that neither a
+/// symbolic link nor Windows' case-insensitive names (`.EXE` from PATHEXT)
+/// tell them apart.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Marks a file executable (rwxr-xr-x). Windows has no such bit: nothing
+/// to do there (and what npm packs there carries none either).
+#[cfg(unix)]
+pub fn make_executable(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(not(unix))]
+pub fn make_executable(_path: &Path) -> Result<(), String> {
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::Os;
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
 
     #[test]
     fn a_virtualenvs_programs() {
@@ -107,17 +167,47 @@ mod tests {
 
     #[test]
     fn the_programs_names() {
-        assert_eq!((Os::Unix.python3(), Os::Unix.npm()), ("python3", "npm"));
         assert_eq!(
-            (Os::Windows.python3(), Os::Windows.npm()),
-            ("python", "npm.cmd")
+            (Os::Unix.python3(), Os::Unix.npm(), Os::Unix.devnull()),
+            ("python3", "npm", "/dev/null")
+        );
+        assert_eq!(
+            (
+                Os::Windows.python3(),
+                Os::Windows.npm(),
+                Os::Windows.devnull()
+            ),
+            ("python", "npm.cmd", "nul")
         );
         assert_eq!(Os::Windows.exe("cosmos-emulator"), "cosmos-emulator.exe");
         assert_eq!(Os::Unix.exe("cosmos-emulator"), "cosmos-emulator");
     }
 
     #[test]
+    fn a_plain_path_has_the_system_directories_after_the_first() {
+        let first = Path::new("venv/bin");
+        assert_eq!(
+            Os::Unix.plain_path(first, None),
+            ["venv/bin", "/usr/local/bin", "/usr/bin", "/bin"].map(PathBuf::from)
+        );
+        let root = Path::new("D:/Win");
+        assert_eq!(
+            Os::Windows.plain_path(first, Some(root)),
+            vec![
+                first.to_path_buf(),
+                root.join("System32"),
+                root.to_path_buf()
+            ]
+        );
+        let default = Os::Windows.plain_path(first, None);
+        assert_eq!(default[2], PathBuf::from(r"C:\Windows"));
+    }
+
+    #[test]
     fn this_machine_is_one_of_them() {
         assert_eq!(Os::HERE == Os::Windows, cfg!(windows));
+        let here = std::env::temp_dir();
+        assert!(super::same_file(&here, &here.join(".")));
+        assert!(!super::same_file(&here, &here.join("no-such-file")));
     }
 }

@@ -307,11 +307,10 @@ fn check_checksums(artifacts: &[Artifact]) -> Result<(), String> {
     let mut unlisted = Vec::new();
     for artifact in artifacts {
         for path in [&artifact.binary, &artifact.wheel] {
-            let name = path
-                .strip_prefix(dist_dir())
-                .map_err(|_| format!("{} is not under target/dist", path.display()))?
-                .to_string_lossy()
-                .into_owned();
+            let name = sums_name(
+                path.strip_prefix(dist_dir())
+                    .map_err(|_| format!("{} is not under target/dist", path.display()))?,
+            );
             let Some(expected) = sums.get(name.as_str()) else {
                 unlisted.push(name);
                 continue;
@@ -340,6 +339,16 @@ fn check_checksums(artifacts: &[Artifact]) -> Result<(), String> {
         }
     );
     Ok(())
+}
+
+/// How SHA256SUMS names a file under target/dist: `wheels/x.whl`, with
+/// `/` on every platform (a Windows path would say `wheels\x.whl`).
+fn sums_name(relative: &Path) -> String {
+    relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// The SHA-256 of a file, in hex.
@@ -446,6 +455,21 @@ pub(crate) fn write(path: &Path, text: &str) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_file_is_named_as_sha256sums_names_it() {
+        use std::path::Path;
+        let wheel = Path::new("wheels").join("cosmos_emulator-1.0.0-py3-none-win_amd64.whl");
+        assert_eq!(
+            super::sums_name(&wheel),
+            "wheels/cosmos_emulator-1.0.0-py3-none-win_amd64.whl"
+        );
+        let binary = Path::new("cosmos-emulator-x86_64-pc-windows-gnu.exe");
+        assert_eq!(
+            super::sums_name(binary),
+            "cosmos-emulator-x86_64-pc-windows-gnu.exe"
+        );
+    }
+
     #[test]
     fn a_wheel_is_found_by_its_tags() {
         use crate::dist::targets::find;
