@@ -24,6 +24,7 @@
 mod npm;
 mod python;
 mod registry;
+mod snippet;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -15,7 +15,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::{copy_file, fresh_dir, output, registry, same_binary, timed, Artifact, Build};
+use super::{copy_file, fresh_dir, output, registry, same_binary, snippet, timed, Artifact, Build};
 use crate::host::{self, venv_bin, Os};
 use crate::{root, target_dir};
 
@@ -461,8 +461,9 @@ fn install_by_name(build: &Build, host: &Artifact, url: &str, simple: &str) -> R
 /// The README's and the guide's first test, as a reader follows it: in a
 /// fresh directory holding the wheels, with a fresh virtualenv active, the
 /// documented install command (docs/snippets/first-test/install-python.sh:
-/// pip picks this platform's wheel from the directory), then the documented
-/// test with pytest and the example without pytest.
+/// pip picks this platform's wheel from the directory; run without a shell,
+/// as `snippet` does, so on Windows too), then the documented test with
+/// pytest and the example without pytest.
 fn first_test(build: &Build, host: &Artifact) -> Result<(), String> {
     let snippets = root().join("docs/snippets/first-test");
     let dir = target_dir().join("package-test").join("python-first-test");
@@ -475,11 +476,16 @@ fn first_test(build: &Build, host: &Artifact) -> Result<(), String> {
     for file in ["test_items_expire.py", "without_pytest.py"] {
         copy_file(&snippets.join(file), &dir.join(file))?;
     }
+    // With the virtualenv active, `pip` is its pip.
+    let (program, args) = snippet::command(&snippets.join("install-python.sh"), "pip")?;
     timed(
-        "the quick start's install command (docs/snippets/first-test/install-python.sh), beside the wheels",
-        user.command("bash")
-            .arg("-e")
-            .arg(snippets.join("install-python.sh"))
+        &format!(
+            "the quick start's install command, beside the wheels: {program} {} \
+             (docs/snippets/first-test/install-python.sh)",
+            args.join(" ")
+        ),
+        user.command(user.bin(&program))
+            .args(&args)
             .env("VIRTUAL_ENV", &user.venv)
             .current_dir(&dir),
     )?;
