@@ -355,10 +355,28 @@ fn sums_name(relative: &Path) -> String {
 /// The SHA-256 of a file, in hex.
 pub(crate) fn sha256_file(path: &Path) -> Result<String, String> {
     let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(Sha256::digest(&data)
+    Ok(sha256_hex(&data))
+}
+
+fn sha256_hex(data: &[u8]) -> String {
+    Sha256::digest(data)
         .iter()
         .map(|b| format!("{b:02x}"))
-        .collect())
+        .collect()
+}
+
+/// The SHA-256s of a text file of this tree as a package may hold it: as
+/// it is, and with LF line endings where the checkout has CRLF ones (git's
+/// core.autocrlf, the default on Windows) but the package was built from
+/// an LF checkout.
+pub(crate) fn text_digests(path: &Path) -> Result<Vec<String>, String> {
+    let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut digests = vec![sha256_hex(&data)];
+    if data.windows(2).any(|pair| pair == b"\r\n") {
+        let text = String::from_utf8_lossy(&data).replace("\r\n", "\n");
+        digests.push(sha256_hex(text.as_bytes()));
+    }
+    Ok(digests)
 }
 
 /// The file at `installed` is the target's release binary, byte for byte.
@@ -469,6 +487,21 @@ mod tests {
             super::sums_name(binary),
             "cosmos-emulator-x86_64-pc-windows-gnu.exe"
         );
+    }
+
+    #[test]
+    fn a_crlf_checkout_is_the_same_text() {
+        let dir = std::env::temp_dir().join(format!("xtask-text-digests-{}", std::process::id()));
+        super::fresh_dir(&dir).unwrap();
+        let (lf, crlf) = (dir.join("lf.py"), dir.join("crlf.py"));
+        std::fs::write(&lf, "import os\nprint(os.sep)\n").unwrap();
+        std::fs::write(&crlf, "import os\r\nprint(os.sep)\r\n").unwrap();
+        let lf_digest = super::sha256_file(&lf).unwrap();
+        let crlf_digests = super::text_digests(&crlf).unwrap();
+        assert_eq!(crlf_digests.len(), 2);
+        assert_eq!(crlf_digests[1], lf_digest);
+        assert_eq!(super::text_digests(&lf).unwrap(), [lf_digest]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
