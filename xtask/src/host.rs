@@ -6,7 +6,8 @@
 //!
 //! Each difference is a method of [`Os`], which takes the OS as a value,
 //! so that both branches are tested on any machine; [`Os::HERE`] is the
-//! only `cfg!` and the free functions below apply it.
+//! only `cfg!` and the free functions below apply it (`make_executable`
+//! alone is two `#[cfg]` versions: only Unix has the API).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
