@@ -6,6 +6,10 @@ mod dist;
 mod docs;
 mod expectations;
 mod fuzz;
+mod host;
+// podman, network namespaces, Unix sockets: Linux only (so that xtask
+// builds on the release workflow's Windows runner).
+#[cfg(unix)]
 mod image;
 mod package;
 mod scorecard;
@@ -129,7 +133,10 @@ fn main() -> ExitCode {
         Some("docs") => docs::run(&rest),
         Some("expectations") => expectations::run(&rest),
         Some("fuzz") => fuzz::run(&rest),
+        #[cfg(unix)]
         Some("image") => image::run(&rest),
+        #[cfg(not(unix))]
+        Some("image") => Err("cargo xtask image needs podman on Linux".to_string()),
         Some("package") => package::run(&rest),
         Some("scorecard") => scorecard::run(&rest),
         Some("sdk-suites") => sdk_suites::run(&rest),
@@ -232,7 +239,7 @@ fn npm_ci_unless_installed(task: &str, dir: &Path, package: &str) -> Result<(), 
     step(
         task,
         &format!("install {package}: npm ci in {}", dir.display()),
-        std::process::Command::new("npm").arg("ci").current_dir(dir),
+        host::npm().arg("ci").current_dir(dir),
     )
 }
 

@@ -73,7 +73,7 @@ fn step(what: &str, command: &mut Command) -> Result<(), String> {
 }
 
 fn npm() -> Command {
-    Command::new("npm")
+    crate::host::npm()
 }
 
 /// The virtualenv's python, made and filled on first use; pip is run every
@@ -81,16 +81,12 @@ fn npm() -> Command {
 /// nothing changed).
 pub(crate) fn python_env() -> Result<PathBuf, String> {
     let venv = target_dir().join("sdk-venv");
-    // Windows virtualenvs (the release workflow's runner) keep it in Scripts.
-    let python = if cfg!(windows) {
-        venv.join("Scripts").join("python.exe")
-    } else {
-        venv.join("bin").join("python")
-    };
+    // In Scripts on Windows (the release workflow's runner, dist --run).
+    let python = crate::host::venv_bin(&venv, "python");
     if !python.exists() {
         step(
             "create the Python virtualenv",
-            Command::new("python3").args(["-m", "venv"]).arg(&venv),
+            &mut crate::host::new_venv(&venv),
         )?;
     }
     let requirements: &Path = &root().join("sdk-tests/python/requirements.txt");

@@ -16,12 +16,32 @@ if (process.env.NODE_TLS_REJECT_UNAUTHORIZED === "0") {
 // The suite runs the binary of the installed platform package.
 delete process.env.COSMOS_EMULATOR_BINARY;
 
+// Windows (the release workflow's Windows runner runs this suite too) has
+// no POSIX signals: kill() terminates the process, which Node reports as
+// killed by that signal; no process groups, no executable bit, and the
+// emulator's --parent-pid does nothing there. Tests of those are skipped.
+export const WINDOWS = process.platform === "win32";
+
+/** node:test's `skip` option: on Windows, why the test does not apply. */
+export function posixOnly(why) {
+  return WINDOWS ? `not on Windows: ${why}` : false;
+}
+
 export function unique(prefix) {
   return `${prefix}-${randomUUID().slice(0, 12)}`;
 }
 
-/** Whether `pid` is gone: no such process, or a zombie nobody reaped yet. */
+/** Whether `pid` is gone: no such process, or (Linux) a zombie nobody reaped yet. */
 export function isGone(pid) {
+  if (process.platform !== "linux") {
+    // Signal 0 only asks whether the process exists (EPERM: it does).
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch (e) {
+      return e.code !== "EPERM";
+    }
+  }
   let stat;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -46,9 +66,9 @@ export async function waitFor(what, check, timeoutMs = 30000) {
  * Runs `command args` in the project; resolves {code, signal, stdout,
  * stderr}. Rejects if it runs longer than `timeoutMs` (then it is killed).
  */
-export function run(command, args, { timeoutMs = 180000, env, cwd = PROJECT } = {}) {
+export function run(command, args, { timeoutMs = 180000, env, cwd = PROJECT, shell = false } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: env || process.env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { cwd, env: env || process.env, shell, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));

@@ -9,7 +9,8 @@ import { PROJECT, run } from "./helpers.mjs";
 
 test("the README's node:test example passes", async () => {
   const readme = readFileSync(join(PROJECT, "node_modules", "cosmos-emulator", "README.md"), "utf8");
-  const block = /```js\n(import \{ before, after, test \} from "node:test";[^]*?)```/.exec(readme);
+  // \r?: a README packed from a checkout with CRLF line endings (Windows).
+  const block = /```js\r?\n(import \{ before, after, test \} from "node:test";[^]*?)```/.exec(readme);
   assert.ok(block, "the README has a node:test example");
   const file = join(PROJECT, "readme-example.generated.mjs");
   writeFileSync(file, block[1]);

@@ -56,6 +56,18 @@ needs_linux = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="reads /proc to see whether a process is alive"
 )
 
+# Windows (the release workflow's Windows runner runs this suite too): the
+# wheel's script is cosmos-emulator.exe, and there are no POSIX signals, so
+# stop() ends the emulator with TerminateProcess, whose exit code is 1.
+ON_WINDOWS = os.name == "nt"
+BINARY_NAME = "cosmos-emulator.exe" if ON_WINDOWS else "cosmos-emulator"
+STOPPED_CODE = 1 if ON_WINDOWS else 0
+
+
+def posix_only(why: str):
+    """Skips a test on Windows, saying which POSIX feature it needs."""
+    return pytest.mark.skipif(ON_WINDOWS, reason=f"not on Windows: {why}")
+
 
 @pytest.fixture
 def clean_env(monkeypatch):

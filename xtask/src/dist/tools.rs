@@ -30,9 +30,7 @@ impl Tools {
             crate::step(
                 "dist",
                 "create the tools' virtualenv (target/dist-tools/venv)",
-                Command::new("python3")
-                    .args(["-m", "venv"])
-                    .arg(&tools.venv),
+                &mut crate::host::new_venv(&tools.venv),
             )?;
         }
         // Quick when the pinned versions are there already.
@@ -44,14 +42,9 @@ impl Tools {
         Ok(tools)
     }
 
-    /// A program of the virtualenv (Windows keeps them in Scripts, as .exe:
-    /// the release workflow's Windows runner).
+    /// A program of the virtualenv (in Scripts, as .exe, on Windows).
     pub fn bin(&self, program: &str) -> PathBuf {
-        if cfg!(windows) {
-            self.venv.join("Scripts").join(format!("{program}.exe"))
-        } else {
-            self.venv.join("bin").join(program)
-        }
+        crate::host::venv_bin(&self.venv, program)
     }
 
     /// A command from the virtualenv, with its bin first on PATH (maturin

@@ -236,12 +236,12 @@ fn node_image(image: &str, context: &Path, podman_version: &str) -> Result<Strin
 /// The clients' virtualenv with `requirements.txt` installed; its python.
 fn python_env(dir: &Path) -> Result<PathBuf, String> {
     let venv = dir.join("venv");
-    let python = venv.join("bin/python");
+    let python = crate::host::venv_bin(&venv, "python");
     if !python.exists() {
         crate::step(
             "image",
             "create the clients' virtualenv",
-            Command::new("python3").args(["-m", "venv"]).arg(&venv),
+            &mut crate::host::new_venv(&venv),
         )?;
     }
     crate::step(

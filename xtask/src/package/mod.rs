@@ -24,6 +24,7 @@
 mod npm;
 mod python;
 mod registry;
+mod snippet;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -307,11 +308,10 @@ fn check_checksums(artifacts: &[Artifact]) -> Result<(), String> {
     let mut unlisted = Vec::new();
     for artifact in artifacts {
         for path in [&artifact.binary, &artifact.wheel] {
-            let name = path
-                .strip_prefix(dist_dir())
-                .map_err(|_| format!("{} is not under target/dist", path.display()))?
-                .to_string_lossy()
-                .into_owned();
+            let name = sums_name(
+                path.strip_prefix(dist_dir())
+                    .map_err(|_| format!("{} is not under target/dist", path.display()))?,
+            );
             let Some(expected) = sums.get(name.as_str()) else {
                 unlisted.push(name);
                 continue;
@@ -342,13 +342,41 @@ fn check_checksums(artifacts: &[Artifact]) -> Result<(), String> {
     Ok(())
 }
 
+/// How SHA256SUMS names a file under target/dist: `wheels/x.whl`, with
+/// `/` on every platform (a Windows path would say `wheels\x.whl`).
+fn sums_name(relative: &Path) -> String {
+    relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// The SHA-256 of a file, in hex.
 pub(crate) fn sha256_file(path: &Path) -> Result<String, String> {
     let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(Sha256::digest(&data)
+    Ok(sha256_hex(&data))
+}
+
+fn sha256_hex(data: &[u8]) -> String {
+    Sha256::digest(data)
         .iter()
         .map(|b| format!("{b:02x}"))
-        .collect())
+        .collect()
+}
+
+/// The SHA-256s of a text file of this tree as a package may hold it: as
+/// it is, and with LF line endings where the checkout has CRLF ones (git's
+/// core.autocrlf, the default on Windows) but the package was built from
+/// an LF checkout.
+pub(crate) fn text_digests(path: &Path) -> Result<Vec<String>, String> {
+    let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut digests = vec![sha256_hex(&data)];
+    if data.windows(2).any(|pair| pair == b"\r\n") {
+        let text = String::from_utf8_lossy(&data).replace("\r\n", "\n");
+        digests.push(sha256_hex(text.as_bytes()));
+    }
+    Ok(digests)
 }
 
 /// The file at `installed` is the target's release binary, byte for byte.
@@ -446,6 +474,36 @@ pub(crate) fn write(path: &Path, text: &str) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_file_is_named_as_sha256sums_names_it() {
+        use std::path::Path;
+        let wheel = Path::new("wheels").join("cosmos_emulator-1.0.0-py3-none-win_amd64.whl");
+        assert_eq!(
+            super::sums_name(&wheel),
+            "wheels/cosmos_emulator-1.0.0-py3-none-win_amd64.whl"
+        );
+        let binary = Path::new("cosmos-emulator-x86_64-pc-windows-gnu.exe");
+        assert_eq!(
+            super::sums_name(binary),
+            "cosmos-emulator-x86_64-pc-windows-gnu.exe"
+        );
+    }
+
+    #[test]
+    fn a_crlf_checkout_is_the_same_text() {
+        let dir = std::env::temp_dir().join(format!("xtask-text-digests-{}", std::process::id()));
+        super::fresh_dir(&dir).unwrap();
+        let (lf, crlf) = (dir.join("lf.py"), dir.join("crlf.py"));
+        std::fs::write(&lf, "import os\nprint(os.sep)\n").unwrap();
+        std::fs::write(&crlf, "import os\r\nprint(os.sep)\r\n").unwrap();
+        let lf_digest = super::sha256_file(&lf).unwrap();
+        let crlf_digests = super::text_digests(&crlf).unwrap();
+        assert_eq!(crlf_digests.len(), 2);
+        assert_eq!(crlf_digests[1], lf_digest);
+        assert_eq!(super::text_digests(&lf).unwrap(), [lf_digest]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn a_wheel_is_found_by_its_tags() {
         use crate::dist::targets::find;

@@ -11,33 +11,74 @@
 //!   ours from PyPI) and runs packages/python/tests; then the quick start,
 //!   as a reader follows it, beside the wheels.
 
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::{copy_file, fresh_dir, output, registry, same_binary, timed, Artifact, Build};
+use super::{copy_file, fresh_dir, output, registry, same_binary, snippet, timed, Artifact, Build};
+use crate::host::{self, venv_bin, Os};
 use crate::{root, target_dir};
 
 fn package_dir() -> PathBuf {
     root().join("packages/python")
 }
 
-fn venv_bin(venv: &Path, program: &str) -> PathBuf {
-    venv.join("bin").join(program)
+/// A virtualenv, and commands that run in it as a Python user's would:
+/// its programs first on PATH, then only the system's (no Rust toolchain,
+/// no ~/.cargo/bin), no cargo or rustup variables, no binary named by the
+/// environment.
+struct User {
+    venv: PathBuf,
+    path: OsString,
 }
 
-/// A virtualenv made with the `python3` on PATH, unless it is there already.
-fn make_venv(venv: &Path, what: &str) -> Result<(), String> {
-    if venv_bin(venv, "python").exists() {
-        return Ok(());
+impl User {
+    /// The virtualenv at `venv`, made with this machine's Python 3 unless
+    /// it is there already.
+    fn new(venv: &Path, what: &str) -> Result<User, String> {
+        if !venv_bin(venv, "python").exists() {
+            timed(what, &mut host::new_venv(venv))?;
+        }
+        Ok(User {
+            venv: venv.to_path_buf(),
+            path: host::plain_path(&Os::HERE.venv_scripts(venv))?,
+        })
     }
-    timed(what, Command::new("python3").args(["-m", "venv"]).arg(venv)).map(|_| ())
-}
 
-/// `python -m pip install --quiet` of a virtualenv, run as a user would.
-fn pip_install(venv: &Path) -> Command {
-    let mut pip = as_a_user(venv_bin(venv, "python"), venv);
-    pip.args(crate::PIP_INSTALL);
-    pip
+    /// A program of the virtualenv (`Scripts\name.exe` on Windows).
+    fn bin(&self, program: &str) -> PathBuf {
+        venv_bin(&self.venv, program)
+    }
+
+    /// `program` (a path, or a name looked up on this PATH) as the user.
+    fn command(&self, program: impl AsRef<OsStr>) -> Command {
+        let mut command = Command::new(program);
+        command.env("PATH", &self.path);
+        for (name, _) in std::env::vars_os() {
+            let name = name.to_string_lossy();
+            if name.starts_with("CARGO") || name.starts_with("RUSTUP") || name.starts_with("RUST_")
+            {
+                command.env_remove(name.as_ref());
+            }
+        }
+        command
+            .env_remove("COSMOS_EMULATOR_BINARY")
+            .env_remove("PYTHONPATH")
+            .env_remove("VIRTUAL_ENV");
+        command
+    }
+
+    /// The virtualenv's python.
+    fn python(&self) -> Command {
+        self.command(self.bin("python"))
+    }
+
+    /// `python -m pip install --quiet` of the virtualenv.
+    fn pip_install(&self) -> Command {
+        let mut pip = self.python();
+        pip.args(crate::PIP_INSTALL);
+        pip
+    }
 }
 
 /// No index, find-links or extra index from the environment: pip sees only
@@ -48,7 +89,7 @@ fn only_the_named_index(command: &mut Command) -> &mut Command {
         .env_remove("PIP_EXTRA_INDEX_URL")
         .env_remove("PIP_FIND_LINKS")
         .env_remove("PIP_NO_INDEX")
-        .env("PIP_CONFIG_FILE", "/dev/null")
+        .env("PIP_CONFIG_FILE", Os::HERE.devnull())
 }
 
 /// The member names of a wheel, the Unix mode and the SHA-256 of each,
@@ -125,10 +166,10 @@ fn differs_from_the_tree(members: &[serde_json::Value]) -> Result<Vec<String>, S
     let mut differ = Vec::new();
     for name in &in_tree {
         let member = members.iter().find(|m| m["name"] == name.as_str());
-        let digest = super::sha256_file(&source.join(name))?;
+        let digests = super::text_digests(&source.join(name))?;
         match member {
             None => differ.push(format!("{name} not in the wheel")),
-            Some(m) if m["sha256"].as_str() != Some(digest.as_str()) => {
+            Some(m) if !digests.iter().any(|d| m["sha256"].as_str() == Some(d)) => {
                 differ.push(format!("{name} differs"))
             }
             Some(_) => {}
@@ -198,33 +239,6 @@ fn check_members(
         }
     }
     Ok(())
-}
-
-/// PATH for what runs from the test virtualenv: its bin, then the system's,
-/// and no Rust toolchain (no ~/.cargo/bin).
-fn plain_path(venv: &Path) -> String {
-    format!(
-        "{}:/usr/local/bin:/usr/bin:/bin",
-        venv.join("bin").display()
-    )
-}
-
-/// A command that runs as a Python user's would: no Rust toolchain on PATH,
-/// no cargo or rustup variables, no binary named by the environment.
-fn as_a_user(program: impl AsRef<std::ffi::OsStr>, venv: &Path) -> Command {
-    let mut command = Command::new(program);
-    command.env("PATH", plain_path(venv));
-    for (name, _) in std::env::vars_os() {
-        let name = name.to_string_lossy();
-        if name.starts_with("CARGO") || name.starts_with("RUSTUP") || name.starts_with("RUST_") {
-            command.env_remove(name.as_ref());
-        }
-    }
-    command
-        .env_remove("COSMOS_EMULATOR_BINARY")
-        .env_remove("PYTHONPATH")
-        .env_remove("VIRTUAL_ENV");
-    command
 }
 
 /// The local index, then each platform's pick, the install by name and
@@ -319,14 +333,14 @@ fn each_platform_gets_its_wheel(build: &Build, simple: &str) -> Result<(), Strin
 fn install_by_name(build: &Build, host: &Artifact, url: &str, simple: &str) -> Result<(), String> {
     let venv = target_dir().join("package-test").join("python-venv");
     fresh_dir(&venv)?;
-    make_venv(
+    let user = User::new(
         &venv,
         "create a fresh virtualenv (target/package-test/python-venv)",
     )?;
     let report = target_dir()
         .join("package-test")
         .join("pip-install-report.json");
-    let mut install = pip_install(&venv);
+    let mut install = user.pip_install();
     only_the_named_index(&mut install)
         .args([
             "--no-deps",
@@ -379,25 +393,29 @@ fn install_by_name(build: &Build, host: &Artifact, url: &str, simple: &str) -> R
             ))
         }
     }
-    same_binary(&venv_bin(&venv, "cosmos-emulator"), host)?;
+    let script = user.bin("cosmos-emulator");
+    same_binary(&script, host)?;
 
-    // The wheel put the binary on the venv's PATH, and it runs there with no
-    // Rust toolchain in reach.
+    // The wheel put the binary on the venv's PATH (found as programs look
+    // for a command, with PATHEXT on Windows; no shell needed), and it runs
+    // there, by its bare name, with no Rust toolchain in reach.
     let found = output(
-        "the wheel puts cosmos-emulator on PATH: command -v cosmos-emulator",
-        as_a_user("sh", &venv).args(["-c", "command -v cosmos-emulator"]),
+        "the wheel puts cosmos-emulator on PATH: shutil.which('cosmos-emulator')",
+        user.python().args([
+            "-c",
+            "import shutil; print(shutil.which('cosmos-emulator'))",
+        ]),
     )?;
-    let expected = venv_bin(&venv, "cosmos-emulator");
-    if Path::new(found.trim()) != expected {
+    if !crate::host::same_file(Path::new(found.trim()), &script) {
         return Err(format!(
             "cosmos-emulator resolves to {:?}, expected {}",
             found.trim(),
-            expected.display()
+            script.display()
         ));
     }
     let version = output(
         "cosmos-emulator --version, from the virtualenv, without a Rust toolchain",
-        as_a_user("cosmos-emulator", &venv).arg("--version"),
+        user.command("cosmos-emulator").arg("--version"),
     )?;
     eprint!("{version}");
     if version.trim() != format!("cosmos-emulator {}", build.version) {
@@ -411,7 +429,7 @@ fn install_by_name(build: &Build, host: &Artifact, url: &str, simple: &str) -> R
     // clock, stop it, with nothing else installed.
     timed(
         "the module alone (no azure-cosmos): start, advance, stop",
-        as_a_user(venv_bin(&venv, "python"), &venv).args([
+        user.python().args([
             "-c",
             "import importlib.util, cosmos_emulator\n\
              assert importlib.util.find_spec('azure') is None, 'azure-cosmos should not be installed yet'\n\
@@ -427,12 +445,12 @@ fn install_by_name(build: &Build, host: &Artifact, url: &str, simple: &str) -> R
     let requirements = package_dir().join("tests/requirements.txt");
     timed(
         "install the test requirements from PyPI: azure-cosmos and pytest (packages/python/tests/requirements.txt)",
-        pip_install(&venv).arg("-r").arg(&requirements),
+        user.pip_install().arg("-r").arg(&requirements),
     )?;
-    same_binary(&venv_bin(&venv, "cosmos-emulator"), host)?;
+    same_binary(&script, host)?;
     timed(
         "Python package tests: pytest packages/python/tests (the plugin through its entry point)",
-        as_a_user(venv_bin(&venv, "python"), &venv)
+        user.python()
             .args(["-m", "pytest", "-v"])
             .current_dir(package_dir().join("tests"))
             .env("COSMOS_EMULATOR_PACKAGE_TEST", "1"),
@@ -443,14 +461,14 @@ fn install_by_name(build: &Build, host: &Artifact, url: &str, simple: &str) -> R
 /// The README's and the guide's first test, as a reader follows it: in a
 /// fresh directory holding the wheels, with a fresh virtualenv active, the
 /// documented install command (docs/snippets/first-test/install-python.sh:
-/// pip picks this platform's wheel from the directory), then the documented
-/// test with pytest and the example without pytest.
+/// pip picks this platform's wheel from the directory; run without a shell,
+/// as `snippet` does, so on Windows too), then the documented test with
+/// pytest and the example without pytest.
 fn first_test(build: &Build, host: &Artifact) -> Result<(), String> {
     let snippets = root().join("docs/snippets/first-test");
     let dir = target_dir().join("package-test").join("python-first-test");
     fresh_dir(&dir)?;
-    let venv = dir.join("venv");
-    make_venv(&venv, "the quick start: a fresh virtualenv")?;
+    let user = User::new(&dir.join("venv"), "the quick start: a fresh virtualenv")?;
     for artifact in &build.artifacts {
         let name = artifact.wheel.file_name().ok_or("a wheel without a name")?;
         copy_file(&artifact.wheel, &dir.join(name))?;
@@ -458,19 +476,24 @@ fn first_test(build: &Build, host: &Artifact) -> Result<(), String> {
     for file in ["test_items_expire.py", "without_pytest.py"] {
         copy_file(&snippets.join(file), &dir.join(file))?;
     }
+    // With the virtualenv active, `pip` is its pip.
+    let (program, args) = snippet::command(&snippets.join("install-python.sh"), "pip")?;
     timed(
-        "the quick start's install command (docs/snippets/first-test/install-python.sh), beside the wheels",
-        as_a_user("bash", &venv)
-            .arg("-e")
-            .arg(snippets.join("install-python.sh"))
-            .env("VIRTUAL_ENV", &venv)
+        &format!(
+            "the quick start's install command, beside the wheels: {program} {} \
+             (docs/snippets/first-test/install-python.sh)",
+            args.join(" ")
+        ),
+        user.command(user.bin(&program))
+            .args(&args)
+            .env("VIRTUAL_ENV", &user.venv)
             .current_dir(&dir),
     )?;
     // The wheel of this platform, from the directory (not a namesake's).
-    same_binary(&venv_bin(&venv, "cosmos-emulator"), host)?;
+    same_binary(&user.bin("cosmos-emulator"), host)?;
     timed(
         "the quick start's first test: pytest test_items_expire.py",
-        as_a_user(venv_bin(&venv, "python"), &venv)
+        user.python()
             .args([
                 "-m",
                 "pytest",
@@ -483,9 +506,7 @@ fn first_test(build: &Build, host: &Artifact) -> Result<(), String> {
     )?;
     timed(
         "the quick start's example without pytest: python without_pytest.py",
-        as_a_user(venv_bin(&venv, "python"), &venv)
-            .arg("without_pytest.py")
-            .current_dir(&dir),
+        user.python().arg("without_pytest.py").current_dir(&dir),
     )
     .map(|_| ())
 }

@@ -16,6 +16,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::{copy_file, fresh_dir, read, step, write};
+use crate::host::{self, venv_bin};
 use crate::{root, target_dir};
 
 /// pypiserver's version: the index the wheels are served from.
@@ -108,11 +109,9 @@ fn free_port() -> Result<u16, String> {
 fn http_status(port: u16, path: &str) -> Option<u16> {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    write!(
-        stream,
-        "GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nAccept: */*\r\n\r\n"
-    )
-    .ok()?;
+    // One write: write! would send the pieces as they are formatted.
+    let request = format!("GET {path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\nAccept: */*\r\n\r\n");
+    stream.write_all(request.as_bytes()).ok()?;
     let mut head = [0u8; 32];
     let mut read = 0;
     while read < 12 {
@@ -130,7 +129,7 @@ fn http_status(port: u16, path: &str) -> Option<u16> {
 pub fn pypiserver(packages: &Path) -> Result<Service, String> {
     let venv = tools_venv()?;
     let port = free_port()?;
-    let mut command = Command::new(venv.join("bin/pypi-server"));
+    let mut command = Command::new(venv_bin(&venv, "pypi-server"));
     command
         .args(["run", "--host", "127.0.0.1", "--port"])
         .arg(port.to_string())
@@ -144,16 +143,16 @@ pub fn pypiserver(packages: &Path) -> Result<Service, String> {
 /// its python reads the wheels), made once and reused.
 pub fn tools_venv() -> Result<PathBuf, String> {
     let venv = target_dir().join("package-tools").join("venv");
-    if !venv.join("bin/python").exists() {
+    if !venv_bin(&venv, "python").exists() {
         step(
             "create the tools' virtualenv (target/package-tools/venv)",
-            Command::new("python3").args(["-m", "venv"]).arg(&venv),
+            &mut host::new_venv(&venv),
         )?;
     }
-    if !venv.join("bin/pypi-server").exists() {
+    if !venv_bin(&venv, "pypi-server").exists() {
         step(
             &format!("install the local package index: pip install {PYPISERVER}"),
-            crate::pip_install(&venv.join("bin/python")).arg(PYPISERVER),
+            crate::pip_install(&venv_bin(&venv, "python")).arg(PYPISERVER),
         )?;
     }
     Ok(venv)
@@ -161,7 +160,7 @@ pub fn tools_venv() -> Result<PathBuf, String> {
 
 /// The npm registry the machine's npm is configured with (verdaccio's uplink).
 fn configured_npm_registry() -> Result<String, String> {
-    let out = Command::new("npm")
+    let out = host::npm()
         .args(["config", "get", "registry"])
         .output()
         .map_err(|e| format!("npm config get registry: {e}"))?;
@@ -189,7 +188,7 @@ pub fn verdaccio() -> Result<Service, String> {
         }
         step(
             "install the local npm registry: npm ci (xtask/tools/verdaccio: verdaccio 6.8.0)",
-            Command::new("npm")
+            host::npm()
                 .args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"])
                 .current_dir(&tools),
         )?;
@@ -216,8 +215,8 @@ pub fn verdaccio() -> Result<Service, String> {
 }
 
 fn verdaccio_config(dir: &Path, uplink: &str) -> String {
-    let storage = dir.join("storage");
-    let htpasswd = dir.join("htpasswd");
+    let storage = yaml_quoted(&dir.join("storage").to_string_lossy());
+    let htpasswd = yaml_quoted(&dir.join("htpasswd").to_string_lossy());
     format!(
         "# Written by cargo xtask package --test (xtask/src/package/registry.rs).\n\
          storage: {storage}\n\
@@ -230,9 +229,13 @@ fn verdaccio_config(dir: &Path, uplink: &str) -> String {
          \x20 # Everything else (the SDK, its dependencies) from the uplink.\n\
          \x20 '**':\n    access: $all\n    proxy: npmjs\n\
          log: {{ type: stdout, format: pretty, level: warn }}\n",
-        storage = storage.display(),
-        htpasswd = htpasswd.display(),
     )
+}
+
+/// A YAML single-quoted scalar: taken as written (a Windows path's `C:`
+/// and backslashes too), with `'` doubled.
+fn yaml_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
 }
 
 #[cfg(test)]
@@ -244,11 +247,15 @@ mod tests {
         let port = listener.local_addr().unwrap().port();
         let server = std::thread::spawn(move || {
             let (mut stream, _) = listener.accept().unwrap();
-            let mut request = [0u8; 256];
-            let n = stream.read(&mut request).unwrap();
-            assert!(std::str::from_utf8(&request[..n])
-                .unwrap()
-                .starts_with("GET /-/ping HTTP/1.0\r\n"));
+            // The whole head, however TCP delivers it.
+            let mut request = Vec::new();
+            let mut chunk = [0u8; 256];
+            while !request.ends_with(b"\r\n\r\n") {
+                let n = stream.read(&mut chunk).unwrap();
+                assert!(n > 0, "the request ended early: {request:?}");
+                request.extend_from_slice(&chunk[..n]);
+            }
+            assert!(request.starts_with(b"GET /-/ping HTTP/1.0\r\n"));
             stream.write_all(b"HTTP/1.1 404 Not Found\r\n\r\n").unwrap();
         });
         assert_eq!(super::http_status(port, "/-/ping"), Some(404));
@@ -257,13 +264,20 @@ mod tests {
 
     #[test]
     fn the_config_keeps_ours_off_the_uplink() {
-        let config = super::verdaccio_config(
-            std::path::Path::new("/tmp/r"),
-            "https://registry.npmjs.org/",
-        );
+        let dir = std::path::Path::new("registry");
+        let config = super::verdaccio_config(dir, "https://registry.npmjs.org/");
         let ours = config.split("'**'").next().unwrap();
         assert!(ours.contains("'cosmos-emulator':") && ours.contains("'cosmos-emulator-*':"));
         assert!(!ours.contains("proxy"), "{config}");
-        assert!(config.contains("storage: /tmp/r/storage\n"));
+        let storage = dir.join("storage");
+        assert!(config.contains(&format!("storage: '{}'\n", storage.display())));
+    }
+
+    #[test]
+    fn a_windows_path_is_quoted_as_written() {
+        assert_eq!(
+            super::yaml_quoted(r"C:\a\it's\storage"),
+            r"'C:\a\it''s\storage'"
+        );
     }
 }

@@ -8,9 +8,10 @@ use std::process::Command;
 use std::time::Instant;
 
 use super::super::{
-    copy_file, fresh_dir, read, registry, same_binary, step, write, Artifact, Build,
+    copy_file, fresh_dir, read, registry, same_binary, snippet, step, write, Artifact, Build,
 };
 use super::{copy_tree, npm, Tarballs};
+use crate::dist::targets::TARGETS;
 use crate::{root, target_dir};
 
 /// Publishes every tarball to a local verdaccio, then installs by name
@@ -26,7 +27,7 @@ pub fn test(build: &Build, tarballs: &Tarballs) -> Result<(), String> {
     }
     by_name_in_a_fresh_project(build, host, &url)?;
     suite(build, host, &url)?;
-    first_test(tarballs, host, &url)
+    first_test(build, tarballs, host, &url)
 }
 
 /// `npm publish` of every tarball (the platform packages first: the main
@@ -263,11 +264,18 @@ fn suite(build: &Build, host: &Artifact, url: &str) -> Result<(), String> {
 
 /// The README's and the guide's first test, as a reader follows it: in an
 /// empty directory holding the main tarball and this platform's, the
-/// documented install command (docs/snippets/first-test/install-js.sh;
+/// documented install command (docs/snippets/first-test/install-js.sh,
+/// without a shell, as `snippet` runs it; with this platform's tarball in
+/// place of the Linux x64 one it names, as a reader elsewhere does;
 /// the SDK comes through the local registry's uplink, and the other
 /// platforms' packages, which npm looks up, from the local registry), then
 /// the documented test with `node --test`.
-fn first_test(tarballs: &Tarballs, host: &Artifact, url: &str) -> Result<(), String> {
+fn first_test(
+    build: &Build,
+    tarballs: &Tarballs,
+    host: &Artifact,
+    url: &str,
+) -> Result<(), String> {
     let snippets = root().join("docs/snippets/first-test");
     let project = target_dir().join("package-test").join("npm-first-test");
     fresh_dir(&project)?;
@@ -285,11 +293,20 @@ fn first_test(tarballs: &Tarballs, host: &Artifact, url: &str) -> Result<(), Str
     }
     let test = "items-expire.test.mjs";
     copy_file(&snippets.join(test), &project.join(test))?;
+    let (program, args) = snippet::command(&snippets.join("install-js.sh"), "npm")?;
+    let ours = platform
+        .path
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy();
+    let args = with_this_platforms_tarball(args, &build.version, &ours)?;
     step(
-        "the quick start's install command (docs/snippets/first-test/install-js.sh)",
-        Command::new("bash")
-            .arg("-e")
-            .arg(snippets.join("install-js.sh"))
+        &format!(
+            "the quick start's install command: {program} {} (docs/snippets/first-test/install-js.sh)",
+            args.join(" ")
+        ),
+        npm()
+            .args(&args)
             .env("npm_config_registry", url)
             .current_dir(&project),
     )?;
@@ -308,6 +325,41 @@ fn first_test(tarballs: &Tarballs, host: &Artifact, url: &str) -> Result<(), Str
             .env_remove("COSMOS_EMULATOR_BINARY")
             .env_remove("NODE_TEST_CONTEXT"),
     )
+}
+
+/// The install command's arguments with its one platform tarball
+/// (`./cosmos-emulator-<os>-<cpu>[-musl]-<version>.tgz`) replaced by this
+/// platform's, `ours`.
+fn with_this_platforms_tarball(
+    args: Vec<String>,
+    version: &str,
+    ours: &str,
+) -> Result<Vec<String>, String> {
+    let platform_tarballs: Vec<String> = TARGETS
+        .iter()
+        .map(|t| format!("./{}-{version}.tgz", t.npm_package()))
+        .collect();
+    let named = args
+        .iter()
+        .filter(|a| platform_tarballs.contains(a))
+        .count();
+    if named != 1 {
+        return Err(format!(
+            "docs/snippets/first-test/install-js.sh should name one platform tarball of version \
+             {version} (such as {}); it names {named}: {args:?}",
+            platform_tarballs[0]
+        ));
+    }
+    Ok(args
+        .into_iter()
+        .map(|a| {
+            if platform_tarballs.contains(&a) {
+                format!("./{ours}")
+            } else {
+                a
+            }
+        })
+        .collect())
 }
 
 /// `npx cosmos-emulator --version` in `project` (`npm exec --no`: a bin of
@@ -349,4 +401,46 @@ fn test_files(project: &Path) -> Result<Vec<String>, String> {
         return Err(format!("{}: no *.test.mjs", project.display()));
     }
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_this_platforms_tarball;
+
+    fn words(text: &str) -> Vec<String> {
+        text.split(' ').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_quick_start_installs_this_platforms_tarball() {
+        let args =
+            words("install ./cosmos-emulator-linux-x64-1.0.0.tgz ./cosmos-emulator-1.0.0.tgz x");
+        assert_eq!(
+            with_this_platforms_tarball(
+                args.clone(),
+                "1.0.0",
+                "cosmos-emulator-win32-x64-1.0.0.tgz"
+            )
+            .unwrap(),
+            words("install ./cosmos-emulator-win32-x64-1.0.0.tgz ./cosmos-emulator-1.0.0.tgz x")
+        );
+        // The guide's own platform: unchanged.
+        let linux = "cosmos-emulator-linux-x64-1.0.0.tgz";
+        assert_eq!(
+            with_this_platforms_tarball(args.clone(), "1.0.0", linux).unwrap(),
+            args
+        );
+        // Another version, or none named: the snippet is stale.
+        assert!(with_this_platforms_tarball(args, "1.0.1", linux).is_err());
+        let none = words("install ./cosmos-emulator-1.0.0.tgz");
+        assert!(with_this_platforms_tarball(none, "1.0.0", linux).is_err());
+    }
+
+    #[test]
+    fn the_guides_snippet_names_one_platform_tarball() {
+        let path = crate::root().join("docs/snippets/first-test/install-js.sh");
+        let (_, args) = super::snippet::command(&path, "npm").unwrap();
+        let version = crate::package::emulator_version().unwrap();
+        with_this_platforms_tarball(args, &version, "ours.tgz").unwrap();
+    }
 }

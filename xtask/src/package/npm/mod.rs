@@ -64,7 +64,10 @@ pub fn build(build: &Build) -> Result<Tarballs, String> {
         }
         let binary = dir.join("bin").join(target.binary_name());
         copy_file(&artifact.binary, &binary)?;
-        make_executable(&binary)?;
+        // npm packs the mode it finds. On Windows there is no executable
+        // bit to find: tarballs packed there are for testing there only
+        // (the release packs them on Linux, in its collect job).
+        crate::host::make_executable(&binary)?;
         let manifest = check_manifest(&dir, &target.npm_package(), &build.version)?;
         check_platform_fields(&manifest, target)
             .map_err(|e| format!("{}: {e}", dir.join("package.json").display()))?;
@@ -88,6 +91,12 @@ pub fn build(build: &Build) -> Result<Tarballs, String> {
         "npm packages packed in {:.1} s",
         started.elapsed().as_secs_f64()
     );
+    if crate::host::Os::HERE == crate::host::Os::Windows {
+        eprintln!(
+            "   note: packed on Windows, the Unix platform packages' binaries are not executable \
+             (no executable bit there): test them here, publish what Linux or macOS packs"
+        );
+    }
     Ok(Tarballs {
         dir: out,
         platform,
@@ -263,21 +272,9 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
     Ok(())
 }
 
-#[cfg(unix)]
-fn make_executable(path: &Path) -> Result<(), String> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-        .map_err(|e| format!("{}: {e}", path.display()))
-}
-
-#[cfg(not(unix))]
-fn make_executable(_path: &Path) -> Result<(), String> {
-    Ok(())
-}
-
-/// npm, without its update notice.
+/// npm (`npm.cmd` on Windows), without its update notice.
 fn npm() -> Command {
-    let mut command = Command::new("npm");
+    let mut command = crate::host::npm();
     command.env("npm_config_update_notifier", "false");
     command
 }
