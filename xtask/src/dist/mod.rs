@@ -143,6 +143,9 @@ fn matrix() -> String {
                 "runner": t.release_runner,
                 "wheel": t.wheel_tag,
                 "npm": t.npm_package(),
+                // The release workflow tests the musl packages on Alpine:
+                // its runners install the glibc ones by name.
+                "libc": t.npm_libc,
             })
         })
         .collect();
