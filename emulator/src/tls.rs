@@ -154,13 +154,20 @@ impl ResolvesServerCert for ByName {
         if self.certificates.names.contains(&asked) {
             return Some(self.default.clone());
         }
-        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(key) = kept.get(&asked) {
+        let kept = || self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(key) = kept().get(&asked) {
             return Some(key.clone());
         }
+        // Signed without the lock: handshakes for names already kept never
+        // wait behind a signature. Two first handshakes for one name may
+        // both sign; the first kept is the one served from then on.
         match self.certificates.chain(vec![asked.clone()]) {
             Ok(chain) => {
                 let key = Arc::new(CertifiedKey::new(chain, self.signing_key.clone()));
+                let mut kept = kept();
+                if let Some(first) = kept.get(&asked) {
+                    return Some(first.clone());
+                }
                 if kept.len() < MAX_KEPT_NAMES {
                     kept.insert(asked, key.clone());
                 }
