@@ -20,6 +20,8 @@ const CODE: &[&str] = &[
     "bash",
     "shell",
     "console",
+    "java",
+    "go",
 ];
 /// Blocks that show data, output or a command's usage: nothing to run.
 const SHOWN: &[&str] = &["text", "json", "toml", "yaml"];

@@ -15,7 +15,8 @@
 //! - `compose/`: `cargo xtask image --test`, with podman-compose against the
 //!   image it built.
 //! - `testcontainers/`: `cargo xtask image --test`, Testcontainers for
-//!   Python (pytest) and Node (node --test) starting that image.
+//!   Python (pytest), Node (node --test), Java (mvn test) and Go (go test)
+//!   starting that image.
 
 mod blocks;
 mod links;

@@ -215,21 +215,7 @@ fn node_image(image: &str, context: &Path, podman_version: &str) -> Result<Strin
          the image built again without its EXPOSE line"
     );
     let _ = podman().args(["rmi", &variant]).output();
-    output(
-        podman()
-            .args([
-                "build",
-                "--format",
-                "docker",
-                "--squash",
-                "--pull=never",
-                "--quiet",
-            ])
-            .args(["--tag", &variant])
-            .arg("--file")
-            .arg(&file)
-            .arg(context),
-    )?;
+    build_quietly(&variant, &file, context)?;
     Ok(variant)
 }
 
@@ -280,22 +266,21 @@ fn build_app(dir: &Path) -> Result<(), String> {
             .arg(source.join("app.rs")),
     )?;
     std::fs::remove_file(&tests).map_err(|e| format!("{}: {e}", tests.display()))?;
+    build_quietly(APP_IMAGE, &source.join("Containerfile"), &context)
+}
+
+/// `podman build` of a test image from local files only (nothing pulled),
+/// in Docker's format as the image itself, one layer; its output only when
+/// it fails.
+fn build_quietly(tag: &str, containerfile: &Path, context: &Path) -> Result<(), String> {
     output(
         podman()
-            .args([
-                "build",
-                "--format",
-                "docker",
-                "--pull=never",
-                "--quiet",
-                "--tag",
-                APP_IMAGE,
-            ])
-            .arg("--file")
-            .arg(source.join("Containerfile"))
-            .arg(&context),
-    )?;
-    Ok(())
+            .args(["build", "--format", "docker", "--squash", "--pull=never"])
+            .args(["--quiet", "--tag", tag, "--file"])
+            .arg(containerfile)
+            .arg(context),
+    )
+    .map(drop)
 }
 
 /// `podman-compose up` of the example until the application exits; its
