@@ -23,26 +23,18 @@ use super::script_runs;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::PartitionKeyDefinition;
-use crate::patch::{self, PatchBody};
+use crate::patch::PatchBody;
 use crate::query::view::{ContainerView, ScopedView};
 use crate::query::{page_of_encoded, Continuation, Page, PageLimit, PreparedQuery, QueryBody};
 use crate::query::{retrieved, search};
 use crate::script::{missing_udf, WriteKind};
 use crate::store::index::IndexPath;
-use crate::store::{Container, Edit, ItemAddress, ItemKey, ItemWrite, ScriptKind, WriteMode};
+use crate::store::{Container, ItemAddress, ItemKey, ItemWrite, ScriptKind, WriteMode};
 
 type ItemPath = PathParams<(String, String, String)>;
 
 /// A response, or a refusal (which may carry headers of its own).
 type Reply = Result<Response, Refusal>;
-
-/// Whether the client asked for no body on a write (`Prefer: return=minimal`:
-/// Python's `no_response`, JavaScript's `contentResponseOnWriteEnabled: false`).
-pub(super) fn minimal(headers: &HeaderMap) -> bool {
-    headers
-        .text("prefer")
-        .is_some_and(|p| p.trim().eq_ignore_ascii_case("return=minimal"))
-}
 
 /// The (partition key header, id) an item path addresses: as given for
 /// name-based paths, looked up for RID-based ones.
@@ -159,7 +151,7 @@ pub async fn create_or_query(
     };
     let (status, stored, range) = state.store.write_item(&db, &coll, write)?;
     context.range = range;
-    let mut response = item_written(status, &stored, WRITE_CHARGE, minimal(&headers));
+    let mut response = item_written(status, &stored, WRITE_CHARGE, headers.return_minimal());
     decorate(&mut response, &context, stored.lsn, Some(stored.lsn), &uri);
     Ok(response)
 }
@@ -519,7 +511,7 @@ pub async fn replace(
     };
     let (_, stored, range) = state.store.write_item(&db, &coll, write)?;
     context.range = range;
-    let mut response = item_written(StatusCode::OK, &stored, WRITE_CHARGE, minimal(&headers));
+    let mut response = item_written(StatusCode::OK, &stored, WRITE_CHARGE, headers.return_minimal());
     decorate(&mut response, &context, stored.lsn, Some(stored.lsn), &uri);
     Ok(response)
 }
@@ -539,7 +531,9 @@ pub async fn patch(
         .into());
     }
     let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
-    let edit = patch_edit(body.typed("patch")?, state.store.clock.now_millis())?;
+    let edit = body
+        .typed::<PatchBody>("patch")?
+        .edit(state.store.clock.now_millis())?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
     let target = ItemAddress {
         database: &db,
@@ -550,38 +544,9 @@ pub async fn patch(
     };
     let (stored, range) = state.store.edit_item(target, edit)?;
     context.range = range;
-    let mut response = item_written(StatusCode::OK, &stored, WRITE_CHARGE, minimal(&headers));
+    let mut response = item_written(StatusCode::OK, &stored, WRITE_CHARGE, headers.return_minimal());
     decorate(&mut response, &context, stored.lsn, Some(stored.lsn), &uri);
     Ok(response)
-}
-
-/// A patch request as an edit of the current body: its `condition` (a
-/// `FROM c WHERE ...` clause, read at `now_millis`) must hold, else 412,
-/// then its operations apply. Also a transactional batch's `Patch`.
-pub(super) fn patch_edit(request: PatchBody, now_millis: i64) -> ApiResult<Edit> {
-    request.validate()?;
-    let condition = request
-        .condition
-        .as_deref()
-        .map(|c| {
-            PreparedQuery::prepare_at(
-                &QueryBody {
-                    query: format!("SELECT * {c}"),
-                    parameters: Vec::new(),
-                },
-                now_millis,
-            )
-        })
-        .transpose()?;
-    Ok(Box::new(move |doc| {
-        if let Some(condition) = &condition {
-            let current = serde_json::Value::Object(doc.clone());
-            if condition.run_values(std::iter::once(current))?.is_empty() {
-                return Err(ApiError::precondition_failed());
-            }
-        }
-        patch::apply(doc, &request.operations)
-    }))
 }
 
 pub async fn delete(
