@@ -2,7 +2,7 @@
 //! read feed and queries. TTL is the store's business: expired items are
 //! absent here on every path (R5).
 
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use bytes::Bytes;
 
@@ -24,9 +24,11 @@ use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::PartitionKeyDefinition;
 use crate::patch::PatchBody;
+use crate::query::retrieved::Retrieved;
+use crate::query::search;
 use crate::query::view::{ContainerView, ScopedView};
+use crate::query::Setting;
 use crate::query::{page_of_encoded, Continuation, Page, PageLimit, PreparedQuery, QueryBody};
-use crate::query::{retrieved, search};
 use crate::script::{missing_udf, WriteKind};
 use crate::store::index::IndexPath;
 use crate::store::{Container, ItemAddress, ItemKey, ItemWrite, ScriptKind, WriteMode};
@@ -85,9 +87,10 @@ pub async fn create_or_query(
                 .store
                 .with_container(&db, &coll, |c, _| Ok(search_policies(c)))?;
             query.check_supported_features(headers.text("x-ms-cosmos-supported-query-features"))?;
-            let plan = search::with_policies(policies, || {
-                query.plan_for(headers.text("x-ms-cosmos-supported-query-features"))
-            })?;
+            let plan = query.plan_for(
+                headers.text("x-ms-cosmos-supported-query-features"),
+                &policies,
+            )?;
             return Ok(resource(StatusCode::OK, &plan, READ_CHARGE));
         }
         // Neither a partition key nor a range: every partition at once.
@@ -220,27 +223,31 @@ async fn run_query(
         Some(udfs) => super::udf_query::page(state, db, coll, query, &request, udfs).await?,
         None => {
             build_indexes(state, db, coll, query)?;
-            // Counted on this thread while the page runs (see `query/retrieved.rs`).
-            retrieved::take();
-            let ((rid, page), key_index) = state.store.with_container(db, coll, |c, now| {
-                scoped_items(c, now, query, &request, None, |scoped| {
-                    let (continuation, limit) = (request.continuation, request.limit);
-                    let items = scoped.items.map(|(key, body)| (key.pk(), key.id(), body));
-                    let mut page = page_of(
-                        state,
-                        scoped.query,
-                        (items, Some(scoped.view)),
-                        scoped.cache_key,
-                        continuation,
-                        limit,
-                    )?;
-                    if let Some(step) = &scoped.walk {
-                        page.continuation = range_walk::next(c, step, page.continuation.take());
-                    }
-                    Ok((c.rid.clone(), page))
-                })
-            })?;
-            (rid, page, key_index, retrieved::take())
+            let ((rid, page, retrieved), key_index) =
+                state.store.with_container(db, coll, |c, now| {
+                    scoped_items(c, now, query, &request, None, |scoped| {
+                        let (continuation, limit) = (request.continuation, request.limit);
+                        let items = scoped.items.map(|(key, body)| (key.pk(), key.id(), body));
+                        let setting = Setting {
+                            policies: scoped.policies,
+                            udfs: None,
+                        };
+                        let (mut page, retrieved) = page_of(
+                            state,
+                            scoped.query,
+                            setting,
+                            (items, Some(scoped.view)),
+                            scoped.cache_key,
+                            continuation,
+                            limit,
+                        )?;
+                        if let Some(step) = &scoped.walk {
+                            page.continuation = range_walk::next(c, step, page.continuation.take());
+                        }
+                        Ok((c.rid.clone(), page, retrieved))
+                    })
+                })?;
+            (rid, page, key_index, retrieved)
         }
     };
     let token = page.continuation.map(|c| c.to_token());
@@ -276,6 +283,8 @@ pub(super) struct Scoped<'c, 'i> {
     pub walk: Option<range_walk::Step>,
     /// The key of its whole result between pages, for a query as sent.
     pub cache_key: Option<String>,
+    /// The container's policies that search functions read.
+    pub policies: Arc<search::Policies>,
 }
 
 /// Checks the query against the container, then runs `run` over the live
@@ -339,14 +348,13 @@ pub(super) fn scoped_items<T>(
             headers.text("x-ms-end-epk"),
         )
     });
-    let result = search::with_policies(search_policies(c), || {
-        run(Scoped {
-            query,
-            items: &mut items,
-            view: &mut view,
-            walk,
-            cache_key,
-        })
+    let result = run(Scoped {
+        query,
+        items: &mut items,
+        view: &mut view,
+        walk,
+        cache_key,
+        policies: Arc::new(search_policies(c)),
     })?;
     Ok((result, key_index))
 }
@@ -381,11 +389,13 @@ pub(super) fn search_policies(c: &Container) -> search::Policies {
     }
 }
 
-/// One page of `query` over `items`: from its whole result, kept between
-/// pages under `cache_key`, or streamed.
+/// One page of `query` over `items`, run in `setting`: from its whole
+/// result, kept between pages under `cache_key`, or streamed; and what
+/// the run retrieved.
 pub(super) fn page_of<'a>(
     state: &AppState,
     query: &PreparedQuery,
+    setting: Setting,
     (items, view): (
         impl Iterator<Item = (&'a str, &'a str, &'a Bytes)>,
         Option<&mut dyn ContainerView<'a>>,
@@ -393,20 +403,21 @@ pub(super) fn page_of<'a>(
     cache_key: Option<String>,
     continuation: Option<&Continuation>,
     limit: PageLimit,
-) -> ApiResult<Page> {
+) -> ApiResult<(Page, Retrieved)> {
     match cache_key {
         Some(key) => {
-            let results = match state.query_results.get(&key) {
-                Some(results) => results,
+            let (results, retrieved) = match state.query_results.get(&key) {
+                Some(results) => (results, Retrieved::default()),
                 None => {
-                    let results = std::sync::Arc::new(query.run_whole(items, view)?);
+                    let (results, retrieved) = query.run_whole(setting, items, view)?;
+                    let results = Arc::new(results);
                     state.query_results.insert(key, results.clone());
-                    results
+                    (results, retrieved)
                 }
             };
-            Ok(page_of_encoded(&results, continuation, limit))
+            Ok((page_of_encoded(&results, continuation, limit), retrieved))
         }
-        None => query.run_page(items, view, continuation, limit),
+        None => query.run_page(setting, items, view, continuation, limit),
     }
 }
 
@@ -511,7 +522,12 @@ pub async fn replace(
     };
     let (_, stored, range) = state.store.write_item(&db, &coll, write)?;
     context.range = range;
-    let mut response = item_written(StatusCode::OK, &stored, WRITE_CHARGE, headers.return_minimal());
+    let mut response = item_written(
+        StatusCode::OK,
+        &stored,
+        WRITE_CHARGE,
+        headers.return_minimal(),
+    );
     decorate(&mut response, &context, stored.lsn, Some(stored.lsn), &uri);
     Ok(response)
 }
@@ -544,7 +560,12 @@ pub async fn patch(
     };
     let (stored, range) = state.store.edit_item(target, edit)?;
     context.range = range;
-    let mut response = item_written(StatusCode::OK, &stored, WRITE_CHARGE, headers.return_minimal());
+    let mut response = item_written(
+        StatusCode::OK,
+        &stored,
+        WRITE_CHARGE,
+        headers.return_minimal(),
+    );
     decorate(&mut response, &context, stored.lsn, Some(stored.lsn), &uri);
     Ok(response)
 }

@@ -10,7 +10,8 @@ use super::items::{page_of, scoped_items, CalledUdfs, PageRequest};
 use super::range_walk;
 use super::AppState;
 use crate::error::ApiResult;
-use crate::query::{retrieved, udf, Page, PreparedQuery};
+use crate::query::retrieved::Retrieved;
+use crate::query::{Page, PreparedQuery, Setting};
 use crate::script::{run_bounded, Udfs};
 use crate::store::ItemKey;
 
@@ -23,8 +24,8 @@ pub(super) async fn page(
     query: &PreparedQuery,
     request: &PageRequest<'_>,
     (bodies, versions): CalledUdfs,
-) -> ApiResult<(String, Page, Option<String>, retrieved::Retrieved)> {
-    let ((rid, items, walk, cache_key, query), key_index) =
+) -> ApiResult<(String, Page, Option<String>, Retrieved)> {
+    let ((rid, items, walk, cache_key, query, policies), key_index) =
         state.store.with_container(db, coll, |c, now| {
             scoped_items(c, now, query, request, Some(&versions), |scoped| {
                 let items: Vec<(ItemKey, Bytes)> = scoped
@@ -32,27 +33,30 @@ pub(super) async fn page(
                     .map(|(key, body)| (key.clone(), body.clone()))
                     .collect();
                 let query = scoped.query.clone();
-                Ok((c.rid.clone(), items, scoped.walk, scoped.cache_key, query))
+                let (walk, key, policies) = (scoped.walk, scoped.cache_key, scoped.policies);
+                Ok((c.rid.clone(), items, walk, key, query, policies))
             })
         })?;
     let limits = state.scripts.limits;
     let (worker, continuation, limit) =
         (state.clone(), request.continuation.cloned(), request.limit);
     let (mut page, retrieved) = run_bounded(limits, move || {
-        retrieved::take();
-        let runner: Box<dyn udf::Runner> = Box::new(Udfs::new(bodies, limits));
+        // The run's context is made on this thread, with the UDFs' runner
+        // (an engine, which stays on the thread that made it).
+        let setting = Setting {
+            policies,
+            udfs: Some(Box::new(Udfs::new(bodies, limits))),
+        };
         let items = items.iter().map(|(key, body)| (key.pk(), key.id(), body));
-        let page = udf::scope(Some(runner), || {
-            page_of(
-                &worker,
-                &query,
-                (items, None),
-                cache_key,
-                continuation.as_ref(),
-                limit,
-            )
-        })?;
-        Ok((page, retrieved::take()))
+        page_of(
+            &worker,
+            &query,
+            setting,
+            (items, None),
+            cache_key,
+            continuation.as_ref(),
+            limit,
+        )
     })
     .await?;
     if let Some(step) = walk {
