@@ -19,13 +19,13 @@ mod metrics;
 mod names;
 mod offers;
 mod pkranges;
+mod query;
 mod range_walk;
 mod request;
 mod response;
 mod scope;
 mod script_runs;
 mod scripts;
-mod udf_query;
 mod users;
 
 use std::sync::Arc;

@@ -5,7 +5,9 @@
 //! container's live items, one page at a time. Every run starts at one
 //! place, [`PreparedQuery`]'s `run`, which makes the run's context
 //! (`context.rs`: its instant, budget, search policies, UDF runner and
-//! counters) and hands it to the evaluator.
+//! counters) and hands it to the evaluator; `pipeline.rs` makes the page a
+//! request asks for (its items, the cache of whole results, the thread of
+//! a query that calls UDFs).
 
 mod access;
 mod ast;
@@ -22,6 +24,7 @@ mod now;
 mod number;
 mod page;
 mod parser;
+pub mod pipeline;
 mod plan;
 pub mod results;
 pub mod retrieved;
@@ -44,8 +47,8 @@ pub use context::{RunContext, Setting};
 pub(crate) use eval::sort_order;
 use execute::Executor;
 pub(crate) use functions::spatial::{Reach, Region};
-use page::{encode, page_of_values};
-pub use page::{page_of_encoded, Continuation, Page, PageLimit};
+use page::{encode, page_of_encoded, page_of_values};
+pub use page::{Continuation, Page, PageLimit};
 
 use crate::clock::{Clock, ClockMode};
 use crate::error::ApiResult;
