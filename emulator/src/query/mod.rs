@@ -50,7 +50,6 @@ pub(crate) use functions::spatial::{Reach, Region};
 use page::{encode, page_of_encoded, page_of_values};
 pub use page::{Continuation, Page, PageLimit};
 
-use crate::clock::{Clock, ClockMode};
 use crate::error::ApiResult;
 use crate::store::index::{IndexPath, PathIndex};
 use crate::store::vectors::VectorColumn;
@@ -213,13 +212,6 @@ impl PreparedQuery {
         let result = work(&cx);
         let retrieved = cx.verdict()?;
         Ok((result, retrieved))
-    }
-
-    /// The instant the query runs at: its own, else the machine's clock
-    /// as it starts (see `now.rs`).
-    fn now(&self) -> i64 {
-        self.now_millis
-            .unwrap_or_else(|| Clock::new(ClockMode::System).now_millis())
     }
 
     /// Runs the query over documents (already parsed), outside a container

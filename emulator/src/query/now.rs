@@ -5,6 +5,7 @@
 //! a run carries it in its context (`context.rs`).
 
 use super::{PreparedQuery, QueryBody};
+use crate::clock::{Clock, ClockMode};
 use crate::error::ApiResult;
 
 impl PreparedQuery {
@@ -14,6 +15,13 @@ impl PreparedQuery {
         let mut query = Self::prepare(body)?;
         query.now_millis = Some(now_millis);
         Ok(query)
+    }
+
+    /// The instant the query runs at: its own, else the machine's clock
+    /// as it starts.
+    pub(super) fn now(&self) -> i64 {
+        self.now_millis
+            .unwrap_or_else(|| Clock::new(ClockMode::System).now_millis())
     }
 }
 
