@@ -533,3 +533,41 @@ fn a_query_that_calls_a_udf_reads_the_container_s_policies() {
         );
     }
 }
+
+/// A stored procedure's query of its partition reads the container's
+/// policies too (it ran with the defaults: cosine, English).
+#[test]
+fn a_stored_procedure_s_query_reads_the_container_s_policies() {
+    let c = client();
+    created(
+        &c,
+        &container(
+            "v",
+            json!({
+                "vectorEmbeddingPolicy": {"vectorEmbeddings": [embedding("/v", "float32", 2, "euclidean")]},
+                "fullTextPolicy": {"defaultLanguage": "de-DE", "fullTextPaths": [{"path": "/text", "language": "de-DE"}]},
+            }),
+        ),
+    );
+    let pk = json!(["a"]).to_string();
+    let pk = [("x-ms-documentdb-partitionkey", pk.as_str())];
+    let item = json!({"id": "a", "v": [1, 0], "text": "Das Haus ist alt"});
+    assert_eq!(c.post("/dbs/db/colls/v/docs", &item, &pk).status, 201);
+    let sproc = json!({"id": "probe", "body": r#"function () {
+        var c = getContext().getCollection();
+        c.queryDocuments(c.getSelfLink(),
+            "SELECT VALUE VectorDistance(c.v, [1, 1]) FROM c WHERE FullTextContains(c.text, 'Häuser')",
+            function (err, docs) { getContext().getResponse().setBody(docs); });
+    }"#});
+    assert_eq!(c.post("/dbs/db/colls/v/sprocs", &sproc, &[]).status, 201);
+    let reply = c.post("/dbs/db/colls/v/sprocs/probe", &json!([]), &pk);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    // The Euclidean distance of [1, 0] to [1, 1] (cosine would be 0.707).
+    let distances = reply.body.as_array().unwrap();
+    assert_eq!(distances.len(), 1, "{}", reply.body);
+    assert!(
+        (distances[0].as_f64().unwrap() - 1.0).abs() < 1e-6,
+        "{}",
+        reply.body
+    );
+}
