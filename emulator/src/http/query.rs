@@ -25,10 +25,10 @@ use crate::partition_key::PartitionKeyDefinition;
 use crate::query::pipeline::{self, CalledUdfs, PageRequest, Planned, Scope, Scoped, Source};
 use crate::query::udf::Runner;
 use crate::query::view::ScopedView;
-use crate::query::{search, Continuation, PageLimit, PreparedQuery, QueryBody};
+use crate::query::{Continuation, PageLimit, PreparedQuery, QueryBody};
 use crate::script::{missing_udf, run_bounded, Udfs};
 use crate::store::index::IndexPath;
-use crate::store::{Container, ItemKey, ScriptKind};
+use crate::store::{ItemKey, ScriptKind};
 
 /// A query of the container `db`/`coll` (the body), or its plan.
 pub(super) async fn query(
@@ -47,7 +47,7 @@ pub(super) async fn query(
         // vector search's order is its embedding policy's.
         let policies = state
             .store
-            .with_container(db, coll, |c, _| Ok(search_policies(c)))?;
+            .with_container(db, coll, |c, _| Ok(c.settings.search_policies()))?;
         let supported = headers.text("x-ms-cosmos-supported-query-features");
         query.check_supported_features(supported)?;
         let plan = query.plan_for(supported, &policies)?;
@@ -171,14 +171,6 @@ pub(super) fn check_cross_partition_enabled(definition: &PartitionKeyDefinition)
     ))
 }
 
-/// The container's policies that search functions read.
-fn search_policies(c: &Container) -> search::Policies {
-    search::Policies {
-        vectors: c.settings.vector_embeddings.clone(),
-        full_text: c.settings.full_text.clone(),
-    }
-}
-
 /// A container as one request's query reads it: the store's, in the
 /// scope the request's headers name (its partition key, range, feed
 /// range; or, across partitions, a walk over the ranges).
@@ -291,7 +283,7 @@ impl Source for ContainerScope<'_> {
                     query,
                     items: &mut items,
                     view: &mut view,
-                    policies: Arc::new(search_policies(c)),
+                    policies: Arc::new(c.settings.search_policies()),
                     state,
                 })?;
                 Ok(Scope {
