@@ -5,6 +5,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
+use crate::query::{PreparedQuery, QueryBody};
+use crate::store::Edit;
 
 use crate::limits::MAX_PATCH_OPERATIONS as MAX_OPERATIONS;
 
@@ -68,6 +70,36 @@ fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<V
 }
 
 impl PatchBody {
+    /// This patch as an edit of the current body: its `condition` (a
+    /// `FROM c WHERE ...` clause, read at `now_millis`) must hold, else
+    /// 412, then its operations apply. Also a transactional batch's `Patch`.
+    pub fn edit(self, now_millis: i64) -> ApiResult<Edit> {
+        self.validate()?;
+        let condition = self
+            .condition
+            .as_deref()
+            .map(|c| {
+                PreparedQuery::prepare_at(
+                    &QueryBody {
+                        query: format!("SELECT * {c}"),
+                        parameters: Vec::new(),
+                    },
+                    now_millis,
+                )
+            })
+            .transpose()?;
+        let operations = self.operations;
+        Ok(Box::new(move |doc| {
+            if let Some(condition) = &condition {
+                let current = Value::Object(doc.clone());
+                if condition.run_values(std::iter::once(current))?.is_empty() {
+                    return Err(ApiError::precondition_failed());
+                }
+            }
+            apply(doc, &operations)
+        }))
+    }
+
     pub fn validate(&self) -> ApiResult<()> {
         if self.operations.is_empty() || self.operations.len() > MAX_OPERATIONS {
             return Err(ApiError::bad_request(format!(

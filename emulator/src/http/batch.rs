@@ -24,7 +24,6 @@ use axum::response::{IntoResponse, Response};
 use bytes::{BufMut, BytesMut};
 use serde_json::{Map, Value};
 
-use super::items::patch_edit;
 use super::request::{Body, CosmosHeaders};
 use super::response::{READ_CHARGE, WRITE_CHARGE};
 use super::AppState;
@@ -77,7 +76,7 @@ pub fn execute(
         .batch(db, coll, headers.partition_key(), operations, mode)?;
     // `Prefer: return=minimal` (JavaScript's `contentResponseOnWriteEnabled:
     // false`): writes answer without their item, reads still with theirs.
-    let bodies = if super::items::minimal(headers) {
+    let bodies = if headers.return_minimal() {
         reads.clone()
     } else {
         vec![true; reads.len()]
@@ -181,7 +180,7 @@ fn operation(value: Value, now_millis: i64) -> ApiResult<Operation> {
         "patch" => {
             let request: PatchBody = serde_json::from_value(body.unwrap_or_default())
                 .map_err(|e| ApiError::bad_request(format!("the patch is invalid: {e}.")))?;
-            Action::Patch(patch_edit(request, now_millis)?)
+            Action::Patch(request.edit(now_millis)?)
         }
         _ => {
             return Err(ApiError::bad_request(format!(

@@ -20,13 +20,13 @@ mod names;
 mod offers;
 mod owner_path;
 mod pkranges;
+mod query;
 mod range_walk;
 mod request;
 mod response;
 mod scope;
 mod script_runs;
 mod scripts;
-mod udf_query;
 mod users;
 
 use std::sync::Arc;

@@ -127,6 +127,14 @@ pub trait CosmosHeaders {
     fn max_item_count(&self) -> Option<&str> {
         self.text("x-ms-max-item-count")
     }
+
+    /// Whether the client asked for no body on a write (`Prefer:
+    /// return=minimal`: Python's `no_response`, JavaScript's
+    /// `contentResponseOnWriteEnabled: false`).
+    fn return_minimal(&self) -> bool {
+        self.text("prefer")
+            .is_some_and(|p| p.trim().eq_ignore_ascii_case("return=minimal"))
+    }
 }
 
 /// Whether a POST that creates a user, permission or script asks for an

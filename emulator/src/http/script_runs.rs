@@ -142,12 +142,7 @@ pub(super) async fn write(
     context.range = result.committed.range;
     let lsn = result.committed.lsn;
     let mut response = match &result.item {
-        Some(item) => item_written(
-            result.status,
-            item,
-            WRITE_CHARGE,
-            super::items::minimal(headers),
-        ),
+        Some(item) => item_written(result.status, item, WRITE_CHARGE, headers.return_minimal()),
         None => no_content(WRITE_CHARGE),
     };
     decorate(

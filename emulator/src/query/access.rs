@@ -29,7 +29,7 @@ use serde_json::Value;
 
 use super::ast::{BinaryOp, Expr, From, Select};
 use super::view::ContainerView;
-use super::{eval, number as num};
+use super::{eval, number as num, RunContext};
 use crate::store::index::{IndexKey, IndexPath, KeyType, PathIndex, ELEMENTS};
 use crate::store::ItemKey;
 
@@ -174,7 +174,11 @@ impl Access {
 
     /// The items the best lookup finds, in key order, if one has an
     /// index; with an order walk at hand, only if they are few.
-    pub fn candidates<'c>(&self, view: &dyn ContainerView<'c>) -> Option<Vec<&'c ItemKey>> {
+    pub fn candidates<'c>(
+        &self,
+        cx: &RunContext,
+        view: &dyn ContainerView<'c>,
+    ) -> Option<Vec<&'c ItemKey>> {
         // The spatial index gives its items in no order: counted whole.
         let mut near: Option<(Vec<&'c ItemKey>, &IndexPath)> = None;
         for n in &self.near {
@@ -214,7 +218,7 @@ impl Access {
         if self.order.is_some() && keys.len() > SORT_AT_MOST {
             return None;
         }
-        super::retrieved::used_index(path);
+        cx.retrieved.used_index(path);
         keys.sort_unstable();
         keys.dedup();
         Some(keys)
@@ -283,7 +287,7 @@ fn constant(expr: &Expr) -> Option<IndexKey> {
     if !is_constant(expr) {
         return None;
     }
-    let value = eval::eval(expr, &[])?;
+    let value = eval::constant(expr)?;
     if num::is_non_finite(&value) || matches!(value, Value::Array(_) | Value::Object(_)) {
         return None;
     }
@@ -435,7 +439,7 @@ fn order_walk(select: &Select, from: &From) -> Option<OrderWalk> {
         || select.distinct
         || !select.group_by.is_empty()
         || first.kind != super::ast::SortKind::Value
-        || super::execute::Executor::new(select).aggregate
+        || super::execute::aggregates(select)
     {
         return None;
     }

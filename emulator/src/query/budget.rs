@@ -5,9 +5,9 @@
 //! Every value an expression copies out of the item, a parameter or a
 //! concatenation is charged; each row (a filter, a projection, a sort key,
 //! an aggregate) starts with [`MAX_EVALUATION_BYTES`]. Past it, evaluation
-//! yields undefined and the query as a whole is refused by [`scope`]. The
-//! budget lives in a thread-local because evaluation is synchronous: a
-//! query runs on one thread from start to end of a page.
+//! yields undefined and the query as a whole is refused
+//! ([`Budget::verdict`]). The budget is a part of the run's context
+//! (`context.rs`), which the evaluator is handed.
 
 use std::cell::Cell;
 
@@ -16,101 +16,117 @@ use serde_json::Value;
 use crate::error::{ApiError, ApiResult};
 use crate::limits::{MAX_EVALUATION_BYTES, MAX_JOIN_ROWS};
 
-thread_local! {
-    static REMAINING: Cell<usize> = const { Cell::new(MAX_EVALUATION_BYTES) };
-    static EXCEEDED: Cell<bool> = const { Cell::new(false) };
+/// The budget of one run (a part of its [`RunContext`](super::RunContext)).
+#[derive(Debug)]
+pub struct Budget {
+    /// Bytes the current row may still copy.
+    remaining: Cell<usize>,
+    exceeded: Cell<bool>,
     /// Rows JOINs may still make for the current item.
-    static ROWS: Cell<usize> = const { Cell::new(MAX_JOIN_ROWS) };
-    static TOO_MANY_ROWS: Cell<bool> = const { Cell::new(false) };
+    rows: Cell<usize>,
+    too_many_rows: Cell<bool>,
     /// A result held NaN or an infinity, which JSON cannot hold.
-    static NON_FINITE: Cell<bool> = const { Cell::new(false) };
+    non_finite: Cell<bool>,
 }
 
-/// Runs a query (or part of one); a refusal if any row went over budget.
-pub fn scope<T>(run: impl FnOnce() -> T) -> ApiResult<T> {
-    EXCEEDED.set(false);
-    ROWS.set(MAX_JOIN_ROWS);
-    TOO_MANY_ROWS.set(false);
-    NON_FINITE.set(false);
-    next_row();
-    let result = run();
-    if NON_FINITE.replace(false) {
-        EXCEEDED.set(false);
-        TOO_MANY_ROWS.set(false);
-        return Err(ApiError::bad_request(
-            "The query's result holds a number that cannot be represented in JSON (NaN or an \
-             infinity, e.g. from a division by zero or SQRT of a negative number). Guard the \
-             expression, e.g. with IS_FINITE_NUMBER.",
-        )
-        .with_substatus(4001));
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            remaining: Cell::new(MAX_EVALUATION_BYTES),
+            exceeded: Cell::new(false),
+            rows: Cell::new(MAX_JOIN_ROWS),
+            too_many_rows: Cell::new(false),
+            non_finite: Cell::new(false),
+        }
     }
-    if TOO_MANY_ROWS.replace(false) {
-        EXCEEDED.set(false);
-        return Err(ApiError::bad_request(format!(
-            "The query's JOINs make more than {MAX_JOIN_ROWS} rows of one item; the emulator \
-             refuses it rather than run for hours. Filter the arrays joined (a JOIN over a \
-             subquery with WHERE), or join fewer."
-        )));
+}
+
+impl Budget {
+    /// The run's verdict once it is over: a refusal if any row went over
+    /// budget or a result held a number JSON cannot hold. Starts afresh.
+    pub fn verdict(&self) -> ApiResult<()> {
+        let (exceeded, too_many_rows, non_finite) = (
+            self.exceeded.replace(false),
+            self.too_many_rows.replace(false),
+            self.non_finite.replace(false),
+        );
+        self.rows.set(MAX_JOIN_ROWS);
+        self.next_row();
+        if non_finite {
+            return Err(ApiError::bad_request(
+                "The query's result holds a number that cannot be represented in JSON (NaN or an \
+                 infinity, e.g. from a division by zero or SQRT of a negative number). Guard the \
+                 expression, e.g. with IS_FINITE_NUMBER.",
+            )
+            .with_substatus(4001));
+        }
+        if too_many_rows {
+            return Err(ApiError::bad_request(format!(
+                "The query's JOINs make more than {MAX_JOIN_ROWS} rows of one item; the emulator \
+                 refuses it rather than run for hours. Filter the arrays joined (a JOIN over a \
+                 subquery with WHERE), or join fewer."
+            )));
+        }
+        if exceeded {
+            return Err(ApiError::bad_request(format!(
+                "Evaluating the query for one item copies more than {} MB of values (an item or a \
+                 parameter repeated many times in an array, an object, a projection or a \
+                 concatenation); the emulator refuses it rather than run out of memory. Select the \
+                 value once.",
+                MAX_EVALUATION_BYTES / (1024 * 1024)
+            )));
+        }
+        Ok(())
     }
-    if EXCEEDED.replace(false) {
-        return Err(ApiError::bad_request(format!(
-            "Evaluating the query for one item copies more than {} MB of values (an item or a \
-             parameter repeated many times in an array, an object, a projection or a \
-             concatenation); the emulator refuses it rather than run out of memory. Select the \
-             value once.",
-            MAX_EVALUATION_BYTES / (1024 * 1024)
-        )));
+
+    /// Counts one row made by a JOIN; false once the item has made too many.
+    pub fn charge_row(&self) -> bool {
+        let left = self.rows.get();
+        if left == 0 {
+            self.too_many_rows.set(true);
+            self.exceeded.set(true);
+            return false;
+        }
+        self.rows.set(left - 1);
+        true
     }
-    Ok(result)
-}
 
-/// Counts one row made by a JOIN; false once the scope has made too many.
-pub fn charge_row() -> bool {
-    let left = ROWS.get();
-    if left == 0 {
-        TOO_MANY_ROWS.set(true);
-        EXCEEDED.set(true);
-        return false;
+    /// Records that a result holds NaN or an infinity: the run fails.
+    pub fn found_non_finite(&self) {
+        self.non_finite.set(true);
     }
-    ROWS.set(left - 1);
-    true
-}
 
-/// Records that a result holds NaN or an infinity: the scope fails.
-pub fn found_non_finite() {
-    NON_FINITE.set(true);
-}
-
-/// A fresh count of JOIN rows for the next item: the bound is on what one
-/// item can make, so that a large container is never refused for its size.
-pub fn next_item() {
-    ROWS.set(MAX_JOIN_ROWS);
-}
-
-/// Whether a row of the current scope went over budget (the scope will fail).
-pub fn exceeded() -> bool {
-    EXCEEDED.get()
-}
-
-/// A fresh budget for the next row.
-pub fn next_row() {
-    REMAINING.set(MAX_EVALUATION_BYTES);
-}
-
-/// Charges the copy of `value`; false once the row's budget is spent.
-pub fn charge(value: &Value) -> bool {
-    charge_bytes(weight(value))
-}
-
-pub fn charge_bytes(bytes: usize) -> bool {
-    let remaining = REMAINING.get();
-    if bytes > remaining {
-        REMAINING.set(0);
-        EXCEEDED.set(true);
-        return false;
+    /// A fresh count of JOIN rows for the next item: the bound is on what one
+    /// item can make, so that a large container is never refused for its size.
+    pub fn next_item(&self) {
+        self.rows.set(MAX_JOIN_ROWS);
     }
-    REMAINING.set(remaining - bytes);
-    true
+
+    /// Whether a row of the run went over budget (the run will fail).
+    pub fn exceeded(&self) -> bool {
+        self.exceeded.get()
+    }
+
+    /// A fresh budget for the next row.
+    pub fn next_row(&self) {
+        self.remaining.set(MAX_EVALUATION_BYTES);
+    }
+
+    /// Charges the copy of `value`; false once the row's budget is spent.
+    pub fn charge(&self, value: &Value) -> bool {
+        self.charge_bytes(weight(value))
+    }
+
+    pub fn charge_bytes(&self, bytes: usize) -> bool {
+        let remaining = self.remaining.get();
+        if bytes > remaining {
+            self.remaining.set(0);
+            self.exceeded.set(true);
+            return false;
+        }
+        self.remaining.set(remaining - bytes);
+        true
+    }
 }
 
 /// About what a copy of `value` allocates. Scalars and strings, what
@@ -147,16 +163,16 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn a_row_over_budget_fails_the_scope_and_the_next_scope_starts_afresh() {
+    fn a_row_over_budget_fails_the_run_and_the_verdict_starts_afresh() {
+        let budget = Budget::default();
         let big = json!("x".repeat(1024 * 1024));
-        let spent = scope(|| (0..100).all(|_| charge(&big)));
-        assert!(spent.is_err(), "100 MB over a 64 MB budget");
-        let fine = scope(|| {
-            (0..100).all(|_| {
-                next_row();
-                charge(&big)
-            })
+        assert!(!(0..100).all(|_| budget.charge(&big)));
+        assert!(budget.verdict().is_err(), "100 MB over a 64 MB budget");
+        let fine = (0..100).all(|_| {
+            budget.next_row();
+            budget.charge(&big)
         });
-        assert!(fine.unwrap(), "1 MB a row is within budget");
+        assert!(fine, "1 MB a row is within budget");
+        assert!(budget.verdict().is_ok());
     }
 }

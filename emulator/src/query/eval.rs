@@ -7,9 +7,9 @@ use std::cmp::Ordering;
 use serde_json::{Map, Value};
 
 use super::ast::{Aggregate, BinaryOp, Expr, From, Select, SubqueryKind, UnaryOp};
-use super::budget;
 use super::functions;
 use super::number as num;
+use super::RunContext;
 use crate::error::{ApiError, ApiResult};
 
 /// Checks, once per query, that every function called exists, and that
@@ -230,25 +230,25 @@ pub fn subqueries(expr: &Expr) -> Vec<&Select> {
 }
 
 /// Evaluates `expr` on a row: the values of the names FROM binds, in order.
-pub fn eval(expr: &Expr, root: &[&Value]) -> Option<Value> {
+pub fn eval(cx: &RunContext, expr: &Expr, root: &[&Value]) -> Option<Value> {
     match expr {
-        Expr::Literal(v) => copied(v),
-        Expr::Var(i) => copied(root.get(*i)?),
+        Expr::Literal(v) => copied(cx, v),
+        Expr::Var(i) => copied(cx, root.get(*i)?),
         Expr::Property(base, name) => match base.as_ref() {
             // Fast path for `c.name`: no clone of the whole document.
-            Expr::Var(i) => copied(root.get(*i)?.get(name)?),
-            _ => eval(base, root)?.get_mut(name).map(Value::take),
+            Expr::Var(i) => copied(cx, root.get(*i)?.get(name)?),
+            _ => eval(cx, base, root)?.get_mut(name).map(Value::take),
         },
         Expr::Index(base, index) => {
-            let mut base = eval(base, root)?;
-            match eval(index, root)? {
+            let mut base = eval(cx, base, root)?;
+            match eval(cx, index, root)? {
                 Value::Number(n) => base.get_mut(n.as_u64()? as usize).map(Value::take),
                 Value::String(s) => base.get_mut(&s).map(Value::take),
                 _ => None,
             }
         }
         Expr::Unary(op, operand) => {
-            let v = eval(operand, root)?;
+            let v = eval(cx, operand, root)?;
             match op {
                 UnaryOp::Not => Some(Value::Bool(!v.as_bool()?)),
                 UnaryOp::Neg => Some(number(-num::read(&v)?)),
@@ -256,31 +256,32 @@ pub fn eval(expr: &Expr, root: &[&Value]) -> Option<Value> {
                 UnaryOp::BitNot => Some(Value::from(!to_int32(num::read(&v)?))),
             }
         }
-        Expr::Binary(op, a, b) => compare(*op, &eval(a, root)?, &eval(b, root)?),
-        Expr::Chain(first, rest) => rest
-            .iter()
-            .fold(eval(first, root), |left, (op, e)| apply(*op, left, e, root)),
+        Expr::Binary(op, a, b) => compare(*op, &eval(cx, a, root)?, &eval(cx, b, root)?),
+        Expr::Chain(first, rest) => rest.iter().fold(eval(cx, first, root), |left, (op, e)| {
+            apply(cx, *op, left, e, root)
+        }),
         Expr::Between(x, low, high) => {
-            let x = eval(x, root)?;
-            let above = compare_same_type(&x, &eval(low, root)?)? != Ordering::Less;
-            let below = compare_same_type(&x, &eval(high, root)?)? != Ordering::Greater;
+            let x = eval(cx, x, root)?;
+            let above = compare_same_type(&x, &eval(cx, low, root)?)? != Ordering::Less;
+            let below = compare_same_type(&x, &eval(cx, high, root)?)? != Ordering::Greater;
             Some(Value::Bool(above && below))
         }
         Expr::In(x, list, negated) => {
-            let x = eval(x, root)?;
+            let x = eval(cx, x, root)?;
             let found = list.iter().any(|e| {
-                eval(e, root).is_some_and(|v| compare_same_type(&x, &v) == Some(Ordering::Equal))
+                eval(cx, e, root)
+                    .is_some_and(|v| compare_same_type(&x, &v) == Some(Ordering::Equal))
             });
             Some(Value::Bool(found != *negated))
         }
         Expr::Like(x, pattern, escape, negated) => {
-            let x = eval(x, root)?;
-            let pattern = eval(pattern, root)?;
+            let x = eval(cx, x, root)?;
+            let pattern = eval(cx, pattern, root)?;
             // The escape is one character; anything else leaves the result undefined.
             let escape = match escape {
                 None => None,
                 Some(e) => {
-                    let e = eval(e, root)?;
+                    let e = eval(cx, e, root)?;
                     let mut chars = e.as_str()?.chars();
                     let c = chars.next()?;
                     if chars.next().is_some() {
@@ -293,20 +294,20 @@ pub fn eval(expr: &Expr, root: &[&Value]) -> Option<Value> {
             Some(Value::Bool(matched != *negated))
         }
         Expr::Conditional(cond, then, otherwise) => {
-            if eval(cond, root).and_then(|v| v.as_bool()) == Some(true) {
-                eval(then, root)
+            if eval(cx, cond, root).and_then(|v| v.as_bool()) == Some(true) {
+                eval(cx, then, root)
             } else {
-                eval(otherwise, root)
+                eval(cx, otherwise, root)
             }
         }
         Expr::Call(name, args) => {
-            if let Some(result) = super::search::call(name, args, root) {
+            if let Some(result) = super::search::call(cx, name, args, root) {
                 return result;
             }
-            let args: Vec<Option<Value>> = args.iter().map(|e| eval(e, root)).collect();
+            let args: Vec<Option<Value>> = args.iter().map(|e| eval(cx, e, root)).collect();
             match name.strip_prefix(super::udf::PREFIX) {
-                Some(udf) => super::udf::call(udf, &args),
-                None => functions::call(name, &args),
+                Some(udf) => cx.udfs.call(udf, &args),
+                None => functions::call(cx, name, &args),
             }
         }
         // An undefined element is null: the array keeps its length (recorded
@@ -314,17 +315,17 @@ pub fn eval(expr: &Expr, root: &[&Value]) -> Option<Value> {
         Expr::Array(items) => Some(Value::Array(
             items
                 .iter()
-                .map(|e| eval(e, root).unwrap_or(Value::Null))
+                .map(|e| eval(cx, e, root).unwrap_or(Value::Null))
                 .collect(),
         )),
         Expr::Object(fields) => Some(Value::Object(
             fields
                 .iter()
-                .filter_map(|(k, e)| Some((k.clone(), eval(e, root)?)))
+                .filter_map(|(k, e)| Some((k.clone(), eval(cx, e, root)?)))
                 .collect::<Map<_, _>>(),
         )),
         Expr::Subquery(kind, select) => {
-            let results = super::execute::subquery(select, root);
+            let results = super::execute::subquery(cx, select, root);
             match kind {
                 SubqueryKind::Exists => Some(Value::Bool(!results.is_empty())),
                 SubqueryKind::Array => Some(Value::Array(results)),
@@ -334,14 +335,20 @@ pub fn eval(expr: &Expr, root: &[&Value]) -> Option<Value> {
     }
 }
 
+/// The value of an expression that reads nothing of a row or a run (a
+/// constant of a query being prepared or planned).
+pub fn constant(expr: &Expr) -> Option<Value> {
+    eval(&RunContext::outside_a_run(), expr, &[])
+}
+
 /// A copy of `value`, charged to the row's budget (undefined past it).
-fn copied(value: &Value) -> Option<Value> {
-    budget::charge(value).then(|| value.clone())
+fn copied(cx: &RunContext, value: &Value) -> Option<Value> {
+    cx.budget.charge(value).then(|| value.clone())
 }
 
 /// Whether a WHERE clause keeps the document.
-pub fn is_true(expr: &Expr, root: &[&Value]) -> bool {
-    matches!(eval(expr, root), Some(Value::Bool(true)))
+pub fn is_true(cx: &RunContext, expr: &Expr, root: &[&Value]) -> bool {
+    matches!(eval(cx, expr, root), Some(Value::Bool(true)))
 }
 
 /// A comparison; undefined across types.
@@ -361,27 +368,34 @@ fn compare(op: BinaryOp, a: &Value, b: &Value) -> Option<Value> {
 /// One step of a chain: `left op right`, with the dialect's three-valued
 /// AND and OR (false, resp. true, wins over undefined) and a lazy `??`.
 /// Arithmetic is on doubles, as in JavaScript.
-fn apply(op: BinaryOp, left: Option<Value>, right: &Expr, root: &[&Value]) -> Option<Value> {
+fn apply(
+    cx: &RunContext,
+    op: BinaryOp,
+    left: Option<Value>,
+    right: &Expr,
+    root: &[&Value],
+) -> Option<Value> {
     let boolean = |v: Option<Value>| v.and_then(|v| v.as_bool());
     match op {
-        BinaryOp::And => match (boolean(left), boolean(eval(right, root))) {
+        BinaryOp::And => match (boolean(left), boolean(eval(cx, right, root))) {
             (Some(false), _) | (_, Some(false)) => Some(Value::Bool(false)),
             (Some(true), Some(true)) => Some(Value::Bool(true)),
             _ => None,
         },
-        BinaryOp::Or => match (boolean(left), boolean(eval(right, root))) {
+        BinaryOp::Or => match (boolean(left), boolean(eval(cx, right, root))) {
             (Some(true), _) | (_, Some(true)) => Some(Value::Bool(true)),
             (Some(false), Some(false)) => Some(Value::Bool(false)),
             _ => None,
         },
-        BinaryOp::Coalesce => left.or_else(|| eval(right, root)),
+        BinaryOp::Coalesce => left.or_else(|| eval(cx, right, root)),
         BinaryOp::Concat => {
             // Appends to the left string, so a run `a || b || c` copies linearly.
-            let (Value::String(mut text), Some(Value::String(tail))) = (left?, eval(right, root))
+            let (Value::String(mut text), Some(Value::String(tail))) =
+                (left?, eval(cx, right, root))
             else {
                 return None;
             };
-            budget::charge_bytes(tail.len()).then(|| {
+            cx.budget.charge_bytes(tail.len()).then(|| {
                 text.push_str(&tail);
                 Value::String(text)
             })
@@ -393,7 +407,7 @@ fn apply(op: BinaryOp, left: Option<Value>, right: &Expr, root: &[&Value]) -> Op
         | BinaryOp::ShiftRight
         | BinaryOp::ShiftRightZero => {
             let a = to_int32(num::read(&left?)?);
-            let b = to_int32(num::read(&eval(right, root)?)?);
+            let b = to_int32(num::read(&eval(cx, right, root)?)?);
             // Shift counts are taken modulo 32, as JavaScript does.
             let shift = (b as u32) & 31;
             Some(match op {
@@ -407,7 +421,7 @@ fn apply(op: BinaryOp, left: Option<Value>, right: &Expr, root: &[&Value]) -> Op
         }
         _ => {
             let a = num::read(&left?)?;
-            let b = num::read(&eval(right, root)?)?;
+            let b = num::read(&eval(cx, right, root)?)?;
             let n = match op {
                 BinaryOp::Add => a + b,
                 BinaryOp::Sub => a - b,
@@ -484,7 +498,7 @@ mod tests {
 
     fn filter(q: &str, doc: Value) -> bool {
         let s = parse(&format!("SELECT * FROM c WHERE {q}"), &HashMap::new()).unwrap();
-        is_true(&s.filter.unwrap(), &[&doc])
+        is_true(&RunContext::outside_a_run(), &s.filter.unwrap(), &[&doc])
     }
 
     #[test]

@@ -14,11 +14,18 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use super::ast::{Aggregate, Expr, Projection, Select, SortKind};
-use super::{budget, eval, number, rows, search};
+use super::{eval, number, rows, search, RunContext};
 
-/// One SELECT, ready to run over rows.
+/// Whether `select` computes aggregates without GROUP BY: one result over
+/// all rows, even none.
+pub(super) fn aggregates(select: &Select) -> bool {
+    select.group_by.is_empty() && projected(select).any(eval::contains_aggregate)
+}
+
+/// One SELECT, ready to run over rows in one run.
 pub(super) struct Executor<'q> {
     pub select: &'q Select,
+    pub cx: &'q RunContext,
     /// Aggregates without GROUP BY: one result over all rows, even none.
     pub aggregate: bool,
     /// A subquery: evaluated within an outer row, whose budget it shares.
@@ -28,11 +35,11 @@ pub(super) struct Executor<'q> {
 }
 
 impl<'q> Executor<'q> {
-    pub fn new(select: &'q Select) -> Self {
+    pub fn new(cx: &'q RunContext, select: &'q Select) -> Self {
         Executor {
             select,
-            aggregate: select.group_by.is_empty()
-                && projected(select).any(eval::contains_aggregate),
+            cx,
+            aggregate: aggregates(select),
             nested: false,
             scope: 0,
         }
@@ -42,7 +49,7 @@ impl<'q> Executor<'q> {
     /// whose copies count against the outer row they are made for.
     fn next_row(&self) {
         if !self.nested {
-            budget::next_row();
+            self.cx.budget.next_row();
         }
     }
 
@@ -51,7 +58,7 @@ impl<'q> Executor<'q> {
         self.select
             .filter
             .as_ref()
-            .is_none_or(|f| eval::is_true(f, row))
+            .is_none_or(|f| eval::is_true(self.cx, f, row))
     }
 
     pub fn project(&self, row: &[&Value]) -> Option<Value> {
@@ -60,11 +67,11 @@ impl<'q> Executor<'q> {
             // One name only (the parser refuses `*` with JOINs): this
             // SELECT's first, after those of the rows around it.
             Projection::Star => row.get(self.scope).map(|v| (*v).clone()),
-            Projection::Value(e) => eval::eval(e, row),
+            Projection::Value(e) => eval::eval(self.cx, e, row),
             Projection::Fields(fields) => Some(Value::Object(
                 fields
                     .iter()
-                    .filter_map(|(e, name)| Some((name.clone(), eval::eval(e, row)?)))
+                    .filter_map(|(e, name)| Some((name.clone(), eval::eval(self.cx, e, row)?)))
                     .collect::<Map<_, _>>(),
             )),
         };
@@ -76,7 +83,7 @@ impl<'q> Executor<'q> {
     fn writable(&self, result: Option<Value>) -> Option<Value> {
         let computed = !matches!(self.select.projection, Projection::Star);
         if computed && !self.nested && result.as_ref().is_some_and(number::holds_non_finite) {
-            budget::found_non_finite();
+            self.cx.budget.found_non_finite();
         }
         result
     }
@@ -87,8 +94,8 @@ impl<'q> Executor<'q> {
             .order_by
             .iter()
             .map(|k| match k.kind {
-                SortKind::Value => eval::eval(&k.expr, row),
-                SortKind::Similarity | SortKind::Rank => search::sort_value(&k.expr, row),
+                SortKind::Value => eval::eval(self.cx, &k.expr, row),
+                SortKind::Similarity | SortKind::Rank => search::sort_value(self.cx, &k.expr, row),
             })
             .collect()
     }
@@ -101,7 +108,8 @@ impl<'q> Executor<'q> {
         row: &[&Value],
         mut results: impl Iterator<Item = Option<Value>>,
     ) -> Option<Value> {
-        let mut value = |e: &Expr| eval::eval(&eval::substitute_aggregates(e, &mut results), row);
+        let mut value =
+            |e: &Expr| eval::eval(self.cx, &eval::substitute_aggregates(e, &mut results), row);
         let result = match &self.select.projection {
             Projection::Value(e) => value(e),
             Projection::Fields(fields) => Some(Value::Object(
@@ -143,17 +151,21 @@ fn projected(select: &Select) -> impl Iterator<Item = &Expr> {
 }
 
 /// Every result of a query over the container's items `docs`.
-pub(super) fn run_select(select: &Select, docs: impl Iterator<Item = Value>) -> Vec<Value> {
-    let executor = Executor::new(select);
+pub(super) fn run_select(
+    cx: &RunContext,
+    select: &Select,
+    docs: impl Iterator<Item = Value>,
+) -> Vec<Value> {
+    let executor = Executor::new(cx, select);
     let Some(from) = &select.from else {
         return executor.results(|sink| sink.row(&[]));
     };
     if let Some(inner) = &from.derived {
         // `FROM (SELECT ...) x`: x ranges over the inner query's results.
-        let inner_results = run_select(inner, docs);
+        let inner_results = run_select(cx, inner, docs);
         return executor.results(|sink| {
             for result in &inner_results {
-                rows::for_each_row(from, result, &mut |row| sink.row(row));
+                rows::for_each_row(cx, from, result, &mut |row| sink.row(row));
             }
         });
     }
@@ -162,22 +174,22 @@ pub(super) fn run_select(select: &Select, docs: impl Iterator<Item = Value>) -> 
             docs.for_each(|item| sink.item(item));
         } else {
             for item in docs {
-                rows::for_each_row(from, &item, &mut |row| sink.row(row));
+                rows::for_each_row(cx, from, &item, &mut |row| sink.row(row));
             }
         }
     })
 }
 
 /// Runs a subquery within the row `outer` of the query around it.
-pub(super) fn subquery(select: &Select, outer: &[&Value]) -> Vec<Value> {
+pub(super) fn subquery(cx: &RunContext, select: &Select, outer: &[&Value]) -> Vec<Value> {
     let executor = Executor {
         nested: true,
         scope: outer.len(),
-        ..Executor::new(select)
+        ..Executor::new(cx, select)
     };
     executor.results(|sink| match &select.from {
         None => sink.row(outer),
-        Some(from) => rows::for_each_nested_row(from, outer, &mut |row| sink.row(row)),
+        Some(from) => rows::for_each_nested_row(cx, from, outer, &mut |row| sink.row(row)),
     })
 }
 
@@ -206,7 +218,7 @@ impl Sink<'_, '_> {
         }
         if self.grouping() {
             ex.next_row();
-            let key = group_key(ex.select.group_by.iter().map(|e| eval::eval(e, row)));
+            let key = group_key(ex.select.group_by.iter().map(|e| eval::eval(ex.cx, e, row)));
             let calls = &self.calls;
             let groups = &mut self.groups;
             let g = *self.group_of.entry(key).or_insert_with(|| {
@@ -217,7 +229,7 @@ impl Sink<'_, '_> {
             });
             for ((_, arg), accumulator) in self.calls.iter().zip(self.groups[g].1.iter_mut()) {
                 ex.next_row();
-                if let Some(value) = eval::eval(arg, row) {
+                if let Some(value) = eval::eval(ex.cx, arg, row) {
                     accumulator.add(value);
                 }
             }

@@ -2,12 +2,18 @@
 //!
 //! `parser` turns the text into a [`Select`], `eval` evaluates expressions
 //! against one document, and this module runs a prepared query over a
-//! container's live items, one page at a time.
+//! container's live items, one page at a time. Every run starts at one
+//! place, [`PreparedQuery`]'s `run`, which makes the run's context
+//! (`context.rs`: its instant, budget, search policies, UDF runner and
+//! counters) and hands it to the evaluator; `pipeline.rs` makes the page a
+//! request asks for (its items, the cache of whole results, the thread of
+//! a query that calls UDFs).
 
 mod access;
 mod ast;
-pub mod budget;
+mod budget;
 mod computed;
+mod context;
 mod eval;
 mod execute;
 mod functions;
@@ -18,6 +24,7 @@ mod now;
 mod number;
 mod page;
 mod parser;
+pub mod pipeline;
 mod plan;
 pub mod results;
 pub mod retrieved;
@@ -35,23 +42,25 @@ use serde_json::{json, Value};
 
 pub use ast::{From, Projection, Select};
 pub use computed::ComputedProperties;
+pub use context::{RunContext, Setting};
 #[cfg(test)]
 pub(crate) use eval::sort_order;
 use execute::Executor;
 pub(crate) use functions::spatial::{Reach, Region};
-use page::{encode, page_of_values};
-pub use page::{page_of_encoded, Continuation, Page, PageLimit};
+use page::{encode, page_of_encoded, page_of_values};
+pub use page::{Continuation, Page, PageLimit};
 
 use crate::error::ApiResult;
 use crate::store::index::{IndexPath, PathIndex};
 use crate::store::vectors::VectorColumn;
 use crate::store::ItemKey;
 use access::{Access, Ends, OrderWalk};
+use retrieved::Retrieved;
 use search::nearest::Nearest;
 use view::ContainerView;
 
 /// A stored item as a query reads it: (partition key, id, stored JSON).
-type Row<'a> = (&'a str, &'a str, &'a Bytes);
+pub type Row<'a> = (&'a str, &'a str, &'a Bytes);
 
 /// The JSON body of a query request.
 #[derive(Debug, Deserialize)]
@@ -101,7 +110,7 @@ impl PreparedQuery {
     fn from_select(select: Select) -> Self {
         let projected = select.projection.expressions();
         // One row over everything; with GROUP BY, one per group instead.
-        let aggregate = Executor::new(&select).aggregate;
+        let aggregate = execute::aggregates(&select);
         let required = match (&select.filter, &select.from) {
             (Some(filter), Some(from)) => eval::required_fragments(filter, from),
             _ => Vec::new(),
@@ -127,7 +136,8 @@ impl PreparedQuery {
     /// The property paths whose index could serve this query: the
     /// container builds those it lacks before the query runs.
     pub fn index_paths(&self) -> Vec<IndexPath> {
-        if search::needs_statistics(&self.select) || Nearest::of(&self.select).is_some() {
+        let nearest = Nearest::of(&self.select, &search::Policies::default());
+        if search::needs_statistics(&self.select) || nearest.is_some() {
             return Vec::new();
         }
         self.access.paths()
@@ -164,12 +174,12 @@ impl PreparedQuery {
     }
 
     /// Whether a stored document may match, judged from its bytes alone.
-    fn may_match(&self, body: &[u8]) -> bool {
+    fn may_match(&self, cx: &RunContext, body: &[u8]) -> bool {
         if self.required.is_empty() {
             return true;
         }
         // The prefilter reads the document: retrieved, whether it matches.
-        retrieved::read(body.len());
+        cx.retrieved.read(body.len());
         self.required
             .iter()
             .all(|fragment| memchr::memmem::find(body, fragment).is_some())
@@ -177,22 +187,49 @@ impl PreparedQuery {
 
     /// A stored document as a value, counted as retrieved unless the
     /// prefilter already read it.
-    fn load(&self, body: &Bytes) -> Value {
+    fn load(&self, cx: &RunContext, body: &Bytes) -> Value {
         if self.required.is_empty() {
-            retrieved::read(body.len());
+            cx.retrieved.read(body.len());
         }
         parse(body)
     }
 
-    /// The executor of this query's SELECT.
-    fn executor(&self) -> Executor<'_> {
-        Executor::new(&self.select)
+    /// The executor of this query's SELECT in the run `cx`.
+    fn executor<'q>(&'q self, cx: &'q RunContext) -> Executor<'q> {
+        Executor::new(cx, &self.select)
     }
 
-    /// Runs the query over documents (already parsed), returning every
-    /// result; refused if evaluating one row copies too much (see `budget`).
+    /// The one way a run starts: its context, made here (on the thread
+    /// that runs it) from `setting` and the query's instant, then `work`
+    /// in it, then the run's verdict: the result and what it retrieved,
+    /// or the refusal it earned (a UDF's failure, a row over budget).
+    fn run<T>(
+        &self,
+        setting: Setting,
+        work: impl FnOnce(&RunContext) -> T,
+    ) -> ApiResult<(T, Retrieved)> {
+        let cx = RunContext::new(self.now(), setting);
+        let result = work(&cx);
+        let retrieved = cx.verdict()?;
+        Ok((result, retrieved))
+    }
+
+    /// Runs the query over documents (already parsed), outside a container
+    /// (default search policies, no UDFs), returning every result; refused
+    /// if evaluating one row copies too much (see `budget`).
     pub fn run_values(&self, docs: impl Iterator<Item = Value>) -> ApiResult<Vec<Value>> {
-        budget::scope(|| self.at_now(|| self.values(docs)))
+        self.run_values_in(Setting::default(), docs)
+    }
+
+    /// [`Self::run_values`] in `setting` (a container's search policies,
+    /// the runner of its UDFs).
+    pub fn run_values_in(
+        &self,
+        setting: Setting,
+        docs: impl Iterator<Item = Value>,
+    ) -> ApiResult<Vec<Value>> {
+        let (values, _) = self.run(setting, |cx| self.values(cx, docs))?;
+        Ok(values)
     }
 
     /// Whether pages of this query resume at an offset into its whole
@@ -208,20 +245,19 @@ impl PreparedQuery {
     /// index or vector column may answer without the scan.
     pub fn run_whole<'a>(
         &self,
+        setting: Setting,
         items: impl Iterator<Item = Row<'a>>,
         view: Option<&mut dyn ContainerView<'a>>,
-    ) -> ApiResult<Vec<Bytes>> {
-        budget::scope(|| {
-            self.at_now(|| {
-                let results = match view {
-                    Some(view) => self.values_through(view, items),
-                    None => self.all_values(items),
-                };
-                if budget::exceeded() {
-                    return Vec::new();
-                }
-                results.iter().map(encode).collect()
-            })
+    ) -> ApiResult<(Vec<Bytes>, Retrieved)> {
+        self.run(setting, |cx| {
+            let results = match view {
+                Some(view) => self.values_through(cx, view, items),
+                None => self.all_values(cx, items),
+            };
+            if cx.budget.exceeded() {
+                return Vec::new();
+            }
+            results.iter().map(encode).collect()
         })
     }
 
@@ -230,37 +266,38 @@ impl PreparedQuery {
     /// the scan (`items`).
     fn values_through<'a>(
         &self,
+        cx: &RunContext,
         view: &mut dyn ContainerView<'a>,
         items: impl Iterator<Item = Row<'a>>,
     ) -> Vec<Value> {
-        if let Some(nearest) = Nearest::of(&self.select) {
+        if let Some(nearest) = Nearest::of(&self.select, &cx.policies) {
             if let Some(column) = nearest.column(view) {
-                return self.nearest_values(&nearest, column, view, items);
+                return self.nearest_values(cx, &nearest, column, view, items);
             }
         }
         if search::needs_statistics(&self.select) {
-            return self.all_values(items);
+            return self.all_values(cx, items);
         }
-        if let Some(keys) = self.access.candidates(&*view) {
-            return self.all_values(live_rows(keys, view));
+        if let Some(keys) = self.access.candidates(cx, &*view) {
+            return self.all_values(cx, live_rows(keys, view));
         }
         if let Some(walk) = &self.access.order {
             if let Some(index) = view.path_index(&walk.path) {
-                retrieved::used_index(&walk.path);
-                return self.ordered_values(walk, index, view);
+                cx.retrieved.used_index(&walk.path);
+                return self.ordered_values(cx, walk, index, view);
             }
         }
         if let Some(ends) = &self.access.ends {
             if let Some(index) = view.path_index(&ends.path) {
-                retrieved::used_index(&ends.path);
+                cx.retrieved.used_index(&ends.path);
                 let keys = ends.candidates(index, |key| view.live_body(key).is_some());
                 if !ends.count {
-                    return self.all_values(live_rows(keys, view));
+                    return self.all_values(cx, live_rows(keys, view));
                 }
-                return self.counted_ends_values(ends, index, keys, view);
+                return self.counted_ends_values(cx, ends, index, keys, view);
             }
         }
-        self.all_values(items)
+        self.all_values(cx, items)
     }
 
     /// The results of a bounded `ORDER BY path ...`, read in the order of
@@ -270,11 +307,12 @@ impl PreparedQuery {
     /// are among them, and ties arrive in key order, as in the scan.
     fn ordered_values<'a>(
         &self,
+        cx: &RunContext,
         walk: &OrderWalk,
         index: &'a PathIndex,
         view: &mut dyn ContainerView<'a>,
     ) -> Vec<Value> {
-        let executor = self.executor();
+        let executor = self.executor(cx);
         // With one key and no filter, the walk's order is the result's:
         // the rows before OFFSET are counted, not read.
         let unread = match (self.select.order_by.len(), &self.select.filter) {
@@ -284,7 +322,7 @@ impl PreparedQuery {
         let mut skipped = 0;
         let mut matches = Vec::new();
         for run in index.runs(walk.descending) {
-            if skipped + matches.len() >= walk.wanted || budget::exceeded() {
+            if skipped + matches.len() >= walk.wanted || cx.budget.exceeded() {
                 break;
             }
             for key in run {
@@ -295,21 +333,21 @@ impl PreparedQuery {
                     skipped += 1;
                     continue;
                 }
-                if !self.may_match(body) {
+                if !self.may_match(cx, body) {
                     continue;
                 }
-                let doc = self.load(body);
+                let doc = self.load(cx, body);
                 if executor.matches(&[&doc]) {
                     matches.push(doc);
                 }
             }
         }
         if skipped == 0 {
-            return self.values(matches.into_iter());
+            return self.values(cx, matches.into_iter());
         }
         let mut rest = self.select.clone();
         rest.offset = Some(unread - skipped.min(unread));
-        execute::run_select(&rest, matches.into_iter())
+        execute::run_select(cx, &rest, matches.into_iter())
     }
 
     /// MIN or MAX of a path with `COUNT(path)` beside them, from the ends
@@ -321,13 +359,14 @@ impl PreparedQuery {
     /// keeps, as the scan keeps the first in key order.
     fn counted_ends_values<'a>(
         &self,
+        cx: &RunContext,
         ends: &Ends,
         index: &'a PathIndex,
         keys: Vec<&'a ItemKey>,
         view: &mut dyn ContainerView<'a>,
     ) -> Vec<Value> {
         let docs: Vec<Value> = live_rows(keys.clone(), view)
-            .map(|(_, _, body)| self.load(body))
+            .map(|(_, _, body)| self.load(cx, body))
             .collect();
         let at_path = |doc: &Value| -> Option<Value> {
             let value = ends.path.iter().try_fold(doc, |v, step| v.get(&**step))?;
@@ -346,7 +385,7 @@ impl PreparedQuery {
         });
         let Some(extreme) = extreme else {
             // No scalar value in scope: nothing else to count.
-            return self.values(docs.into_iter());
+            return self.values(cx, docs.into_iter());
         };
         let stand_in = ends
             .path
@@ -358,23 +397,26 @@ impl PreparedQuery {
             .filter(|key| view.live_body(key).is_some())
             .collect();
         let stand_ins = std::iter::repeat_n(stand_in, others.len());
-        self.values(docs.into_iter().chain(stand_ins))
+        self.values(cx, docs.into_iter().chain(stand_ins))
     }
 
-    fn all_values<'a>(&self, items: impl Iterator<Item = Row<'a>>) -> Vec<Value> {
+    fn all_values<'a>(&self, cx: &RunContext, items: impl Iterator<Item = Row<'a>>) -> Vec<Value> {
         if search::needs_statistics(&self.select) {
             // FullTextScore's statistics count every document in scope,
             // matching or not: no prefilter.
-            return self.values(items.map(|(_, _, body)| {
-                retrieved::read(body.len());
-                parse(body)
-            }));
+            return self.values(
+                cx,
+                items.map(|(_, _, body)| {
+                    cx.retrieved.read(body.len());
+                    parse(body)
+                }),
+            );
         }
-        let candidates = items.filter(|(_, _, body)| self.may_match(body));
+        let candidates = items.filter(|(_, _, body)| self.may_match(cx, body));
         if self.reads_documents {
-            self.values(candidates.map(|(_, _, body)| self.load(body)))
+            self.values(cx, candidates.map(|(_, _, body)| self.load(cx, body)))
         } else {
-            self.values(candidates.map(|_| Value::Null))
+            self.values(cx, candidates.map(|_| Value::Null))
         }
     }
 
@@ -384,16 +426,17 @@ impl PreparedQuery {
     /// score in key order (`items`), as the scan would have ordered them.
     fn nearest_values<'a>(
         &self,
+        cx: &RunContext,
         nearest: &Nearest,
         column: &'a VectorColumn,
         view: &mut dyn ContainerView<'a>,
         items: impl Iterator<Item = Row<'a>>,
     ) -> Vec<Value> {
-        let executor = self.executor();
+        let executor = self.executor(cx);
         let mut rows = Vec::new();
         let keep =
             |body: &Bytes, rows: &mut Vec<Value>| rows.extend(self.result_of(&executor, body));
-        let full = |rows: &Vec<Value>| rows.len() >= nearest.wanted || budget::exceeded();
+        let full = |rows: &Vec<Value>| rows.len() >= nearest.wanted || cx.budget.exceeded();
         let mut in_order = nearest.in_order(column);
         for key in in_order.by_ref() {
             if full(&rows) {
@@ -423,10 +466,11 @@ impl PreparedQuery {
     /// no aggregate): its projection, if it passes the prefilter and the
     /// filter.
     fn result_of(&self, executor: &Executor<'_>, body: &Bytes) -> Option<Value> {
-        if !self.may_match(body) {
+        let cx = executor.cx;
+        if !self.may_match(cx, body) {
             return None;
         }
-        let doc = self.load(body);
+        let doc = self.load(cx, body);
         if !executor.matches(&[&doc]) {
             return None;
         }
@@ -438,15 +482,15 @@ impl PreparedQuery {
 
     /// Every result, in order; for `FullTextScore`, with the statistics
     /// of `docs`, all of which it then holds.
-    fn values(&self, docs: impl Iterator<Item = Value>) -> Vec<Value> {
+    fn values(&self, cx: &RunContext, docs: impl Iterator<Item = Value>) -> Vec<Value> {
         if search::needs_statistics(&self.select) {
             let docs: Vec<Value> = docs.collect();
-            let statistics = search::gather_statistics(&self.select, &docs);
-            return search::with_statistics(statistics, || {
-                execute::run_select(&self.select, docs.into_iter())
+            let statistics = search::gather_statistics(&cx.policies, &self.select, &docs);
+            return cx.with_statistics(statistics, || {
+                execute::run_select(cx, &self.select, docs.into_iter())
             });
         }
-        execute::run_select(&self.select, docs)
+        execute::run_select(cx, &self.select, docs)
     }
 
     /// Runs one page of the query over a container's live items, given in
@@ -455,29 +499,29 @@ impl PreparedQuery {
     /// With `view`, an index lookup may give the items instead.
     pub fn run_page<'a>(
         &self,
+        setting: Setting,
         items: impl Iterator<Item = Row<'a>>,
         view: Option<&mut dyn ContainerView<'a>>,
         continuation: Option<&Continuation>,
         limit: PageLimit,
-    ) -> ApiResult<Page> {
-        budget::scope(|| {
-            self.at_now(|| {
-                let candidates = view
-                    .filter(|_| !search::needs_statistics(&self.select))
-                    .and_then(|view| {
-                        let keys = self.access.candidates(&*view)?;
-                        Some(live_rows(keys, view))
-                    });
-                match candidates {
-                    Some(rows) => self.page(rows, continuation, limit),
-                    None => self.page(items, continuation, limit),
-                }
-            })
+    ) -> ApiResult<(Page, Retrieved)> {
+        self.run(setting, |cx| {
+            let candidates = view
+                .filter(|_| !search::needs_statistics(&self.select))
+                .and_then(|view| {
+                    let keys = self.access.candidates(cx, &*view)?;
+                    Some(live_rows(keys, view))
+                });
+            match candidates {
+                Some(rows) => self.page(cx, rows, continuation, limit),
+                None => self.page(cx, items, continuation, limit),
+            }
         })
     }
 
     fn page<'a>(
         &self,
+        cx: &RunContext,
         items: impl Iterator<Item = Row<'a>>,
         continuation: Option<&Continuation>,
         limit: PageLimit,
@@ -487,8 +531,8 @@ impl PreparedQuery {
                 Some(Continuation::Offset { offset }) => *offset,
                 _ => 0,
             };
-            let results = self.all_values(items);
-            if budget::exceeded() {
+            let results = self.all_values(cx, items);
+            if cx.budget.exceeded() {
                 return Page::default();
             }
             return page_of_values(results, offset, limit);
@@ -496,15 +540,16 @@ impl PreparedQuery {
         let mut page = Page::default();
         let mut bytes = 0;
         let plain = self.is_plain_scan();
+        let executor = self.executor(cx);
         let mut items = items.peekable();
         while let Some((pk, id, body)) = items.next() {
             let result = if plain {
-                retrieved::read(body.len());
+                cx.retrieved.read(body.len());
                 Some(body.clone())
             } else {
-                match self.result_of(&self.executor(), body) {
-                    // Refused by the caller's scope: serialise nothing more.
-                    _ if budget::exceeded() => return page,
+                match self.result_of(&executor, body) {
+                    // Refused when the run is over: serialise nothing more.
+                    _ if cx.budget.exceeded() => return page,
                     projected => projected.map(|v| encode(&v)),
                 }
             };

@@ -1,9 +1,10 @@
 //! The instant a query runs at: what `GetCurrentDateTime`,
 //! `GetCurrentTimestamp`, `GetCurrentTicks` (and their `Static` variants)
 //! return. It is read once per query, from the emulator's clock, so every
-//! call in one query gives the same instant and a manual clock moves them.
+//! call in one query gives the same instant and a manual clock moves them;
+//! a run carries it in its context (`context.rs`).
 
-use super::{functions, PreparedQuery, QueryBody};
+use super::{PreparedQuery, QueryBody};
 use crate::clock::{Clock, ClockMode};
 use crate::error::ApiResult;
 
@@ -16,13 +17,11 @@ impl PreparedQuery {
         Ok(query)
     }
 
-    /// Runs `run` (the query) at its instant; a query prepared without one
-    /// reads the machine's clock as it starts.
-    pub(super) fn at_now<T>(&self, run: impl FnOnce() -> T) -> T {
-        let now = self
-            .now_millis
-            .unwrap_or_else(|| Clock::new(ClockMode::System).now_millis());
-        functions::with_now(now, run)
+    /// The instant the query runs at: its own, else the machine's clock
+    /// as it starts.
+    pub(super) fn now(&self) -> i64 {
+        self.now_millis
+            .unwrap_or_else(|| Clock::new(ClockMode::System).now_millis())
     }
 }
 

@@ -86,21 +86,28 @@ fn composition_refused() -> ApiError {
 }
 
 impl PreparedQuery {
-    /// The partitioned query execution info for this query.
+    /// The partitioned query execution info for this query, over a
+    /// container with the default search policies.
     pub fn plan(&self) -> ApiResult<Value> {
-        self.plan_for(Some("NonValueAggregate"))
+        self.plan_for(Some("NonValueAggregate"), &search::Policies::default())
     }
 
     /// The plan for a client declaring `supported` query features
-    /// (`x-ms-cosmos-supported-query-features`): see [`partial`].
-    pub fn plan_for(&self, supported: Option<&str>) -> ApiResult<Value> {
+    /// (`x-ms-cosmos-supported-query-features`): see [`partial`]. A vector
+    /// search's order is the distance function of the container's
+    /// `policies`.
+    pub fn plan_for(
+        &self,
+        supported: Option<&str>,
+        policies: &search::Policies,
+    ) -> ApiResult<Value> {
         let min_max_count = supported
             .unwrap_or_default()
             .split(',')
             .any(|f| f.trim().eq_ignore_ascii_case("NonValueAggregate"));
         let s = &self.select;
         if s.order_by.iter().any(|k| k.kind == SortKind::Rank) {
-            return search::plan::hybrid(s);
+            return search::plan::hybrid(s, policies);
         }
         let alias = s.aliases();
         // The item's `_rid`, which ORDER BY pages carry: read through the first name.
@@ -283,7 +290,7 @@ impl PreparedQuery {
                 "top": s.top,
                 "offset": s.offset,
                 "limit": s.limit,
-                "orderBy": order_by.iter().map(|k| if search::sorts_descending(k) { "Descending" } else { "Ascending" }).collect::<Vec<_>>(),
+                "orderBy": order_by.iter().map(|k| if search::sorts_descending(policies, k) { "Descending" } else { "Ascending" }).collect::<Vec<_>>(),
                 "orderByExpressions": order_by.iter().map(|k| k.expr.to_sql(alias)).collect::<Vec<_>>(),
                 "groupByExpressions": s.group_by.iter().map(|e| e.to_sql(alias)).collect::<Vec<_>>(),
                 "groupByAliases": group_by_aliases,
@@ -439,11 +446,11 @@ mod tests {
         );
         // A client without NonValueAggregate (Python) gets plain MIN/MAX values.
         let plan = prepare("SELECT VALUE MAX(c.n) FROM c")
-            .plan_for(Some("Aggregate,Distinct,OrderBy"))
+            .plan_for(Some("Aggregate,Distinct,OrderBy"), &Default::default())
             .unwrap();
         assert_eq!(run_rewritten(&plan, &docs()), vec![json!([{"item": 3}])]);
         let plan = prepare("SELECT VALUE MAX(c.n) FROM c WHERE c.n > 5")
-            .plan_for(None)
+            .plan_for(None, &Default::default())
             .unwrap();
         assert_eq!(run_rewritten(&plan, &docs()), vec![json!([{}])]);
         let plan = prepare("SELECT COUNT(1) AS total, MIN(c.n) AS low FROM c")

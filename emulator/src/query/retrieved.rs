@@ -5,18 +5,13 @@
 //! the documents (`SELECT VALUE COUNT(1) FROM c` in one partition) counts
 //! them by key alone and retrieves none, as the service answers it from
 //! its index. Also which property indexes found the documents
-//! (`store/index`), for the index metrics. Thread-local, as `budget.rs`:
-//! a page runs on one thread.
+//! (`store/index`), for the index metrics. Counted in the run's context
+//! (`context.rs`), which gives them back when the run is over.
 
 use std::cell::{Cell, RefCell};
 
-thread_local! {
-    static RETRIEVED: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
-    static INDEXES: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Documents and bytes retrieved since the last [`take`], and the index
-/// specs (`/a/b/?`) that found them.
+/// Documents and bytes a run retrieved, and the index specs (`/a/b/?`)
+/// that found them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Retrieved {
     pub documents: usize,
@@ -24,33 +19,40 @@ pub struct Retrieved {
     pub indexes: Vec<String>,
 }
 
-/// Counts one document of `bytes` bytes read.
-pub(super) fn read(bytes: usize) {
-    let (documents, total) = RETRIEVED.get();
-    RETRIEVED.set((documents + 1, total + bytes));
+/// The counts of one run, kept as it goes.
+#[derive(Debug, Default)]
+pub(super) struct Counter {
+    read: Cell<(usize, usize)>,
+    indexes: RefCell<Vec<String>>,
 }
 
-/// Records that the index of `path` found the documents read.
-pub(super) fn used_index(path: &[Box<str>]) {
-    let spec: String = path
-        .iter()
-        .map(|step| format!("/{step}"))
-        .collect::<String>()
-        + "/?";
-    INDEXES.with_borrow_mut(|specs| {
+impl Counter {
+    /// Counts one document of `bytes` bytes read.
+    pub fn read(&self, bytes: usize) {
+        let (documents, total) = self.read.get();
+        self.read.set((documents + 1, total + bytes));
+    }
+
+    /// Records that the index of `path` found the documents read.
+    pub fn used_index(&self, path: &[Box<str>]) {
+        let spec: String = path
+            .iter()
+            .map(|step| format!("/{step}"))
+            .collect::<String>()
+            + "/?";
+        let mut specs = self.indexes.borrow_mut();
         if !specs.contains(&spec) {
             specs.push(spec);
         }
-    });
-}
+    }
 
-/// What was read since the last call, and starts again from zero.
-pub fn take() -> Retrieved {
-    let (documents, bytes) = RETRIEVED.replace((0, 0));
-    let indexes = INDEXES.take();
-    Retrieved {
-        documents,
-        bytes,
-        indexes,
+    /// What was read so far, and starts again from zero.
+    pub fn take(&self) -> Retrieved {
+        let (documents, bytes) = self.read.replace((0, 0));
+        Retrieved {
+            documents,
+            bytes,
+            indexes: self.indexes.take(),
+        }
     }
 }

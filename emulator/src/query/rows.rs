@@ -4,32 +4,43 @@
 use serde_json::Value;
 
 use super::ast::From;
-use super::{budget, eval};
+use super::{eval, RunContext};
 
 /// Calls `f` with each row an item gives: `FROM c` one, the item;
 /// `FROM x IN c.a` one per element; `FROM c.a x` one, the value at the
 /// path; each JOIN multiplies them by its array's elements. Rows are
 /// borrowed and made one at a time, so that an item is never copied per row.
-pub(super) fn for_each_row(from: &From, item: &Value, f: &mut dyn FnMut(&[&Value])) {
-    budget::next_item();
+pub(super) fn for_each_row(
+    cx: &RunContext,
+    from: &From,
+    item: &Value,
+    f: &mut dyn FnMut(&[&Value]),
+) {
+    cx.budget.next_item();
     match &from.source {
-        None => join(from, 0, &[item], f),
-        Some(path) => bind_source(from, path, &[item], &[], f),
+        None => join(cx, from, 0, &[item], f),
+        Some(path) => bind_source(cx, from, path, &[item], &[], f),
     }
 }
 
 /// The rows of a subquery's FROM within the row `outer` around it: each
 /// is `outer` followed by the names this FROM binds.
-pub(super) fn for_each_nested_row(from: &From, outer: &[&Value], f: &mut dyn FnMut(&[&Value])) {
+pub(super) fn for_each_nested_row(
+    cx: &RunContext,
+    from: &From,
+    outer: &[&Value],
+    f: &mut dyn FnMut(&[&Value]),
+) {
     match &from.source {
-        Some(source) => bind_source(from, source, outer, outer, f),
-        None => join(from, 0, outer, f),
+        Some(source) => bind_source(cx, from, source, outer, outer, f),
+        None => join(cx, from, 0, outer, f),
     }
 }
 
 /// Binds the first name to what `source` (evaluated over `scope`) gives,
 /// after `prefix`, then makes the JOINs' rows.
 fn bind_source(
+    cx: &RunContext,
     from: &From,
     source: &super::ast::Expr,
     scope: &[&Value],
@@ -39,12 +50,12 @@ fn bind_source(
     let bind = |value: &Value, f: &mut dyn FnMut(&[&Value])| {
         let mut row: Vec<&Value> = prefix.to_vec();
         row.push(value);
-        join(from, 0, &row, f);
+        join(cx, from, 0, &row, f);
     };
-    match eval::eval(source, scope) {
+    match eval::eval(cx, source, scope) {
         Some(Value::Array(elements)) if from.source_in => {
             for element in &elements {
-                if !budget::charge_row() {
+                if !cx.budget.charge_row() {
                     return;
                 }
                 bind(element, f);
@@ -55,21 +66,21 @@ fn bind_source(
     }
 }
 
-fn join(from: &From, k: usize, row: &[&Value], f: &mut dyn FnMut(&[&Value])) {
+fn join(cx: &RunContext, from: &From, k: usize, row: &[&Value], f: &mut dyn FnMut(&[&Value])) {
     let Some(source) = from.joins.get(k) else {
         return f(row);
     };
     // Not an array (or undefined): this row gives nothing.
-    let Some(Value::Array(elements)) = eval::eval(source, row) else {
+    let Some(Value::Array(elements)) = eval::eval(cx, source, row) else {
         return;
     };
     for element in &elements {
-        if !budget::charge_row() {
+        if !cx.budget.charge_row() {
             return;
         }
         let mut next: Vec<&Value> = row.to_vec();
         next.push(element);
-        join(from, k + 1, &next, f);
+        join(cx, from, k + 1, &next, f);
     }
 }
 
@@ -188,8 +199,15 @@ mod tests {
             bytes: usize::MAX,
         };
         let page = query
-            .run_page(bodies.iter().map(|b| ("[]", "id", b)), None, None, limit)
-            .unwrap();
+            .run_page(
+                Default::default(),
+                bodies.iter().map(|b| ("[]", "id", b)),
+                None,
+                None,
+                limit,
+            )
+            .unwrap()
+            .0;
         assert_eq!(page.documents, vec![bytes::Bytes::from_static(b"3")]);
     }
 

@@ -324,6 +324,7 @@ fn from_subqueries(#[case] query: &str, #[case] expected: Value) {
         .collect();
     let page = prepared(query)
         .run_page(
+            Default::default(),
             bodies.iter().map(|b| ("[]", "id", b)),
             None,
             None,
@@ -332,7 +333,8 @@ fn from_subqueries(#[case] query: &str, #[case] expected: Value) {
                 bytes: usize::MAX,
             },
         )
-        .unwrap();
+        .unwrap()
+        .0;
     let paged: Vec<Value> = page
         .documents
         .iter()

@@ -357,8 +357,15 @@ fn from_less_queries_are_evaluated_once() {
         bytes: usize::MAX,
     };
     let page = query
-        .run_page(bodies.iter().map(|b| ("[]", "id", b)), None, None, limit)
-        .unwrap();
+        .run_page(
+            Default::default(),
+            bodies.iter().map(|b| ("[]", "id", b)),
+            None,
+            None,
+            limit,
+        )
+        .unwrap()
+        .0;
     assert_eq!(page.documents, vec![Bytes::from_static(b"\"x\"")]);
 }
 
@@ -384,8 +391,15 @@ fn prefilter_and_count_give_the_same_results() {
             bytes: usize::MAX,
         };
         let docs = query
-            .run_page(bodies.iter().map(|b| ("[]", "id", b)), None, None, limit)
+            .run_page(
+                Default::default(),
+                bodies.iter().map(|b| ("[]", "id", b)),
+                None,
+                None,
+                limit,
+            )
             .unwrap()
+            .0
             .documents;
         docs.iter()
             .map(|d| serde_json::from_slice::<Value>(d).unwrap())
@@ -450,12 +464,14 @@ fn pages_resume_after_the_last_key() {
     };
     let page = q
         .run_page(
+            Default::default(),
             bodies.iter().map(|(id, b)| ("[]", id.as_str(), b)),
             None,
             None,
             limit,
         )
-        .unwrap();
+        .unwrap()
+        .0;
     assert_eq!(page.documents.len(), 2);
     assert_eq!(
         page.continuation,
@@ -466,12 +482,14 @@ fn pages_resume_after_the_last_key() {
     );
     let last = q
         .run_page(
+            Default::default(),
             bodies[4..].iter().map(|(id, b)| ("[]", id.as_str(), b)),
             None,
             None,
             limit,
         )
-        .unwrap();
+        .unwrap()
+        .0;
     assert_eq!((last.documents.len(), last.continuation), (1, None));
 }
 

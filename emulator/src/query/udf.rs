@@ -1,11 +1,11 @@
 //! User-defined functions in queries: `udf.name(args)`, evaluated per row
-//! by a [`Runner`] that the caller puts in place for the query's run
+//! by a [`Runner`] that the caller gives the query's run
 //! (`script/udf.rs`: JavaScript, bounded as a stored procedure is).
 //!
 //! Evaluation is synchronous and infallible (undefined on any mismatch),
-//! so, as with `budget`, the runner and the first failure live in
-//! thread-locals for the run: a UDF that throws or runs out of time makes
-//! the rest of the run undefined, and [`scope`] turns it into the query's
+//! so the runner and the first failure are kept in the run's context
+//! ([`Calls`]): a UDF that throws or runs out of time makes the rest of
+//! the run undefined, and [`Calls::verdict`] turns it into the query's
 //! refusal.
 
 use std::cell::RefCell;
@@ -25,46 +25,49 @@ pub trait Runner {
     fn call(&mut self, name: &str, args: &[Value]) -> ApiResult<Option<Value>>;
 }
 
-thread_local! {
-    static RUNNER: RefCell<Option<Box<dyn Runner>>> = const { RefCell::new(None) };
-    static FAILURE: RefCell<Option<ApiError>> = const { RefCell::new(None) };
+/// The user-defined function calls of one run: its runner (none where
+/// UDFs cannot run) and its first failure.
+#[derive(Default)]
+pub(super) struct Calls {
+    runner: RefCell<Option<Box<dyn Runner>>>,
+    failure: RefCell<Option<ApiError>>,
 }
 
-/// Runs a query (or a page of one) with `runner` evaluating its UDFs; a
-/// UDF's failure is the result.
-pub fn scope<T>(
-    runner: Option<Box<dyn Runner>>,
-    run: impl FnOnce() -> ApiResult<T>,
-) -> ApiResult<T> {
-    RUNNER.set(runner);
-    FAILURE.take();
-    let result = run();
-    // The runner (an engine) is dropped here, on the thread that made it.
-    RUNNER.take();
-    match FAILURE.take() {
-        Some(failure) => Err(failure),
-        None => result,
+impl Calls {
+    pub fn new(runner: Option<Box<dyn Runner>>) -> Self {
+        Calls {
+            runner: RefCell::new(runner),
+            failure: RefCell::new(None),
+        }
     }
-}
 
-/// `udf.name(args)` for one row: undefined if an argument is (the call is
-/// skipped, as the service does) or once a call of this run failed.
-pub(super) fn call(name: &str, args: &[Option<Value>]) -> Option<Value> {
-    if FAILURE.with_borrow(Option::is_some) {
-        return None;
+    /// `udf.name(args)` for one row: undefined if an argument is (the call
+    /// is skipped, as the service does) or once a call of this run failed.
+    pub fn call(&self, name: &str, args: &[Option<Value>]) -> Option<Value> {
+        if self.failure.borrow().is_some() {
+            return None;
+        }
+        let args: Vec<Value> = args.iter().cloned().collect::<Option<_>>()?;
+        let result = match self.runner.borrow_mut().as_mut() {
+            Some(runner) => runner.call(name, &args),
+            None => Err(ApiError::bad_request(format!(
+                "The user-defined function 'udf.{name}' cannot be called here: UDFs run in queries of a container's items."
+            ))),
+        };
+        match result {
+            Ok(value) => value,
+            Err(failure) => {
+                self.failure.replace(Some(failure));
+                None
+            }
+        }
     }
-    let args: Vec<Value> = args.iter().cloned().collect::<Option<_>>()?;
-    let result = RUNNER.with_borrow_mut(|runner| match runner {
-        Some(runner) => runner.call(name, &args),
-        None => Err(ApiError::bad_request(format!(
-            "The user-defined function 'udf.{name}' cannot be called here: UDFs run in queries of a container's items."
-        ))),
-    });
-    match result {
-        Ok(value) => value,
-        Err(failure) => {
-            FAILURE.set(Some(failure));
-            None
+
+    /// The run's verdict once it is over: the first UDF failure, if any.
+    pub fn verdict(&self) -> ApiResult<()> {
+        match self.failure.take() {
+            Some(failure) => Err(failure),
+            None => Ok(()),
         }
     }
 }

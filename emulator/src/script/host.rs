@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
 use crate::json;
-use crate::query::{PreparedQuery, QueryBody};
+use crate::query::{PreparedQuery, QueryBody, Setting};
 use crate::store::{Action, ContainerNames, Operation, Store, Transaction};
 
 /// The feed page a read or query gives when the script names none.
@@ -147,7 +147,15 @@ impl Host {
                 let body = query_body(call.query)?;
                 let query = PreparedQuery::prepare_at(&body, self.store.clock.now_millis())?;
                 let items = self.store.transaction_items(&self.tx)?;
-                page(query.run_values(items.into_iter())?, &call.options)
+                // The container's policies: its distance functions, its languages.
+                let setting = Setting {
+                    policies: self.store.transaction_search_policies(&self.tx)?.into(),
+                    udfs: None,
+                };
+                page(
+                    query.run_values_in(setting, items.into_iter())?,
+                    &call.options,
+                )
             }
             // The JavaScript query API (`__`) filters the partition itself.
             "all" => {

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use super::*;
 
 fn udf_query(udfs: &[(&str, &str)], sql: &str, docs: Vec<Value>) -> ApiResult<Vec<Value>> {
-    use crate::query::{udf, PreparedQuery, QueryBody};
+    use crate::query::{PreparedQuery, QueryBody, Setting};
     let query = PreparedQuery::prepare(&QueryBody {
         query: sql.into(),
         parameters: Vec::new(),
@@ -21,9 +21,11 @@ fn udf_query(udfs: &[(&str, &str)], sql: &str, docs: Vec<Value>) -> ApiResult<Ve
         time: Duration::from_millis(300),
         ..Limits::SERVICE
     };
-    udf::scope(Some(Box::new(Udfs::new(bodies, limits))), || {
-        query.run_values(docs.into_iter())
-    })
+    let setting = Setting {
+        udfs: Some(Box::new(Udfs::new(bodies, limits))),
+        ..Setting::default()
+    };
+    query.run_values_in(setting, docs.into_iter())
 }
 
 #[test]

@@ -24,6 +24,7 @@ use super::{Container, Item, ItemKey, Operation, Store};
 use crate::error::ApiResult;
 use crate::json;
 use crate::partition_key::KeyScope;
+use crate::query::search;
 
 /// One execution's staged writes and what they were staged against.
 pub struct Transaction {
@@ -173,6 +174,14 @@ impl Store {
             .into_iter()
             .map(|(_, body)| json::parse_unguarded(body).expect("stored items are JSON"))
             .collect())
+    }
+
+    /// The search policies of the transaction's container, which its
+    /// queries read.
+    pub fn transaction_search_policies(&self, tx: &Transaction) -> ApiResult<search::Policies> {
+        let catalog = self.read();
+        let c = catalog.database(&tx.database)?.container(&tx.container)?;
+        Ok(c.settings.search_policies())
     }
 
     /// The id of the item with this RID in the transaction's partition, as

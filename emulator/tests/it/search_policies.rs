@@ -467,3 +467,107 @@ fn the_policies_survive_a_restart() {
     drop(c);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A query that calls a user-defined function runs its page off the
+/// store's lock, on another thread: its search functions read the
+/// container's policies all the same (issue 38), the vector's distance
+/// function (Euclidean here, not the default cosine) and the text's
+/// language (German: "Häuser" is "Haus").
+#[test]
+fn a_query_that_calls_a_udf_reads_the_container_s_policies() {
+    let c = client();
+    created(
+        &c,
+        &container(
+            "v",
+            json!({
+                "vectorEmbeddingPolicy": {"vectorEmbeddings": [embedding("/v", "float32", 2, "euclidean")]},
+                "fullTextPolicy": {"defaultLanguage": "de-DE", "fullTextPaths": [{"path": "/text", "language": "de-DE"}]},
+            }),
+        ),
+    );
+    let udf = json!({"id": "ident", "body": "function (x) { return x; }"});
+    assert_eq!(c.post("/dbs/db/colls/v/udfs", &udf, &[]).status, 201);
+    for (id, v, text) in [
+        ("a", [1, 0], "Das Haus ist alt"),
+        ("b", [3, 4], "Häuser bauen"),
+        ("c", [-2, 1], "Ein Garten"),
+    ] {
+        let pk = json!([id]).to_string();
+        let item = json!({"id": id, "v": v, "text": text});
+        let reply = c.post(
+            "/dbs/db/colls/v/docs",
+            &item,
+            &[("x-ms-documentdb-partitionkey", &pk)],
+        );
+        assert_eq!(reply.status, 201, "{}", reply.body);
+    }
+    for udf in ["", ", udf.ident(c.id) AS u"] {
+        let query = format!(
+            "SELECT c.id, VectorDistance(c.v, [1, 1]) AS d{udf} FROM c \
+             WHERE FullTextContains(c.text, 'Häuser')"
+        );
+        let reply = c.post(
+            "/dbs/db/colls/v/docs",
+            &json!({"query": query}),
+            &[
+                ("x-ms-documentdb-isquery", "True"),
+                ("content-type", "application/query+json"),
+                ("x-ms-documentdb-query-enablecrosspartition", "True"),
+                ("x-ms-documentdb-partitionkeyrangeid", "0"),
+            ],
+        );
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        let rows = reply.body["Documents"].as_array().unwrap();
+        let found: Vec<(&str, f64)> = rows
+            .iter()
+            .map(|r| (r["id"].as_str().unwrap(), r["d"].as_f64().unwrap()))
+            .collect();
+        assert_eq!(found.len(), 2, "{query}: {rows:?}");
+        assert_eq!(found[0].0, "a");
+        assert!((found[0].1 - 1.0).abs() < 1e-6, "{query}: {rows:?}");
+        assert_eq!(found[1].0, "b");
+        assert!(
+            (found[1].1 - 13f64.sqrt()).abs() < 1e-6,
+            "{query}: {rows:?}"
+        );
+    }
+}
+
+/// A stored procedure's query of its partition reads the container's
+/// policies too (it ran with the defaults: cosine, English).
+#[test]
+fn a_stored_procedure_s_query_reads_the_container_s_policies() {
+    let c = client();
+    created(
+        &c,
+        &container(
+            "v",
+            json!({
+                "vectorEmbeddingPolicy": {"vectorEmbeddings": [embedding("/v", "float32", 2, "euclidean")]},
+                "fullTextPolicy": {"defaultLanguage": "de-DE", "fullTextPaths": [{"path": "/text", "language": "de-DE"}]},
+            }),
+        ),
+    );
+    let pk = json!(["a"]).to_string();
+    let pk = [("x-ms-documentdb-partitionkey", pk.as_str())];
+    let item = json!({"id": "a", "v": [1, 0], "text": "Das Haus ist alt"});
+    assert_eq!(c.post("/dbs/db/colls/v/docs", &item, &pk).status, 201);
+    let sproc = json!({"id": "probe", "body": r#"function () {
+        var c = getContext().getCollection();
+        c.queryDocuments(c.getSelfLink(),
+            "SELECT VALUE VectorDistance(c.v, [1, 1]) FROM c WHERE FullTextContains(c.text, 'Häuser')",
+            function (err, docs) { getContext().getResponse().setBody(docs); });
+    }"#});
+    assert_eq!(c.post("/dbs/db/colls/v/sprocs", &sproc, &[]).status, 201);
+    let reply = c.post("/dbs/db/colls/v/sprocs/probe", &json!([]), &pk);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    // The Euclidean distance of [1, 0] to [1, 1] (cosine would be 0.707).
+    let distances = reply.body.as_array().unwrap();
+    assert_eq!(distances.len(), 1, "{}", reply.body);
+    assert!(
+        (distances[0].as_f64().unwrap() - 1.0).abs() < 1e-6,
+        "{}",
+        reply.body
+    );
+}

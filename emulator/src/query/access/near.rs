@@ -32,7 +32,7 @@ pub(super) fn near(conjunct: &Expr) -> Option<Near> {
             if !is_constant(distance) {
                 return None;
             }
-            let distance = eval::eval(distance, &[])?.as_f64()?;
+            let distance = eval::constant(distance)?.as_f64()?;
             let region = Region::near(&point, distance)?;
             Some(Near { path, region })
         }
@@ -63,5 +63,5 @@ fn spatial_call(expr: &Expr, name: &str, either_way: bool) -> Option<(IndexPath,
         _ => return None,
     };
     is_constant(constant).then_some(())?;
-    Some((path, eval::eval(constant, &[])?))
+    Some((path, eval::constant(constant)?))
 }

@@ -411,7 +411,12 @@ pub(super) fn results(
     if query.needs_whole_result() {
         let mut view = view(None);
         let view = indexed.then_some(&mut view as &mut dyn crate::query::view::ContainerView);
-        return texts(query.run_whole(items(None), view).unwrap());
+        return texts(
+            query
+                .run_whole(Default::default(), items(None), view)
+                .unwrap()
+                .0,
+        );
     }
     let limit = PageLimit {
         items: 3,
@@ -429,12 +434,14 @@ pub(super) fn results(
         });
         let page = query
             .run_page(
+                Default::default(),
                 items(after.as_ref()),
                 page_view,
                 continuation.as_ref(),
                 limit,
             )
-            .unwrap();
+            .unwrap()
+            .0;
         all.extend(texts(page.documents));
         match page.continuation {
             Some(Continuation::After { pk, id }) => after = Some(ItemKey::new(&pk, &id)),

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::super::eval::compare_same_type;
-use super::{arg, array, budget_ok, flag, integer_part, num, Function};
+use super::{arg, array, budget_ok, flag, integer_part, num, Args, Function};
 
 pub const FUNCTIONS: &[(&str, Function)] = &[
     ("ARRAY_CONCAT", concat),
@@ -30,14 +30,14 @@ fn equal(a: &Value, b: &Value) -> bool {
 }
 
 /// Two or more arrays, end to end.
-fn concat(args: &[Option<Value>]) -> Option<Value> {
+fn concat(args: &Args) -> Option<Value> {
     if args.len() < 2 {
         return None;
     }
     let mut out = Vec::new();
     for i in 0..args.len() {
         let items = array(args, i)?;
-        budget_ok(arg(args, i)?, 0)?;
+        budget_ok(args.run(), arg(args, i)?, 0)?;
         out.extend(items.iter().cloned());
     }
     Some(Value::Array(out))
@@ -54,7 +54,7 @@ fn matches(item: &Value, needle: &Value, partial: bool) -> bool {
     }
 }
 
-fn contains(args: &[Option<Value>]) -> Option<Value> {
+fn contains(args: &Args) -> Option<Value> {
     if !(2..=3).contains(&args.len()) {
         return None;
     }
@@ -92,7 +92,7 @@ fn contains_each(args: &[Option<Value>], any: bool) -> Option<Value> {
 
 /// A sub-array from `start` (from the end when negative) of at most
 /// `length` items (to the end when absent; none when negative).
-fn slice(args: &[Option<Value>]) -> Option<Value> {
+fn slice(args: &Args) -> Option<Value> {
     if !(2..=3).contains(&args.len()) {
         return None;
     }
@@ -111,7 +111,7 @@ fn slice(args: &[Option<Value>]) -> Option<Value> {
             .min(len),
     };
     let picked = Value::Array(items[start as usize..end as usize].to_vec());
-    budget_ok(&picked, 0)?;
+    budget_ok(args.run(), &picked, 0)?;
     Some(picked)
 }
 
@@ -134,7 +134,7 @@ fn key(v: &Value) -> Key {
 /// `SetUnion` (`union`) or `SetIntersect`: without duplicates, in the order
 /// of first appearance (a union the first array's, then the second's; an
 /// intersection the second's).
-fn set(args: &[Option<Value>], union: bool) -> Option<Value> {
+fn set(args: &Args, union: bool) -> Option<Value> {
     if args.len() != 2 {
         return None;
     }
@@ -159,7 +159,7 @@ fn set(args: &[Option<Value>], union: bool) -> Option<Value> {
         }
     }
     let out = Value::Array(out);
-    budget_ok(&out, 0)?;
+    budget_ok(args.run(), &out, 0)?;
     Some(out)
 }
 

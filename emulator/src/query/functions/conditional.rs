@@ -4,13 +4,13 @@
 
 use serde_json::Value;
 
-use super::{arg, Function};
+use super::{arg, Args, Function};
 
 pub const FUNCTIONS: &[(&str, Function)] = &[("IIF", iif), ("CHOOSE", choose)];
 
 /// The second argument when the first is `true`, else the third (a
 /// condition that is not a boolean, or undefined, counts as not true).
-fn iif(args: &[Option<Value>]) -> Option<Value> {
+fn iif(args: &Args) -> Option<Value> {
     if args.len() != 3 {
         return None;
     }
@@ -24,7 +24,7 @@ fn iif(args: &[Option<Value>]) -> Option<Value> {
 
 /// The expression at a 1-based index; undefined out of bounds or for an
 /// index that is not an integral number.
-fn choose(args: &[Option<Value>]) -> Option<Value> {
+fn choose(args: &Args) -> Option<Value> {
     let index = arg(args, 0)?.as_f64()?;
     if index.fract() != 0.0 || index < 1.0 || index >= args.len() as f64 {
         return None;

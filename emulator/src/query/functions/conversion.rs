@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::{arg, budget_ok, charge, finite, string, Function};
+use super::{arg, budget_ok, charge, finite, string, Args, Function};
 use crate::json::{parse_bounded, JsonError};
 
 pub const FUNCTIONS: &[(&str, Function)] = &[
@@ -22,7 +22,7 @@ pub const FUNCTIONS: &[(&str, Function)] = &[
 
 /// The JSON text of the only argument, if it is of the wanted type (and
 /// within the nesting limit items have).
-fn parse(args: &[Option<Value>], wanted: fn(&Value) -> bool) -> Option<Value> {
+fn parse(args: &Args, wanted: fn(&Value) -> bool) -> Option<Value> {
     (args.len() == 1).then_some(())?;
     let text = string(args, 0)?;
     let value: Value = match parse_bounded(text.as_bytes()) {
@@ -32,12 +32,12 @@ fn parse(args: &[Option<Value>], wanted: fn(&Value) -> bool) -> Option<Value> {
     if !wanted(&value) {
         return None;
     }
-    budget_ok(&value, 0)?;
+    budget_ok(args.run(), &value, 0)?;
     Some(value)
 }
 
 /// A string as it is; any other value as its JSON text.
-fn to_string(args: &[Option<Value>]) -> Option<Value> {
+fn to_string(args: &Args) -> Option<Value> {
     (args.len() == 1).then_some(())?;
     match arg(args, 0)? {
         Value::String(s) => Some(Value::String(s.clone())),
@@ -54,7 +54,7 @@ fn to_string(args: &[Option<Value>]) -> Option<Value> {
         }
         other => {
             let text = other.to_string();
-            charge(text.len())?;
+            charge(args.run(), text.len())?;
             Some(Value::String(text))
         }
     }

@@ -12,16 +12,14 @@
 //! the service's do. Calendar arithmetic (month lengths, leap years,
 //! day numbers) is the `time` crate's.
 //!
-//! The `GetCurrent*` functions read the instant the running query was
-//! given ([`with_now`]), taken once from the emulator's clock: every call in one
-//! query returns the same instant, and a manual clock moves them all.
-
-use std::cell::Cell;
+//! The `GetCurrent*` functions read the instant of the run they are part
+//! of (its context's), taken once from the emulator's clock: every call in
+//! one query returns the same instant, and a manual clock moves them all.
 
 use serde_json::Value;
 use time::{Date, Month};
 
-use super::{arg, charge, string, Function};
+use super::{arg, charge, string, Args, Function};
 
 const TICKS_PER_MILLISECOND: i64 = 10_000;
 const TICKS_PER_SECOND: i64 = 10_000_000;
@@ -59,58 +57,41 @@ pub const FUNCTIONS: &[(&str, Function)] = &[
     }),
     ("TICKSTODATETIME", |a| {
         (a.len() == 1).then_some(())?;
-        format(unix_ticks(arg(a, 0)?, 1)?.checked_add(UNIX_EPOCH)?)
+        format(a, unix_ticks(arg(a, 0)?, 1)?.checked_add(UNIX_EPOCH)?)
     }),
     ("TIMESTAMPTODATETIME", |a| {
         (a.len() == 1).then_some(())?;
-        format(unix_ticks(arg(a, 0)?, TICKS_PER_MILLISECOND)?.checked_add(UNIX_EPOCH)?)
+        format(
+            a,
+            unix_ticks(arg(a, 0)?, TICKS_PER_MILLISECOND)?.checked_add(UNIX_EPOCH)?,
+        )
     }),
 ];
 
-thread_local! {
-    /// The instant of the query running on this thread, in milliseconds
-    /// since the Unix epoch (`None` outside a query).
-    static NOW_MILLIS: Cell<Option<i64>> = const { Cell::new(None) };
-}
-
-/// Runs `run` (a query) with `now_millis` as the current instant of every
-/// `GetCurrent*` call it makes.
-pub fn with_now<T>(now_millis: i64, run: impl FnOnce() -> T) -> T {
-    /// Puts back the enclosing instant, even if `run` unwinds.
-    struct Restore(Option<i64>);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            NOW_MILLIS.set(self.0);
-        }
-    }
-    let _restore = Restore(NOW_MILLIS.replace(Some(now_millis)));
-    run()
-}
-
-/// The current instant in ticks since 0001-01-01; `None` outside [`with_now`].
-fn now() -> Option<i64> {
-    let millis = NOW_MILLIS.get()?;
+/// The run's instant in ticks since 0001-01-01; `None` outside a query.
+fn now(args: &Args) -> Option<i64> {
+    let millis = args.run().now_millis?;
     millis
         .checked_mul(TICKS_PER_MILLISECOND)?
         .checked_add(UNIX_EPOCH)
         .filter(|t| (0..=MAX_TICKS).contains(t))
 }
 
-fn current_date_time(args: &[Option<Value>]) -> Option<Value> {
+fn current_date_time(args: &Args) -> Option<Value> {
     args.is_empty().then_some(())?;
-    format(now()?)
+    format(args, now(args)?)
 }
 
-fn current_timestamp(args: &[Option<Value>]) -> Option<Value> {
+fn current_timestamp(args: &Args) -> Option<Value> {
     args.is_empty().then_some(())?;
     Some(Value::from(
-        (now()? - UNIX_EPOCH).div_euclid(TICKS_PER_MILLISECOND),
+        (now(args)? - UNIX_EPOCH).div_euclid(TICKS_PER_MILLISECOND),
     ))
 }
 
-fn current_ticks(args: &[Option<Value>]) -> Option<Value> {
+fn current_ticks(args: &Args) -> Option<Value> {
     args.is_empty().then_some(())?;
-    Some(Value::from(now()? - UNIX_EPOCH))
+    Some(Value::from(now(args)? - UNIX_EPOCH))
 }
 
 /// A date and time part, by any of its documented names.
@@ -265,7 +246,7 @@ fn split(ticks: i64) -> Option<(Date, i64)> {
 }
 
 /// `YYYY-MM-DDThh:mm:ss.fffffffZ`; `None` outside the years 0001 to 9999.
-fn format(ticks: i64) -> Option<Value> {
+fn format(args: &Args, ticks: i64) -> Option<Value> {
     if !(0..=MAX_TICKS).contains(&ticks) {
         return None;
     }
@@ -281,7 +262,7 @@ fn format(ticks: i64) -> Option<Value> {
         seconds % 60,
         time % TICKS_PER_SECOND
     );
-    charge(text.len())?;
+    charge(args.run(), text.len())?;
     Some(Value::String(text))
 }
 
@@ -311,7 +292,7 @@ fn add_months(ticks: i64, months: i64) -> Option<i64> {
 }
 
 /// `DateTimeAdd(part, number, date_time)`: the number must be whole.
-fn add(args: &[Option<Value>]) -> Option<Value> {
+fn add(args: &Args) -> Option<Value> {
     (args.len() == 3).then_some(())?;
     let (part, n, ticks) = (part(args, 0)?, whole(args, 1)?, date_time(args, 2)?);
     let moved = match part {
@@ -323,13 +304,13 @@ fn add(args: &[Option<Value>]) -> Option<Value> {
             i64::try_from(i128::from(ticks) + delta).ok()?
         }
     };
-    format(moved)
+    format(args, moved)
 }
 
 /// `DateTimeDiff(part, start, end)`: how many boundaries of `part` lie
 /// between the two instants (not how many whole parts fit between them):
 /// 23:59 to 00:01 crosses one day.
-fn diff(args: &[Option<Value>]) -> Option<Value> {
+fn diff(args: &Args) -> Option<Value> {
     (args.len() == 3).then_some(())?;
     let (part, start, end) = (part(args, 0)?, date_time(args, 1)?, date_time(args, 2)?);
     let months = |ticks: i64| -> Option<i128> {
@@ -357,7 +338,7 @@ fn diff(args: &[Option<Value>]) -> Option<Value> {
 /// bin holding `date_time` when time is cut, from `origin` (the Unix epoch
 /// unless given, and not before 1601), into bins of `size` (a positive
 /// whole number, 1 unless given) days, hours... down to nanoseconds.
-fn bin(args: &[Option<Value>]) -> Option<Value> {
+fn bin(args: &Args) -> Option<Value> {
     (2..=4).contains(&args.len()).then_some(())?;
     let ticks = date_time(args, 0)?;
     let unit = part(args, 1)?.nanoseconds()?;
@@ -374,13 +355,13 @@ fn bin(args: &[Option<Value>]) -> Option<Value> {
     let (at, origin) = (i128::from(ticks) * 100, i128::from(origin) * 100);
     let start = origin + (at - origin).div_euclid(width) * width;
     // A bin narrower than a tick can start between ticks: its tick.
-    format(i64::try_from(start.div_euclid(100)).ok()?)
+    format(args, i64::try_from(start.div_euclid(100)).ok()?)
 }
 
 /// `DateTimeFromParts(year, month, day [, hour [, minute [, second
 /// [, fraction]]]])`, every part a whole number in its range; the fraction
 /// counts ticks (0 to 9,999,999).
-fn from_parts(args: &[Option<Value>]) -> Option<Value> {
+fn from_parts(args: &Args) -> Option<Value> {
     (3..=7).contains(&args.len()).then_some(())?;
     let parts = (0..args.len())
         .map(|i| whole(args, i))
@@ -402,13 +383,13 @@ fn from_parts(args: &[Option<Value>]) -> Option<Value> {
     let month = Month::try_from(u8::try_from(parts[1]).ok()?).ok()?;
     let date = Date::from_calendar_date(year, month, u8::try_from(parts[2]).ok()?).ok()?;
     let time = (hour * 3_600 + minute * 60 + second) * TICKS_PER_SECOND + fraction;
-    format(days_since_tick_zero(date) * TICKS_PER_DAY + time)
+    format(args, days_since_tick_zero(date) * TICKS_PER_DAY + time)
 }
 
 /// `DateTimePart(part, date_time)`: the year, month... of an instant.
 /// Milli-, micro- and nanoseconds are its fraction of a second in that
 /// unit (`.1301617` is 130 ms, 130161 µs, 130161700 ns).
-fn part_of(args: &[Option<Value>]) -> Option<Value> {
+fn part_of(args: &Args) -> Option<Value> {
     (args.len() == 2).then_some(())?;
     let (part, ticks) = (part(args, 0)?, date_time(args, 1)?);
     let (date, time) = split(ticks)?;

@@ -3,8 +3,15 @@
 //! from Azure-Samples/cosmos-db-nosql-query-samples (`scripts/<name>/`),
 //! whose results are checked against the service.
 
-use super::super::testing::{run, U};
-use super::with_now as at;
+use super::super::testing::{run, run_in, U};
+use crate::query::{RunContext, Setting};
+
+/// Calls `f` with a `run` that calls functions in a query running at
+/// `now_millis` (epoch milliseconds).
+fn at(now_millis: i64, f: impl FnOnce(&dyn Fn(&str, Value) -> Option<Value>)) {
+    let cx = RunContext::new(now_millis, Setting::default());
+    f(&|name, args| run_in(&cx, name, args))
+}
 use rstest::rstest;
 use serde_json::{json, Value};
 
@@ -337,7 +344,7 @@ fn date_and_time_strings(#[case] text: &str, #[case] ticks: Option<i64>) {
 /// pages' example outputs (`1556916469065` ms) are instants like any other.
 #[test]
 fn current_date_time_timestamp_and_ticks_read_the_query_instant() {
-    at(1_556_916_469_065, || {
+    at(1_556_916_469_065, |run| {
         for (name, expected) in [
             ("GETCURRENTDATETIME", json!("2019-05-03T20:47:49.0650000Z")),
             ("GETCURRENTTIMESTAMP", json!(1_556_916_469_065_i64)),
@@ -363,21 +370,21 @@ fn current_date_time_timestamp_and_ticks_read_the_query_instant() {
 #[test]
 fn the_instant_is_scoped_to_the_query() {
     assert_eq!(run("GETCURRENTTIMESTAMP", json!([])), None, "no query");
-    at(1_000, || {
-        at(2_000, || {
+    at(1_000, |run| {
+        at(2_000, |run| {
             assert_eq!(run("GETCURRENTTIMESTAMP", json!([])), Some(json!(2_000)));
         });
         assert_eq!(run("GETCURRENTTIMESTAMP", json!([])), Some(json!(1_000)));
     });
     assert_eq!(run("GETCURRENTTIMESTAMP", json!([])), None);
     // Before 0001 or after 9999 there is no date and time to give.
-    at(i64::MAX, || {
+    at(i64::MAX, |run| {
         assert_eq!(run("GETCURRENTDATETIME", json!([])), None)
     });
-    at(-62_135_596_800_001, || {
+    at(-62_135_596_800_001, |run| {
         assert_eq!(run("GETCURRENTTICKS", json!([])), None)
     });
-    at(-62_135_596_800_000, || {
+    at(-62_135_596_800_000, |run| {
         assert_eq!(
             run("GETCURRENTDATETIME", json!([])),
             Some(json!("0001-01-01T00:00:00.0000000Z"))
@@ -416,7 +423,7 @@ fn every_function_is_total_and_gives_dates_it_reads_back() {
     ];
     let names: Vec<&str> = super::FUNCTIONS.iter().map(|(name, _)| *name).collect();
     let mut calls = 0;
-    at(1_700_000_000_000, || {
+    at(1_700_000_000_000, |run| {
         for name in &names {
             let mut args: Vec<Value> = Vec::new();
             let mut check = |args: &[Value]| {

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::{finite, num, Function};
+use super::{finite, num, Args, Function};
 
 pub const FUNCTIONS: &[(&str, Function)] = &[
     ("ABS", |a| unary(a, f64::abs)),
@@ -56,7 +56,7 @@ fn binary(args: &[Option<Value>], f: fn(f64, f64) -> f64) -> Option<Value> {
 /// 10 and 2 use the exact functions: the documented `LOG(2, 10)` is
 /// 0.3010299956639812, which `ln 2 / ln 10` misses by one unit in the last
 /// place.
-fn log(args: &[Option<Value>]) -> Option<Value> {
+fn log(args: &Args) -> Option<Value> {
     match args.len() {
         1 => finite(num(args, 0)?.ln()),
         2 => {
@@ -75,7 +75,7 @@ fn log(args: &[Option<Value>]) -> Option<Value> {
 
 /// The value rounded down to a multiple of the bin size (1 by default);
 /// undefined for a bin size of 0.
-fn number_bin(args: &[Option<Value>]) -> Option<Value> {
+fn number_bin(args: &Args) -> Option<Value> {
     if args.is_empty() || args.len() > 2 {
         return None;
     }

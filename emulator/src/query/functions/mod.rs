@@ -3,16 +3,21 @@
 //! its table tests (the documented examples as rows) next to it.
 //!
 //! The evaluator calls [`call`] with the arguments already evaluated
-//! (`None` is `undefined`) and the name upper-cased by the parser; the
+//! (`None` is `undefined`), the name upper-cased by the parser and the
+//! run's context (the budget that what a function builds is charged to,
+//! the instant `GetCurrent*` return); the
 //! preparation of a query asks [`is_known`] so that an unknown name is a 400
 //! before any item is read. Every function is total: wrong argument types or
 //! counts give `undefined`, as the service does, and nothing panics,
 //! overflows or yields a number JSON cannot hold.
 
 use std::collections::HashMap;
+use std::ops::Deref;
 use std::sync::OnceLock;
 
 use serde_json::Value;
+
+use super::RunContext;
 
 mod array;
 mod conditional;
@@ -26,10 +31,35 @@ pub(super) mod spatial;
 mod string;
 mod type_check;
 
-pub use datetime::with_now;
+/// One function: a call's arguments in, a value or `undefined` out.
+type Function = fn(&Args<'_>) -> Option<Value>;
 
-/// One function: evaluated arguments in, a value or `undefined` out.
-type Function = fn(&[Option<Value>]) -> Option<Value>;
+/// The arguments of one call, evaluated (`None` is `undefined`), and the
+/// run it is part of. Reads as the slice of arguments; [`Args::run`] for
+/// the rest.
+pub struct Args<'a> {
+    values: &'a [Option<Value>],
+    run: &'a RunContext,
+}
+
+impl<'a> Args<'a> {
+    pub fn new(run: &'a RunContext, values: &'a [Option<Value>]) -> Self {
+        Args { values, run }
+    }
+
+    /// The run this call is part of.
+    fn run(&self) -> &'a RunContext {
+        self.run
+    }
+}
+
+impl Deref for Args<'_> {
+    type Target = [Option<Value>];
+
+    fn deref(&self) -> &[Option<Value>] {
+        self.values
+    }
+}
 
 /// Every family's functions, by upper-case name.
 fn registry() -> &'static HashMap<&'static str, Function> {
@@ -73,8 +103,8 @@ pub fn names() -> Vec<&'static str> {
 
 /// Calls the function `name` (upper case); `undefined` for an unknown name
 /// (refused earlier, when the query was prepared).
-pub fn call(name: &str, args: &[Option<Value>]) -> Option<Value> {
-    registry().get(name).and_then(|f| f(args))
+pub fn call(run: &RunContext, name: &str, args: &[Option<Value>]) -> Option<Value> {
+    registry().get(name).and_then(|f| f(&Args::new(run, args)))
 }
 
 // Argument readers shared by the families: each is `undefined` (None) when
@@ -107,13 +137,13 @@ fn flag(args: &[Option<Value>], i: usize) -> Option<bool> {
 }
 
 /// Charges `bytes` a function creates to the row's budget (`None` past it).
-fn charge(bytes: usize) -> Option<()> {
-    super::budget::charge_bytes(bytes).then_some(())
+fn charge(run: &RunContext, bytes: usize) -> Option<()> {
+    run.budget.charge_bytes(bytes).then_some(())
 }
 
 /// Charges a new copy of `copied` and `extra` bytes besides.
-fn budget_ok(copied: &Value, extra: usize) -> Option<()> {
-    (super::budget::charge(copied) && super::budget::charge_bytes(extra)).then_some(())
+fn budget_ok(run: &RunContext, copied: &Value, extra: usize) -> Option<()> {
+    (run.budget.charge(copied) && run.budget.charge_bytes(extra)).then_some(())
 }
 
 /// A number as an index or a count: truncated toward zero, saturating at
@@ -138,6 +168,11 @@ pub(crate) mod testing {
     pub const U: &str = "$undefined";
 
     pub fn run(name: &str, args: Value) -> Option<Value> {
+        run_in(&crate::query::RunContext::outside_a_run(), name, args)
+    }
+
+    /// [`run`] in the run `cx` (its instant, its budget).
+    pub fn run_in(cx: &crate::query::RunContext, name: &str, args: Value) -> Option<Value> {
         let args: Vec<Option<Value>> = match args {
             Value::Array(items) => items
                 .into_iter()
@@ -145,7 +180,7 @@ pub(crate) mod testing {
                 .collect(),
             other => panic!("arguments must be an array, got {other}"),
         };
-        super::call(name, &args)
+        super::call(cx, name, &args)
     }
 }
 

@@ -2,13 +2,13 @@
 
 use serde_json::{Map, Value};
 
-use super::{arg, budget_ok, string, Function};
+use super::{arg, budget_ok, string, Args, Function};
 
 pub const FUNCTIONS: &[(&str, Function)] = &[("OBJECTTOARRAY", object_to_array)];
 
 /// Each field of an object as `{k: name, v: value}`; the two names may be
 /// given (the value's name only with the field's).
-fn object_to_array(args: &[Option<Value>]) -> Option<Value> {
+fn object_to_array(args: &Args) -> Option<Value> {
     if args.is_empty() || args.len() > 3 {
         return None;
     }
@@ -25,7 +25,7 @@ fn object_to_array(args: &[Option<Value>]) -> Option<Value> {
     };
     // The copy of every value, plus the two names once per field.
     let names = (key_name.len() + value_name.len()).saturating_mul(object.len());
-    budget_ok(arg(args, 0)?, names)?;
+    budget_ok(args.run(), arg(args, 0)?, names)?;
     Some(Value::Array(
         object
             .iter()

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use regex::{Regex, RegexBuilder};
 use serde_json::Value;
 
-use super::{string, Function};
+use super::{string, Args, Function};
 
 pub const FUNCTIONS: &[(&str, Function)] = &[("REGEXMATCH", regex_match)];
 
@@ -29,7 +29,7 @@ thread_local! {
         RefCell::new(HashMap::new());
 }
 
-fn regex_match(args: &[Option<Value>]) -> Option<Value> {
+fn regex_match(args: &Args) -> Option<Value> {
     if !(2..=3).contains(&args.len()) {
         return None;
     }

@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::{array, charge, flag, integer_part, num, string, Function};
+use super::{array, charge, flag, integer_part, num, string, Args, Function};
 
 /// The documented cap on `REPLICATE`'s result, in characters.
 pub const MAX_REPLICATE_CHARS: usize = 10_000;
@@ -42,38 +42,41 @@ pub const FUNCTIONS: &[(&str, Function)] = &[
 ];
 
 /// A new string, charged to the budget.
-fn built(text: String) -> Option<Value> {
-    charge(text.len())?;
+fn built(args: &Args, text: String) -> Option<Value> {
+    charge(args.run(), text.len())?;
     Some(Value::String(text))
 }
 
-fn unary(args: &[Option<Value>], f: fn(&str) -> String) -> Option<Value> {
+fn unary(args: &Args, f: fn(&str) -> String) -> Option<Value> {
     (args.len() == 1).then_some(())?;
-    built(f(string(args, 0)?))
+    built(args, f(string(args, 0)?))
 }
 
 /// Two or more strings, joined.
-fn concat(args: &[Option<Value>]) -> Option<Value> {
+fn concat(args: &Args) -> Option<Value> {
     if args.len() < 2 {
         return None;
     }
     let parts = (0..args.len())
         .map(|i| string(args, i))
         .collect::<Option<Vec<&str>>>()?;
-    charge(parts.iter().map(|p| p.len()).fold(0, usize::saturating_add))?;
+    charge(
+        args.run(),
+        parts.iter().map(|p| p.len()).fold(0, usize::saturating_add),
+    )?;
     Some(Value::String(parts.concat()))
 }
 
 /// `CONTAINS`, `STARTSWITH`, `ENDSWITH`, `StringEquals`: two strings and
 /// an optional boolean to ignore case.
-fn compare(args: &[Option<Value>], test: fn(&str, &str) -> bool) -> Option<Value> {
+fn compare(args: &Args, test: fn(&str, &str) -> bool) -> Option<Value> {
     if !(2..=3).contains(&args.len()) {
         return None;
     }
     let (s, part) = (string(args, 0)?, string(args, 1)?);
     Some(Value::Bool(if flag(args, 2)? {
         let (s, part) = (s.to_lowercase(), part.to_lowercase());
-        charge(s.len().saturating_add(part.len()))?;
+        charge(args.run(), s.len().saturating_add(part.len()))?;
         test(&s, &part)
     } else {
         test(s, part)
@@ -82,7 +85,7 @@ fn compare(args: &[Option<Value>], test: fn(&str, &str) -> bool) -> Option<Value
 
 /// The character position of the first occurrence of the second string
 /// at or after the optional start (a negative start counts as 0), or -1.
-fn index_of(args: &[Option<Value>]) -> Option<Value> {
+fn index_of(args: &Args) -> Option<Value> {
     if !(2..=3).contains(&args.len()) {
         return None;
     }
@@ -146,7 +149,7 @@ fn trim(args: &[Option<Value>], start: bool, end: bool) -> Option<Value> {
 
 /// Every occurrence of the second string replaced by the third (an empty
 /// string to find replaces nothing).
-fn replace(args: &[Option<Value>]) -> Option<Value> {
+fn replace(args: &Args) -> Option<Value> {
     (args.len() == 3).then_some(())?;
     let (s, from, to) = (string(args, 0)?, string(args, 1)?, string(args, 2)?);
     if from.is_empty() {
@@ -157,13 +160,13 @@ fn replace(args: &[Option<Value>]) -> Option<Value> {
         .len()
         .saturating_add(count.saturating_mul(to.len()))
         .saturating_sub(count.saturating_mul(from.len()));
-    charge(size)?;
+    charge(args.run(), size)?;
     Some(Value::String(s.replace(from, to)))
 }
 
 /// The string repeated a whole number of times, at most 10,000 characters
 /// in all; undefined for a negative count or a longer result.
-fn replicate(args: &[Option<Value>]) -> Option<Value> {
+fn replicate(args: &Args) -> Option<Value> {
     (args.len() == 2).then_some(())?;
     let s = string(args, 0)?;
     let times = num(args, 1)?;
@@ -174,11 +177,11 @@ fn replicate(args: &[Option<Value>]) -> Option<Value> {
     if s.chars().count().saturating_mul(times) > MAX_REPLICATE_CHARS {
         return None;
     }
-    built(s.repeat(times))
+    built(args, s.repeat(times))
 }
 
 /// Zero-based start and length in characters, both clamped to the string.
-fn substring(args: &[Option<Value>]) -> Option<Value> {
+fn substring(args: &Args) -> Option<Value> {
     (args.len() == 3).then_some(())?;
     let s = string(args, 0)?;
     let start = usize::try_from(integer_part(num(args, 1)?).max(0)).unwrap_or(usize::MAX);
@@ -188,7 +191,7 @@ fn substring(args: &[Option<Value>]) -> Option<Value> {
 
 /// The strings of an array joined by a separator; undefined if an item is
 /// not a string.
-fn join(args: &[Option<Value>]) -> Option<Value> {
+fn join(args: &Args) -> Option<Value> {
     (args.len() == 2).then_some(())?;
     let items = array(args, 0)?;
     let separator = string(args, 1)?;
@@ -200,13 +203,13 @@ fn join(args: &[Option<Value>]) -> Option<Value> {
         .iter()
         .map(|p| p.len().saturating_add(separator.len()))
         .fold(0, usize::saturating_add);
-    charge(size)?;
+    charge(args.run(), size)?;
     Some(Value::String(parts.join(separator)))
 }
 
 /// The pieces between occurrences of a delimiter; an empty delimiter
 /// leaves the string whole.
-fn split(args: &[Option<Value>]) -> Option<Value> {
+fn split(args: &Args) -> Option<Value> {
     (args.len() == 2).then_some(())?;
     let (s, delimiter) = (string(args, 0)?, string(args, 1)?);
     let pieces: Vec<Value> = if delimiter.is_empty() {
@@ -216,7 +219,10 @@ fn split(args: &[Option<Value>]) -> Option<Value> {
             .map(|p| Value::String(p.to_owned()))
             .collect()
     };
-    charge(s.len().saturating_add(pieces.len().saturating_mul(16)))?;
+    charge(
+        args.run(),
+        s.len().saturating_add(pieces.len().saturating_mul(16)),
+    )?;
     Some(Value::Array(pieces))
 }
 

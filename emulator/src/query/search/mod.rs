@@ -6,19 +6,18 @@
 //!
 //! These functions read the container's policies: a vector's distance
 //! function and data type come from the embedding policy of its path, a
-//! text's language from the full-text policy. The HTTP layer installs the
-//! policies around a query's run ([`with_policies`]); `FullTextScore`
-//! also reads the statistics of the documents in scope, gathered before
-//! the run ([`PreparedQuery::run_with_statistics`]).
+//! text's language from the full-text policy. The policies come with the
+//! run's context (`context.rs`); `FullTextScore` also reads the statistics
+//! of the documents in scope, which the run gathers before it ranks them
+//! ([`gather_statistics`]).
 
-use std::cell::RefCell;
 use std::collections::HashMap;
-use std::rc::Rc;
 
 use serde_json::Value;
 
 use super::ast::{Expr, Select, SortKind};
 use super::eval;
+use super::RunContext;
 use crate::store::search_policy::{
     DistanceFunction, FullTextPolicy, VectorDataType, VectorEmbeddingPolicy,
 };
@@ -31,7 +30,7 @@ pub mod text;
 pub mod validate;
 pub mod vector;
 
-use bm25::Statistics;
+pub(super) use bm25::Statistics;
 use vector::Comparison;
 
 /// The container's policies that search functions read.
@@ -66,35 +65,7 @@ impl Policies {
 }
 
 /// A `FullTextScore`'s statistics are kept per path and terms.
-type TermsKey = (String, Vec<String>);
-
-thread_local! {
-    static POLICIES: RefCell<Rc<Policies>> = RefCell::new(Rc::new(Policies::default()));
-    static STATISTICS: RefCell<Rc<HashMap<TermsKey, Statistics>>> = RefCell::default();
-}
-
-/// Runs `run` (a query) with the container's search policies.
-pub fn with_policies<T>(policies: Policies, run: impl FnOnce() -> T) -> T {
-    let previous = POLICIES.with(|p| p.replace(Rc::new(policies)));
-    let result = run();
-    POLICIES.with(|p| p.replace(previous));
-    result
-}
-
-fn policies() -> Rc<Policies> {
-    POLICIES.with(|p| p.borrow().clone())
-}
-
-/// Runs `run` with the statistics `FullTextScore` reads.
-pub(super) fn with_statistics<T>(
-    statistics: HashMap<TermsKey, Statistics>,
-    run: impl FnOnce() -> T,
-) -> T {
-    let previous = STATISTICS.with(|s| s.replace(Rc::new(statistics)));
-    let result = run();
-    STATISTICS.with(|s| s.replace(previous));
-    result
-}
+pub(super) type TermsKey = (String, Vec<String>);
 
 /// The function names this module evaluates (upper case).
 pub const FUNCTIONS: [&str; 9] = [
@@ -119,33 +90,39 @@ pub fn document_path(expr: &Expr) -> Option<String> {
     super::gateway::document_path(expr).map(|names| format!("/{}", names.join("/")))
 }
 
-/// How `VectorDistance(args)` compares vectors: by the embedding policy of
-/// the document path among its first two arguments, `options` (its fourth
-/// argument, evaluated) overriding it.
-fn comparison(args: &[Expr], options: Option<&Value>) -> Option<Comparison> {
+/// How `VectorDistance(args)` compares vectors: by the embedding policy
+/// (of `policies`) of the document path among its first two arguments,
+/// `options` (its fourth argument, evaluated) overriding it.
+fn comparison(policies: &Policies, args: &[Expr], options: Option<&Value>) -> Option<Comparison> {
     let path = args.iter().take(2).find_map(document_path);
-    policies().comparison(path.as_deref(), options)
+    policies.comparison(path.as_deref(), options)
 }
 
 /// Whether `VectorDistance(args)` counts greater scores as closer, read
 /// without a row (for a plan): constant options only.
-pub(super) fn greater_is_closer(args: &[Expr]) -> bool {
-    let options = args.get(3).and_then(|e| eval::eval(e, &[]));
-    comparison(args, options.as_ref()).is_none_or(|c| vector::greater_is_closer(c.distance))
+pub(super) fn greater_is_closer(policies: &Policies, args: &[Expr]) -> bool {
+    let options = args.get(3).and_then(eval::constant);
+    comparison(policies, args, options.as_ref())
+        .is_none_or(|c| vector::greater_is_closer(c.distance))
 }
 
 /// Evaluates a search function on a row; `None` when `name` is not one.
-pub(super) fn call(name: &str, args: &[Expr], row: &[&Value]) -> Option<Option<Value>> {
+pub(super) fn call(
+    cx: &RunContext,
+    name: &str,
+    args: &[Expr],
+    row: &[&Value],
+) -> Option<Option<Value>> {
     if !is_function(name) {
         return None;
     }
-    let value = |i: usize| args.get(i).and_then(|e| eval::eval(e, row));
+    let value = |i: usize| args.get(i).and_then(|e| eval::eval(cx, e, row));
     Some(match name {
         "VECTORDISTANCE" | "_VECTORSCORE" => {
-            vector_distance(args, row).map(|(score, _)| number(score))
+            vector_distance(cx, args, row).map(|(score, _)| number(score))
         }
         "FULLTEXTCONTAINS" | "FULLTEXTCONTAINSALL" | "FULLTEXTCONTAINSANY" => {
-            let (analyzer, runs) = document_words(args, row)?;
+            let (analyzer, runs) = document_words(cx, args, row)?;
             let terms: Option<Vec<String>> = (1..args.len())
                 .map(|i| value(i)?.as_str().map(str::to_string))
                 .collect();
@@ -163,13 +140,13 @@ pub(super) fn call(name: &str, args: &[Expr], row: &[&Value]) -> Option<Option<V
             Some(Value::Bool(result))
         }
         "_FULLTEXTWORDCOUNT" => {
-            let (_, runs) = document_words(args, row)?;
+            let (_, runs) = document_words(cx, args, row)?;
             Some(Value::from(text::word_count(&runs)))
         }
         "FULLTEXTSCORE" => {
             let (path, terms) = score_terms(args)?;
-            let statistics = STATISTICS.with(|s| s.borrow().get(&(path, terms.clone())).cloned());
-            full_text_score(args, row, &terms, &statistics.unwrap_or_default())
+            let statistics = cx.statistics(&(path, terms.clone()));
+            full_text_score(cx, args, row, &terms, &statistics.unwrap_or_default())
         }
         "_FULLTEXTSCORE" => {
             // _FullTextScore(path, [terms], documents, words, [hits])
@@ -187,7 +164,7 @@ pub(super) fn call(name: &str, args: &[Expr], row: &[&Value]) -> Option<Option<V
                     .map(Value::as_u64)
                     .collect::<Option<_>>()?,
             };
-            full_text_score(args, row, &terms, &statistics)
+            full_text_score(cx, args, row, &terms, &statistics)
         }
         // Ranks exist only over all rows: `ORDER BY RANK` computes them.
         _ => None,
@@ -200,8 +177,7 @@ fn number(x: f64) -> Value {
 
 /// The language analyzer of the path a full-text function's first
 /// argument reads.
-fn analyzer_for(args: &[Expr]) -> &'static text::Analyzer {
-    let policies = policies();
+fn analyzer_for(policies: &Policies, args: &[Expr]) -> &'static text::Analyzer {
     let path = args.first().and_then(document_path).unwrap_or_default();
     text::analyzer(policies.full_text.language_for(&path))
 }
@@ -209,11 +185,12 @@ fn analyzer_for(args: &[Expr]) -> &'static text::Analyzer {
 /// The words of the text a full-text function's first argument reads,
 /// with the analyzer of its language (for the search terms).
 fn document_words(
+    cx: &RunContext,
     args: &[Expr],
     row: &[&Value],
 ) -> Option<(&'static text::Analyzer, Vec<Vec<String>>)> {
-    let value = eval::eval(args.first()?, row)?;
-    let analyzer = analyzer_for(args);
+    let value = eval::eval(cx, args.first()?, row)?;
+    let analyzer = analyzer_for(&cx.policies, args);
     Some((analyzer, analyzer.document(&value)?))
 }
 
@@ -245,12 +222,13 @@ pub fn score_terms(args: &[Expr]) -> Option<(String, Vec<String>)> {
 
 /// The BM25 score of the row's text for `terms`.
 fn full_text_score(
+    cx: &RunContext,
     args: &[Expr],
     row: &[&Value],
     terms: &[String],
     statistics: &Statistics,
 ) -> Option<Value> {
-    let (analyzer, runs) = document_words(args, row)?;
+    let (analyzer, runs) = document_words(cx, args, row)?;
     let occurrences: Vec<u64> = terms
         .iter()
         .map(|t| text::occurrences(&runs, &analyzer.words(t)))
@@ -262,14 +240,14 @@ fn full_text_score(
 
 /// `VectorDistance(a, b [, bruteForce [, options]])` on a row: the score
 /// and how it compared.
-fn vector_distance(args: &[Expr], row: &[&Value]) -> Option<(f64, Comparison)> {
+fn vector_distance(cx: &RunContext, args: &[Expr], row: &[&Value]) -> Option<(f64, Comparison)> {
     let options = match args.get(3) {
-        Some(e) => Some(eval::eval(e, row)?),
+        Some(e) => Some(eval::eval(cx, e, row)?),
         None => None,
     };
-    let comparison = comparison(args, options.as_ref())?;
-    let a = vector::read(&eval::eval(args.first()?, row)?)?;
-    let b = vector::read(&eval::eval(args.get(1)?, row)?)?;
+    let comparison = comparison(&cx.policies, args, options.as_ref())?;
+    let a = vector::read(&eval::eval(cx, args.first()?, row)?)?;
+    let b = vector::read(&eval::eval(cx, args.get(1)?, row)?)?;
     let score = vector::score(comparison.distance, &a, &b)?;
     Some((score, comparison))
 }
@@ -277,43 +255,43 @@ fn vector_distance(args: &[Expr], row: &[&Value]) -> Option<(f64, Comparison)> {
 /// The score of a scoring function on a row, turned so that greater is
 /// more relevant (a Euclidean distance negated): what `ORDER BY RANK` and
 /// `ORDER BY VectorDistance` sort by, descending.
-pub(super) fn relevance(expr: &Expr, row: &[&Value]) -> Option<f64> {
+pub(super) fn relevance(cx: &RunContext, expr: &Expr, row: &[&Value]) -> Option<f64> {
     let Expr::Call(name, args) = expr else {
         return None;
     };
     match name.as_str() {
         "VECTORDISTANCE" | "_VECTORSCORE" => {
-            let (score, comparison) = vector_distance(args, row)?;
+            let (score, comparison) = vector_distance(cx, args, row)?;
             Some(match vector::greater_is_closer(comparison.distance) {
                 true => score,
                 false => -score,
             })
         }
-        _ => call(name, args, row)??.as_f64(),
+        _ => call(cx, name, args, row)??.as_f64(),
     }
 }
 
 /// The sort key of an ORDER BY key of kind `Similarity` or `Rank` on a
 /// row: its relevance, or for `RRF` each component's (null where it has
 /// none), which [`rank::fuse`] turns into ranks once every row is in.
-pub(super) fn sort_value(expr: &Expr, row: &[&Value]) -> Option<Value> {
+pub(super) fn sort_value(cx: &RunContext, expr: &Expr, row: &[&Value]) -> Option<Value> {
     match rank::rrf_components(expr) {
         Some((components, _)) => Some(Value::Array(
             components
                 .iter()
-                .map(|c| relevance(c, row).map_or(Value::Null, number))
+                .map(|c| relevance(cx, c, row).map_or(Value::Null, number))
                 .collect(),
         )),
-        None => relevance(expr, row).map(number),
+        None => relevance(cx, expr, row).map(number),
     }
 }
 
 /// Whether an ORDER BY key's values come in descending order: for
 /// `VectorDistance`, whether its distance function counts greater as
-/// closer; for a rank, always (its scores are relevances).
-pub fn sorts_descending(key: &super::ast::SortKey) -> bool {
+/// closer (by `policies`); for a rank, always (its scores are relevances).
+pub fn sorts_descending(policies: &Policies, key: &super::ast::SortKey) -> bool {
     match (key.kind, &key.expr) {
-        (SortKind::Similarity, Expr::Call(_, args)) => greater_is_closer(args),
+        (SortKind::Similarity, Expr::Call(_, args)) => greater_is_closer(policies, args),
         _ => key.descending,
     }
 }
@@ -345,9 +323,12 @@ pub(super) fn needs_statistics(select: &Select) -> bool {
 
 /// The statistics of `docs` (every document in scope, before any filter,
 /// as the gateway's statistics query counts them) for each
-/// `FullTextScore` of `select`, for [`with_statistics`].
-pub(super) fn gather_statistics(select: &Select, docs: &[Value]) -> HashMap<TermsKey, Statistics> {
-    let policies = policies();
+/// `FullTextScore` of `select`, for [`RunContext::with_statistics`].
+pub(super) fn gather_statistics(
+    policies: &Policies,
+    select: &Select,
+    docs: &[Value],
+) -> HashMap<TermsKey, Statistics> {
     let mut statistics = HashMap::new();
     for (path, terms) in full_text_scores(select) {
         let analyzer = text::analyzer(policies.full_text.language_for(&path));

@@ -15,8 +15,8 @@
 use std::cmp::Ordering;
 
 use super::super::ast::{Expr, Select, SortKind};
-use super::super::{eval, execute::Executor};
-use super::{comparison, document_path, vector};
+use super::super::{eval, execute};
+use super::{comparison, document_path, vector, Policies};
 use crate::query::view::ContainerView;
 use crate::store::search_policy::DistanceFunction;
 use crate::store::vectors::VectorColumn;
@@ -39,12 +39,12 @@ impl Nearest {
     /// answers: `FROM c` (no JOIN), no DISTINCT, GROUP BY or aggregate, a
     /// bound (TOP or LIMIT), and one ORDER BY key, `VectorDistance` of a
     /// document path and a constant vector (constant options too).
-    pub fn of(select: &Select) -> Option<Nearest> {
+    pub fn of(select: &Select, policies: &Policies) -> Option<Nearest> {
         let plain = select.from.as_ref().is_some_and(|f| f.is_plain());
         if !plain || select.distinct || !select.group_by.is_empty() {
             return None;
         }
-        if Executor::new(select).aggregate {
+        if execute::aggregates(select) {
             return None;
         }
         let [key] = select.order_by.as_slice() else {
@@ -65,7 +65,7 @@ impl Nearest {
         }
         let constant = |e: &Expr| match eval::reads_document(e) {
             true => None,
-            false => eval::eval(e, &[]),
+            false => eval::constant(e),
         };
         let (document_first, path, other) = match (document_path(&args[0]), document_path(&args[1]))
         {
@@ -78,7 +78,7 @@ impl Nearest {
             Some(e) => Some(constant(e)?),
             None => None,
         };
-        let distance = comparison(args, options.as_ref())?.distance;
+        let distance = comparison(policies, args, options.as_ref())?.distance;
         Some(Nearest {
             path,
             query,

@@ -10,9 +10,10 @@ use serde_json::{json, Map, Value};
 
 use super::super::{PreparedQuery, QueryBody};
 use super::nearest::Nearest;
-use super::{with_policies, Policies};
+use super::Policies;
 use crate::partition_key::KeyScope;
 use crate::query::view::ScopedView;
+use crate::query::Setting;
 use crate::store::{Container, ContainerSettings, ItemKey};
 use crate::ttl::Ttl;
 
@@ -119,21 +120,23 @@ fn run(c: &Container, text: &str, scope: Option<&KeyScope>, fast: bool) -> Vec<B
     let items = c
         .live_items(scope, None, NOW)
         .map(|(key, item)| (key.pk(), key.id(), &item.body));
-    with_policies(policies(c), || {
-        if fast {
-            let nearest = Nearest::of(&query.select).expect("the fast path's shape");
-            let mut view = ScopedView {
-                c,
-                in_scope: |pk: &str| scope.is_none_or(|s| s.contains(pk)),
-                now: NOW,
-                after: None,
-            };
-            assert!(nearest.column(&view).is_some(), "a column answers {text}");
-            query.run_whole(items, Some(&mut view)).unwrap()
-        } else {
-            query.run_whole(items, None).unwrap()
-        }
-    })
+    let setting = Setting {
+        policies: policies(c).into(),
+        udfs: None,
+    };
+    if fast {
+        let nearest = Nearest::of(&query.select, &setting.policies).expect("the fast path's shape");
+        let mut view = ScopedView {
+            c,
+            in_scope: |pk: &str| scope.is_none_or(|s| s.contains(pk)),
+            now: NOW,
+            after: None,
+        };
+        assert!(nearest.column(&view).is_some(), "a column answers {text}");
+        query.run_whole(setting, items, Some(&mut view)).unwrap().0
+    } else {
+        query.run_whole(setting, items, None).unwrap().0
+    }
 }
 
 fn texts(results: &[Bytes]) -> Vec<String> {
@@ -198,7 +201,7 @@ fn queries_the_column_cannot_answer_take_the_scan() {
             parameters: vec![],
         })
         .unwrap();
-        Nearest::of(&query.select).is_some()
+        Nearest::of(&query.select, &Policies::default()).is_some()
     };
     assert!(shape(
         "SELECT TOP 3 * FROM c ORDER BY VectorDistance(c.v, [1, 2])"

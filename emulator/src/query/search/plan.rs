@@ -43,7 +43,7 @@ struct Component {
 
 /// The plan of a query whose ORDER BY is `RANK` (validated: its rank is
 /// made of `FullTextScore` and `VectorDistance` calls).
-pub fn hybrid(select: &Select) -> ApiResult<Value> {
+pub fn hybrid(select: &Select, policies: &super::Policies) -> ApiResult<Value> {
     let aliases = select.aliases();
     let first = aliases.first().map_or("c", String::as_str);
     let sql = |e: &Expr| e.to_sql(aliases);
@@ -79,7 +79,7 @@ pub fn hybrid(select: &Select) -> ApiResult<Value> {
                     (score, true, Some((target, terms)))
                 }
                 "VECTORDISTANCE" => {
-                    let closer = super::greater_is_closer(args);
+                    let closer = super::greater_is_closer(policies, args);
                     (
                         format!("_VectorScore({})", args_sql.join(", ")),
                         closer,

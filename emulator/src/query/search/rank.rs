@@ -40,7 +40,7 @@ pub fn weights(expr: &Expr) -> Option<Vec<f64>> {
     {
         return None;
     }
-    match eval::eval(expr, &[])? {
+    match eval::constant(expr)? {
         Value::Array(items) => items.iter().map(Value::as_f64).collect(),
         _ => None,
     }

@@ -7,11 +7,23 @@ use serde_json::{json, Value};
 
 use super::super::tests::prepared;
 use super::super::{PreparedQuery, QueryBody};
-use super::{with_policies, Policies};
+use super::Policies;
+use crate::query::Setting;
 use crate::store::search_policy::{FullTextPolicy, VectorEmbeddingPolicy};
 
 fn run(query: &str, docs: &[Value]) -> Vec<Value> {
     prepared(query).run_values(docs.iter().cloned()).unwrap()
+}
+
+/// [`run`] in a container with `policies`.
+fn run_with(policies: Policies, query: &str, docs: &[Value]) -> Vec<Value> {
+    let setting = Setting {
+        policies: policies.into(),
+        udfs: None,
+    };
+    prepared(query)
+        .run_values_in(setting, docs.iter().cloned())
+        .unwrap()
 }
 
 fn refusal(query: &str) -> String {
@@ -54,17 +66,11 @@ fn vector_distance_scores_by_the_policy_or_the_options() {
     // No policy: cosine.
     assert_eq!(run(q, &vectors()), [json!(1.0)]);
     // The path's embedding policy: Euclidean.
-    assert_eq!(
-        with_policies(euclidean_policy(), || run(q, &vectors())),
-        [json!(8.0)]
-    );
+    assert_eq!(run_with(euclidean_policy(), q, &vectors()), [json!(8.0)]);
     // The options win over the policy.
     let q = "SELECT VALUE VectorDistance(c.v, [2, 0], false, {'distanceFunction': 'DotProduct'}) \
              FROM c WHERE c.id = 'far-east'";
-    assert_eq!(
-        with_policies(euclidean_policy(), || run(q, &vectors())),
-        [json!(20.0)]
-    );
+    assert_eq!(run_with(euclidean_policy(), q, &vectors()), [json!(20.0)]);
     // No vector at the path, or another length: undefined.
     let q =
         "SELECT c.id, VectorDistance(c.v, [1, 2, 3]) AS d FROM c WHERE c.id IN ('none', 'east')";
@@ -81,7 +87,7 @@ fn order_by_vector_distance_puts_the_most_similar_first() {
     let q = "SELECT TOP 3 c.id FROM c ORDER BY VectorDistance(c.v, [1, 0])";
     assert_eq!(ids(&run(q, &vectors())), ["east", "far-east", "north"]);
     // Euclidean (the policy): smaller first.
-    let ranked = with_policies(euclidean_policy(), || run(q, &vectors()));
+    let ranked = run_with(euclidean_policy(), q, &vectors());
     assert_eq!(ids(&ranked), ["east", "north", "west"]);
     // The document may be either argument; OFFSET LIMIT pages the order.
     let q = "SELECT c.id FROM c ORDER BY VectorDistance([1, 0.1], c.v, true, {distanceFunction: 'euclidean'}) \
@@ -480,16 +486,16 @@ fn vector_plans_sort_in_memory_in_the_policys_direction() {
         "{rewritten}"
     );
     // Euclidean by the policy: ascending distances.
-    let plan = with_policies(euclidean_policy(), || prepared(q).plan().unwrap());
+    let plan = prepared(q)
+        .plan_for(Some("NonValueAggregate"), &euclidean_policy())
+        .unwrap();
     assert_eq!(plan["queryInfo"]["orderBy"], json!(["Ascending"]));
     // Each range's rewritten query returns its rows in that order.
-    let rows = with_policies(euclidean_policy(), || {
-        let text = plan["queryInfo"]["rewrittenQuery"]
-            .as_str()
-            .unwrap()
-            .replace("{documentdb-formattableorderbyquery-filter}", "true");
-        run(&text, &vectors())
-    });
+    let text = plan["queryInfo"]["rewrittenQuery"]
+        .as_str()
+        .unwrap()
+        .replace("{documentdb-formattableorderbyquery-filter}", "true");
+    let rows = run_with(euclidean_policy(), &text, &vectors());
     let items: Vec<f64> = rows
         .iter()
         .filter_map(|r| r["orderByItems"][0]["item"].as_f64())

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::PartitionKeyDefinition;
-use crate::query::ComputedProperties;
+use crate::query::{search, ComputedProperties};
 use crate::store::encryption_policy::EncryptionPolicy;
 use crate::store::indexing;
 use crate::store::search_policy::{self, FullTextPolicy, VectorEmbeddingPolicy};
@@ -40,6 +40,14 @@ pub struct ContainerSettings {
 }
 
 impl ContainerSettings {
+    /// The policies a query's search functions read (`query/search`).
+    pub fn search_policies(&self) -> search::Policies {
+        search::Policies {
+            vectors: self.vector_embeddings.clone(),
+            full_text: self.full_text.clone(),
+        }
+    }
+
     /// Reads and validates a container body (R2, R9, R10).
     pub fn parse(body: &Map<String, Value>) -> ApiResult<Self> {
         Self::read(body, Checks::All)

@@ -30,7 +30,7 @@ use geo::relate::IntersectionMatrix;
 use geo::{Coord, Geometry, LineString, Point, Polygon, Relate};
 use serde_json::{Map, Value};
 
-use super::{arg, charge, finite, Function};
+use super::{arg, charge, finite, Args, Function};
 use ellipsoid::V3;
 pub use reach::{Reach, Region};
 
@@ -182,14 +182,14 @@ fn validity(args: &[Option<Value>]) -> Option<Result<Shape, String>> {
     shape(args, 0)
 }
 
-fn st_isvaliddetailed(args: &[Option<Value>]) -> Option<Value> {
+fn st_isvaliddetailed(args: &Args) -> Option<Value> {
     let mut result = Map::new();
     match validity(args)? {
         Ok(_) => {
             result.insert("valid".into(), Value::Bool(true));
         }
         Err(reason) => {
-            charge(reason.len())?;
+            charge(args.run(), reason.len())?;
             result.insert("valid".into(), Value::Bool(false));
             result.insert("reason".into(), Value::String(reason));
         }
@@ -203,7 +203,7 @@ fn two(args: &[Option<Value>]) -> Option<(Shape, Shape)> {
     Some((shape(args, 0)?.ok()?, shape(args, 1)?.ok()?))
 }
 
-fn st_area(args: &[Option<Value>]) -> Option<Value> {
+fn st_area(args: &Args) -> Option<Value> {
     (args.len() == 1).then_some(())?;
     let area = match shape(args, 0)?.ok()? {
         // Documented: zero- and one-dimensional shapes have no area.
@@ -501,7 +501,7 @@ fn skeletons(parts: &[Part]) -> (Vec<V3>, Vec<[V3; 2]>) {
     (points, edges)
 }
 
-fn st_distance(args: &[Option<Value>]) -> Option<Value> {
+fn st_distance(args: &Args) -> Option<Value> {
     let (a, b) = two(args)?;
     if let (Shape::Point(p), Shape::Point(q)) = (&a, &b) {
         let d = ellipsoid::arc_length(ellipsoid::normal(*p), ellipsoid::normal(*q));
