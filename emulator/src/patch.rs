@@ -5,7 +5,10 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
-use crate::query::{PreparedQuery, QueryBody};
+use std::sync::Arc;
+
+use crate::query::search::Policies;
+use crate::query::{PreparedQuery, QueryBody, Setting};
 use crate::store::Edit;
 
 use crate::limits::MAX_PATCH_OPERATIONS as MAX_OPERATIONS;
@@ -71,9 +74,10 @@ fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<V
 
 impl PatchBody {
     /// This patch as an edit of the current body: its `condition` (a
-    /// `FROM c WHERE ...` clause, read at `now_millis`) must hold, else
-    /// 412, then its operations apply. Also a transactional batch's `Patch`.
-    pub fn edit(self, now_millis: i64) -> ApiResult<Edit> {
+    /// `FROM c WHERE ...` clause, read at `now_millis` with the container's
+    /// search `policies`) must hold, else 412, then its operations apply.
+    /// Also a transactional batch's `Patch`.
+    pub fn edit(self, now_millis: i64, policies: Arc<Policies>) -> ApiResult<Edit> {
         self.validate()?;
         let condition = self
             .condition
@@ -92,7 +96,14 @@ impl PatchBody {
         Ok(Box::new(move |doc| {
             if let Some(condition) = &condition {
                 let current = Value::Object(doc.clone());
-                if condition.run_values(std::iter::once(current))?.is_empty() {
+                let setting = Setting {
+                    policies,
+                    udfs: None,
+                };
+                if condition
+                    .run_values_in(setting, std::iter::once(current))?
+                    .is_empty()
+                {
                     return Err(ApiError::precondition_failed());
                 }
             }

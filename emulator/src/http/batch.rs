@@ -19,6 +19,8 @@
 //! SDKs read it (the Java and JavaScript SDKs look for the failed operation
 //! in a 207).
 
+use std::sync::Arc;
+
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::{BufMut, BytesMut};
@@ -31,6 +33,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::json;
 use crate::limits::{MAX_BATCH_OPERATIONS, MAX_NESTING_DEPTH};
 use crate::patch::PatchBody;
+use crate::query::search::Policies;
 use crate::store::{check_nesting, Action, BatchMode, Operation, Outcome};
 
 /// Whether a `POST .../docs` is a batch or bulk request.
@@ -56,7 +59,17 @@ pub fn execute(
             }
         })?;
     }
-    let operations = operations(&body.0, state.store.clock.now_millis())?;
+    // A patch's condition reads the container's search policies: asked
+    // for once, by the first patch that has one.
+    let policies = std::cell::OnceCell::new();
+    let policies = || -> ApiResult<Arc<Policies>> {
+        if let Some(policies) = policies.get() {
+            return Ok(Arc::clone(policies));
+        }
+        let found = super::query::search_policies(state, db, coll)?;
+        Ok(Arc::clone(policies.get_or_init(|| found)))
+    };
+    let operations = operations(&body.0, state.store.clock.now_millis(), &policies)?;
     let reads: Vec<bool> = operations
         .iter()
         .map(|o| matches!(o.action, Action::Read))
@@ -93,7 +106,11 @@ pub fn execute(
 
 /// The operations of a request body, each checked up to what needs the
 /// container; a malformed one refuses the whole request (nothing is applied).
-fn operations(bytes: &[u8], now_millis: i64) -> ApiResult<Vec<Operation>> {
+fn operations(
+    bytes: &[u8],
+    now_millis: i64,
+    policies: &dyn Fn() -> ApiResult<Arc<Policies>>,
+) -> ApiResult<Vec<Operation>> {
     // An item sits three levels down (the array, the operation, its
     // `resourceBody`): allow for the two above it, then check each item.
     let depth = json::nesting_depth(bytes);
@@ -125,7 +142,7 @@ fn operations(bytes: &[u8], now_millis: i64) -> ApiResult<Vec<Operation>> {
         .into_iter()
         .enumerate()
         .map(|(index, value)| {
-            operation(value, now_millis).map_err(|e| {
+            operation(value, now_millis, policies).map_err(|e| {
                 let message = format!("Operation {index} of the batch: {}", e.message);
                 e.with_message(message)
             })
@@ -133,7 +150,11 @@ fn operations(bytes: &[u8], now_millis: i64) -> ApiResult<Vec<Operation>> {
         .collect()
 }
 
-fn operation(value: Value, now_millis: i64) -> ApiResult<Operation> {
+fn operation(
+    value: Value,
+    now_millis: i64,
+    policies: &dyn Fn() -> ApiResult<Arc<Policies>>,
+) -> ApiResult<Operation> {
     let Value::Object(mut fields) = value else {
         return Err(ApiError::bad_request(
             "each operation must be a JSON object with an 'operationType'.",
@@ -180,7 +201,11 @@ fn operation(value: Value, now_millis: i64) -> ApiResult<Operation> {
         "patch" => {
             let request: PatchBody = serde_json::from_value(body.unwrap_or_default())
                 .map_err(|e| ApiError::bad_request(format!("the patch is invalid: {e}.")))?;
-            Action::Patch(request.edit(now_millis)?)
+            let policies = match request.condition {
+                Some(_) => policies()?,
+                None => Arc::default(),
+            };
+            Action::Patch(request.edit(now_millis, policies)?)
         }
         _ => {
             return Err(ApiError::bad_request(format!(

@@ -23,6 +23,7 @@ use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::PartitionKeyDefinition;
 use crate::query::pipeline::{self, CalledUdfs, PageRequest, Planned, Scope, Scoped, Source};
+use crate::query::search::Policies;
 use crate::query::udf::Runner;
 use crate::query::view::ScopedView;
 use crate::query::{Continuation, PageLimit, PreparedQuery, QueryBody};
@@ -45,9 +46,7 @@ pub(super) async fn query(
     if headers.flag("x-ms-cosmos-is-query-plan-request") {
         // The container must exist for its plan, as for its query; a
         // vector search's order is its embedding policy's.
-        let policies = state
-            .store
-            .with_container(db, coll, |c, _| Ok(c.settings.search_policies()))?;
+        let policies = search_policies(state, db, coll)?;
         let supported = headers.text("x-ms-cosmos-supported-query-features");
         query.check_supported_features(supported)?;
         let plan = query.plan_for(supported, &policies)?;
@@ -300,4 +299,14 @@ impl Source for ContainerScope<'_> {
             Ok(range_walk::next(c, walk, page))
         })
     }
+}
+
+/// The search policies of container `coll` (its vector embeddings and
+/// full-text languages), for an expression evaluated outside a query's
+/// page: a query plan, a patch's `condition`.
+pub(super) fn search_policies(state: &AppState, db: &str, coll: &str) -> ApiResult<Arc<Policies>> {
+    let policies = state
+        .store
+        .with_container(db, coll, |c, _| Ok(c.settings.search_policies()))?;
+    Ok(Arc::new(policies))
 }

@@ -571,3 +571,61 @@ fn a_stored_procedure_s_query_reads_the_container_s_policies() {
         reply.body
     );
 }
+
+/// A patch's `condition` reads the container's policies too, alone and in
+/// a transactional batch: German stems "Häuser" as "Haus", so the condition
+/// holds and the patch applies (with English it would not: 412).
+#[test]
+fn a_patch_condition_reads_the_container_s_policies() {
+    let c = client();
+    created(
+        &c,
+        &container(
+            "v",
+            json!({
+                "vectorEmbeddingPolicy": {"vectorEmbeddings": [embedding("/v", "float32", 2, "euclidean")]},
+                "fullTextPolicy": {"defaultLanguage": "de-DE", "fullTextPaths": [{"path": "/text", "language": "de-DE"}]},
+            }),
+        ),
+    );
+    let pk = json!(["a"]).to_string();
+    let pk = [("x-ms-documentdb-partitionkey", pk.as_str())];
+    let item = json!({"id": "a", "v": [1, 0], "text": "Das Haus ist alt"});
+    assert_eq!(c.post("/dbs/db/colls/v/docs", &item, &pk).status, 201);
+    // The Euclidean distance of [1, 0] to [1, 1] is 1 (cosine: 0.707).
+    let condition = "FROM c WHERE FullTextContains(c.text, 'Häuser') \
+                     AND VectorDistance(c.v, [1, 1]) > 0.99";
+    let patch = json!({
+        "operations": [{"op": "set", "path": "/n", "value": 1}],
+        "condition": condition,
+    });
+    let reply = c.send(
+        reqwest::Method::PATCH,
+        "/dbs/db/colls/v/docs/a",
+        &pk,
+        Some(&patch),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(reply.body["n"], 1);
+
+    let batch = json!([{
+        "operationType": "Patch",
+        "id": "a",
+        "resourceBody": {
+            "operations": [{"op": "set", "path": "/n", "value": 2}],
+            "condition": condition,
+        },
+    }]);
+    let reply = c.post(
+        "/dbs/db/colls/v/docs",
+        &batch,
+        &[
+            ("x-ms-cosmos-is-batch-request", "True"),
+            ("x-ms-cosmos-batch-atomic", "True"),
+            pk[0],
+        ],
+    );
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(reply.body[0]["statusCode"], 200, "{}", reply.body);
+    assert_eq!(c.get("/dbs/db/colls/v/docs/a", &pk).body["n"], 2);
+}
