@@ -26,7 +26,7 @@ forEachScheme("items", (ctx) => {
   });
 
   // ('?' too, but @azure/cosmos 4.9.3 puts it in the URL unescaped, so no
-  // server can read it back through this version: emulator/tests/validation.rs.)
+  // server can read it back through this version: emulator/tests/it/validation.rs.)
   test("ids the service accepts: whitespace at either end, control characters, '%20' as text", async () => {
     const c = await newContainer();
     for (const id of ["  Test  ", "With\tTab\nLine\rReturn", "Ending%20", "Special,=.:~+-@()^${}[]!_"]) {

@@ -1,4 +1,4 @@
-//! The emulator's own control API (README, "Test clock protocol"):
+//! The emulator's own control API (`docs/src/clock.md`, "The routes"):
 //! `GET /_emulator/clock` → `{"now": s}`; `POST` `{"advance": s}` or
 //! `{"set": s}` → `{"now": s}`, 404 unless started with `--clock manual`;
 //! `GET /_emulator/stats`, the items stored per container (expired or not
@@ -9,7 +9,7 @@
 //! splits one partition key range in two (see `store/ranges.rs`), with
 //! either clock, and answers the children as `pkranges` lists them; and
 //! `POST /_emulator/compact`, which writes a snapshot of the data directory
-//! now (see `store/durable.rs`) and answers what it did; and, for test
+//! now (see `store/durable/mod.rs`) and answers what it did; and, for test
 //! isolation (`store/account.rs`), `POST /_emulator/reset` (every database
 //! dropped; `{"clock": s}` also sets the test clock), and named in-memory
 //! snapshots of the whole account: `PUT /_emulator/snapshots/{name}`,

@@ -1,6 +1,6 @@
 //! Persistence (`--data-dir`): the data directory's files and the journal
 //! the store writes ahead into. This module knows frames and files; what a
-//! record means is the store's business (`store/durable.rs`).
+//! record means is the store's business (`store/durable/mod.rs`).
 
 mod directory;
 mod frame;

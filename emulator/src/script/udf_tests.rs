@@ -1,5 +1,5 @@
 //! User-defined functions in queries, through the query engine and a
-//! QuickJS sandbox (the HTTP surface is in `tests/scripts.rs`).
+//! QuickJS sandbox (the HTTP surface is in `tests/it/scripts.rs`).
 
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! A container in the data directory (`store/durable.rs`): what its
+//! A container in the data directory (`store/durable/mod.rs`): what its
 //! catalog record keeps, and putting it back from snapshots and journals.
 
 use serde_json::Map;
