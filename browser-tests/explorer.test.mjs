@@ -1,6 +1,7 @@
 // The data explorer in a real browser (Debian's chromium): what a developer
 // does to find out why an item disappeared. Expectations come from the TTL
-// documentation's tables (TTL-SPEC E1-E3), not from the emulator's code.
+// documentation's tables (E1-E3, docs/src/reference/ttl-rules.md#examples), not from the
+// emulator's code.
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";

@@ -1,4 +1,4 @@
-//! The signed Cosmos DB requests the bench sends (PROTOCOL.md): path,
+//! The signed Cosmos DB requests the bench sends (docs/src/reference/protocol.md): path,
 //! resource type and link, the standard headers, and a fresh master-key
 //! signature on every request, as an SDK does.
 

@@ -1,4 +1,4 @@
-//! Master-key authentication (PROTOCOL.md, "Authentication").
+//! Master-key authentication (`docs/src/reference/protocol.md`, "Authentication").
 //!
 //! The client signs `verb \n resourceType \n resourceLink \n x-ms-date \n date \n`
 //! with HMAC-SHA256 under the base64-decoded account key. The server rebuilds

@@ -1,7 +1,9 @@
-//! Time to live: the rules of TTL-SPEC.md as pure functions.
+//! Time to live: the documentation's rules as pure functions.
 //!
 //! Everything that decides whether an item is alive lives here; the store
-//! and the purge only ask. Rule numbers (R1-R12) refer to TTL-SPEC.md.
+//! and the purge only ask. Rule numbers (R1-R12), table cells (E1.1-E3.3,
+//! M1.1-M3.3) and stories (L1-L11) are those of the guide's reference page
+//! `docs/src/reference/ttl-rules.md`, which gives each its source.
 
 use serde_json::Value;
 
@@ -65,7 +67,8 @@ pub fn container_default_ttl(value: Option<&Value>) -> Result<Option<Ttl>, ApiEr
 }
 
 /// Validates an item's `ttl` property (R3, R9). An explicit JSON `null` is
-/// invalid: SDK nulls are serialised as an absent property (PROTOCOL.md).
+/// invalid: SDK nulls are serialised as an absent property
+/// (`docs/src/reference/protocol.md#errors`).
 /// Items are validated whether or not the container has TTL on.
 pub fn item_ttl(value: Option<&Value>) -> Result<Option<Ttl>, ApiError> {
     match value {
@@ -157,7 +160,8 @@ mod tests {
     }
 
     /// The example tables E1-E3 (seeds 000, 004) and the matrix M1-M3
-    /// (seeds 001-003): expiry instant for an item written at ts = 100.
+    /// (seeds 001-003; `docs/src/reference/ttl-rules.md#seeds`): expiry
+    /// instant for an item written at ts = 100.
     #[rstest]
     #[case::e1_1_m1_1(N, N, None)]
     #[case::e1_2_m2_1(N, NEVER, None)]

@@ -116,7 +116,7 @@ export class Emulator {
   }
 }
 
-/** Master-key authorization headers, signed as PROTOCOL.md says. */
+/** Master-key authorization headers, signed as docs/src/reference/protocol.md#authentication says. */
 export function masterKeyHeaders(verb, resourceType, resourceLink, key = KEY) {
   const date = new Date().toUTCString();
   const payload = `${verb.toLowerCase()}\n${resourceType.toLowerCase()}\n${resourceLink}\n${date.toLowerCase()}\n\n`;

@@ -1,4 +1,5 @@
-// TTL through the test clock (TTL-SPEC E1-E3, R4 boundary, R6 extend, R8/L11).
+// TTL through the test clock (E1-E3, R4 boundary, R6 extend, R8/L11: the rules
+// of docs/src/reference/ttl-rules.md).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { forEachScheme, unique } from "./emulator.mjs";

@@ -1,4 +1,7 @@
-"""TTL through the test clock (TTL-SPEC E1-E3, R4 boundary, R6 extend, R7/R8)."""
+"""TTL through the test clock (E1-E3, R4 boundary, R6 extend, R7/R8).
+
+The rules are those of docs/src/reference/ttl-rules.md.
+"""
 
 import pytest
 from azure.cosmos import PartitionKey

@@ -1,8 +1,8 @@
 //! Transactional batch and bulk on the wire: `POST .../docs` with
 //! `x-ms-cosmos-is-batch-request: true` and a JSON array of operations
-//! (PROTOCOL-NEXT §3), as the Python SDK's `execute_item_batch` and the
-//! JavaScript SDK's `items.batch`, `items.bulk` and `executeBulkOperations`
-//! send it.
+//! (`docs/src/reference/protocol.md#transactional-batch`), as the Python
+//! SDK's `execute_item_batch` and the JavaScript SDK's `items.batch`,
+//! `items.bulk` and `executeBulkOperations` send it.
 //!
 //! - `x-ms-cosmos-batch-atomic` absent or `true`: a transactional batch in
 //!   the logical partition of `x-ms-documentdb-partitionkey`, all or nothing.

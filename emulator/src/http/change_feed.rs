@@ -1,4 +1,6 @@
-//! The change feed: `GET .../docs` with `A-IM` (see PROTOCOL-NEXT §1, §2).
+//! The change feed: `GET .../docs` with `A-IM` (see
+//! `docs/src/reference/protocol.md#change-feed-latest-version` and
+//! `docs/src/reference/protocol.md#change-feed-all-versions-and-deletes`).
 //!
 //! - `A-IM: Incremental Feed` (any case): the latest version of each live
 //!   item changed after the start, in the order of its last write, each

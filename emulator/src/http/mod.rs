@@ -1,5 +1,5 @@
 //! The REST surface: routes, the authentication and common-headers
-//! middleware, and the handlers per resource (PROTOCOL.md).
+//! middleware, and the handlers per resource (`docs/src/reference/protocol.md`).
 
 mod access;
 mod account;

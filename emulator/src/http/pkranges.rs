@@ -1,8 +1,8 @@
 //! `GET .../pkranges`: the container's physical partition key ranges (one
 //! `["", "FF")` by default, several for a container with more throughput,
 //! more after splits; see `store/ranges.rs`), served as the incremental
-//! feed the SDKs poll until they get a literal 304 (PROTOCOL.md, "the
-//! trap").
+//! feed the SDKs poll until they get a literal 304
+//! (`docs/src/reference/protocol.md#pkranges`).
 //!
 //! The etag names the container and its ranges' version (the splits it
 //! has seen): `If-None-Match` with the current etag is 304; with an older

@@ -1,4 +1,5 @@
-//! The ordered expiry index of one container (DESIGN.md, after mini-redis).
+//! The ordered expiry index of one container (after mini-redis; see
+//! `docs/src/architecture.md#time-and-expiry`).
 //!
 //! Two ordered sets, so that a purge pops exactly the items that are due and
 //! a change of the container's `defaultTtl` rewrites nothing:

@@ -212,7 +212,7 @@ fn invalid_name(name: &str, less_than: usize) -> ApiError {
     ))
 }
 
-/// Checks an item's `id` (PROTOCOL.md, issue 2 point 7).
+/// Checks an item's `id` (`docs/src/reference/protocol.md#ids`).
 pub fn validate_id(value: Option<&Value>) -> ApiResult<&str> {
     checked_id(value, MAX_ID_BYTES + 1, ITEM_ID_FORBIDDEN)
 }

@@ -2,8 +2,8 @@
 //! log sequence number (LSN), kept for a bounded time.
 //!
 //! This is the one structure the change feed, the transactional batch and
-//! persistence build on (see `DESIGN.md`, "One ordered change log per
-//! container"):
+//! persistence build on (see `docs/src/architecture.md`, "One change log
+//! per container"):
 //!
 //! - Every create, replace (upserts and patches of an existing item), delete
 //!   and TTL purge appends one [`Change`] with the next LSN. A transactional

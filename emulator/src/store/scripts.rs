@@ -6,7 +6,7 @@
 //! service compiles it only when it runs, the SDKs' tests store non-JS
 //! text); running it is another module's.
 //!
-//! The service's shapes (`SCRIPTS-FACTS.md` 1.1): `id` and `body`, plus a
+//! The service's shapes (`docs/src/reference/script-facts.md#resources`): `id` and `body`, plus a
 //! trigger's `triggerType` (Pre, Post) and `triggerOperation` (All, Create,
 //! Replace, Delete, Upsert), accepted in any case (the Python and
 //! JavaScript SDKs send "pre", "all"; .NET "Pre", "All") and echoed as

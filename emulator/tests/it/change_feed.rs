@@ -1,6 +1,8 @@
 //! The change feed over HTTP (issue 11): the latest-version mode and the
 //! all-versions-and-deletes mode, with TTL expirations as deletes
-//! (PROTOCOL-NEXT §1, §2, §6).
+//! (`docs/src/reference/protocol.md#change-feed-latest-version`,
+//! `docs/src/reference/protocol.md#change-feed-all-versions-and-deletes`,
+//! `docs/src/reference/ttl-rules.md#the-current-page`).
 
 use crate::common::{Purge, TestClient, COLL};
 use serde_json::{json, Value};

@@ -1,4 +1,4 @@
-//! The wire as PROTOCOL.md describes it: account document, resources,
+//! The wire as `docs/src/reference/protocol.md` describes it: account document, resources,
 //! envelopes, headers, paging, pkranges, preconditions, authentication.
 
 use crate::common::{TestClient, COLL, DB};

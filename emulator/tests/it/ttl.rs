@@ -1,6 +1,6 @@
 //! Time to live over real HTTP with the manual clock: the example tables
 //! (E1-E3), the matrix (M1-M3) and the lifecycle stories (L1-L11) of
-//! TTL-SPEC.md. Times are seconds after the item's write at START.
+//! `docs/src/reference/ttl-rules.md`. Times are seconds after the item's write at START.
 //!
 //! Every test runs twice: with the background purge, and without it, so
 //! that the read paths are seen hiding expired items by themselves (R5)

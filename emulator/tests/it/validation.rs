@@ -7,7 +7,7 @@ use reqwest::Method;
 use rstest::rstest;
 use serde_json::{json, Value};
 
-/// Every invalid value of R9 (and an explicit null, PROTOCOL.md).
+/// Every invalid value of R9 (and an explicit null, `docs/src/reference/protocol.md#errors`).
 fn invalid_ttls() -> Vec<Value> {
     vec![
         json!(0),
