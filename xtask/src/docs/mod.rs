@@ -19,6 +19,7 @@
 //!   starting that image.
 
 mod blocks;
+mod cited;
 mod links;
 mod snippets;
 
@@ -60,6 +61,16 @@ pub fn check(python: Option<&Path>) -> Result<(), String> {
         ));
     }
     eprintln!("every code block of the README and the guide is a snippet that CI runs");
+
+    let dead = cited::check(&root())?;
+    if !dead.is_empty() {
+        return Err(format!(
+            "{} cited path(s) that do not exist:\n{}",
+            dead.len(),
+            dead.join("\n")
+        ));
+    }
+    eprintln!("every path the repository's sources and documents cite exists");
 
     build_book()?;
     let broken = links::check_book(&root().join("docs/book"))?;
