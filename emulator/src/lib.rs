@@ -3,15 +3,22 @@
 //!
 //! Start it in-process with [`Emulator::start`] (tests, tools) or as the
 //! `cosmos-emulator` binary. The modules, one concept each:
-//! `ttl` (the TTL rules), `store` (data and the expiry index), `purge` (the
-//! background deletion), `query` (the SQL dialect), `patch`, `epk`
-//! (effective partition keys), `http` (routes and handlers), `auth`
-//! (master-key signatures), `error` (the wire format of failures), `clock`
-//! (the one source of time); for the binary, `settings` (flags and
-//! environment variables), `health` (the health server), `probe` (the
-//! `health` subcommand that asks it) and `lifetime` (signals and
-//! `--parent-pid`); `transport` (plain HTTP, HTTPS, or either by the first
-//! byte) and `tls` (the certificates) for both.
+//! - the data: `ttl` (the TTL rules), `store` (databases, containers,
+//!   items, the expiry index, behind one lock), `purge` (the background
+//!   deletion), `reindex` (rebuilding indexes after a policy change),
+//!   `persist` (the data directory and its journal), `query` (the SQL
+//!   dialect), `script` (stored procedures, triggers and UDFs), `patch`
+//!   (partial updates), `partition_key` (definitions, values, headers),
+//!   `epk` (effective partition keys), `rid` (resource ids), `json` (JSON
+//!   within the nesting limit), `limits` (the quotas, in one place);
+//! - the wire: `http` (routes and handlers), `auth` (master-key
+//!   signatures), `resource_token` (permission tokens), `error` (the wire
+//!   format of failures), `clock` (the one source of time);
+//! - for the binary: `settings` (flags and environment variables), `health`
+//!   (the health server), `probe` (the `health` subcommand that asks it)
+//!   and `lifetime` (signals and `--parent-pid`); for both, `transport`
+//!   (plain HTTP, HTTPS, or either by the first byte) and `tls` (the
+//!   certificates).
 
 pub mod auth;
 pub mod clock;
