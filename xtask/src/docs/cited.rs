@@ -40,7 +40,8 @@
 //!
 //! What is not this repository's, and so not checked:
 //! - a path whose first segment names nothing in those places: another
-//!   project's (the SDK's `_execution_context/aggregators.py`, Microsoft's
+//!   project's (the SDK's
+//!   `_execution_context/multi_execution_aggregator.py`, Microsoft's
 //!   `articles/cosmos-db/…`), or a path on the wire (`dbs/{db}/colls`);
 //! - a path of another kind than what is there (the SDK's
 //!   `tests/test_crud.py` cited in the emulator, whose `tests/` is Rust);
