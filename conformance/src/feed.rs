@@ -6,8 +6,9 @@
 
 use crate::client::{segment, Client, Request, Response, TransportError};
 use crate::clock::excerpt;
-use crate::fixtures::{normalize_rows, ttl_delete_bound, Changes, FeedMode, FeedStart};
-use crate::outcome::{canonical, observe_error, render_rows, Observed};
+use crate::fixtures::grammar::{canonical, normalize_rows, render_rows, ttl_delete_bound};
+use crate::fixtures::{Changes, FeedMode, FeedStart};
+use crate::outcome::{observe_error, Observed};
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};

@@ -6,8 +6,8 @@ use crate::clock::{excerpt, TimeMode, Timeline, WallClock};
 use crate::feed::{self, FeedOutcome, FeedState, DEFAULT_PURGE_WAIT};
 use crate::fixtures::{ttl_delete_bound, Action, Case, Expect, Step};
 use crate::outcome::{
-    expected_token, observe_error, observe_read, observe_rows, observe_write, CaseRun, Observed,
-    StepOutcome, NOT_RUN, NO_ANSWER,
+    observe_error, observe_read, observe_rows, observe_write, CaseRun, Observed, StepOutcome,
+    NOT_RUN, NO_ANSWER,
 };
 use reqwest::Method;
 use serde_json::{json, Map, Value};
@@ -325,7 +325,7 @@ fn not_run(step: &Step) -> StepOutcome {
     StepOutcome {
         at: step.at,
         label: step.action.label(),
-        expected: expected_token(&step.expect, matching),
+        expected: step.expect.token(matching),
         observed: NOT_RUN.to_string(),
         detail: None,
     }
@@ -474,7 +474,7 @@ impl CaseTarget<'_> {
     /// Creates the stored procedure in the case's container on its first
     /// use (its id a hash of its text), then executes it in the case's
     /// partition.
-    async fn run_sproc(&self, sproc: &crate::sproc::Sproc) -> Result<Observed, TransportError> {
+    async fn run_sproc(&self, sproc: &crate::fixtures::Sproc) -> Result<Observed, TransportError> {
         let id = crate::sproc::id(&sproc.body);
         let sprocs = format!("{}/sprocs", self.collection_link);
         let created = self.sprocs.lock().expect("never poisoned").contains(&id);
