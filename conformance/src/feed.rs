@@ -5,9 +5,9 @@
 //! the matching rules are in the README ("Change feed").
 
 use crate::client::{segment, Client, Request, Response, TransportError};
-use crate::clock::excerpt;
-use crate::fixtures::grammar::{canonical, normalize_rows, render_rows, ttl_delete_bound};
-use crate::fixtures::{Changes, FeedMode, FeedStart};
+use crate::clock::{excerpt, TimeMode, Timeline};
+use crate::fixtures::grammar::{canonical, normalize_rows, render_rows};
+use crate::fixtures::{Changes, Expect, FeedMode, FeedStart};
 use crate::outcome::{observe_error, Observed};
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -55,6 +55,16 @@ pub struct FeedState {
 }
 
 impl FeedState {
+    /// A case's feed state, on its first change feed step: case time 0 is
+    /// the timeline's origin.
+    pub async fn open(client: &Client, timeline: &Timeline) -> Result<FeedState, String> {
+        let origin = timeline.origin(client).await?;
+        Ok(match timeline.mode() {
+            TimeMode::Manual => FeedState::new(origin, 1.0, false),
+            TimeMode::Wall(wall) => FeedState::new(origin, wall.scale, true),
+        })
+    }
+
     pub fn new(origin: f64, scale: f64, wall: bool) -> FeedState {
         FeedState {
             origin,
@@ -93,13 +103,14 @@ struct Refusal {
 }
 
 /// One change feed step: optionally wait for the purge, read every page
-/// since the step's start, render the entries.
+/// since the step's start, render the entries. `expect` is the step's: the
+/// TTL deletes it names are waited for and their instants checked.
 pub async fn read(
     client: &Client,
     collection_link: &str,
     partition_key: &str,
     changes: &Changes,
-    expected: &[String],
+    expect: &Expect,
     state: &mut FeedState,
     purge_wait: Duration,
 ) -> Result<FeedOutcome, TransportError> {
@@ -127,10 +138,8 @@ pub async fn read(
             )));
         }
     }
-    let awaited: BTreeSet<&str> = expected
-        .iter()
-        .filter_map(|e| ttl_delete_bound(e).map(|(id, _)| id))
-        .collect();
+    let deletes = expect.ttl_deletes();
+    let awaited: BTreeSet<&str> = deletes.iter().map(|(id, _)| *id).collect();
     let started = Instant::now();
     let mut documents = Vec::new();
     let mut start = match changes.from {
@@ -192,7 +201,7 @@ pub async fn read(
     let entries: Vec<String> = documents
         .iter()
         .map(|doc| match mode {
-            FeedMode::AllVersions => all_versions_entry(doc, expected, state),
+            FeedMode::AllVersions => all_versions_entry(doc, &deletes, state),
             FeedMode::LatestVersion => latest_version_entry(doc, changes.show.as_deref()),
         })
         .collect();
@@ -433,7 +442,8 @@ fn change_id(doc: &Value) -> Option<&str> {
 /// The token of one all-versions change: `create a`, `replace a`,
 /// `delete a` (`timeToLiveExpired: false`), `ttl-delete a @>=N` (`true`,
 /// with `crts` at or after the expected instant N), or what is wrong.
-pub fn all_versions_entry(doc: &Value, expected: &[String], state: &FeedState) -> String {
+/// `deletes` are the TTL deletes the step expects, with their instants.
+pub fn all_versions_entry(doc: &Value, deletes: &[(&str, u64)], state: &FeedState) -> String {
     let Some(meta) = metadata(doc) else {
         return format!("(not a change: {})", excerpt(&canonical(doc)));
     };
@@ -446,11 +456,10 @@ pub fn all_versions_entry(doc: &Value, expected: &[String], state: &FeedState) -
     match (operation, expired) {
         ("delete", Some(Value::Bool(false))) => format!("delete {id}"),
         ("delete", Some(Value::Bool(true))) => {
-            let bound = expected
+            let bound = deletes
                 .iter()
-                .filter_map(|e| ttl_delete_bound(e))
                 .find(|(expected_id, _)| *expected_id == id)
-                .map(|(_, bound)| bound);
+                .map(|(_, bound)| *bound);
             let Some(bound) = bound else {
                 return format!("ttl-delete {id}");
             };
@@ -494,8 +503,8 @@ mod tests {
         FeedState::new(1_000_000.0, 1.0, false)
     }
 
-    fn expected() -> Vec<String> {
-        vec!["ttl-delete a @>=1000".to_string(), "create a".to_string()]
+    fn expected() -> Vec<(&'static str, u64)> {
+        vec![("a", 1000)]
     }
 
     #[test]
