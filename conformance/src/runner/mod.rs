@@ -1,6 +1,6 @@
 //! Runs cases against a target: one database of the run's own (random name,
 //! deleted at the end), one container per case, the steps in order; each
-//! step's request is [`target`]'s.
+//! step's request is `target.rs`'s.
 
 use crate::client::{segment, Client, Request, Response};
 use crate::clock::{excerpt, TimeMode, Timeline, WallClock};
