@@ -1,5 +1,5 @@
 //! The `batch` step: a transactional batch in the case's partition
-//! (`POST .../docs` with `x-ms-cosmos-is-batch-request`, PROTOCOL-NEXT §3),
+//! (`POST .../docs` with `x-ms-cosmos-is-batch-request`, `docs/src/reference/protocol.md#transactional-batch`),
 //! to check that TTL holds inside a batch: an invalid `ttl` fails its
 //! operation and rolls the batch back (R9), an expired item is absent to
 //! every operation and its id free to create (R5, L10).
@@ -15,7 +15,8 @@
 //! answer's HTTP status and each operation's `statusCode` in order,
 //! `200 [201, 200]` or `207 [424, 400]`; a refusal of the whole request is
 //! a write's token (`400 BadRequest`). The results decide the step; the HTTP
-//! status (200, or 207 Multi-Status when an operation failed) is protocol.
+//! status (200, or 207 Multi-Status when an operation failed) is protocol
+//! (the expectation grammar, `fixtures/grammar.rs`, reads and decides both).
 
 use serde_json::{json, Map, Value};
 
@@ -77,23 +78,6 @@ fn operation(value: Value) -> Result<Map<String, Value>, String> {
         return Err("a Patch's `resourceBody` has `operations`".to_string());
     }
     Ok(op)
-}
-
-/// `batch [create a, read b]`: the verb and id of each operation.
-pub fn label(operations: &[Map<String, Value>]) -> String {
-    let each: Vec<String> = operations
-        .iter()
-        .map(|op| {
-            let kind = op["operationType"].as_str().unwrap_or("?").to_lowercase();
-            let id = op
-                .get("id")
-                .or_else(|| op.get("resourceBody").and_then(|b| b.get("id")))
-                .and_then(Value::as_str)
-                .unwrap_or("?");
-            format!("{kind} {id}")
-        })
-        .collect();
-    format!("batch [{}]", each.join(", "))
 }
 
 /// The item bodies and patch operations of a batch (for the TTL values a
@@ -177,38 +161,6 @@ pub fn observe(response: &Response) -> Observed {
     }
 }
 
-/// The part of a batch token that decides the step: the results in order
-/// (`[424, 400]`), or for a refused request its status.
-pub fn ttl_part(token: &str) -> String {
-    match token.split_once(" [") {
-        Some((_, results)) => format!("[{results}"),
-        None => token.split(' ').next().unwrap_or(token).to_string(),
-    }
-}
-
-/// Reads a batch step's `expect`: `"<status> [<result>, ...]"`, or a
-/// refusal of the whole request, `"400 BadRequest"` (then `None`: the
-/// caller reads it as a write's status).
-pub fn parse_expect(text: &str) -> Result<Option<(u16, Vec<u16>)>, String> {
-    let Some((status, results)) = text.split_once(' ') else {
-        return Ok(None);
-    };
-    let Some(inner) = results.strip_prefix('[').and_then(|r| r.strip_suffix(']')) else {
-        return Ok(None);
-    };
-    let code = |text: &str| {
-        text.trim()
-            .parse::<u16>()
-            .ok()
-            .filter(|s| (100..600).contains(s))
-            .ok_or_else(|| {
-                format!("a batch expects \"200 [201, 201]\" or \"207 [424, 400]\", not {text:?}")
-            })
-    };
-    let results = inner.split(',').map(code).collect::<Result<Vec<_>, _>>()?;
-    Ok(Some((code(status)?, results)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,7 +173,10 @@ mod tests {
                 {"operationType": "Read", "id": "c"}]"#,
         )
         .unwrap();
-        assert_eq!(label(&ops), "batch [create a, patch b, read c]");
+        assert_eq!(
+            crate::fixtures::Action::Batch(ops.clone()).label(),
+            "batch [create a, patch b, read c]"
+        );
         assert_eq!(written_ttls(&ops), [&json!(0), &json!(5)]);
         let sent = body(&ops, "p", None);
         assert_eq!(sent[0]["resourceBody"]["pk"], "p");
@@ -237,18 +192,5 @@ mod tests {
         ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn expectations_and_verdict_parts() {
-        assert_eq!(
-            parse_expect("207 [424, 400]"),
-            Ok(Some((207, vec![424, 400])))
-        );
-        assert_eq!(parse_expect("400 BadRequest"), Ok(None));
-        assert!(parse_expect("207 [424, x]").is_err());
-        assert_eq!(ttl_part("207 [424, 400]"), "[424, 400]");
-        assert_eq!(ttl_part("200 [424, 400]"), "[424, 400]");
-        assert_eq!(ttl_part("400 BadRequest"), "400");
     }
 }

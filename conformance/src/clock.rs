@@ -6,7 +6,7 @@ use crate::client::{Client, Request};
 use crate::fixtures::{Action, Case};
 use reqwest::Method;
 use serde_json::{json, Map, Value};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
 
 /// The largest TTL value; it and anything larger are never scaled.
@@ -132,6 +132,8 @@ pub fn excerpt(body: &str) -> String {
 pub struct Timeline {
     mode: TimeMode,
     start: Instant,
+    /// The system clock when the case started (case time 0 on the wall clock).
+    started: SystemTime,
     now: u64,
 }
 
@@ -140,7 +142,32 @@ impl Timeline {
         Timeline {
             mode,
             start: Instant::now(),
+            started: SystemTime::now(),
             now: 0,
+        }
+    }
+
+    pub fn mode(&self) -> TimeMode {
+        self.mode
+    }
+
+    /// The target's epoch seconds at case time 0: on the test clock, which
+    /// moves only when the runner moves it, its `now` less the case time
+    /// that has passed; on the wall clock, the system clock's when the case
+    /// started.
+    pub async fn origin(&self, client: &Client) -> Result<f64, String> {
+        match self.mode {
+            TimeMode::Manual => match target_now(client).await? {
+                Some(now) => Ok((now - self.now as i64) as f64),
+                None => Err(
+                    "the target's test clock stopped answering GET /_emulator/clock".to_string(),
+                ),
+            },
+            TimeMode::Wall(_) => Ok(self
+                .started
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .map(|d| d.as_secs_f64())
+                .unwrap_or(0.0)),
         }
     }
 

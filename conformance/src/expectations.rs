@@ -7,26 +7,35 @@
 
 use crate::outcome::{CaseRun, Verdict};
 use crate::report::{Report, Status};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// An implementation's known failures against the conformance suite
+/// (`fixtures/expectations/*.toml`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(title = "cosmos-conformance expectations file")]
 pub struct Expectations {
     /// Who these are for, e.g. `@vercel/cosmosdb-server 0.14.0`.
     pub implementation: String,
     /// How the list was made (command, date-free).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generated: Option<String>,
+    /// The known failures, each a `[[failure]]` table.
     #[serde(default, rename = "failure")]
     pub failures: Vec<KnownFailure>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A case expected to fail, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct KnownFailure {
+    /// The case's id; listed once.
     pub id: String,
+    /// Why it fails, for people.
+    #[schemars(length(min = 1))]
     pub reason: String,
     /// The TTL mismatches the failure consists of, as in the report
     /// (`@1500 read a: expected absent, observed visible`). When given, the

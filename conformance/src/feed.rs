@@ -1,13 +1,16 @@
 //! The change feed: reading it in either mode (latest version; all versions
 //! and deletes), deciding whether a target has the mode at all (if not, the
 //! case is skipped, not failed), waiting for the purge, and the tokens of
-//! what came back. The wire contract is `shared/PROTOCOL-NEXT.md` §1-§2;
+//! what came back. The wire contract is the guide's
+//! `docs/src/reference/protocol.md#change-feed-latest-version` (and
+//! `#change-feed-all-versions-and-deletes`);
 //! the matching rules are in the README ("Change feed").
 
 use crate::client::{segment, Client, Request, Response, TransportError};
-use crate::clock::excerpt;
-use crate::fixtures::{normalize_rows, ttl_delete_bound, Changes, FeedMode, FeedStart};
-use crate::outcome::{canonical, observe_error, render_rows, Observed};
+use crate::clock::{excerpt, TimeMode, Timeline};
+use crate::fixtures::grammar::{canonical, normalize_rows, render_rows};
+use crate::fixtures::{Changes, Expect, FeedMode, FeedStart};
+use crate::outcome::{observe_error, Observed};
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -54,6 +57,16 @@ pub struct FeedState {
 }
 
 impl FeedState {
+    /// A case's feed state, on its first change feed step: case time 0 is
+    /// the timeline's origin.
+    pub async fn open(client: &Client, timeline: &Timeline) -> Result<FeedState, String> {
+        let origin = timeline.origin(client).await?;
+        Ok(match timeline.mode() {
+            TimeMode::Manual => FeedState::new(origin, 1.0, false),
+            TimeMode::Wall(wall) => FeedState::new(origin, wall.scale, true),
+        })
+    }
+
     pub fn new(origin: f64, scale: f64, wall: bool) -> FeedState {
         FeedState {
             origin,
@@ -92,13 +105,14 @@ struct Refusal {
 }
 
 /// One change feed step: optionally wait for the purge, read every page
-/// since the step's start, render the entries.
+/// since the step's start, render the entries. `expect` is the step's: the
+/// TTL deletes it names are waited for and their instants checked.
 pub async fn read(
     client: &Client,
     collection_link: &str,
     partition_key: &str,
     changes: &Changes,
-    expected: &[String],
+    expect: &Expect,
     state: &mut FeedState,
     purge_wait: Duration,
 ) -> Result<FeedOutcome, TransportError> {
@@ -126,10 +140,8 @@ pub async fn read(
             )));
         }
     }
-    let awaited: BTreeSet<&str> = expected
-        .iter()
-        .filter_map(|e| ttl_delete_bound(e).map(|(id, _)| id))
-        .collect();
+    let deletes = expect.ttl_deletes();
+    let awaited: BTreeSet<&str> = deletes.iter().map(|(id, _)| *id).collect();
     let started = Instant::now();
     let mut documents = Vec::new();
     let mut start = match changes.from {
@@ -191,7 +203,7 @@ pub async fn read(
     let entries: Vec<String> = documents
         .iter()
         .map(|doc| match mode {
-            FeedMode::AllVersions => all_versions_entry(doc, expected, state),
+            FeedMode::AllVersions => all_versions_entry(doc, &deletes, state),
             FeedMode::LatestVersion => latest_version_entry(doc, changes.show.as_deref()),
         })
         .collect();
@@ -432,7 +444,8 @@ fn change_id(doc: &Value) -> Option<&str> {
 /// The token of one all-versions change: `create a`, `replace a`,
 /// `delete a` (`timeToLiveExpired: false`), `ttl-delete a @>=N` (`true`,
 /// with `crts` at or after the expected instant N), or what is wrong.
-pub fn all_versions_entry(doc: &Value, expected: &[String], state: &FeedState) -> String {
+/// `deletes` are the TTL deletes the step expects, with their instants.
+pub fn all_versions_entry(doc: &Value, deletes: &[(&str, u64)], state: &FeedState) -> String {
     let Some(meta) = metadata(doc) else {
         return format!("(not a change: {})", excerpt(&canonical(doc)));
     };
@@ -445,11 +458,10 @@ pub fn all_versions_entry(doc: &Value, expected: &[String], state: &FeedState) -
     match (operation, expired) {
         ("delete", Some(Value::Bool(false))) => format!("delete {id}"),
         ("delete", Some(Value::Bool(true))) => {
-            let bound = expected
+            let bound = deletes
                 .iter()
-                .filter_map(|e| ttl_delete_bound(e))
                 .find(|(expected_id, _)| *expected_id == id)
-                .map(|(_, bound)| bound);
+                .map(|(_, bound)| *bound);
             let Some(bound) = bound else {
                 return format!("ttl-delete {id}");
             };
@@ -493,8 +505,8 @@ mod tests {
         FeedState::new(1_000_000.0, 1.0, false)
     }
 
-    fn expected() -> Vec<String> {
-        vec!["ttl-delete a @>=1000".to_string(), "create a".to_string()]
+    fn expected() -> Vec<(&'static str, u64)> {
+        vec![("a", 1000)]
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! A table-driven conformance suite for Azure Cosmos DB time to live.
 //!
-//! The cases are data (`fixtures/cases/*.toml`, see [`fixtures`]); the suite
-//! runs them against any endpoint over signed HTTP ([`client`]), lets time
-//! pass on the target's test clock or the wall clock ([`clock`]), compares
-//! outcome texts ([`outcome`]), applies an implementation's known failures
+//! The cases are data (`fixtures/cases/*.toml`, see [`fixtures`], whose
+//! JSON Schemas [`schema`] generates); the suite runs them against any
+//! endpoint over signed HTTP ([`client`]), lets time pass on the target's
+//! test clock or the wall clock ([`clock`]), compares outcome texts
+//! ([`outcome`]), applies an implementation's known failures
 //! ([`expectations`]) and writes reports ([`report`]). It never links the
 //! emulator: its expected outcomes come only from the fixtures.
 
@@ -18,6 +19,7 @@ pub mod preflight;
 pub mod ranges;
 pub mod report;
 pub mod runner;
+pub mod schema;
 pub mod snapshot;
 pub mod source;
 pub mod sproc;

@@ -79,6 +79,11 @@ struct Args {
     /// Print the cases (id, area, cites, title) and exit.
     #[arg(long)]
     list: bool,
+    /// Write the JSON Schemas of the fixture files (cases.schema.json,
+    /// expectations.schema.json) into DIR and exit; this repository keeps
+    /// them in fixtures/schema/.
+    #[arg(long, value_name = "DIR")]
+    schemas: Option<PathBuf>,
     /// Seconds before a request without an answer fails its step.
     #[arg(long, default_value_t = 10.0)]
     request_timeout: f64,
@@ -119,6 +124,12 @@ fn main() -> ExitCode {
 
 /// `Err`: the run could not start (exit 2).
 fn run(args: Args) -> Result<End, String> {
+    if let Some(dir) = &args.schemas {
+        for path in cosmos_conformance::schema::write(dir)? {
+            println!("{}", path.display());
+        }
+        return Ok(End::Conforming);
+    }
     let source = match &args.fixtures {
         Some(dir) => FixtureSource::Dir(dir.clone()),
         None => FixtureSource::Embedded,

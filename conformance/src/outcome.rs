@@ -2,7 +2,7 @@
 //! and the verdict of a case. Both sides go through the same rendering, so
 //! comparing a step is comparing two tokens.
 //!
-//! Matching rules (written down once, see fixtures/README.md):
+//! Matching rules (written down once: conformance/README.md, "Matching rules"):
 //! - a write: the HTTP status, plus the error body's `code` for 4xx/5xx;
 //!   a successful write must answer a JSON object (delete: any body);
 //! - a read: 200 with a JSON object of the requested id is `visible`, 404
@@ -11,15 +11,17 @@
 //! - a query: the rows of all pages, each an object's `id` or the value as
 //!   compact JSON, order ignored.
 //!
-//! A step's verdict is its TTL part ([`ttl_part`]): for a write, the status
-//! class (any 2xx is `accepted`, an error is its status number; an upsert's
-//! 201 `created` and 200 `replaced`); for a read or a query, the whole token. The rest of a write's token (the exact
-//! success status, the error `code`, the body's shape) is protocol: a
-//! difference there is a protocol note beside the verdict, never the verdict.
+//! A step's verdict is its TTL part ([`ttl_part`], in the expectation
+//! grammar with the expected side's tokens): for a write, the status class
+//! (any 2xx is `accepted`, an error is its status number; an upsert's 201
+//! `created` and 200 `replaced`); for a read or a query, the whole token.
+//! The rest of a write's token (the exact success status, the error
+//! `code`, the body's shape) is protocol: a difference there is a protocol
+//! note beside the verdict, never the verdict.
 
 use crate::client::{Response, TransportError};
 use crate::clock::excerpt;
-use crate::fixtures::{normalize_rows, Expect};
+use crate::fixtures::grammar::{canonical, normalize_rows, render_rows, ttl_part};
 use serde_json::{Map, Value};
 
 /// The token written for a step the runner did not get to.
@@ -91,62 +93,6 @@ impl Observed {
             detail: Some(error.to_string()),
         }
     }
-}
-
-/// The expected token of a step; `matching` is the fixture's `match`.
-pub fn expected_token(expect: &Expect, matching: Option<&Map<String, Value>>) -> String {
-    match expect {
-        Expect::Status { status, code } => match code {
-            Some(code) => format!("{status} {code}"),
-            None => status.to_string(),
-        },
-        Expect::Visible => match matching {
-            Some(m) => format!("visible {}", canonical(&Value::Object(m.clone()))),
-            None => "visible".to_string(),
-        },
-        Expect::Absent => "absent".to_string(),
-        Expect::Rows(rows) | Expect::Changes(rows) => render_rows(rows),
-        Expect::Batch { status, results } => {
-            let results: Vec<String> = results.iter().map(u16::to_string).collect();
-            format!("{status} {}", render_rows(&results))
-        }
-        Expect::Sproc(token) => token.clone(),
-    }
-}
-
-/// The part of a step's token that TTL decides, given the step's label and
-/// expected token: for a write (the expected token is a status), `accepted`
-/// for any 2xx and the status number for an error; anything else whole.
-/// An upsert's success says whether the item was there: 201 is `created`
-/// and 200 `replaced` (an upsert of an expired id must create it anew).
-pub fn ttl_part(label: &str, expected: &str, token: &str) -> String {
-    let status = |text: &str| {
-        let digits = text.split(' ').next().unwrap_or("");
-        (digits.len() == 3)
-            .then(|| digits.parse::<u16>().ok())
-            .flatten()
-    };
-    if label.starts_with("batch ") {
-        return crate::batch::ttl_part(token);
-    }
-    // A stored procedure's status and body are both what TTL decides.
-    if label.starts_with("sproc ") {
-        return token.to_string();
-    }
-    if status(expected).is_none() {
-        return token.to_string();
-    }
-    match status(token) {
-        Some(201) if label.starts_with("upsert ") => "created".to_string(),
-        Some(200) if label.starts_with("upsert ") => "replaced".to_string(),
-        Some(code) if (200..300).contains(&code) => "accepted".to_string(),
-        Some(code) => code.to_string(),
-        None => token.to_string(),
-    }
-}
-
-pub(crate) fn render_rows(rows: &[String]) -> String {
-    format!("[{}]", rows.join(", "))
 }
 
 /// The token of a write's answer; `json_body` says whether success carries a JSON object.
@@ -240,29 +186,6 @@ pub fn observe_rows(rows: &[Value]) -> Observed {
         })
         .collect();
     Observed::plain(render_rows(&normalize_rows(rows)))
-}
-
-/// Compact JSON with object keys sorted, whatever order the map keeps
-/// (serde_json's `preserve_order` may be on in a workspace build).
-pub fn canonical(value: &Value) -> String {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by_key(|(key, _)| *key);
-            let fields: Vec<String> = entries
-                .into_iter()
-                .map(|(key, value)| format!("{}:{}", Value::String(key.clone()), canonical(value)))
-                .collect();
-            format!("{{{}}}", fields.join(","))
-        }
-        Value::Array(items) => {
-            format!(
-                "[{}]",
-                items.iter().map(canonical).collect::<Vec<_>>().join(",")
-            )
-        }
-        other => other.to_string(),
-    }
 }
 
 /// What became of a case, before expectations are applied.

@@ -1,5 +1,5 @@
 //! The `sproc` step: runs a stored procedure in the case's partition
-//! (`POST .../colls/c/sprocs/{id}`, SCRIPTS-FACTS 1.2), to check that TTL
+//! (`POST .../colls/c/sprocs/{id}`, `docs/src/reference/script-facts.md#execution`), to check that TTL
 //! holds inside server-side JavaScript: an expired item is absent to every
 //! read path of the script API and its id is free (R5, L10), a script's
 //! write restarts the countdown (R6), an invalid `ttl` fails the write and,
@@ -40,18 +40,9 @@ use sha2::{Digest, Sha256};
 
 use crate::client::Response;
 use crate::clock::{excerpt, WallClock};
-use crate::outcome::{canonical, Observed};
-
-/// A `sproc` step: a named script and its arguments.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Sproc {
-    /// The script's name in the file's `[scripts]` table.
-    pub name: String,
-    /// The script's JavaScript text, the stored procedure's `body`.
-    pub body: String,
-    /// The arguments as written (the runner adds `pk` and scales `ttl`).
-    pub args: Vec<Value>,
-}
+use crate::fixtures::grammar::canonical;
+use crate::fixtures::Sproc;
+use crate::outcome::Observed;
 
 /// Checks one entry of a file's `[scripts]`: a name of letters, digits,
 /// `-` and `_`, a non-empty text, and no literal TTL value in it.
@@ -107,18 +98,6 @@ pub fn id(body: &str) -> String {
     let digest = Sha256::digest(body.as_bytes());
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
     format!("ttl-{hex}")
-}
-
-/// `sproc probe ["a"]`: the script's name and its arguments as written.
-pub fn label(sproc: &Sproc) -> String {
-    match sproc.args.is_empty() {
-        true => format!("sproc {}", sproc.name),
-        false => format!(
-            "sproc {} {}",
-            sproc.name,
-            canonical(&Value::Array(sproc.args.clone()))
-        ),
-    }
 }
 
 /// The `ttl` values the arguments carry (for the wall clock's judgement).
@@ -179,34 +158,6 @@ pub fn not_created(response: &Response) -> Observed {
     }
 }
 
-/// Reads a sproc step's `expect` into its token: a success status with
-/// the response body as JSON (`200 {"found": false}`, `200 ""`), or an
-/// error status alone (`400`).
-pub fn parse_expect(text: &str) -> Result<String, String> {
-    let usage = || {
-        format!(
-            "a sproc expects a status and the body, e.g. '200 {{\"found\": false}}' or '200 \"\"', or an error status alone, e.g. \"400\"; not {text:?}"
-        )
-    };
-    let (status, body) = match text.trim().split_once(' ') {
-        Some((status, body)) => (status, Some(body)),
-        None => (text.trim(), None),
-    };
-    let status: u16 = status
-        .parse()
-        .ok()
-        .filter(|s| (200..600).contains(s))
-        .ok_or_else(usage)?;
-    match (status < 300, body) {
-        (true, Some(body)) => {
-            let body: Value = serde_json::from_str(body).map_err(|_| usage())?;
-            Ok(format!("{status} {}", canonical(&body)))
-        }
-        (false, None) => Ok(status.to_string()),
-        _ => Err(usage()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,6 +194,7 @@ mod tests {
 
     #[test]
     fn ids_labels_and_arguments() {
+        use crate::fixtures::Action;
         let sproc = Sproc {
             name: "create".into(),
             body: "function (d) {}".into(),
@@ -252,7 +204,7 @@ mod tests {
         assert_ne!(id(&sproc.body), id("function (e) {}"));
         assert_eq!(id(&sproc.body).len(), "ttl-".len() + 16);
         assert_eq!(
-            label(&sproc),
+            Action::Sproc(sproc.clone()).label(),
             r#"sproc create [{"id":"a","ttl":1000},"b",{"id":"c","pk":"x"}]"#
         );
         assert_eq!(written_ttls(&sproc), [&json!(1000)]);
@@ -266,32 +218,36 @@ mod tests {
             args: Vec::new(),
             ..sproc
         };
-        assert_eq!(label(&bare), "sproc create");
+        assert_eq!(Action::Sproc(bare).label(), "sproc create");
         assert!(parse_args("{}").is_err());
         assert!(parse_args("[").is_err());
     }
 
     #[test]
     fn tokens_of_answers_and_expectations_agree() {
+        let expect = |text| {
+            let action = crate::fixtures::Action::Sproc(Sproc {
+                name: "p".into(),
+                body: "function () {}".into(),
+                args: Vec::new(),
+            });
+            crate::fixtures::Expect::parse(text, &action)
+                .unwrap()
+                .token(None)
+        };
         let ok = observe(&response(200, r#"{"found": false, "a": [1, 2]}"#));
         assert_eq!(ok.token, r#"200 {"a":[1,2],"found":false}"#);
-        assert_eq!(
-            parse_expect(r#"200 {"found": false, "a": [1,2]}"#),
-            Ok(ok.token)
-        );
+        assert_eq!(expect(r#"200 {"found": false, "a": [1,2]}"#), ok.token);
         assert_eq!(observe(&response(200, r#""""#)).token, r#"200 """#);
-        assert_eq!(parse_expect(r#"200 "ok""#), Ok(r#"200 "ok""#.to_string()));
+        assert_eq!(expect(r#"200 "ok""#), r#"200 "ok""#);
         let failed = observe(&response(
             400,
             r#"{"code": "BadRequest", "message": "Error: 1234"}"#,
         ));
         assert_eq!(failed.token, "400");
         assert_eq!(failed.detail.as_deref(), Some("BadRequest: Error: 1234"));
-        assert_eq!(parse_expect("400"), Ok("400".to_string()));
+        assert_eq!(expect("400"), failed.token);
         assert_eq!(observe(&response(200, "")).token, "200 (body is not JSON)");
         assert_eq!(not_created(&response(400, "")).token, "not created (400)");
-        for bad in ["200", "400 BadRequest", "ok", r#"200 {"a":"#, "99 1", ""] {
-            assert!(parse_expect(bad).is_err(), "{bad}");
-        }
     }
 }

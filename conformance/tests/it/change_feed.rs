@@ -1,5 +1,5 @@
 //! The change-feed area against a fake target that speaks the change feed
-//! contract (shared/PROTOCOL-NEXT.md §1-§2) with a test clock and
+//! contract (docs/src/reference/protocol.md#change-feed-latest-version) with a test clock and
 //! `POST /_emulator/purge`, and against variants of it that break one rule
 //! each (a second TTL delete, an early one, explicit deletes without
 //! `timeToLiveExpired`, a latest-version feed that shows every version), or
@@ -7,9 +7,11 @@
 //! those are skipped, not failed.
 
 use crate::common::{assert_case, cases, config};
+use cosmos_conformance::fixtures::{parse_file, Case};
 use cosmos_conformance::report::{Report, Status};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 use wiremock::matchers::any;
@@ -86,7 +88,7 @@ impl State {
             .to_string()
     }
 
-    /// When an item expires, if ever (TTL-SPEC R2-R4).
+    /// When an item expires, if ever (R2-R4, docs/src/reference/ttl-rules.md#r2).
     fn expiry(&self, path: &str, item: &Item) -> Option<i64> {
         let container = self.containers.get(&State::container_of(path))?;
         let default = container.get("defaultTtl").and_then(Value::as_i64)?;
@@ -352,6 +354,20 @@ async fn run_against(flaws: Flaws) -> Report {
 }
 
 async fn run_at_scale(flaws: Flaws, time_scale: f64) -> Report {
+    let cases = cases(&[
+        "CF.ttl-delete",
+        "CF.never-expires",
+        "CF.rescued-by-write",
+        "CF.rescued-by-pin",
+        "CF.rescued-by-disable",
+        "CF.explicit-delete",
+        "CF.latest-after-purge",
+        "CF.latest-version-only",
+    ]);
+    run_cases(flaws, time_scale, &cases).await
+}
+
+async fn run_cases(flaws: Flaws, time_scale: f64, cases: &[Case]) -> Report {
     let server = MockServer::start().await;
     Mock::given(any())
         .respond_with(Fake {
@@ -363,20 +379,10 @@ async fn run_at_scale(flaws: Flaws, time_scale: f64) -> Report {
         })
         .mount(&server)
         .await;
-    let cases = cases(&[
-        "CF.ttl-delete",
-        "CF.never-expires",
-        "CF.rescued-by-write",
-        "CF.rescued-by-pin",
-        "CF.rescued-by-disable",
-        "CF.explicit-delete",
-        "CF.latest-after-purge",
-        "CF.latest-version-only",
-    ]);
     let mut config = config(&server.uri());
     config.time_scale = time_scale;
     config.purge_wait = Duration::from_secs(10);
-    crate::common::run(&config, &cases, Duration::from_secs(60)).await
+    crate::common::run(&config, cases, Duration::from_secs(60)).await
 }
 
 fn summary(report: &Report) -> Vec<(String, Status)> {
@@ -394,6 +400,33 @@ async fn a_target_that_keeps_the_contract_passes_every_case() {
         assert_eq!(case.status, Status::Passed, "{case:#?}");
     }
     assert!(!report.failed());
+}
+
+/// A case's feed times count from the case's start, also when its first
+/// change feed read comes after the test clock moved: the TTL delete of an
+/// item written at 0 with `ttl` 1000 is due at 1000 (a feed first read at
+/// 500 must not count from there).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_first_read_after_the_clock_moved_counts_from_the_case_start() {
+    const LATE: &str = r#"
+schema-version = 1
+area = "change-feed"
+title = "t"
+
+[[case]]
+id = "CF.late"
+title = "the first read at 500"
+source = { cites = ["R1"], seeds = ["000"] }
+container = '{"defaultTtl": -1}'
+steps = [
+  { at = 0, create = '{"id": "a", "ttl": 1000}', expect = "201" },
+  { at = 500, changes = "all-versions", from = "now", expect = "[]" },
+  { at = 1000, changes = "all-versions", purge = true, expect = "[ttl-delete a @>=1000]" },
+]
+"#;
+    let late = parse_file(Path::new("late.toml"), LATE).expect("the case loads");
+    let report = run_cases(Flaws::default(), 0.01, &late).await;
+    assert_case(&report, "CF.late", Status::Passed, "");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

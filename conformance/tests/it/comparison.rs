@@ -7,7 +7,7 @@ use cosmos_conformance::clock::WallClock;
 use cosmos_conformance::expectations::{self, Expectations};
 use cosmos_conformance::fixtures::{normalize_rows, Expect};
 use cosmos_conformance::outcome::{
-    expected_token, observe_read, observe_rows, observe_write, CaseRun, StepOutcome, Verdict,
+    observe_read, observe_rows, observe_write, CaseRun, StepOutcome, Verdict,
 };
 use cosmos_conformance::report::{Report, Status, Target};
 use rstest::rstest;
@@ -86,7 +86,7 @@ fn a_read_is_observed_as_presence(
     );
     assert_eq!(observed.token, token);
     assert_eq!(
-        observed.token == expected_token(&Expect::Visible, matching.as_ref()),
+        observed.token == Expect::Visible.token(matching.as_ref()),
         passes
     );
 }
@@ -102,10 +102,7 @@ fn a_scaled_match_is_written_in_the_fixtures_seconds() {
         Some(&sent),
         Some(&written),
     );
-    assert_eq!(
-        observed.token,
-        expected_token(&Expect::Visible, Some(&written))
-    );
+    assert_eq!(observed.token, Expect::Visible.token(Some(&written)));
 }
 
 #[rstest]
@@ -120,7 +117,7 @@ fn query_rows_ignore_order(#[case] rows: Value, #[case] token: &str) {
 fn tokens_sort_object_keys_at_every_depth() {
     let matching = map(json!({"v": 1, "inner": {"z": 1, "a": [{"y": 2, "b": 3}]}}));
     assert_eq!(
-        expected_token(&Expect::Visible, Some(&matching)),
+        Expect::Visible.token(Some(&matching)),
         r#"visible {"inner":{"a":[{"b":3,"y":2}],"z":1},"v":1}"#
     );
     assert_eq!(
@@ -133,7 +130,7 @@ fn tokens_sort_object_keys_at_every_depth() {
 fn expected_rows_render_like_observed_rows() {
     let expect = Expect::Rows(normalize_rows(vec!["b".into(), "a".into()]));
     assert_eq!(
-        expected_token(&expect, None),
+        expect.token(None),
         observe_rows(&[json!({"id": "a"}), json!({"id": "b"})]).token
     );
 }

@@ -89,7 +89,7 @@ fn every_case_cites_a_rule_and_a_seed() {
     }
 }
 
-const GOOD: &str = r#"
+pub const GOOD: &str = r#"
 schema-version = 1
 area = "a"
 title = "t"
@@ -229,7 +229,7 @@ fn the_built_in_fixtures_are_the_fixtures_directory() {
     }
 }
 
-const FEED: &str = r#"
+pub const FEED: &str = r#"
 schema-version = 1
 area = "change-feed"
 title = "t"
@@ -302,7 +302,7 @@ fn change_feed_steps_load_with_their_entries_sorted() {
 #[case::from_on_a_read(
     r#"{ at = 0, create = '{"id": "a"}', expect"#,
     r#"{ at = 0, create = '{"id": "a"}', from = "now", expect"#,
-    "belong to `changes`"
+    "`from` belongs to `changes`"
 )]
 #[case::ttl_delete_without_instant(
     "ttl-delete a @>=10",
@@ -337,7 +337,7 @@ fn a_broken_change_feed_step_is_refused(
     );
 }
 
-const SCRIPTS: &str = r#"
+pub const SCRIPTS: &str = r#"
 schema-version = 1
 area = "scripts"
 title = "t"

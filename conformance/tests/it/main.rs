@@ -12,4 +12,5 @@ mod fixtures;
 mod gate;
 mod html;
 mod misbehaving;
+mod schema;
 mod snapshot;

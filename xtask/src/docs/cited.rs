@@ -75,24 +75,6 @@ const TEXT: &[(&str, Syntax)] = &[
 const PACKAGE_FILES: &[&str] = &["Cargo.toml", "pyproject.toml", "package.json"];
 /// A path right after one of these is a URL's.
 const METHODS: &[&str] = &["GET", "PUT", "POST", "PATCH", "DELETE", "HEAD"];
-/// Dead citations in files another branch is rewriting as this checker
-/// lands (`conformance/src/`, `conformance/tests/`), by file and cited
-/// text: each is to be fixed there and its entry removed here. An entry
-/// that no longer matches a dead citation fails the check, so the list
-/// only shrinks.
-const PENDING: &[(&str, &str)] = &[
-    // → docs/src/reference/protocol.md#change-feed-latest-version
-    ("conformance/src/feed.rs", "shared/PROTOCOL-NEXT.md"),
-    // → docs/src/reference/ttl-rules.md#seeds
-    ("conformance/src/fixtures.rs", "shared/seeds/"),
-    // → conformance/README.md, "Matching rules"
-    ("conformance/src/outcome.rs", "fixtures/README.md"),
-    // → docs/src/reference/protocol.md#change-feed-latest-version
-    (
-        "conformance/tests/it/change_feed.rs",
-        "shared/PROTOCOL-NEXT.md",
-    ),
-];
 
 /// Every dead citation of the repository at `root`, one `file:line: what`
 /// a line; empty when all is well.
@@ -117,7 +99,6 @@ pub fn check(root: &Path) -> Result<Vec<String>, String> {
     let repo = Repo::new(files.iter().map(String::as_str), &gitignore);
     let read = |cited: &str| std::fs::read_to_string(root.join(cited)).ok();
     let mut problems = Vec::new();
-    let mut pending: Vec<(&str, &str)> = PENDING.to_vec();
     for file in &files {
         // Deleted in the work tree but still in the index, or not text.
         let Some(text) = read(file) else {
@@ -127,20 +108,8 @@ pub fn check(root: &Path) -> Result<Vec<String>, String> {
             continue;
         };
         for (line, cited, why) in repo.dead_citations(file, &text, syntax, &read) {
-            let known = (file.as_str(), cited.as_str());
-            match pending.iter().position(|p| *p == known) {
-                Some(at) => {
-                    pending.remove(at);
-                }
-                None => problems.push(format!("{file}:{line}: {cited}: {why}")),
-            }
+            problems.push(format!("{file}:{line}: {cited}: {why}"));
         }
-    }
-    for (file, cited) in pending {
-        problems.push(format!(
-            "{file}: {cited}: no longer a dead citation there; remove it from PENDING \
-             in xtask/src/docs/cited.rs"
-        ));
     }
     Ok(problems)
 }
