@@ -16,7 +16,7 @@
 //!   format of failures), `clock` (the one source of time);
 //! - for the binary: `settings` (flags and environment variables), `health`
 //!   (the health server), `probe` (the `health` subcommand that asks it)
-//!   and `lifetime` (signals and `--parent-pid`); for both, `transport`
+//!   and `shutdown` (signals and `--parent-pid`); for both, `transport`
 //!   (plain HTTP, HTTPS, or either by the first byte) and `tls` (the
 //!   certificates).
 
@@ -27,7 +27,6 @@ pub mod error;
 pub mod health;
 mod http;
 mod json;
-pub mod lifetime;
 pub mod limits;
 mod partition_key;
 mod patch;
@@ -40,6 +39,7 @@ mod resource_token;
 mod rid;
 mod script;
 pub mod settings;
+pub mod shutdown;
 pub mod store;
 mod tls;
 mod transport;

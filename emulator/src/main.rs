@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use cosmos_emulator::health::{self, Health};
 use cosmos_emulator::settings::{self, Command, Flags, Settings};
-use cosmos_emulator::{lifetime, probe, Server};
+use cosmos_emulator::{probe, shutdown, Server};
 
 /// mimalloc: items are allocated on request threads and freed by the purge
 /// on another; glibc's per-thread arenas make such frees slow and keep
@@ -36,7 +36,7 @@ fn main() -> ExitCode {
     // First after the settings (flag or variable): a parent that dies from
     // here on must take the emulator along.
     if let Some(pid) = settings.parent_pid {
-        if let Err(e) = lifetime::parent_at_start(pid) {
+        if let Err(e) = shutdown::parent_at_start(pid) {
             eprintln!("error: {e}");
             return ExitCode::from(USAGE);
         }
@@ -96,7 +96,7 @@ async fn serve(settings: Settings) -> std::io::Result<()> {
     let server = Server::bind(&config)?;
     // Handlers first: a signal that arrives right after the lines below must
     // stop the server cleanly, not kill it.
-    let shutdown = lifetime::shutdown_signal(settings.parent_pid)?;
+    let shutdown = shutdown::shutdown_signal(settings.parent_pid)?;
     let endpoint = server.endpoint()?;
     // The port is bound, so the kernel queues connections: the endpoint serves.
     health.ready(endpoint.clone());

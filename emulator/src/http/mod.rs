@@ -1,7 +1,6 @@
 //! The REST surface: routes, the authentication and common-headers
 //! middleware, and the handlers per resource (`docs/src/reference/protocol.md`).
 
-mod access;
 mod account;
 mod batch;
 mod change_feed;
@@ -19,6 +18,7 @@ mod metrics;
 mod names;
 mod offers;
 mod owner_path;
+mod permissions;
 mod pkranges;
 mod query;
 mod range_walk;
@@ -332,7 +332,7 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
         let header = |name| headers.get(name).and_then(|v| v.to_str().ok());
         if let Some(token) = resource_token::signature(header(&AUTHORIZATION)) {
             let path = request.uri().path();
-            access::authorize(&state, request.method(), path, headers, &token)
+            permissions::authorize(&state, request.method(), path, headers, &token)
         } else {
             auth::verify(
                 &state.key,

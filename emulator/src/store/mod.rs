@@ -13,7 +13,7 @@ mod encryption_policy;
 mod expiry;
 mod image;
 pub mod index;
-pub mod indexing;
+pub mod indexing_policy;
 mod item;
 mod item_ops;
 mod lifetimes;

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::index::IndexPath;
-use super::indexing;
+use super::indexing_policy;
 use super::ItemKey;
 use crate::query::{Reach, Region};
 
@@ -57,7 +57,7 @@ impl SpatialColumns {
     /// Empty columns for the spatial indexes of `policy` (normalised).
     pub fn for_policy(policy: &Value) -> Self {
         SpatialColumns(
-            indexing::spatial_paths(policy)
+            indexing_policy::spatial_paths(policy)
                 .into_iter()
                 .map(|path| (path, SpatialColumn::default()))
                 .collect(),

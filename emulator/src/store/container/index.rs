@@ -6,7 +6,7 @@ use std::ops::Bound;
 
 use super::Container;
 use crate::store::index::{IndexPath, PathIndex};
-use crate::store::indexing;
+use crate::store::indexing_policy;
 use crate::store::spatial::{SpatialColumn, SpatialColumns};
 
 impl Container {
@@ -35,7 +35,7 @@ impl Container {
     }
 
     fn policy_indexes(&self, path: &[Box<str>]) -> bool {
-        indexing::indexes(&self.settings.indexing_policy, path)
+        indexing_policy::indexes(&self.settings.indexing_policy, path)
     }
 
     /// The spatial index of `path`, if the policy has one there.
@@ -63,7 +63,7 @@ impl Container {
     /// whether a rebuild began.
     pub(super) fn start_reindex(&mut self) -> bool {
         let policy = &self.settings.indexing_policy;
-        let keep = |path: &[Box<str>]| indexing::indexes(policy, path);
+        let keep = |path: &[Box<str>]| indexing_policy::indexes(policy, path);
         self.indexes.start_rebuild(keep, self.items.len())
     }
 

@@ -10,7 +10,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::partition_key::PartitionKeyDefinition;
 use crate::query::{search, ComputedProperties};
 use crate::store::encryption_policy::EncryptionPolicy;
-use crate::store::indexing;
+use crate::store::indexing_policy;
 use crate::store::search_policy::{self, FullTextPolicy, VectorEmbeddingPolicy};
 use crate::store::unique_keys::UniqueKeyPolicy;
 use crate::ttl::{self, Ttl};
@@ -64,8 +64,8 @@ impl ContainerSettings {
     fn read(body: &Map<String, Value>, checks: Checks) -> ApiResult<Self> {
         let partition_key = PartitionKeyDefinition::parse(body.get("partitionKey"))?;
         let default_ttl = ttl::container_default_ttl(body.get("defaultTtl"))?;
-        let indexing_policy = indexing::parse(body.get("indexingPolicy"))?;
-        if indexing::is_mode_none(&indexing_policy) && default_ttl.is_some() {
+        let indexing_policy = indexing_policy::parse(body.get("indexingPolicy"))?;
+        if indexing_policy::is_mode_none(&indexing_policy) && default_ttl.is_some() {
             return Err(ApiError::bad_request(
                 "The container cannot have a defaultTtl while its indexing policy has indexingMode 'none': \
                  time to live needs indexing mode 'consistent' or 'lazy' (R10). Remove defaultTtl or change the indexing mode.",

@@ -63,7 +63,7 @@ pub(crate) fn check_indexes(
     Ok(())
 }
 
-/// The entries of an index list (indexing.rs has checked that it is one).
+/// The entries of an index list (indexing_policy.rs has checked that it is one).
 fn list(value: Option<&Value>) -> &[Value] {
     value.and_then(Value::as_array).map_or(&[], Vec::as_slice)
 }
