@@ -441,5 +441,4 @@ fn is_indexed(path: &str, policy: &Value) -> bool {
 }
 
 #[cfg(test)]
-#[path = "computed_tests.rs"]
 mod tests;

@@ -237,5 +237,4 @@ fn check_name(name: &str) -> ApiResult<()> {
 pub type Snapshots = std::sync::Mutex<BTreeMap<String, Arc<Snapshot>>>;
 
 #[cfg(test)]
-#[path = "account_tests.rs"]
 mod tests;

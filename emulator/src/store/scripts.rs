@@ -522,5 +522,4 @@ impl Store {
 }
 
 #[cfg(test)]
-#[path = "scripts_tests.rs"]
 mod tests;

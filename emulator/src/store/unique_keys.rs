@@ -321,5 +321,4 @@ impl UniqueIndex {
 }
 
 #[cfg(test)]
-#[path = "unique_keys_tests.rs"]
 mod tests;

@@ -408,5 +408,4 @@ fn part_of(args: &Args) -> Option<Value> {
 }
 
 #[cfg(test)]
-#[path = "datetime_tests.rs"]
 mod tests;

@@ -227,5 +227,4 @@ fn split(args: &Args) -> Option<Value> {
 }
 
 #[cfg(test)]
-#[path = "string_tests.rs"]
 mod tests;
