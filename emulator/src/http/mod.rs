@@ -378,7 +378,7 @@ async fn envelope(State(state): State<AppState>, request: Request, next: Next) -
         response = internal_error(Some(id)).into_response();
     }
     common_headers(response.headers_mut(), activity_id, &state.store);
-    if !response.headers().contains_key(names::ALT_CONTENT_PATH) {
+    if response.status().is_success() && !response.headers().contains_key(names::ALT_CONTENT_PATH) {
         if let Some(owner) = owner_path::of(uri.path()) {
             response
                 .headers_mut()

@@ -5,8 +5,11 @@
 //! generatePathForNameBased`) and keys its session tokens by that link: a
 //! created container without it fails in the SDK with a
 //! NullPointerException. Item responses carry the container's own
-//! (`container_context.rs`); every other response gets it here, from the
-//! request's path.
+//! (`container_context.rs`); every other successful response gets it
+//! here, from the request's path. Refusals do not: azure-cosmos (Python)
+//! drops its routing-map cache when a 404 names an owner (the sdist's
+//! `test_pkrange_survives_full_crud_lifecycle`, an item read after its
+//! delete).
 
 use axum::http::HeaderValue;
 

@@ -606,4 +606,9 @@ fn resource_responses_name_their_owner() {
     assert_eq!(owner(&user).as_deref(), Some("dbs/my db"));
     assert_eq!(owner(&c.get("/dbs/my%20db", &[])), None);
     assert_eq!(owner(&c.get("/", &[])), None);
+    // Refusals name none: the Python SDK drops its routing-map cache when
+    // a 404 names an owner.
+    let missing = c.get("/dbs/my%20db/colls/nope", &[]);
+    missing.assert_error(404, "NotFound");
+    assert_eq!(owner(&missing), None);
 }
