@@ -468,16 +468,12 @@ fn the_policies_survive_a_restart() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A query that calls a user-defined function runs its page off the
-/// store's lock, on another thread: its search functions read the
-/// container's policies all the same (issue 38), the vector's distance
-/// function (Euclidean here, not the default cosine) and the text's
-/// language (German: "Häuser" is "Haus").
-#[test]
-fn a_query_that_calls_a_udf_reads_the_container_s_policies() {
-    let c = client();
+/// Container `v` whose policies are not the defaults: Euclidean distance
+/// on `/v` (not cosine) and German text on `/text` (not English), so that
+/// a search function run with the defaults gives another answer.
+fn euclidean_and_german(c: &TestClient) {
     created(
-        &c,
+        c,
         &container(
             "v",
             json!({
@@ -486,6 +482,17 @@ fn a_query_that_calls_a_udf_reads_the_container_s_policies() {
             }),
         ),
     );
+}
+
+/// A query that calls a user-defined function runs its page off the
+/// store's lock, on another thread: its search functions read the
+/// container's policies all the same (issue 38), the vector's distance
+/// function (Euclidean here, not the default cosine) and the text's
+/// language (German: "Häuser" is "Haus").
+#[test]
+fn a_query_that_calls_a_udf_reads_the_container_s_policies() {
+    let c = client();
+    euclidean_and_german(&c);
     let udf = json!({"id": "ident", "body": "function (x) { return x; }"});
     assert_eq!(c.post("/dbs/db/colls/v/udfs", &udf, &[]).status, 201);
     for (id, v, text) in [
@@ -539,16 +546,7 @@ fn a_query_that_calls_a_udf_reads_the_container_s_policies() {
 #[test]
 fn a_stored_procedure_s_query_reads_the_container_s_policies() {
     let c = client();
-    created(
-        &c,
-        &container(
-            "v",
-            json!({
-                "vectorEmbeddingPolicy": {"vectorEmbeddings": [embedding("/v", "float32", 2, "euclidean")]},
-                "fullTextPolicy": {"defaultLanguage": "de-DE", "fullTextPaths": [{"path": "/text", "language": "de-DE"}]},
-            }),
-        ),
-    );
+    euclidean_and_german(&c);
     let pk = json!(["a"]).to_string();
     let pk = [("x-ms-documentdb-partitionkey", pk.as_str())];
     let item = json!({"id": "a", "v": [1, 0], "text": "Das Haus ist alt"});
@@ -578,16 +576,7 @@ fn a_stored_procedure_s_query_reads_the_container_s_policies() {
 #[test]
 fn a_patch_condition_reads_the_container_s_policies() {
     let c = client();
-    created(
-        &c,
-        &container(
-            "v",
-            json!({
-                "vectorEmbeddingPolicy": {"vectorEmbeddings": [embedding("/v", "float32", 2, "euclidean")]},
-                "fullTextPolicy": {"defaultLanguage": "de-DE", "fullTextPaths": [{"path": "/text", "language": "de-DE"}]},
-            }),
-        ),
-    );
+    euclidean_and_german(&c);
     let pk = json!(["a"]).to_string();
     let pk = [("x-ms-documentdb-partitionkey", pk.as_str())];
     let item = json!({"id": "a", "v": [1, 0], "text": "Das Haus ist alt"});
