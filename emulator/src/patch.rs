@@ -75,9 +75,18 @@ fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<V
 impl PatchBody {
     /// This patch as an edit of the current body: its `condition` (a
     /// `FROM c WHERE ...` clause, read at `now_millis` with the container's
-    /// search `policies`) must hold, else 412, then its operations apply.
-    /// Also a transactional batch's `Patch`.
-    pub fn edit(self, now_millis: i64, policies: Arc<Policies>) -> ApiResult<Edit> {
+    /// search policies, asked of `policies` only when there is a condition)
+    /// must hold, else 412, then its operations apply. Also a
+    /// transactional batch's `Patch`.
+    pub fn edit(
+        self,
+        now_millis: i64,
+        policies: impl FnOnce() -> ApiResult<Arc<Policies>>,
+    ) -> ApiResult<Edit> {
+        let policies = match self.condition {
+            Some(_) => policies()?,
+            None => Arc::default(),
+        };
         self.validate()?;
         let condition = self
             .condition

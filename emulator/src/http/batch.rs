@@ -201,10 +201,6 @@ fn operation(
         "patch" => {
             let request: PatchBody = serde_json::from_value(body.unwrap_or_default())
                 .map_err(|e| ApiError::bad_request(format!("the patch is invalid: {e}.")))?;
-            let policies = match request.condition {
-                Some(_) => policies()?,
-                None => Arc::default(),
-            };
             Action::Patch(request.edit(now_millis, policies)?)
         }
         _ => {

@@ -3,7 +3,7 @@
 //! goes on to `batch.rs`, `query.rs` or `script_runs.rs`. TTL is the
 //! store's business: expired items are absent here on every path (R5).
 
-use std::sync::{Arc, LazyLock};
+use std::sync::LazyLock;
 
 use axum::extract::{Request, State};
 use axum::http::header::IF_NONE_MATCH;
@@ -208,12 +208,9 @@ pub async fn patch(
     }
     let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
     let patch = body.typed::<PatchBody>("patch")?;
-    // Only a condition reads the container's search policies.
-    let policies = match patch.condition {
-        Some(_) => super::query::search_policies(&state, &db, &coll)?,
-        None => Arc::default(),
-    };
-    let edit = patch.edit(state.store.clock.now_millis(), policies)?;
+    let edit = patch.edit(state.store.clock.now_millis(), || {
+        super::query::search_policies(&state, &db, &coll)
+    })?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
     let target = ItemAddress {
         database: &db,
