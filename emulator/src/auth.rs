@@ -19,6 +19,10 @@ use crate::error::ApiError;
 use crate::limits::MAX_CLOCK_SKEW_SECONDS;
 use crate::rid;
 
+/// The key of Microsoft's emulator, which SDK samples and tests use.
+pub const WELL_KNOWN_KEY: &str =
+    "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+
 type HmacSha256 = Hmac<Sha256>;
 
 /// The account key, as an HMAC whose key schedule is computed once: each
@@ -311,7 +315,7 @@ mod tests {
     use super::*;
     use rstest::rstest;
 
-    const KEY: &str = crate::WELL_KNOWN_KEY;
+    const KEY: &str = super::WELL_KNOWN_KEY;
     const DATE: &str = "Tue, 01 Nov 2022 10:00:00 GMT";
 
     /// The instant `DATE` names: the server's wall clock in these tests.

@@ -163,7 +163,7 @@ mod tests {
     fn system_clock_refuses_to_be_moved() {
         let clock = Clock::new(ClockMode::System);
         let err = clock.advance(1).unwrap_err();
-        assert_eq!(err.status, axum::http::StatusCode::NOT_FOUND);
+        assert_eq!(err.status, http::StatusCode::NOT_FOUND);
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! The one wire format of failures: the Cosmos status code with a JSON body
 //! `{"code": ..., "message": ...}` and, where one applies, `x-ms-substatus`.
+//! Every layer refuses with an [`ApiError`]; `http/response.rs` writes it.
 
-use axum::http::{HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
-use serde_json::json;
+use http::StatusCode;
+use serde_json::{json, Value};
 
 /// A refusal, as the client will see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,6 +96,16 @@ impl ApiError {
             _ => "InternalServerError",
         }
     }
+
+    /// The JSON body the client reads: `code`, `message` and, for some
+    /// refusals, `additionalErrorInfo`.
+    pub fn body(&self) -> Value {
+        let mut body = json!({ "code": self.code(), "message": self.message });
+        if let Some(info) = &self.additional_info {
+            body["additionalErrorInfo"] = info.as_str().into();
+        }
+        body
+    }
 }
 
 impl std::fmt::Display for ApiError {
@@ -111,19 +121,3 @@ impl std::fmt::Display for ApiError {
 }
 
 impl std::error::Error for ApiError {}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let mut body = json!({ "code": self.code(), "message": self.message });
-        if let Some(info) = self.additional_info {
-            body["additionalErrorInfo"] = info.into();
-        }
-        let mut response = (self.status, axum::Json(body)).into_response();
-        if let Some(substatus) = self.substatus {
-            response
-                .headers_mut()
-                .insert("x-ms-substatus", HeaderValue::from(substatus));
-        }
-        response
-    }
-}

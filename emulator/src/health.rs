@@ -24,14 +24,15 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::json;
 
-use crate::{ClockMode, Config};
+use crate::clock::ClockMode;
+use crate::Config;
 
 /// What the health server reports; shared with whoever starts the endpoint.
 #[derive(Debug)]
 pub struct Health {
     started: Instant,
     clock: &'static str,
-    protocol: crate::Protocol,
+    protocol: crate::transport::Protocol,
     data_dir: Option<PathBuf>,
     /// Set once the Cosmos endpoint serves requests.
     endpoint: OnceLock<String>,

@@ -26,6 +26,7 @@ mod epk;
 pub mod error;
 pub mod health;
 mod http;
+mod item_key;
 mod json;
 pub mod limits;
 mod partition_key;
@@ -50,9 +51,11 @@ use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+pub use auth::WELL_KNOWN_KEY;
 pub use clock::{Clock, ClockMode};
 pub use http::{app, AppState, SharedState};
 pub use store::Store;
+pub use transport::Protocol;
 
 /// Sets the allocator up for a long-running server: freed memory goes back
 /// to the system 200 ms after it is freed, so that a large TTL purge shrinks
@@ -65,10 +68,6 @@ pub fn configure_allocator() {
     // other thread exists.
     unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, 200) };
 }
-
-/// The key of Microsoft's emulator, which SDK samples and tests use.
-pub const WELL_KNOWN_KEY: &str =
-    "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -134,34 +133,6 @@ impl Config {
             port: 0,
             clock: ClockMode::Manual { start: None },
             ..Config::default()
-        }
-    }
-}
-
-/// What the endpoint speaks (`--protocol`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Protocol {
-    #[default]
-    Http,
-    /// HTTPS only, with certificates made at start (`tls.rs`).
-    Https,
-    /// Both on one port, told apart by each connection's first byte
-    /// (`transport.rs`); the printed endpoint is the `http://` one.
-    Auto,
-}
-
-impl Protocol {
-    /// Whether HTTPS is served (alone or beside HTTP).
-    pub fn serves_tls(self) -> bool {
-        self != Protocol::Http
-    }
-
-    /// `http`, `https` or `auto`, as `--protocol` names it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Protocol::Http => "http",
-            Protocol::Https => "https",
-            Protocol::Auto => "auto",
         }
     }
 }

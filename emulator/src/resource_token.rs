@@ -154,7 +154,7 @@ mod tests {
 
     #[test]
     fn a_token_round_trips_until_it_expires() {
-        let key = MasterKey::from_base64(crate::WELL_KNOWN_KEY).unwrap();
+        let key = MasterKey::from_base64(crate::auth::WELL_KNOWN_KEY).unwrap();
         let token = issue(&key, &claims());
         let sig = signature(Some(&token)).unwrap();
         assert_eq!(verify(&key, &sig, 999).unwrap(), claims());
@@ -170,7 +170,7 @@ mod tests {
 
     #[test]
     fn altered_or_foreign_tokens_are_refused() {
-        let key = MasterKey::from_base64(crate::WELL_KNOWN_KEY).unwrap();
+        let key = MasterKey::from_base64(crate::auth::WELL_KNOWN_KEY).unwrap();
         let sig = signature(Some(&issue(&key, &claims()))).unwrap();
         let mut longer = claims();
         longer.expires_at = i64::MAX;

@@ -24,6 +24,7 @@
 //! map instead of changing the process's environment.
 
 mod data_dir;
+mod health_args;
 pub(crate) mod values;
 mod vars;
 
@@ -32,10 +33,14 @@ use std::path::PathBuf;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
+use crate::auth::WELL_KNOWN_KEY;
+use crate::clock::ClockMode;
 use crate::persist::SyncMode;
-use crate::{ClockMode, Config, Protocol, WELL_KNOWN_KEY};
+use crate::transport::Protocol;
+use crate::Config;
 
 pub use data_dir::default_data_dir;
+pub use health_args::HealthArgs;
 pub use vars::*;
 
 use values::{checked_key, key_from_file};
@@ -209,7 +214,7 @@ pub struct Flags {
 pub enum Command {
     /// Ask the health server whether the emulator is ready (GET /ready):
     /// exit 0 on a 200, 1 otherwise; for a container's HEALTHCHECK.
-    Health(crate::probe::HealthArgs),
+    Health(HealthArgs),
 }
 
 impl Flags {

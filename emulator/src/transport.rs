@@ -20,7 +20,35 @@ use rustls::ServerConfig;
 use tokio::sync::watch;
 use tower_http::normalize_path::NormalizePath;
 
-use crate::{tls, Protocol};
+use crate::tls;
+
+/// What the endpoint speaks (`--protocol`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Protocol {
+    #[default]
+    Http,
+    /// HTTPS only, with certificates made at start (`tls.rs`).
+    Https,
+    /// Both on one port, told apart by each connection's first byte
+    /// (`transport.rs`); the printed endpoint is the `http://` one.
+    Auto,
+}
+
+impl Protocol {
+    /// Whether HTTPS is served (alone or beside HTTP).
+    pub fn serves_tls(self) -> bool {
+        self != Protocol::Http
+    }
+
+    /// `http`, `https` or `auto`, as `--protocol` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Http => "http",
+            Protocol::Https => "https",
+            Protocol::Auto => "auto",
+        }
+    }
+}
 
 /// How long requests in flight may take to finish once the server stops.
 const GRACE: Duration = Duration::from_secs(5);

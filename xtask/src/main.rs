@@ -16,6 +16,8 @@ mod scorecard;
 mod sdk_suites;
 mod server;
 mod test;
+#[cfg(test)]
+mod tidy;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

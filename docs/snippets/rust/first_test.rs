@@ -1,3 +1,5 @@
+//! The quick start's first test (docs/src/quick-start/rust.md), run by CI
+//! against the emulator as the guide shows it.
 // ANCHOR: test
 use azure_core::credentials::Secret;
 use azure_core::http::StatusCode;

@@ -16,6 +16,7 @@
 use axum::http::header::CONTENT_LOCATION;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
 
 use super::names;
 use super::request::CosmosHeaders;
@@ -69,7 +70,7 @@ pub fn verify(
     read: bool,
 ) -> Result<(), Refusal> {
     if let Some(intended) = headers.text(names::INTENDED_COLLECTION_RID) {
-        if intended.as_bytes() != context.owner.rid.as_bytes() {
+        if intended.as_bytes() != &context.owner.rid[..] {
             // The SDKs refresh their container cache on 400/1024 and retry.
             return Err(ApiError::bad_request(
                 "Collection rid provided by the user does not match the existing collection.",
@@ -151,8 +152,8 @@ pub fn decorate(
 }
 
 fn owner_headers(headers: &mut HeaderMap, context: &ContainerContext) {
-    headers.insert(names::CONTENT_PATH, context.owner.rid.clone());
-    headers.insert(names::ALT_CONTENT_PATH, context.owner.path.clone());
+    headers.insert(names::CONTENT_PATH, shared_value(&context.owner.rid));
+    headers.insert(names::ALT_CONTENT_PATH, shared_value(&context.owner.path));
     // The item's range (or the range a feed read): the Python SDK takes a
     // write naming a range it does not know for a split and refreshes its
     // routing map. The envelope names it in the session token too.
@@ -160,6 +161,17 @@ fn owner_headers(headers: &mut HeaderMap, context: &ContainerContext) {
         names::PARTITION_KEY_RANGE_ID,
         HeaderValue::from(context.range),
     );
+}
+
+/// A header value over bytes the store built once and shares: no copy.
+/// A name with a control character, which no header may hold, is sent
+/// percent-encoded.
+fn shared_value(bytes: &Bytes) -> HeaderValue {
+    HeaderValue::from_maybe_shared(bytes.clone()).unwrap_or_else(|_| {
+        let text = String::from_utf8_lossy(bytes);
+        let encoded = percent_encoding::utf8_percent_encode(&text, percent_encoding::CONTROLS);
+        HeaderValue::from_str(&encoded.to_string()).expect("percent-encoded")
+    })
 }
 
 /// `{range}:-1#{lsn}`, written on the stack: the header copies it once.

@@ -15,8 +15,9 @@ use serde::Deserialize;
 use super::request::Body;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
+use crate::item_key::ItemKey;
 use crate::query::Continuation;
-use crate::store::{ItemKey, LifetimeCursor};
+use crate::store::LifetimeCursor;
 
 /// Items per page unless asked otherwise, and the most a page may hold.
 const DEFAULT_ITEMS: usize = 100;

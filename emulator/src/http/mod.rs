@@ -424,7 +424,7 @@ mod tests {
     /// usable, and the server goes on serving.
     #[tokio::test]
     async fn a_panicking_handler_answers_500_and_the_server_lives_on() {
-        let key = MasterKey::from_base64(crate::WELL_KNOWN_KEY).unwrap();
+        let key = MasterKey::from_base64(crate::auth::WELL_KNOWN_KEY).unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let state = AppState::new(SharedState {

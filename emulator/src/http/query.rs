@@ -21,15 +21,16 @@ use super::response::{feed, resource, QUERY_CHARGE, READ_CHARGE};
 use super::scope::FeedScope;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
+use crate::item_key::ItemKey;
 use crate::partition_key::PartitionKeyDefinition;
+use crate::query::index::IndexPath;
 use crate::query::pipeline::{self, CalledUdfs, PageRequest, Planned, Scope, Scoped, Source};
 use crate::query::search::Policies;
 use crate::query::udf::Runner;
-use crate::query::view::ScopedView;
 use crate::query::{Continuation, PageLimit, PreparedQuery, QueryBody};
 use crate::script::{missing_udf, run_bounded, Udfs};
-use crate::store::index::IndexPath;
-use crate::store::{ItemKey, ScriptKind};
+use crate::store::ScopedView;
+use crate::store::ScriptKind;
 
 /// A query of the container `db`/`coll` (the body), or its plan.
 pub(super) async fn query(

@@ -11,8 +11,9 @@
 use axum::http::HeaderMap;
 
 use super::request::CosmosHeaders;
+use crate::item_key::ItemKey;
 use crate::query::Continuation;
-use crate::store::{Container, ItemKey, Range};
+use crate::store::{Container, Range};
 
 /// Where one page of the walk reads: the EPK bounds `[min, max)` of a
 /// range, and the item to resume after.

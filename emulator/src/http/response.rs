@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::names;
 use super::request::Body as RequestBody;
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use crate::query::{PreparedQuery, QueryBody};
 use crate::store::Item;
 
@@ -145,4 +145,18 @@ pub fn value_query(
         kind,
         &query.run_values(values.into_iter())?,
     ))
+}
+
+/// A refusal as the client reads it: its status, the JSON body of
+/// `error.rs` and, where one applies, `x-ms-substatus`.
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response = (self.status, axum::Json(self.body())).into_response();
+        if let Some(substatus) = self.substatus {
+            response
+                .headers_mut()
+                .insert("x-ms-substatus", HeaderValue::from(substatus));
+        }
+        response
+    }
 }

@@ -1,5 +1,5 @@
 //! How a query reaches its items: through the container's index
-//! (`store/index`) or by the scan. The choice never changes the answer:
+//! (`query/index/`) or by the scan. The choice never changes the answer:
 //! the index only narrows which items the executor reads, and every item
 //! it gives is filtered, sorted and projected exactly as the scan would.
 //!
@@ -17,7 +17,7 @@
 //! - **Near**: `ST_DISTANCE(path, point) < r` (or `<=`, either way round),
 //!   `ST_WITHIN(path, shape)` and `ST_INTERSECTS` on a path with a spatial
 //!   index read the items whose point may lie in that region and every
-//!   other shape there (`store/spatial.rs`).
+//!   other shape there (`query/index/spatial.rs`).
 //! - **Ends**: `MIN(path)` and `MAX(path)`, when they are all a query
 //!   without WHERE reads of its items, take the first live run of values
 //!   from the index's low or high end (and every array or object value,
@@ -30,8 +30,8 @@ use serde_json::Value;
 use super::ast::{BinaryOp, Expr, From, Select};
 use super::view::ContainerView;
 use super::{eval, number as num, RunContext};
-use crate::store::index::{IndexKey, IndexPath, KeyType, PathIndex, ELEMENTS};
-use crate::store::ItemKey;
+use crate::item_key::ItemKey;
+use crate::query::index::{IndexKey, IndexPath, KeyType, PathIndex, ELEMENTS};
 
 use ends::ends;
 pub use ends::Ends;
@@ -458,7 +458,5 @@ fn order_walk(select: &Select, from: &From) -> Option<OrderWalk> {
 
 mod ends;
 mod near;
-#[cfg(test)]
-mod spatial_tests;
 #[cfg(test)]
 mod tests;

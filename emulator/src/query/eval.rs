@@ -548,7 +548,7 @@ mod tests {
     fn an_unknown_function_is_refused_by_name() {
         let s = parse("SELECT * FROM c WHERE NoSuch(c.a)", &HashMap::new()).unwrap();
         let error = check_functions(&s.filter.unwrap(), false).unwrap_err();
-        assert_eq!(error.status, axum::http::StatusCode::BAD_REQUEST);
+        assert_eq!(error.status, http::StatusCode::BAD_REQUEST);
         let text = error.message;
         assert!(text.contains("'NOSUCH'"), "{text}");
         assert!(

@@ -243,7 +243,7 @@ impl super::PreparedQuery {
             // words, 400, as the MongoDB API relays them from the same engine).
             let unindexed = key.kind == super::ast::SortKind::Value
                 && super::access::item_steps(&key.expr, self.select.from.as_ref())
-                    .is_some_and(|steps| !crate::store::indexing_policy::indexes(policy, &steps));
+                    .is_some_and(|steps| !crate::query::indexing_policy::indexes(policy, &steps));
             if unindexed {
                 return Err(ApiError::bad_request(
                     "The index path corresponding to the specified order-by item is excluded.",

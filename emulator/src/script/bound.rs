@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use axum::http::StatusCode;
+use http::StatusCode;
 
 use super::engine::Ending;
 use super::failure;

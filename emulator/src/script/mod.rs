@@ -29,7 +29,7 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use axum::http::StatusCode;
+use http::StatusCode;
 use serde_json::{json, Value};
 
 use bound::Gate;

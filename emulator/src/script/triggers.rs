@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use axum::http::StatusCode;
+use http::StatusCode;
 use serde_json::{json, Map, Value};
 
 use super::bound::{self, Gate};

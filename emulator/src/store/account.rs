@@ -153,7 +153,7 @@ impl Store {
         // Built outside the lock: requests go on meanwhile.
         let mut fresh = image.to_catalog(self.change_feed_retention).map_err(|e| {
             ApiError::new(
-                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                http::StatusCode::INTERNAL_SERVER_ERROR,
                 format!("The snapshot cannot be restored: {e}"),
             )
         })?;

@@ -21,14 +21,15 @@
 
 use std::collections::HashMap;
 
-use axum::http::StatusCode;
+use http::StatusCode;
 use serde_json::{Map, Value};
 
 use super::{
     check_if_match, checked_partition_key, checked_write, edited, live_or_discard, Container, Item,
-    ItemKey, Store, WriteMode,
+    Store, WriteMode,
 };
 use crate::error::{ApiError, ApiResult};
+use crate::item_key::ItemKey;
 use crate::ttl::{self, Ttl};
 
 /// A patch as a batch carries it: the new body made of the current one

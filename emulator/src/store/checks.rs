@@ -4,8 +4,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{check_nesting, strip_system_properties, validate_id, Container, Item, ItemKey};
+use super::{check_nesting, strip_system_properties, validate_id, Container, Item};
 use crate::error::{ApiError, ApiResult};
+use crate::item_key::ItemKey;
 use crate::partition_key::PartitionKeyDefinition;
 use crate::ttl;
 

@@ -19,7 +19,7 @@
 
 use std::collections::BTreeSet;
 
-use super::item::ItemKey;
+use crate::item_key::ItemKey;
 use crate::ttl::Ttl;
 
 #[derive(Debug, Default)]

@@ -9,10 +9,11 @@
 use std::collections::HashMap;
 use std::io;
 
-use super::item::{Item, ItemKey};
+use super::item::Item;
 use super::log::Change;
 use super::records::{ContainerNumbers, Record};
 use super::Catalog;
+use crate::item_key::ItemKey;
 use crate::persist::encode_frame;
 
 /// Snapshot files' frames are cut at about this size.

@@ -3,15 +3,16 @@
 //! Each holds the catalog lock once; the caller gets the item and the id of
 //! the range holding it (for the response's range and session token).
 
-use axum::http::StatusCode;
+use http::StatusCode;
 use serde_json::{Map, Value};
 
 use super::checks::{checked_partition_key, checked_write, edited};
 use super::{
-    check_if_match, live_or_discard, Container, ContainerContext, Item, ItemAddress, ItemKey,
-    ItemWrite, Store, WriteMode,
+    check_if_match, live_or_discard, Container, ContainerContext, Item, ItemAddress, ItemWrite,
+    Store, WriteMode,
 };
 use crate::error::{ApiError, ApiResult};
+use crate::item_key::ItemKey;
 use crate::partition_key::KeyScope;
 use crate::{rid, ttl};
 

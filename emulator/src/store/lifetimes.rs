@@ -6,8 +6,9 @@
 
 use serde_json::{json, Value};
 
-use super::{ItemKey, Store};
+use super::Store;
 use crate::error::ApiResult;
+use crate::item_key::ItemKey;
 use crate::ttl::{self, Ttl};
 
 /// Where a page starts, which also says its order.

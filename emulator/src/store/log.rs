@@ -30,7 +30,7 @@ use std::num::NonZeroU64;
 use bytes::Bytes;
 
 use super::sequence::{Sequence, Sequenced};
-use super::ItemKey;
+use crate::item_key::ItemKey;
 pub use crate::limits::MAX_CHANGE_LOG_BYTES;
 
 /// The retention when `--change-feed-retention` is not given: an hour of

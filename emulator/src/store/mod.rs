@@ -12,8 +12,6 @@ mod durable;
 mod encryption_policy;
 mod expiry;
 mod image;
-pub mod index;
-pub mod indexing_policy;
 mod item;
 mod item_ops;
 mod lifetimes;
@@ -24,14 +22,11 @@ mod ranges;
 mod records;
 mod reindex;
 mod scripts;
-pub mod search_policy;
 mod sequence;
-pub mod spatial;
 mod transaction;
 mod unique_keys;
 mod usage;
 mod users;
-pub mod vectors;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -40,14 +35,15 @@ use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
+use crate::item_key::ItemKey;
 pub use account::{SnapshotSummary, MAX_SNAPSHOT_NAME};
 pub use batch::{Action, BatchMode, Edit, Operation, Outcome};
 use checks::{checked_partition_key, checked_write, edited};
-pub use container::{Container, ContainerSettings, OwnerHeaders};
+pub use container::{Container, ContainerSettings, Owner, ScopedView};
 pub use durable::{unavailable, Compaction, COMPACT_AT_LEAST};
 pub use item::{
     check_nesting, strip_system_properties, too_deep, validate_id, validate_name, with_lsn, Etag,
-    Item, ItemKey, MAX_ITEM_BYTES,
+    Item, MAX_ITEM_BYTES,
 };
 pub use lifetimes::LifetimeCursor;
 pub use log::{
@@ -64,6 +60,8 @@ pub use users::{CreateMode, Grant, PermissionMode, PermissionView, ScriptGrant};
 use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};
 use crate::persist::Journal;
+use crate::query::index::IndexPath;
+use crate::query::search::policy::check_vector_indexes_kept;
 use crate::rid;
 
 #[derive(Debug)]
@@ -166,7 +164,7 @@ fn not_found(kind: &str, id: &str) -> ApiError {
 /// of `x-ms-cosmos-intended-collection-rid` and `x-ms-session-token`.
 #[derive(Debug, Clone)]
 pub struct ContainerContext {
-    pub owner: OwnerHeaders,
+    pub owner: Owner,
     /// The last LSN of the container's change log.
     pub lsn: u64,
     /// The partition key range the response names (the item's range for
@@ -515,7 +513,7 @@ impl Store {
         // before the body's own policies (a replace that sends only the
         // indexing policy hears that its index cannot change, as
         // @azure/cosmos's vector tests record).
-        search_policy::check_vector_indexes_kept(
+        check_vector_indexes_kept(
             &container.settings.indexing_policy,
             body.get("indexingPolicy").unwrap_or(&Value::Null),
         )?;
@@ -584,11 +582,11 @@ impl Store {
         f(catalog.database(database)?.container(container)?, now)
     }
 
-    /// Builds a container's indexes of `paths` (`store/index`) under the
+    /// Builds a container's indexes of `paths` (`query/index/`) under the
     /// write lock, those it lacks; queries then read them under the read
     /// lock. Nothing is built if the store cannot be written (a failed
     /// data directory): the query scans.
-    pub fn ensure_indexes(&self, database: &str, container: &str, paths: &[index::IndexPath]) {
+    pub fn ensure_indexes(&self, database: &str, container: &str, paths: &[IndexPath]) {
         if paths.is_empty() {
             return;
         }

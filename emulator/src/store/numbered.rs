@@ -14,7 +14,7 @@
 //! within twice the live items.
 
 use super::sequence::{Sequence, Sequenced};
-use super::ItemKey;
+use crate::item_key::ItemKey;
 
 #[derive(Debug, Default)]
 pub struct NumberedKeys {

@@ -8,8 +8,9 @@ use std::num::NonZeroU64;
 
 use bytes::{Buf, BufMut, Bytes};
 
-use super::item::{Etag, Item, ItemKey};
+use super::item::{Etag, Item};
 use super::log::{Change, ChangeKind};
+use crate::item_key::ItemKey;
 use crate::ttl::Ttl;
 
 /// A container, as records name it: its database's number and its own

@@ -20,8 +20,9 @@
 use serde_json::{Map, Value};
 
 use super::batch::{commit, Outcome, Stage, Staged};
-use super::{Container, Item, ItemKey, Operation, Store};
+use super::{Container, Item, Operation, Store};
 use crate::error::ApiResult;
+use crate::item_key::ItemKey;
 use crate::json;
 use crate::partition_key::KeyScope;
 use crate::query::search;

@@ -49,8 +49,8 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::item::ItemKey;
 use crate::error::{ApiError, ApiResult};
+use crate::item_key::ItemKey;
 use crate::partition_key::split_path;
 
 /// The most unique keys a policy may have (the documented limit).

@@ -5,9 +5,9 @@
 use std::ops::Bound;
 
 use super::property_path;
+use crate::item_key::ItemKey;
 use crate::query::ast::{Aggregate, Expr, From, Projection, Select};
-use crate::store::index::{IndexKey, IndexPath, KeyType, PathIndex};
-use crate::store::ItemKey;
+use crate::query::index::{IndexKey, IndexPath, KeyType, PathIndex};
 
 /// `MIN(path)` (the low end), `MAX(path)` (the high end) and
 /// `COUNT(path)` (`count`) of a query that reads nothing else of its items.

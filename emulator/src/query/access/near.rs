@@ -1,11 +1,11 @@
 //! `ST_DISTANCE(path, point) < r`, `ST_WITHIN(path, shape)` and
 //! `ST_INTERSECTS(path, shape)`: what the spatial index narrows
-//! (`store/spatial.rs`).
+//! (`query/index/spatial.rs`).
 
 use super::{is_constant, property_path};
 use crate::query::ast::{BinaryOp, Expr};
+use crate::query::index::IndexPath;
 use crate::query::{eval, Region};
-use crate::store::index::IndexPath;
 use serde_json::Value;
 
 /// A condition on a path with a spatial index: where it lets the item's

@@ -24,7 +24,7 @@ fn computed(pairs: &[(&str, &str)]) -> ComputedProperties {
 /// The message of the refusal of one computed property `name` with `query`.
 fn refusal(name: &str, query: &str) -> String {
     let error = ComputedProperties::parse(Some(&definitions(&[(name, query)]))).unwrap_err();
-    assert_eq!(error.status, axum::http::StatusCode::BAD_REQUEST);
+    assert_eq!(error.status, http::StatusCode::BAD_REQUEST);
     error.message
 }
 

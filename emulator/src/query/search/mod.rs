@@ -18,13 +18,14 @@ use serde_json::Value;
 use super::ast::{Expr, Select, SortKind};
 use super::eval;
 use super::RunContext;
-use crate::store::search_policy::{
+use crate::query::search::policy::{
     DistanceFunction, FullTextPolicy, VectorDataType, VectorEmbeddingPolicy,
 };
 
 pub mod bm25;
 pub mod nearest;
 pub mod plan;
+pub mod policy;
 pub mod rank;
 pub mod text;
 pub mod validate;
@@ -355,7 +356,5 @@ pub(super) fn gather_statistics(
     }
     statistics
 }
-#[cfg(test)]
-mod nearest_tests;
 #[cfg(test)]
 mod tests;

@@ -7,9 +7,10 @@ use serde_json::{json, Value};
 
 use super::super::tests::prepared;
 use super::super::{PreparedQuery, QueryBody};
+use super::nearest::Nearest;
 use super::Policies;
+use crate::query::search::policy::{FullTextPolicy, VectorEmbeddingPolicy};
 use crate::query::Setting;
-use crate::store::search_policy::{FullTextPolicy, VectorEmbeddingPolicy};
 
 fn run(query: &str, docs: &[Value]) -> Vec<Value> {
     prepared(query).run_values(docs.iter().cloned()).unwrap()
@@ -501,4 +502,37 @@ fn vector_plans_sort_in_memory_in_the_policys_direction() {
         .filter_map(|r| r["orderByItems"][0]["item"].as_f64())
         .collect();
     assert!(items.windows(2).all(|w| w[0] <= w[1]), "{items:?}");
+}
+
+#[test]
+fn queries_the_column_cannot_answer_take_the_scan() {
+    let shape = |q: &str| {
+        let query = PreparedQuery::prepare(&QueryBody {
+            query: q.into(),
+            parameters: vec![],
+        })
+        .unwrap();
+        Nearest::of(&query.select, &Policies::default()).is_some()
+    };
+    assert!(shape(
+        "SELECT TOP 3 * FROM c ORDER BY VectorDistance(c.v, [1, 2])"
+    ));
+    // No bound, a JOIN, DISTINCT, a vector read from the document, options
+    // that are not constant: the scan.
+    assert!(!shape(
+        "SELECT * FROM c ORDER BY VectorDistance(c.v, [1, 2])"
+    ));
+    assert!(!shape(
+        "SELECT TOP 3 c.id FROM c JOIN t IN c.tags ORDER BY VectorDistance(c.v, [1, 2])"
+    ));
+    assert!(!shape(
+        "SELECT DISTINCT TOP 3 c.id FROM c ORDER BY VectorDistance(c.v, [1, 2])"
+    ));
+    assert!(!shape(
+        "SELECT TOP 3 * FROM c ORDER BY VectorDistance(c.v, c.w)"
+    ));
+    assert!(!shape(
+        "SELECT TOP 3 * FROM c ORDER BY VectorDistance(c.v, [1, 2], false, {'distanceFunction': c.f})"
+    ));
+    assert!(!shape("SELECT TOP 3 * FROM c ORDER BY c.x"));
 }

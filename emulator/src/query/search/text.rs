@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use rust_stemmers::{Algorithm, Stemmer};
 use serde_json::Value;
 
-use crate::store::search_policy::LANGUAGES;
+use crate::query::search::policy::LANGUAGES;
 
 /// The Snowball stemmer of a full-text policy language, by its language
 /// subtag (pt-BR and pt-PT share Portuguese's).

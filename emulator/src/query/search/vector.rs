@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use crate::store::search_policy::{DistanceFunction, VectorDataType};
+use crate::query::search::policy::{DistanceFunction, VectorDataType};
 
 /// How two vectors are compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

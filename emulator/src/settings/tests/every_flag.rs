@@ -4,8 +4,10 @@
 use std::path::PathBuf;
 
 use super::{ok, refused, resolve_with, OTHER_KEY};
+use crate::auth::WELL_KNOWN_KEY;
+use crate::clock::ClockMode;
 use crate::settings::*;
-use crate::{ClockMode, Protocol, WELL_KNOWN_KEY};
+use crate::transport::Protocol;
 
 /// `--clock-start` → `COSMOS_EMULATOR_CLOCK_START`.
 fn own_variable(long: &str) -> String {

@@ -1,13 +1,13 @@
-//! A container's path indexes (`store/index`) and spatial index
-//! (`store/spatial.rs`): kept by `install` and `forget`, read by queries
+//! A container's path indexes (`query/index/`) and spatial index
+//! (`query/index/spatial.rs`): kept by `install` and `forget`, read by queries
 //! through `ContainerView`.
 
 use std::ops::Bound;
 
 use super::Container;
-use crate::store::index::{IndexPath, PathIndex};
-use crate::store::indexing_policy;
-use crate::store::spatial::{SpatialColumn, SpatialColumns};
+use crate::query::index::spatial::{SpatialColumn, SpatialColumns};
+use crate::query::index::{IndexPath, PathIndex};
+use crate::query::indexing_policy;
 
 impl Container {
     /// The index of `path`, if it has been built.

@@ -8,35 +8,37 @@ use std::num::NonZeroU64;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use axum::http::HeaderValue;
 use bytes::Bytes;
 use serde_json::{json, Map, Value};
 
 use super::encryption_policy;
 use super::expiry::ExpiryIndex;
-use super::index::PathIndexes;
-use super::item::{new_etag, Etag, Item, ItemKey, MAX_ITEM_BYTES};
+use super::item::{new_etag, Etag, Item, MAX_ITEM_BYTES};
 use super::log::{Change, ChangeKind, ChangeLog};
 use super::numbered::NumberedKeys;
 use super::ranges::{Range, RangeMap, SplitRefusal};
 use super::records::{self, ContainerNumbers};
 use super::scripts::Scripts;
-use super::search_policy;
-use super::spatial::SpatialColumns;
 use super::unique_keys::UniqueIndex;
-use super::vectors::VectorColumns;
+use crate::item_key::ItemKey;
+use crate::query::index::spatial::SpatialColumns;
+use crate::query::index::vectors::VectorColumns;
+use crate::query::index::PathIndexes;
+use crate::query::search::policy::{check_embeddings_kept, check_vector_indexes_kept};
 
 mod index;
 mod restore;
 mod settings;
 mod unique;
 mod vectors;
+mod view;
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::{KeyScope, PartitionKeyDefinition};
 use crate::persist::Journal;
 use crate::rid;
 use crate::ttl::{self, Ttl};
 pub use settings::ContainerSettings;
+pub use view::ScopedView;
 
 #[derive(Debug)]
 pub struct Container {
@@ -66,18 +68,17 @@ pub struct Container {
     /// without an embedding policy.
     vectors: VectorColumns,
     /// Each item's value at the paths queries have filtered or sorted on
-    /// (`store/index`): built on demand, then kept on every write.
+    /// (`query/index/`): built on demand, then kept on every write.
     indexes: PathIndexes,
     /// What each item's geography is at the policy's spatial index paths
-    /// (`store/spatial.rs`); empty without `spatialIndexes`.
+    /// (`query/index/spatial.rs`); empty without `spatialIndexes`.
     spatial: SpatialColumns,
     /// The physical partition key ranges (`pkranges`): set at creation,
     /// changed by splits.
     ranges: RangeMap,
-    /// The container's RID and name path as response headers, built once:
-    /// every item response carries them (`x-ms-content-path`,
-    /// `x-ms-alt-content-path`), and a clone shares the bytes.
-    pub owner: OwnerHeaders,
+    /// The container's RID and name path, built once: every item response
+    /// names them (`x-ms-content-path`, `x-ms-alt-content-path`).
+    pub owner: Owner,
     /// With `--data-dir`: where every change is written ahead (`durable.rs`).
     journal: Option<Arc<Journal>>,
     /// Its stored procedures, triggers and user-defined functions
@@ -85,28 +86,22 @@ pub struct Container {
     pub(in crate::store) scripts: Scripts,
 }
 
-/// The headers naming the container that owns an item.
+/// The container that owns an item, as every item response names it:
+/// its RID and its path by name, built once and shared (a clone copies no
+/// bytes). `http/container_context.rs` writes them as headers.
 #[derive(Debug, Clone)]
-pub struct OwnerHeaders {
+pub struct Owner {
     /// The container's RID (`x-ms-content-path`).
-    pub rid: HeaderValue,
+    pub rid: Bytes,
     /// `dbs/{db}/colls/{coll}` by name (`x-ms-alt-content-path`).
-    pub path: HeaderValue,
+    pub path: Bytes,
 }
 
-impl OwnerHeaders {
+impl Owner {
     fn new(rid: &str, database_id: &str, id: &str) -> Self {
-        let path = format!("dbs/{database_id}/colls/{id}");
-        OwnerHeaders {
-            rid: HeaderValue::from_str(rid).expect("a RID is base64"),
-            // Names travel raw (UTF-8 is allowed in header bytes); one with a
-            // control character, which no header may hold, percent-encoded.
-            path: HeaderValue::from_bytes(path.as_bytes()).unwrap_or_else(|_| {
-                let encoded =
-                    percent_encoding::utf8_percent_encode(&path, percent_encoding::CONTROLS)
-                        .to_string();
-                HeaderValue::from_str(&encoded).expect("percent-encoded")
-            }),
+        Owner {
+            rid: Bytes::copy_from_slice(rid.as_bytes()),
+            path: Bytes::from(format!("dbs/{database_id}/colls/{id}")),
         }
     }
 }
@@ -133,7 +128,7 @@ impl Container {
         let vectors = VectorColumns::for_policy(&settings.vector_embeddings);
         let spatial = SpatialColumns::for_policy(&settings.indexing_policy);
         Container {
-            owner: OwnerHeaders::new(&rid, database_id, &id),
+            owner: Owner::new(&rid, database_id, &id),
             id,
             rid,
             database_number,
@@ -225,14 +220,11 @@ impl Container {
             ));
         }
         Self::check_same_unique_keys(&self.settings.unique_keys, &settings.unique_keys)?;
-        search_policy::check_embeddings_kept(
+        check_embeddings_kept(
             &self.settings.vector_embeddings,
             &settings.vector_embeddings,
         )?;
-        search_policy::check_vector_indexes_kept(
-            &self.settings.indexing_policy,
-            &settings.indexing_policy,
-        )?;
+        check_vector_indexes_kept(&self.settings.indexing_policy, &settings.indexing_policy)?;
         encryption_policy::check_unchanged(
             self.settings.encryption_policy.as_ref(),
             settings.encryption_policy.as_ref(),

@@ -5,8 +5,9 @@ use serde_json::Map;
 
 use super::{Container, ContainerSettings};
 use crate::error::ApiResult;
+use crate::item_key::ItemKey;
 use crate::store::durable::meta::ContainerMeta;
-use crate::store::item::{Item, ItemKey};
+use crate::store::item::Item;
 use crate::store::log::Change;
 
 impl Container {

@@ -8,10 +8,10 @@ use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::PartitionKeyDefinition;
+use crate::query::indexing_policy;
+use crate::query::search::policy::{self, FullTextPolicy, VectorEmbeddingPolicy};
 use crate::query::{search, ComputedProperties};
 use crate::store::encryption_policy::EncryptionPolicy;
-use crate::store::indexing_policy;
-use crate::store::search_policy::{self, FullTextPolicy, VectorEmbeddingPolicy};
 use crate::store::unique_keys::UniqueKeyPolicy;
 use crate::ttl::{self, Ttl};
 
@@ -76,7 +76,7 @@ impl ContainerSettings {
                 let vector_embeddings =
                     VectorEmbeddingPolicy::parse(body.get("vectorEmbeddingPolicy"))?;
                 let full_text = FullTextPolicy::parse(body.get("fullTextPolicy"))?;
-                search_policy::check_indexes(&indexing_policy, &vector_embeddings, &full_text)?;
+                policy::check_indexes(&indexing_policy, &vector_embeddings, &full_text)?;
                 (vector_embeddings, full_text)
             }
             Checks::Stored => (
@@ -153,3 +153,6 @@ fn change_feed_retention(policy: Option<&Value>) -> ApiResult<Option<i64>> {
     })?;
     Ok((minutes > 0).then(|| minutes.saturating_mul(60)))
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use super::Container;
 use crate::error::{ApiError, ApiResult};
-use crate::store::item::ItemKey;
+use crate::item_key::ItemKey;
 use crate::store::unique_keys::{UniqueIndex, UniqueKeyPolicy};
 
 /// The service's refusal of a changed policy (see `unique_keys.rs`).
@@ -23,7 +23,7 @@ impl Container {
         if current.same_as(sent) {
             return Ok(());
         }
-        Err(ApiError::new(axum::http::StatusCode::FORBIDDEN, IMMUTABLE))
+        Err(ApiError::new(http::StatusCode::FORBIDDEN, IMMUTABLE))
     }
 
     /// The index entries of `body` as the item at `key` (none without a

@@ -435,7 +435,7 @@ fn invalid(message: String) -> io::Error {
 /// The answer to a request when the data directory cannot be written.
 pub fn unavailable(e: &dyn std::fmt::Display) -> ApiError {
     ApiError::new(
-        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        http::StatusCode::SERVICE_UNAVAILABLE,
         format!(
             "The emulator cannot write to its data directory ({e}); it refuses writes until it is \
              restarted, so that nothing is acknowledged that is not kept. See its log."

@@ -1,6 +1,6 @@
 //! What the spatial index keeps of an item's geography (`Reach`) and
 //! where a query's shape lets a point be (`Region`), so that
-//! `store/spatial.rs` can rule items out without parsing them. Every rule
+//! `query/index/spatial.rs` can rule items out without parsing them. Every rule
 //! here errs on the side of keeping an item: the executor filters each one
 //! the index gives exactly as the scan would.
 

@@ -27,8 +27,8 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::item::ItemKey;
-use super::search_policy::VectorEmbeddingPolicy;
+use crate::item_key::ItemKey;
+use crate::query::search::policy::VectorEmbeddingPolicy;
 use crate::query::search::vector;
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;

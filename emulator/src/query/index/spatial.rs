@@ -16,9 +16,9 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::index::IndexPath;
-use super::indexing_policy;
-use super::ItemKey;
+use super::IndexPath;
+use crate::item_key::ItemKey;
+use crate::query::indexing_policy;
 use crate::query::{Reach, Region};
 
 /// One spatial path's items: those whose value there `ST_DISTANCE` can

@@ -39,7 +39,7 @@ pub fn indexes(policy: &Value, steps: &[Box<str>]) -> bool {
 
 /// The properties the policy's `spatialIndexes` name (`/location/*` is
 /// `["location"]`), those it indexes: what the spatial index keeps
-/// (`store/spatial.rs`). Paths through array elements are left out.
+/// (`query/index/spatial.rs`). Paths through array elements are left out.
 pub fn spatial_paths(policy: &Value) -> Vec<Vec<Box<str>>> {
     let mut paths: Vec<Vec<Box<str>>> = policy["spatialIndexes"]
         .as_array()

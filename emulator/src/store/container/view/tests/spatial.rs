@@ -1,68 +1,17 @@
-//! The spatial index against the scan: `ST_DISTANCE(path, point) < r`
-//! gives the same items both ways, over random points (poles and the
-//! antimeridian included), other shapes, invalid and missing values.
+//! The spatial index against the scan: `ST_DISTANCE(path, point) < r`,
+//! `ST_WITHIN` and `ST_INTERSECTS` give the same items both ways, over
+//! random points (poles and the antimeridian included), other shapes,
+//! invalid and missing values.
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
-use super::tests::{access, results, NOW};
-use super::Near;
-use crate::query::Region;
-use crate::store::{Container, ContainerSettings, ItemKey};
-
-fn near(text: &str) -> Vec<Near> {
-    access(text).near
-}
+use super::{prepared, results, NOW};
+use crate::item_key::ItemKey;
+use crate::query::testing::spatial_lookups;
+use crate::store::{Container, ContainerSettings};
 
 const POINT: &str = "{'type': 'Point', 'coordinates': [10, 50]}";
-const SQUARE: &str =
-    "{'type': 'Polygon', 'coordinates': [[[9, 49], [11, 49], [11, 51], [9, 51], [9, 49]]]}";
-
-#[test]
-fn distance_bounds_are_near_lookups() {
-    for text in [
-        format!("SELECT * FROM c WHERE ST_DISTANCE(c.loc, {POINT}) < 1000"),
-        format!("SELECT * FROM c WHERE ST_DISTANCE({POINT}, c.loc) <= 1000"),
-        format!("SELECT * FROM c WHERE 1000 > ST_DISTANCE(c.loc, {POINT}) AND c.n = 1"),
-        format!("SELECT * FROM c WHERE 500 + 500 >= ST_DISTANCE(c.loc, {POINT})"),
-    ] {
-        let found = near(&text);
-        assert_eq!(found.len(), 1, "{text}");
-        assert_eq!(found[0].path, vec![Box::<str>::from("loc")]);
-        assert!(
-            matches!(found[0].region, Region::Near { distance, .. } if distance == 1000.0),
-            "{text}"
-        );
-    }
-    for text in [
-        format!("SELECT * FROM c WHERE ST_WITHIN(c.loc, {SQUARE})"),
-        format!("SELECT * FROM c WHERE ST_INTERSECTS(c.loc, {SQUARE}) AND c.n = 1"),
-        format!("SELECT * FROM c WHERE ST_INTERSECTS({SQUARE}, c.loc)"),
-        format!("SELECT * FROM c WHERE ST_INTERSECTS(c.loc, {POINT})"),
-    ] {
-        let found = near(&text);
-        assert_eq!(found.len(), 1, "{text}");
-        assert!(matches!(found[0].region, Region::Parts(_)), "{text}");
-    }
-    for text in [
-        format!("SELECT * FROM c WHERE ST_DISTANCE(c.loc, {POINT}) > 1000"),
-        format!("SELECT * FROM c WHERE NOT (ST_DISTANCE(c.loc, {POINT}) < 1000)"),
-        format!("SELECT * FROM c WHERE ST_DISTANCE(c.loc, {POINT}) < 1000 OR c.n = 1"),
-        "SELECT * FROM c WHERE ST_DISTANCE(c.loc, c.other) < 1000".into(),
-        "SELECT * FROM c WHERE ST_DISTANCE(c.loc, {'type': 'Polygon', 'coordinates': [[[0,0],[1,0],[1,1],[0,0]]]}) < 1".into(),
-        format!("SELECT * FROM c WHERE ST_DISTANCE(c.loc, {POINT}) < c.n"),
-        format!("SELECT * FROM c WHERE ST_DISTANCE(c.loc, {POINT}) < 'far'"),
-        format!("SELECT * FROM c WHERE ST_DISTANCE(c.loc, {POINT}) = 0"),
-        format!("SELECT * FROM c WHERE ST_WITHIN({SQUARE}, c.loc)"),
-        format!("SELECT * FROM c WHERE NOT ST_WITHIN(c.loc, {SQUARE})"),
-        // Clockwise: the rest of the earth.
-        "SELECT * FROM c WHERE ST_WITHIN(c.loc, {'type': 'Polygon', 'coordinates': [[[0,0],[0,1],[1,1],[1,0],[0,0]]]})".into(),
-        // Wider than the bound's cap.
-        "SELECT * FROM c WHERE ST_WITHIN(c.loc, {'type': 'Polygon', 'coordinates': [[[-170,-80],[170,-80],[170,80],[-170,80],[-170,-80]]]})".into(),
-    ] {
-        assert!(near(&text).is_empty(), "{text}");
-    }
-}
 
 fn container() -> Container {
     let body = json!({
@@ -163,7 +112,7 @@ proptest! {
         };
         let extra = if other_filter { " AND c.n = 1" } else { "" };
         let text = format!("SELECT VALUE c.id FROM c WHERE {condition}{extra}");
-        prop_assert!(form >= 4 || !near(&text).is_empty());
+        prop_assert!(form >= 4 || spatial_lookups(&prepared(&text)) > 0);
         let scan = results(&c, &text, None, false);
         let indexed = results(&c, &text, None, true);
         prop_assert_eq!(indexed, scan, "{}", text);

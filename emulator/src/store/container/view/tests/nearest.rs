@@ -1,23 +1,22 @@
-//! The fast path of `ORDER BY VectorDistance` against the scan: random
-//! containers (ties, zero vectors, items without a vector or with a
-//! malformed one, expired and deleted items) and random queries (filters,
-//! projections, TOP, OFFSET LIMIT, options, either argument order, one
-//! partition or all), the same results in the same order.
+//! The vector column against the scan for `ORDER BY VectorDistance`:
+//! random containers (ties, zero vectors, items without a vector or with
+//! a malformed one, expired and deleted items) and random queries
+//! (filters, projections, TOP, OFFSET LIMIT, options, either argument
+//! order, one partition or all), the same results in the same order.
 
 use bytes::Bytes;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
-use super::super::{PreparedQuery, QueryBody};
-use super::nearest::Nearest;
-use super::Policies;
+use super::super::ScopedView;
+use super::{prepared, NOW};
+use crate::item_key::ItemKey;
 use crate::partition_key::KeyScope;
-use crate::query::view::ScopedView;
+use crate::query::search::Policies;
+use crate::query::testing::vector_column_answers;
 use crate::query::Setting;
-use crate::store::{Container, ContainerSettings, ItemKey};
+use crate::store::{Container, ContainerSettings};
 use crate::ttl::Ttl;
-
-const NOW: i64 = 100;
 const DISTANCES: [&str; 3] = ["cosine", "dotproduct", "euclidean"];
 
 fn container(distance: &str) -> Container {
@@ -112,11 +111,7 @@ fn query_text((projection, filter, bound, document_first, options): Shape, q: [i
 }
 
 fn run(c: &Container, text: &str, scope: Option<&KeyScope>, fast: bool) -> Vec<Bytes> {
-    let query = PreparedQuery::prepare(&QueryBody {
-        query: text.into(),
-        parameters: vec![],
-    })
-    .unwrap();
+    let query = prepared(text);
     let items = c
         .live_items(scope, None, NOW)
         .map(|(key, item)| (key.pk(), key.id(), &item.body));
@@ -125,14 +120,16 @@ fn run(c: &Container, text: &str, scope: Option<&KeyScope>, fast: bool) -> Vec<B
         udfs: None,
     };
     if fast {
-        let nearest = Nearest::of(&query.select, &setting.policies).expect("the fast path's shape");
         let mut view = ScopedView {
             c,
             in_scope: |pk: &str| scope.is_none_or(|s| s.contains(pk)),
             now: NOW,
             after: None,
         };
-        assert!(nearest.column(&view).is_some(), "a column answers {text}");
+        assert!(
+            vector_column_answers(&query, &setting.policies, &view),
+            "a column answers {text}"
+        );
         query.run_whole(setting, items, Some(&mut view)).unwrap().0
     } else {
         query.run_whole(setting, items, None).unwrap().0
@@ -191,37 +188,4 @@ fn ties_and_items_without_a_score_come_in_key_order() {
     let fast = run(&c, text, None, true);
     assert_eq!(texts(&fast), ["\"a\"", "\"b\"", "\"d\"", "\"c\"", "\"e\""]);
     assert_eq!(fast, run(&c, text, None, false));
-}
-
-#[test]
-fn queries_the_column_cannot_answer_take_the_scan() {
-    let shape = |q: &str| {
-        let query = PreparedQuery::prepare(&QueryBody {
-            query: q.into(),
-            parameters: vec![],
-        })
-        .unwrap();
-        Nearest::of(&query.select, &Policies::default()).is_some()
-    };
-    assert!(shape(
-        "SELECT TOP 3 * FROM c ORDER BY VectorDistance(c.v, [1, 2])"
-    ));
-    // No bound, a JOIN, DISTINCT, a vector read from the document, options
-    // that are not constant: the scan.
-    assert!(!shape(
-        "SELECT * FROM c ORDER BY VectorDistance(c.v, [1, 2])"
-    ));
-    assert!(!shape(
-        "SELECT TOP 3 c.id FROM c JOIN t IN c.tags ORDER BY VectorDistance(c.v, [1, 2])"
-    ));
-    assert!(!shape(
-        "SELECT DISTINCT TOP 3 c.id FROM c ORDER BY VectorDistance(c.v, [1, 2])"
-    ));
-    assert!(!shape(
-        "SELECT TOP 3 * FROM c ORDER BY VectorDistance(c.v, c.w)"
-    ));
-    assert!(!shape(
-        "SELECT TOP 3 * FROM c ORDER BY VectorDistance(c.v, [1, 2], false, {'distanceFunction': c.f})"
-    ));
-    assert!(!shape("SELECT TOP 3 * FROM c ORDER BY c.x"));
 }

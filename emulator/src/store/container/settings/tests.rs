@@ -5,8 +5,10 @@
 use rstest::rstest;
 use serde_json::{json, Value};
 
-use super::*;
-use crate::store::{Container, ContainerSettings};
+use super::ContainerSettings;
+use crate::error::ApiResult;
+use crate::query::search::policy::*;
+use crate::store::Container;
 
 /// A container body with `fields` added to an id and a partition key.
 fn body(fields: Value) -> serde_json::Map<String, Value> {

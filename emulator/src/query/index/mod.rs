@@ -1,6 +1,11 @@
-//! The container's index: for a property path, every item's value there
-//! (its [`IndexKey`]) in the order `ORDER BY` sorts, ties in key order.
-//! Queries read it instead of parsing every item: an equality, a range,
+//! What the engine reads instead of parsing every item, defined here and
+//! kept by the store on every write (`store/container/index.rs`): the
+//! value index of a property path (this module: every item's value there,
+//! its [`IndexKey`], in the order `ORDER BY` sorts, ties in key order),
+//! the vector columns (`vectors.rs`) and the spatial columns
+//! (`spatial.rs`).
+//!
+//! A path's index answers an equality, a range,
 //! `IN` or `STARTSWITH` finds its few candidates, and `ORDER BY` with a
 //! bound walks the items in order until it has enough
 //! (`query/access.rs` chooses, `query/mod.rs` runs).
@@ -19,15 +24,19 @@
 //! an expired item as absent, so the index never returns one.
 
 mod key;
+pub mod spatial;
+pub mod vectors;
 
 use std::collections::{BTreeSet, HashMap};
 use std::ops::Bound;
 
 use bytes::Bytes;
 
-pub use key::{IndexKey, KeyType, Number, ELEMENTS};
+#[cfg(test)]
+pub use key::Number;
+pub use key::{IndexKey, KeyType, ELEMENTS};
 
-use super::item::ItemKey;
+use crate::item_key::ItemKey;
 
 /// A path of property names from the document's root (`c.address.city`
 /// is `["address", "city"]`), or ending in [`ELEMENTS`] for the elements

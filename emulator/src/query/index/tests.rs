@@ -1,3 +1,6 @@
+//! A path's index: its keys in the order `ORDER BY` sorts, kept by every
+//! write, and the lookups, ranges and walks queries read of it.
+
 use std::ops::Bound;
 
 use bytes::Bytes;

@@ -410,6 +410,3 @@ fn shown(value: Option<&Value>) -> String {
         None => "(none)".to_string(),
     }
 }
-
-#[cfg(test)]
-mod tests;

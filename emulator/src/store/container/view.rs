@@ -1,0 +1,49 @@
+//! The container as a query's [`ContainerView`]: what the engine reads
+//! beside the scan (a path's index, a vector or spatial column, an item's
+//! body), within one request's scope.
+
+use bytes::Bytes;
+
+use super::Container;
+use crate::item_key::ItemKey;
+use crate::query::index::spatial::SpatialColumn;
+use crate::query::index::vectors::VectorColumn;
+use crate::query::index::PathIndex;
+use crate::query::view::ContainerView;
+
+/// A container within one request's scope: the items whose partition
+/// key `in_scope` accepts, live at `now`, and (on a resumed page) after
+/// `after`. The HTTP layer's scope is its `FeedScope`; the tests', a
+/// logical partition or the whole container.
+pub struct ScopedView<'c, S> {
+    pub c: &'c Container,
+    pub in_scope: S,
+    pub after: Option<ItemKey>,
+    pub now: i64,
+}
+
+impl<'c, S: FnMut(&str) -> bool> ContainerView<'c> for ScopedView<'c, S> {
+    fn vector_column(&self, path: &str) -> Option<&'c VectorColumn> {
+        self.c.vector_column(path)
+    }
+
+    fn path_index(&self, path: &[Box<str>]) -> Option<&'c PathIndex> {
+        self.c.path_index(path)
+    }
+
+    fn spatial_column(&self, path: &[Box<str>]) -> Option<&'c SpatialColumn> {
+        self.c.spatial_column(path)
+    }
+
+    fn live_body(&mut self, key: &ItemKey) -> Option<&'c Bytes> {
+        let c = self.c;
+        let after = self.after.as_ref();
+        (after.is_none_or(|after| key > after) && (self.in_scope)(key.pk()))
+            .then(|| c.get(key, self.now))
+            .flatten()
+            .map(|item| &item.body)
+    }
+}
+
+#[cfg(test)]
+mod tests;
