@@ -23,10 +23,10 @@ use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::item_key::ItemKey;
 use crate::partition_key::PartitionKeyDefinition;
-use crate::query::index::IndexPath;
 use crate::query::pipeline::{self, CalledUdfs, PageRequest, Planned, Scope, Scoped, Source};
 use crate::query::search::Policies;
 use crate::query::udf::Runner;
+use crate::query::DocumentPath;
 use crate::query::{Continuation, PageLimit, PreparedQuery, QueryBody};
 use crate::script::{missing_udf, run_bounded, Udfs};
 use crate::store::ScopedView;
@@ -210,7 +210,7 @@ impl Source for ContainerScope<'_> {
             return Ok(());
         }
         let store = &self.state.store;
-        let missing: Vec<IndexPath> = store.with_container(self.db, self.coll, |c, _| {
+        let missing: Vec<DocumentPath> = store.with_container(self.db, self.coll, |c, _| {
             // The query as it runs: computed properties resolved. A query
             // they refuse is refused when it runs, not here.
             let resolved = query

@@ -28,10 +28,11 @@ use std::ops::Bound;
 use serde_json::Value;
 
 use super::ast::{BinaryOp, Expr, From, Select};
+use super::document_path::DocumentPath;
 use super::view::ContainerView;
 use super::{eval, number as num, RunContext};
 use crate::item_key::ItemKey;
-use crate::query::index::{IndexKey, IndexPath, KeyType, PathIndex, ELEMENTS};
+use crate::query::index::{IndexKey, KeyType, PathIndex};
 
 use ends::ends;
 pub use ends::Ends;
@@ -56,7 +57,7 @@ pub enum Probe {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lookup {
-    pub path: IndexPath,
+    pub path: DocumentPath,
     pub probe: Probe,
 }
 
@@ -88,7 +89,7 @@ impl Lookup {
 /// ORDER BY's first key, when it is a path of the item.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OrderWalk {
-    pub path: IndexPath,
+    pub path: DocumentPath,
     pub descending: bool,
     /// Rows to find: `OFFSET + LIMIT`, or `TOP`.
     pub wanted: usize,
@@ -163,8 +164,8 @@ impl Access {
     }
 
     /// Every path whose index the query could read.
-    pub fn paths(&self) -> Vec<IndexPath> {
-        let mut paths: Vec<IndexPath> = self.lookups.iter().map(|l| l.path.clone()).collect();
+    pub fn paths(&self) -> Vec<DocumentPath> {
+        let mut paths: Vec<DocumentPath> = self.lookups.iter().map(|l| l.path.clone()).collect();
         paths.extend(self.order.iter().map(|o| o.path.clone()));
         paths.extend(self.ends.iter().map(|e| e.path.clone()));
         paths.sort();
@@ -180,7 +181,7 @@ impl Access {
         view: &dyn ContainerView<'c>,
     ) -> Option<Vec<&'c ItemKey>> {
         // The spatial index gives its items in no order: counted whole.
-        let mut near: Option<(Vec<&'c ItemKey>, &IndexPath)> = None;
+        let mut near: Option<(Vec<&'c ItemKey>, &DocumentPath)> = None;
         for n in &self.near {
             let Some(column) = view.spatial_column(&n.path) else {
                 continue;
@@ -208,7 +209,7 @@ impl Access {
                 best = Some((n, lookup, path_index));
             }
         }
-        let (mut keys, path): (Vec<&'c ItemKey>, &IndexPath) = match (best, near) {
+        let (mut keys, path): (Vec<&'c ItemKey>, &DocumentPath) = match (best, near) {
             (Some((_, lookup, path_index)), _) => {
                 (lookup.items(path_index).collect(), &lookup.path)
             }
@@ -239,39 +240,10 @@ fn conjuncts(filter: &Expr) -> Vec<&Expr> {
     }
 }
 
-/// The path of the item's property an expression reads (`c.a.b`,
-/// `c["a"]`; empty for `c`), if it is one.
-fn item_path(expr: &Expr) -> Option<IndexPath> {
-    match expr {
-        Expr::Var(0) => Some(Vec::new()),
-        // A property named `[]` would read as an array's elements: scanned.
-        Expr::Property(base, name) if name != ELEMENTS => {
-            let mut path = item_path(base)?;
-            path.push(name.as_str().into());
-            Some(path)
-        }
-        Expr::Index(base, index) => match index.as_ref() {
-            Expr::Literal(Value::String(name)) if name != ELEMENTS => {
-                let mut path = item_path(base)?;
-                path.push(name.as_str().into());
-                Some(path)
-            }
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// A property path of the item, not the item itself.
-fn property_path(expr: &Expr) -> Option<IndexPath> {
-    item_path(expr).filter(|path| !path.is_empty())
-}
-
-/// The property path of the item that an expression of a query with
-/// `from` reads, if it is one (none where FROM ranges over something else).
-pub(super) fn item_steps(expr: &Expr, from: Option<&From>) -> Option<IndexPath> {
-    over_items(from)?;
-    property_path(expr)
+/// The property path an expression reads, in a query [`over_items`]
+/// (whose first name is the item: no FROM to resolve).
+pub(super) fn property_path(expr: &Expr) -> Option<DocumentPath> {
+    DocumentPath::of_property(expr, None)
 }
 
 /// A query's FROM, if its first name is each item itself (not `x IN
@@ -310,12 +282,10 @@ fn is_constant(expr: &Expr) -> bool {
 
 /// The index path of what a conjunct compares: a property of the item,
 /// or the name of a `JOIN x IN c.path` (the elements of `c.path`).
-fn indexed(expr: &Expr, from: &From) -> Option<IndexPath> {
+fn indexed(expr: &Expr, from: &From) -> Option<DocumentPath> {
     match expr {
         Expr::Var(k) if *k >= 1 && from.scope == 0 => {
-            let mut path = property_path(from.joins.get(k - 1)?)?;
-            path.push(ELEMENTS.into());
-            Some(path)
+            Some(property_path(from.joins.get(k - 1)?)?.elements())
         }
         other => property_path(other),
     }
@@ -352,8 +322,7 @@ fn lookup(conjunct: &Expr, from: &From) -> Option<Lookup> {
         // `true`, a partial match of objects: left to the scan.)
         Expr::Call(name, args) if name == "ARRAY_CONTAINS" => match args.as_slice() {
             [array, value] | [array, value, Expr::Literal(Value::Bool(false))] => {
-                let mut path = property_path(array)?;
-                path.push(ELEMENTS.into());
+                let path = property_path(array)?.elements();
                 (path, Probe::Keys(vec![constant(value)?]))
             }
             _ => return None,

@@ -17,6 +17,7 @@
 use serde_json::{Map, Value};
 
 use super::ast::{Aggregate, Expr, From, Select};
+use super::document_path::DocumentPath;
 use super::{eval, parser, PreparedQuery};
 use crate::error::{ApiError, ApiResult};
 use crate::limits::MAX_SUBSTITUTED_BYTES;
@@ -408,7 +409,7 @@ impl PreparedQuery {
         let Some(from) = self.select.from.as_ref().filter(|f| item_is_first_name(f)) else {
             return Ok(());
         };
-        let Some(path) = super::validate::index_path(&key.expr, from) else {
+        let Some(path) = DocumentPath::of(&key.expr, Some(from)).map(|p| p.to_string()) else {
             return Ok(());
         };
         let name = path[1..].split('/').next().unwrap_or_default();

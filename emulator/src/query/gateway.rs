@@ -13,9 +13,8 @@
 //! `x-ms-cosmos-supported-query-features`, as the Python SDK (without
 //! GroupBy, NonValueAggregate, MultipleAggregates) finds in Azure.
 
-use serde_json::Value;
-
 use super::ast::{BinaryOp, Expr, Projection, SortKind};
+use super::document_path::DocumentPath;
 use super::{eval, search, PreparedQuery};
 use crate::error::{ApiError, ApiResult};
 
@@ -47,18 +46,13 @@ impl PreparedQuery {
     /// `test_partitioned_collection_document_crud_and_query_subpartition`).
     pub fn pins_partition_key(&self, paths: &[Vec<String>]) -> bool {
         let s = &self.select;
-        let plain_from = s
-            .from
-            .as_ref()
-            .is_some_and(|f| f.source.is_none() && f.scope == 0);
-        let Some(filter) = s
-            .filter
-            .as_ref()
-            .filter(|_| plain_from && !paths.is_empty())
-        else {
+        let Some((filter, from)) = s.filter.as_ref().zip(s.from.as_ref()) else {
             return false;
         };
-        let mut pinned: Vec<Vec<String>> = Vec::new();
+        if paths.is_empty() {
+            return false;
+        }
+        let mut pinned: Vec<DocumentPath> = Vec::new();
         let mut conjuncts = vec![filter];
         while let Some(expr) = conjuncts.pop() {
             match expr {
@@ -70,7 +64,7 @@ impl PreparedQuery {
                 Expr::Binary(BinaryOp::Eq, a, b) => {
                     let path = match (&**a, &**b) {
                         (Expr::Literal(_), other) | (other, Expr::Literal(_)) => {
-                            document_path(other)
+                            DocumentPath::of_property(other, Some(from))
                         }
                         _ => None,
                     };
@@ -79,7 +73,9 @@ impl PreparedQuery {
                 _ => {}
             }
         }
-        paths.iter().all(|path| pinned.contains(path))
+        paths
+            .iter()
+            .all(|path| pinned.iter().any(|pinned| pinned.is(path)))
     }
 
     /// Refuses, as the gateway does, a query sent to every partition at
@@ -182,32 +178,6 @@ impl PreparedQuery {
             missing.join("\n")
         )))
     }
-}
-
-/// `c.a.b` or `c["a"]["b"]` as `["a", "b"]`, when it is a path into the
-/// document itself (the first name FROM binds).
-pub(super) fn document_path(expr: &Expr) -> Option<Vec<String>> {
-    let mut names = Vec::new();
-    let mut at = expr;
-    loop {
-        match at {
-            Expr::Var(0) => break,
-            Expr::Property(base, name) => {
-                names.push(name.clone());
-                at = base;
-            }
-            Expr::Index(base, index) => match &**index {
-                Expr::Literal(Value::String(name)) => {
-                    names.push(name.clone());
-                    at = base;
-                }
-                _ => return None,
-            },
-            _ => return None,
-        }
-    }
-    names.reverse();
-    (!names.is_empty()).then_some(names)
 }
 
 #[cfg(test)]

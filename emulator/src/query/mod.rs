@@ -14,6 +14,7 @@ mod ast;
 mod budget;
 mod computed;
 mod context;
+pub mod document_path;
 mod eval;
 mod execute;
 mod functions;
@@ -57,8 +58,9 @@ pub use page::{Continuation, Page, PageLimit};
 use crate::error::ApiResult;
 use crate::item_key::ItemKey;
 use crate::query::index::vectors::VectorColumn;
-use crate::query::index::{IndexPath, PathIndex};
+use crate::query::index::PathIndex;
 use access::{Access, Ends, OrderWalk};
+pub use document_path::DocumentPath;
 use retrieved::Retrieved;
 use search::nearest::Nearest;
 use view::ContainerView;
@@ -139,7 +141,7 @@ impl PreparedQuery {
 
     /// The property paths whose index could serve this query: the
     /// container builds those it lacks before the query runs.
-    pub fn index_paths(&self) -> Vec<IndexPath> {
+    pub fn index_paths(&self) -> Vec<DocumentPath> {
         let nearest = Nearest::of(&self.select, &search::Policies::default());
         if search::needs_statistics(&self.select) || nearest.is_some() {
             return Vec::new();

@@ -5,7 +5,8 @@
 //! `OFFSET LIMIT` in a subquery, and ORDER BY keys that are not paths of
 //! the items.
 
-use super::ast::{Aggregate, Expr, From, Projection, Select};
+use super::ast::{Aggregate, Expr, From, Select};
+use super::document_path::{through_derived, DocumentPath};
 use super::eval;
 use super::lexer::{query_error, truncated};
 use crate::error::{ApiError, ApiResult};
@@ -145,56 +146,6 @@ fn is_path_base(expr: &Expr, from: &From) -> bool {
     }
 }
 
-/// A path over the name that `FROM (SELECT ...) x` binds, written as the
-/// inner query's expression it reads (`x.n` over `SELECT VALUE c` is
-/// `c.n`), with the inner FROM; `None` when it reads a value the inner
-/// query computes (an aggregate, a group, an expression). JOINs after the
-/// derived name are not followed.
-fn through_derived<'s>(expr: &Expr, inner: &'s Select) -> Option<(Expr, &'s From)> {
-    // The steps from the name outwards, innermost first.
-    let mut steps = Vec::new();
-    let mut at = expr;
-    loop {
-        match at {
-            Expr::Property(base, _) | Expr::Index(base, _) => {
-                steps.push(at);
-                at = base;
-            }
-            Expr::Var(0) => break,
-            _ => return None,
-        }
-    }
-    let inner_from = inner.from.as_ref()?;
-    if !inner.group_by.is_empty() || projected_aggregates(inner) {
-        return None;
-    }
-    let mut steps = steps.into_iter().rev();
-    let mut rebuilt = match &inner.projection {
-        Projection::Star => Expr::Var(0),
-        Projection::Value(e) => e.clone(),
-        Projection::Fields(fields) => match steps.next()? {
-            Expr::Property(_, name) => fields.iter().find(|(_, n)| n == name)?.0.clone(),
-            _ => return None,
-        },
-    };
-    for step in steps {
-        rebuilt = match step {
-            Expr::Property(_, name) => Expr::Property(Box::new(rebuilt), name.clone()),
-            Expr::Index(_, index) => Expr::Index(Box::new(rebuilt), index.clone()),
-            _ => return None,
-        };
-    }
-    Some((rebuilt, inner_from))
-}
-
-fn projected_aggregates(select: &Select) -> bool {
-    match &select.projection {
-        Projection::Star => false,
-        Projection::Value(e) => eval::contains_aggregate(e),
-        Projection::Fields(fields) => fields.iter().any(|(e, _)| eval::contains_aggregate(e)),
-    }
-}
-
 /// A path from the container's items (`Var(0)` is the item in FROM's source).
 fn is_container_path(expr: &Expr) -> bool {
     match expr {
@@ -242,7 +193,7 @@ impl super::PreparedQuery {
             // One property: its range index must exist (the service's
             // words, 400, as the MongoDB API relays them from the same engine).
             let unindexed = key.kind == super::ast::SortKind::Value
-                && super::access::item_steps(&key.expr, self.select.from.as_ref())
+                && DocumentPath::of_property(&key.expr, self.select.from.as_ref())
                     .is_some_and(|steps| !crate::query::indexing_policy::indexes(policy, &steps));
             if unindexed {
                 return Err(ApiError::bad_request(
@@ -256,7 +207,12 @@ impl super::PreparedQuery {
         };
         let wanted: Option<Vec<(String, bool)>> = keys
             .iter()
-            .map(|k| Some((index_path(&k.expr, from)?, k.descending)))
+            .map(|k| {
+                Some((
+                    DocumentPath::of(&k.expr, Some(from))?.to_string(),
+                    k.descending,
+                ))
+            })
             .collect();
         let served = wanted.is_some_and(|wanted| {
             let indexes = policy["compositeIndexes"].as_array().into_iter().flatten();
@@ -281,20 +237,5 @@ impl super::PreparedQuery {
         Err(ApiError::bad_request(
             "The order by query does not have a corresponding composite index that it can be served from.",
         ))
-    }
-}
-
-/// The index path (`/a/b`) of an ORDER BY key read from the item itself.
-pub(super) fn index_path(expr: &Expr, from: &From) -> Option<String> {
-    match expr {
-        Expr::Var(0) if from.source.is_none() => Some(String::new()),
-        Expr::Property(base, name) => Some(format!("{}/{name}", index_path(base, from)?)),
-        Expr::Index(base, index) => match index.as_ref() {
-            Expr::Literal(serde_json::Value::String(name)) => {
-                Some(format!("{}/{name}", index_path(base, from)?))
-            }
-            _ => None,
-        },
-        _ => None,
     }
 }

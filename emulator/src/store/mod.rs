@@ -60,8 +60,8 @@ pub use users::{CreateMode, Grant, PermissionMode, PermissionView, ScriptGrant};
 use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};
 use crate::persist::Journal;
-use crate::query::index::IndexPath;
 use crate::query::search::policy::check_vector_indexes_kept;
+use crate::query::DocumentPath;
 use crate::rid;
 
 #[derive(Debug)]
@@ -586,7 +586,7 @@ impl Store {
     /// write lock, those it lacks; queries then read them under the read
     /// lock. Nothing is built if the store cannot be written (a failed
     /// data directory): the query scans.
-    pub fn ensure_indexes(&self, database: &str, container: &str, paths: &[IndexPath]) {
+    pub fn ensure_indexes(&self, database: &str, container: &str, paths: &[DocumentPath]) {
         if paths.is_empty() {
             return;
         }

@@ -7,13 +7,14 @@ use std::ops::Bound;
 use super::property_path;
 use crate::item_key::ItemKey;
 use crate::query::ast::{Aggregate, Expr, From, Projection, Select};
-use crate::query::index::{IndexKey, IndexPath, KeyType, PathIndex};
+use crate::query::document_path::DocumentPath;
+use crate::query::index::{IndexKey, KeyType, PathIndex};
 
 /// `MIN(path)` (the low end), `MAX(path)` (the high end) and
 /// `COUNT(path)` (`count`) of a query that reads nothing else of its items.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ends {
-    pub path: IndexPath,
+    pub path: DocumentPath,
     pub low: bool,
     pub high: bool,
     pub count: bool,

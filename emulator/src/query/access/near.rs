@@ -4,7 +4,7 @@
 
 use super::{is_constant, property_path};
 use crate::query::ast::{BinaryOp, Expr};
-use crate::query::index::IndexPath;
+use crate::query::document_path::DocumentPath;
 use crate::query::{eval, Region};
 use serde_json::Value;
 
@@ -12,7 +12,7 @@ use serde_json::Value;
 /// point be.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Near {
-    pub path: IndexPath,
+    pub path: DocumentPath,
     pub region: Region,
 }
 
@@ -47,7 +47,7 @@ pub(super) fn near(conjunct: &Expr) -> Option<Near> {
 
 /// `name(path, constant)` (or, `either_way`, `name(constant, path)`): the
 /// item's path and the constant's value.
-fn spatial_call(expr: &Expr, name: &str, either_way: bool) -> Option<(IndexPath, Value)> {
+fn spatial_call(expr: &Expr, name: &str, either_way: bool) -> Option<(DocumentPath, Value)> {
     let Expr::Call(called, args) = expr else {
         return None;
     };

@@ -6,7 +6,8 @@
 use std::ops::Bound;
 
 use super::{Access, Lookup, Near, Probe};
-use crate::query::index::{IndexKey, KeyType, Number, ELEMENTS};
+use crate::query::index::{IndexKey, KeyType, Number};
+use crate::query::DocumentPath;
 use crate::query::{PreparedQuery, QueryBody, Region};
 
 pub(super) fn access(text: &str) -> Access {
@@ -18,8 +19,8 @@ pub(super) fn access(text: &str) -> Access {
     Access::of(&query.select)
 }
 
-fn path(steps: &[&str]) -> Vec<Box<str>> {
-    steps.iter().map(|s| (*s).into()).collect()
+fn path(steps: &[&str]) -> DocumentPath {
+    steps.iter().copied().collect()
 }
 
 fn number(x: f64) -> IndexKey {
@@ -32,7 +33,7 @@ fn conjuncts_of_a_path_and_a_constant_are_lookups() {
         "SELECT * FROM c WHERE c.a = 1 AND 2 < c.b.c AND (c['d'] BETWEEN 'x' AND 'y' AND c.e IN (1, 'z')) \
          AND STARTSWITH(c.f, 'pre') AND c.g AND c.h >= -3 + 1",
     );
-    let probes: Vec<(Vec<Box<str>>, Probe)> = found
+    let probes: Vec<(DocumentPath, Probe)> = found
         .lookups
         .into_iter()
         .map(|Lookup { path, probe }| (path, probe))
@@ -118,11 +119,7 @@ fn other_filters_are_not(#[case] text: &str) {
 
 #[test]
 fn array_elements_are_looked_up_for_array_contains_and_join_names() {
-    let elements = |p: &[&str]| {
-        let mut path = path(p);
-        path.push(ELEMENTS.into());
-        path
-    };
+    let elements = |p: &[&str]| path(p).elements();
     let lookups = access(
         "SELECT c.id FROM c JOIN t IN c.tags JOIN u IN c.a.b \
          WHERE ARRAY_CONTAINS(c.tags, 'x') AND ARRAY_CONTAINS(c.n, 1, false) AND t = 'y' \
@@ -238,7 +235,7 @@ fn distance_bounds_are_near_lookups() {
     ] {
         let found = near(&text);
         assert_eq!(found.len(), 1, "{text}");
-        assert_eq!(found[0].path, vec![Box::<str>::from("loc")]);
+        assert_eq!(found[0].path, path(&["loc"]));
         assert!(
             matches!(found[0].region, Region::Near { distance, .. } if distance == 1000.0),
             "{text}"

@@ -14,6 +14,8 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use crate::query::document_path::ELEMENTS;
+
 /// A value as the index orders it: by type (undefined, null, booleans,
 /// numbers, strings, arrays, objects), then by value within the type.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -157,12 +159,6 @@ impl IndexKey {
         }
     }
 }
-
-/// The last step of an index path over an array's elements (`tags/[]`:
-/// each element of `tags`), as indexing policies write it. Query paths
-/// never hold it as a property name (`access.rs` leaves such a property
-/// to the scan).
-pub const ELEMENTS: &str = "[]";
 
 /// Walks to the value at `steps` and reads its key. A stored body holds
 /// each name once, so the walk stops as soon as the first step's value

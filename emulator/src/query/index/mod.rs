@@ -34,15 +34,10 @@ use bytes::Bytes;
 
 #[cfg(test)]
 pub use key::Number;
-pub use key::{IndexKey, KeyType, ELEMENTS};
+pub use key::{IndexKey, KeyType};
 
 use crate::item_key::ItemKey;
-
-/// A path of property names from the document's root (`c.address.city`
-/// is `["address", "city"]`), or ending in [`ELEMENTS`] for the elements
-/// of the array there (`["tags", "[]"]`: what `ARRAY_CONTAINS(c.tags, x)`
-/// and `JOIN t IN c.tags ... t = x` read).
-pub type IndexPath = Vec<Box<str>>;
+use crate::query::document_path::{DocumentPath, ELEMENTS};
 
 /// One path's index: (key, item) pairs, ordered by key, then item.
 #[derive(Debug, Clone, Default)]
@@ -154,7 +149,7 @@ impl PathIndex {
 /// those a new indexing policy is rebuilding in the background.
 #[derive(Debug, Clone, Default)]
 pub struct PathIndexes {
-    by_path: HashMap<IndexPath, PathIndex, foldhash::fast::RandomState>,
+    by_path: HashMap<DocumentPath, PathIndex, foldhash::fast::RandomState>,
     rebuild: Option<Rebuild>,
 }
 
@@ -165,7 +160,7 @@ pub struct PathIndexes {
 /// changes nothing); queries scan those paths until the last chunk.
 #[derive(Debug, Clone)]
 struct Rebuild {
-    by_path: HashMap<IndexPath, PathIndex, foldhash::fast::RandomState>,
+    by_path: HashMap<DocumentPath, PathIndex, foldhash::fast::RandomState>,
     /// The last item indexed; `None` before the first chunk.
     after: Option<ItemKey>,
     /// Items indexed so far, of the `total` stored when it began.
@@ -191,7 +186,7 @@ impl PathIndexes {
     /// Builds the index of `path` over `items` (every stored item).
     pub fn build<'a>(
         &mut self,
-        path: IndexPath,
+        path: DocumentPath,
         items: impl Iterator<Item = (&'a ItemKey, &'a Bytes)>,
     ) {
         let mut index = PathIndex::default();
@@ -202,7 +197,7 @@ impl PathIndexes {
     }
 
     /// Every index, ready or being rebuilt: what a write must keep.
-    fn all_mut(&mut self) -> impl Iterator<Item = (&IndexPath, &mut PathIndex)> {
+    fn all_mut(&mut self) -> impl Iterator<Item = (&DocumentPath, &mut PathIndex)> {
         let rebuilding = self.rebuild.iter_mut().flat_map(|r| r.by_path.iter_mut());
         self.by_path.iter_mut().chain(rebuilding)
     }
@@ -255,7 +250,7 @@ impl PathIndexes {
     /// items in the background ([`PathIndexes::rebuild_chunk`]); the others
     /// are dropped. Returns whether there is anything to rebuild.
     pub fn start_rebuild(&mut self, keep: impl Fn(&[Box<str>]) -> bool, total: usize) -> bool {
-        let mut paths: Vec<IndexPath> = self.by_path.drain().map(|(path, _)| path).collect();
+        let mut paths: Vec<DocumentPath> = self.by_path.drain().map(|(path, _)| path).collect();
         if let Some(rebuild) = self.rebuild.take() {
             paths.extend(rebuild.by_path.into_keys());
         }

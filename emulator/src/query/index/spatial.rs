@@ -16,8 +16,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::IndexPath;
 use crate::item_key::ItemKey;
+use crate::query::document_path::DocumentPath;
 use crate::query::indexing_policy;
 use crate::query::{Reach, Region};
 
@@ -51,7 +51,7 @@ impl SpatialColumn {
 
 /// A container's spatial columns, one per path of its policy.
 #[derive(Debug, Clone, Default)]
-pub struct SpatialColumns(Vec<(IndexPath, SpatialColumn)>);
+pub struct SpatialColumns(Vec<(DocumentPath, SpatialColumn)>);
 
 impl SpatialColumns {
     /// Empty columns for the spatial indexes of `policy` (normalised).

@@ -16,8 +16,8 @@ fn body(v: serde_json::Value) -> Bytes {
     Bytes::from(serde_json::to_vec(&v).unwrap())
 }
 
-fn path(p: &str) -> IndexPath {
-    vec![p.into()]
+fn path(p: &str) -> DocumentPath {
+    [p].into_iter().collect()
 }
 
 fn ids<'a>(items: impl Iterator<Item = (&'a IndexKey, &'a ItemKey)>) -> Vec<String> {
@@ -259,7 +259,7 @@ fn rebuilds_start_over_on_another_change() {
 /// element, and follows writes that change, keep or drop the array.
 #[test]
 fn element_indexes_follow_writes() {
-    let tags = vec!["tags".into(), ELEMENTS.into()];
+    let tags = path("tags").elements();
     let a = key("[\"p\"]", "a");
     let b = key("[\"p\"]", "b");
     let a1 = body(json!({"tags": ["x", "y", "x"]}));

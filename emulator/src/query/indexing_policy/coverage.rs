@@ -8,6 +8,7 @@
 use serde_json::Value;
 
 use super::is_mode_none;
+use crate::query::DocumentPath;
 
 /// Whether `policy` (normalised) indexes the value at `steps`, the
 /// property names from the document's root (`/address/city/?` for
@@ -40,16 +41,16 @@ pub fn indexes(policy: &Value, steps: &[Box<str>]) -> bool {
 /// The properties the policy's `spatialIndexes` name (`/location/*` is
 /// `["location"]`), those it indexes: what the spatial index keeps
 /// (`query/index/spatial.rs`). Paths through array elements are left out.
-pub fn spatial_paths(policy: &Value) -> Vec<Vec<Box<str>>> {
-    let mut paths: Vec<Vec<Box<str>>> = policy["spatialIndexes"]
+pub fn spatial_paths(policy: &Value) -> Vec<DocumentPath> {
+    let mut paths: Vec<DocumentPath> = policy["spatialIndexes"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(|entry| parse(entry["path"].as_str()?))
         .map(|(labels, _)| labels)
         .filter(|labels| !labels.is_empty() && !labels.contains(&"[]"))
-        .map(|labels| labels.into_iter().map(Into::into).collect())
-        .filter(|steps: &Vec<Box<str>>| indexes(policy, steps))
+        .map(|labels| labels.into_iter().collect::<DocumentPath>())
+        .filter(|path| indexes(policy, path))
         .collect();
     paths.sort();
     paths.dedup();
@@ -111,8 +112,8 @@ mod tests {
         })
     }
 
-    fn steps(path: &str) -> Vec<Box<str>> {
-        path.split('.').map(Into::into).collect()
+    fn steps(path: &str) -> DocumentPath {
+        path.split('.').collect()
     }
 
     #[rstest::rstest]

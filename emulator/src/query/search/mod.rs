@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::ast::{Expr, Select, SortKind};
+use super::document_path::DocumentPath;
 use super::eval;
 use super::RunContext;
 use crate::query::search::policy::{
@@ -88,7 +89,7 @@ pub fn is_function(name: &str) -> bool {
 /// The path a document expression reads (`c.embedding` is "/embedding",
 /// `c.a["b"]` "/a/b"), if it reads one from the item itself.
 pub fn document_path(expr: &Expr) -> Option<String> {
-    super::gateway::document_path(expr).map(|names| format!("/{}", names.join("/")))
+    DocumentPath::of_property(expr, None).map(|path| path.to_string())
 }
 
 /// How `VectorDistance(args)` compares vectors: by the embedding policy

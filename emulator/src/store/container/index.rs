@@ -6,8 +6,9 @@ use std::ops::Bound;
 
 use super::Container;
 use crate::query::index::spatial::{SpatialColumn, SpatialColumns};
-use crate::query::index::{IndexPath, PathIndex};
+use crate::query::index::PathIndex;
 use crate::query::indexing_policy;
+use crate::query::DocumentPath;
 
 impl Container {
     /// The index of `path`, if it has been built.
@@ -17,7 +18,7 @@ impl Container {
 
     /// The paths of `wanted` that the indexing policy indexes and that
     /// have no index yet.
-    pub fn missing_indexes<'p>(&self, wanted: &'p [IndexPath]) -> Vec<&'p IndexPath> {
+    pub fn missing_indexes<'p>(&self, wanted: &'p [DocumentPath]) -> Vec<&'p DocumentPath> {
         wanted
             .iter()
             .filter(|p| self.policy_indexes(p) && !self.indexes.has(p))
@@ -26,7 +27,7 @@ impl Container {
 
     /// Builds the index of `path` over every stored item, if the
     /// indexing policy indexes it (a query on any other path scans).
-    pub fn build_index(&mut self, path: IndexPath) {
+    pub fn build_index(&mut self, path: DocumentPath) {
         if !self.policy_indexes(&path) || self.indexes.has(&path) {
             return;
         }

@@ -1,0 +1,247 @@
+//! The path of the item that a query expression reads, one type for every
+//! part of the engine that asks: the index and the lookups that read it
+//! (`index/`, `access.rs`), the checks of ORDER BY against the indexing
+//! policy (`validate.rs`, `computed.rs`), the partition key a filter pins
+//! (`gateway.rs`), and the embedding or text a search function reads
+//! (`search/`).
+//!
+//! One walker, [`DocumentPath::of`], decides the two rules once:
+//!
+//! - **Steps.** A path is properties and string indexes over the row's
+//!   first name: `c.a.b` and `c["a"]["b"]` both read `/a/b`. A numeric
+//!   index (`c.a[0]`), a computed index or a function call is not a path,
+//!   and nor is a property named `[]`, which index paths spell for an
+//!   array's elements ([`ELEMENTS`]): such a read is left to the scan.
+//! - **FROM.** The first name is the item when FROM binds it to the item
+//!   (`FROM c`). Over a derived table (`FROM (SELECT ...) x`) a path is
+//!   followed into the inner query where its projection passes the item's
+//!   value through (`SELECT *`, `SELECT VALUE c.a`, `SELECT c.a AS a`; not
+//!   an aggregate or a group). `FROM x IN c.a` (the elements of an array)
+//!   and a subquery's FROM bind something else: no path of the item.
+
+use std::borrow::Borrow;
+use std::fmt;
+use std::ops::Deref;
+
+use serde_json::Value;
+
+use super::ast::{Expr, From, Projection, Select};
+use super::eval;
+
+/// The step of an index path that reads the elements of the array before
+/// it (`tags/[]`: each element of `tags`), as indexing policies write it.
+/// A query's path never holds it as a property name.
+pub const ELEMENTS: &str = "[]";
+
+/// A path of property names from the item's root: `c.address.city` is
+/// `["address", "city"]`, written `/address/city`; empty for the item
+/// itself. An index's path may end in [`ELEMENTS`] (`["tags", "[]"]`:
+/// what `ARRAY_CONTAINS(c.tags, x)` and `JOIN t IN c.tags ... t = x` read).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DocumentPath(Vec<Box<str>>);
+
+impl DocumentPath {
+    /// The path `expr` reads of the item, in a query whose FROM is `from`
+    /// (see the module's rules); `None` where it reads something else.
+    /// Without `from` (a search function's argument, read wherever it is
+    /// called), the first name is taken for the item.
+    pub fn of(expr: &Expr, from: Option<&From>) -> Option<DocumentPath> {
+        match from {
+            None => steps(expr),
+            Some(from) if from.scope != 0 || from.source.is_some() => None,
+            Some(from) => match &from.derived {
+                None => steps(expr),
+                Some(inner) => {
+                    let (expr, inner_from) = through_derived(expr, inner)?;
+                    DocumentPath::of(&expr, Some(inner_from))
+                }
+            },
+        }
+    }
+
+    /// The path `expr` reads, unless it is the item itself.
+    pub fn of_property(expr: &Expr, from: Option<&From>) -> Option<DocumentPath> {
+        DocumentPath::of(expr, from).filter(|path| !path.is_empty())
+    }
+
+    /// This path's array elements: `tags` becomes `tags/[]`.
+    pub fn elements(mut self) -> DocumentPath {
+        self.0.push(ELEMENTS.into());
+        self
+    }
+
+    /// Whether this is `names` (a partition key's path, as its definition
+    /// splits it).
+    pub fn is(&self, names: &[String]) -> bool {
+        self.0.len() == names.len() && self.0.iter().zip(names).all(|(a, b)| **a == **b)
+    }
+}
+
+impl Deref for DocumentPath {
+    type Target = [Box<str>];
+
+    fn deref(&self) -> &[Box<str>] {
+        &self.0
+    }
+}
+
+/// So that a map keyed by paths is looked up by a slice of steps.
+impl Borrow<[Box<str>]> for DocumentPath {
+    fn borrow(&self) -> &[Box<str>] {
+        &self.0
+    }
+}
+
+impl<S: Into<Box<str>>> FromIterator<S> for DocumentPath {
+    fn from_iter<I: IntoIterator<Item = S>>(steps: I) -> Self {
+        DocumentPath(steps.into_iter().map(Into::into).collect())
+    }
+}
+
+/// `/a/b`, as policies write paths; `/` for the item itself.
+impl fmt::Display for DocumentPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("/");
+        }
+        for step in &self.0 {
+            write!(f, "/{step}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The steps of `expr` from the row's first name (`Var(0)`).
+fn steps(expr: &Expr) -> Option<DocumentPath> {
+    let mut names = Vec::new();
+    let mut at = expr;
+    loop {
+        let name = match at {
+            Expr::Var(0) => break,
+            Expr::Property(_, name) => name,
+            Expr::Index(_, index) => match index.as_ref() {
+                Expr::Literal(Value::String(name)) => name,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if name.as_str() == ELEMENTS {
+            return None;
+        }
+        names.push(name.as_str().into());
+        if let Expr::Property(base, _) | Expr::Index(base, _) = at {
+            at = base;
+        }
+    }
+    names.reverse();
+    Some(DocumentPath(names))
+}
+
+/// A path over the name that `FROM (SELECT ...) x` binds, written as the
+/// inner query's expression it reads (`x.n` over `SELECT VALUE c` is
+/// `c.n`), with the inner FROM; `None` when it reads a value the inner
+/// query computes (an aggregate, a group, an expression). JOINs after the
+/// derived name are not followed.
+pub(super) fn through_derived<'s>(expr: &Expr, inner: &'s Select) -> Option<(Expr, &'s From)> {
+    // The steps from the name outwards, innermost first.
+    let mut steps = Vec::new();
+    let mut at = expr;
+    loop {
+        match at {
+            Expr::Property(base, _) | Expr::Index(base, _) => {
+                steps.push(at);
+                at = base;
+            }
+            Expr::Var(0) => break,
+            _ => return None,
+        }
+    }
+    let inner_from = inner.from.as_ref()?;
+    if !inner.group_by.is_empty() || projected_aggregates(inner) {
+        return None;
+    }
+    let mut steps = steps.into_iter().rev();
+    let mut rebuilt = match &inner.projection {
+        Projection::Star => Expr::Var(0),
+        Projection::Value(e) => e.clone(),
+        Projection::Fields(fields) => match steps.next()? {
+            Expr::Property(_, name) => fields.iter().find(|(_, n)| n == name)?.0.clone(),
+            _ => return None,
+        },
+    };
+    for step in steps {
+        rebuilt = match step {
+            Expr::Property(_, name) => Expr::Property(Box::new(rebuilt), name.clone()),
+            Expr::Index(_, index) => Expr::Index(Box::new(rebuilt), index.clone()),
+            _ => return None,
+        };
+    }
+    Some((rebuilt, inner_from))
+}
+
+fn projected_aggregates(select: &Select) -> bool {
+    match &select.projection {
+        Projection::Star => false,
+        Projection::Value(e) => eval::contains_aggregate(e),
+        Projection::Fields(fields) => fields.iter().any(|(e, _)| eval::contains_aggregate(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::query::tests::prepared;
+
+    /// The path that `expr` reads in a query `FROM from`, as written.
+    fn path(expr: &str, from: &str) -> Option<String> {
+        let query = prepared(&format!("SELECT VALUE {expr} FROM {from}"));
+        let Projection::Value(expr) = &query.select.projection else {
+            unreachable!("a VALUE projection");
+        };
+        DocumentPath::of(expr, query.select.from.as_ref()).map(|p| p.to_string())
+    }
+
+    #[test]
+    fn properties_and_string_indexes_are_steps() {
+        assert_eq!(path("c.a.b", "c").as_deref(), Some("/a/b"));
+        assert_eq!(path("c['a']['b c']", "c").as_deref(), Some("/a/b c"));
+        assert_eq!(path("c.a['b']", "c").as_deref(), Some("/a/b"));
+        assert_eq!(path("c", "c").as_deref(), Some("/"));
+    }
+
+    #[test]
+    fn numeric_indexes_elements_and_computed_values_are_not() {
+        for expr in ["c.a[0]", "c['[]']", "c.a['[]'].b", "LOWER(c.a)", "c.a[c.i]"] {
+            assert_eq!(path(expr, "c"), None, "{expr}");
+        }
+    }
+
+    #[test]
+    fn a_derived_table_passes_the_items_paths_through() {
+        for (expr, from, expected) in [
+            ("x.a", "(SELECT * FROM c) x", Some("/a")),
+            ("x.a", "(SELECT VALUE c.o FROM c) x", Some("/o/a")),
+            ("x.p.a", "(SELECT c.o AS p FROM c) x", Some("/o/a")),
+            ("x", "(SELECT VALUE LOWER(c.a) FROM c) x", None),
+            ("x.q", "(SELECT c.o AS p FROM c) x", None),
+            ("x.n", "(SELECT COUNT(1) AS n FROM c) x", None),
+        ] {
+            assert_eq!(path(expr, from).as_deref(), expected, "{expr} FROM {from}");
+        }
+    }
+
+    #[test]
+    fn the_elements_of_an_array_are_not_the_item() {
+        assert_eq!(path("x.a", "x IN c.tags"), None);
+        assert_eq!(path("c.a", "c JOIN t IN c.tags").as_deref(), Some("/a"));
+    }
+
+    #[test]
+    fn a_partition_key_path_is_compared_by_its_names() {
+        let path: DocumentPath = ["address", "city"].into_iter().collect();
+        assert!(path.is(&["address".into(), "city".into()]));
+        assert!(!path.is(&["address".into()]));
+        assert_eq!(path.clone().elements().to_string(), "/address/city/[]");
+        assert_eq!(DocumentPath::default().to_string(), "/");
+    }
+}
