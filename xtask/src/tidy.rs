@@ -5,6 +5,10 @@
 //!   name which, as a table ([`LAYERS`]) that must stay free of cycles;
 //! - no web framework below the HTTP layer: the store, the query engine
 //!   and the script engine name no `axum` or `hyper` type;
+//! - a query run keeps nothing in thread-locals (its context travels as
+//!   a value), apart from caches that only remember;
+//! - the conformance suite never imports the emulator;
+//! - unit tests sit where `CONTRIBUTING.md` says (no `#[path]`);
 //! - every Rust source file of the repository opens with a `//!` saying
 //!   what it holds.
 //!
@@ -432,6 +436,74 @@ fn every_source_file_says_what_it_holds() {
         "files that do not open with a //! comment:\n{}",
         silent.join("\n")
     );
+}
+
+/// The query engine's thread-locals that only remember (a word's stem, a
+/// compiled pattern): an answer never depends on what they hold. Anything
+/// a run needs travels in its context (`query/context.rs`).
+const QUERY_CACHES: &[&str] = &["query/search/text.rs", "query/functions/regex.rs"];
+
+#[test]
+fn a_query_run_keeps_nothing_in_thread_locals() {
+    let src = root().join("emulator/src");
+    let mut found = Vec::new();
+    for file in rust_files(&src.join("query")) {
+        let relative = file.strip_prefix(&src).unwrap_or(&file);
+        let code = code_only(&fs::read_to_string(&file).expect("a source file"));
+        let cache = QUERY_CACHES.iter().any(|c| relative == Path::new(c));
+        if code.contains("thread_local!") && !cache {
+            found.push(relative.display().to_string());
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "thread-locals in the query engine (a run's state goes in its context): {found:?}"
+    );
+}
+
+/// `#[path]` includes that are not unit tests: the quick start's example,
+/// compiled by the Rust SDK tests as the guide shows it.
+const PATH_INCLUDES: &[&str] = &["sdk-tests/rust/tests/sdk.rs"];
+
+#[test]
+fn unit_tests_sit_where_contributing_says() {
+    // CONTRIBUTING.md: inline, or `x/tests.rs` in the module's directory,
+    // found by the module tree alone.
+    let root = root();
+    let mut found = Vec::new();
+    for file in rust_files(&root) {
+        let relative = file.strip_prefix(&root).unwrap_or(&file);
+        let code = code_only(&fs::read_to_string(&file).expect("a source file"));
+        let included = PATH_INCLUDES.iter().any(|c| relative == Path::new(c));
+        if code.contains("#[path") && !included {
+            found.push(relative.display().to_string());
+        }
+    }
+    assert!(found.is_empty(), "#[path] attributes: {found:?}");
+}
+
+#[test]
+fn the_suite_never_imports_the_emulator() {
+    // Its expectations come from the fixtures, and it talks HTTP only: it
+    // must run against any endpoint. Its tests may start the emulator.
+    let root = root();
+    let manifest = fs::read_to_string(root.join("conformance/Cargo.toml")).expect("its manifest");
+    let dependencies = manifest
+        .split("\n[")
+        .find(|section| section.starts_with("dependencies]"))
+        .expect("a [dependencies] section");
+    assert!(
+        !dependencies.contains("cosmos-emulator"),
+        "conformance depends on the emulator"
+    );
+    for file in rust_files(&root.join("conformance/src")) {
+        let code = code_only(&fs::read_to_string(&file).expect("a source file"));
+        assert!(
+            !code.contains("cosmos_emulator"),
+            "{} names the emulator",
+            file.display()
+        );
+    }
 }
 
 #[test]

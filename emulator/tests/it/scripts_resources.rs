@@ -6,9 +6,7 @@
 //! resource tokens, and their life with the container, across a restart,
 //! a compaction, a snapshot and a reset (`store/scripts.rs`).
 
-#[path = "scripts_resources/lifecycle.rs"]
 mod lifecycle;
-#[path = "scripts_resources/tokens.rs"]
 mod tokens;
 
 use crate::common::{Reply, TestClient, COLL};
