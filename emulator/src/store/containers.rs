@@ -137,7 +137,7 @@ impl Store {
             })
             .max(self.min_ranges_per_container);
         container.set_ranges(RangeMap::even(container.partition_key(), count));
-        container.attach(self.journal.clone());
+        container.attach(self.journal().cloned());
         let json = container.to_json(&db.rid);
         let (link, rid) = (
             format!("dbs/{}/colls/{}/", db.rid, container.rid),

@@ -35,7 +35,7 @@ mod usage;
 mod users;
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use tokio::sync::Notify;
 
@@ -44,6 +44,7 @@ pub use batch::{Action, BatchMode, Edit, Operation, Outcome};
 use catalog::Catalog;
 pub use catalog::Database;
 pub use container::{Container, ContainerSettings, Owner, ScopedView};
+use durable::Durable;
 pub use durable::{unavailable, Compaction, COMPACT_AT_LEAST};
 pub use item::{
     check_nesting, strip_system_properties, too_deep, validate_id, validate_name, with_lsn, Etag,
@@ -64,7 +65,6 @@ pub use users::{CreateMode, Grant, PermissionMode, PermissionView, ScriptGrant};
 
 use crate::clock::Clock;
 use crate::error::ApiResult;
-use crate::persist::Journal;
 
 pub struct Store {
     catalog: RwLock<Catalog>,
@@ -81,16 +81,9 @@ pub struct Store {
     change_feed_retention: i64,
     /// The least number of partition key ranges a new container gets.
     min_ranges_per_container: usize,
-    /// With `--data-dir`: where changes are written ahead (`durable.rs`).
-    journal: Option<Arc<Journal>>,
-    /// The size of the last snapshot (the log is compacted past it).
-    snapshot_bytes: AtomicU64,
-    /// The least log size compacted (`durable::COMPACT_AT_LEAST`).
-    compact_at_least: u64,
-    /// Held while a compaction runs.
-    compacting: Mutex<()>,
-    /// The metadata the journal holds, to journal only what changes.
-    written_meta: Mutex<durable::meta::WrittenMeta>,
+    /// With `--data-dir`: the journal changes are written ahead to, and
+    /// what compacting it needs (`durable/`).
+    durable: Option<Durable>,
     /// Named in-memory snapshots of the whole account (`account.rs`).
     snapshots: account::Snapshots,
 }
@@ -126,23 +119,11 @@ impl std::ops::DerefMut for CatalogWrite<'_> {
 
 impl Drop for CatalogWrite<'_> {
     fn drop(&mut self) {
-        let Some(journal) = &self.store.journal else {
-            return;
-        };
-        if self.meta_changed {
-            let pieces = self.guard.meta_pieces();
-            let changed = self
-                .store
-                .written_meta
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .diff(pieces);
-            for record in changed {
-                journal.record(|out| record.encode(out));
-            }
+        if let Some(durable) = &self.store.durable {
+            // The session LSN this operation brings the store to (or more).
+            let session = self.store.session_lsn() + 1;
+            durable.commit(&self.guard, self.meta_changed, session);
         }
-        // The session LSN this operation brings the store to (or more).
-        journal.commit(&(self.store.session_lsn() + 1).to_le_bytes());
     }
 }
 
@@ -157,11 +138,7 @@ impl Store {
             lsn: AtomicU64::new(1),
             change_feed_retention: log::DEFAULT_RETENTION_SECONDS,
             min_ranges_per_container: 1,
-            journal: None,
-            snapshot_bytes: AtomicU64::new(0),
-            compact_at_least: durable::COMPACT_AT_LEAST,
-            compacting: Mutex::new(()),
-            written_meta: Mutex::default(),
+            durable: None,
             snapshots: Mutex::default(),
         }
     }
@@ -185,11 +162,8 @@ impl Store {
     /// The catalog for a change; refused once the data directory could
     /// not be written (nothing more is acknowledged that is not kept).
     fn write(&self) -> ApiResult<CatalogWrite<'_>> {
-        if let Some(journal) = self.journal.as_ref().filter(|j| j.has_failed()) {
-            return Err(durable::unavailable(&format!(
-                "a write to {} failed",
-                journal.dir().path().display()
-            )));
+        if let Some(durable) = &self.durable {
+            durable.check_writable()?;
         }
         Ok(CatalogWrite {
             guard: self.catalog.write().unwrap_or_else(|e| e.into_inner()),
