@@ -595,6 +595,4 @@ fn parse(body: &Bytes) -> Value {
 }
 
 #[cfg(test)]
-mod subquery_tests;
-#[cfg(test)]
 pub(crate) mod tests;

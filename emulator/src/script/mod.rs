@@ -314,8 +314,4 @@ fn threw(thrown: &Thrown) -> ApiError {
 }
 
 #[cfg(test)]
-mod hostile_tests;
-#[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod udf_tests;

@@ -19,9 +19,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::durable::meta::WrittenMeta;
 use super::image::Image;
-use super::records::Record;
 use super::{Catalog, Store};
 use crate::error::{ApiError, ApiResult};
 
@@ -164,20 +162,11 @@ impl Store {
             .values_mut()
             .flat_map(|db| db.containers.values_mut())
         {
-            c.attach(self.journal.clone());
+            c.attach(self.journal().cloned());
         }
-        if let Some(journal) = &self.journal {
-            // The new state as written ahead: a reset, then the image of
-            // the catalog as it now is (numbers moved on), and the
-            // metadata the journal holds is exactly that image's.
-            let written = Image::capture(&fresh, None);
-            journal.record(|out| Record::Reset { clock }.encode(out));
-            for record in written.records() {
-                journal.record(|out| record.encode(out));
-            }
-            let mut held = self.written_meta.lock().unwrap_or_else(|e| e.into_inner());
-            *held = WrittenMeta::default();
-            held.diff(written.meta);
+        if let Some(durable) = &self.durable {
+            // The new state as written ahead (numbers moved on).
+            durable.reset_to(&fresh, clock);
         }
         let old = std::mem::replace(&mut *catalog, fresh);
         if let Some(at) = clock {

@@ -24,10 +24,9 @@ use std::collections::HashMap;
 use http::StatusCode;
 use serde_json::{Map, Value};
 
-use super::{
-    check_if_match, checked_partition_key, checked_write, edited, live_or_discard, Container, Item,
-    Store, WriteMode,
-};
+use super::checks::{check_if_match, checked_partition_key, checked_write, edited};
+use super::purging::live_or_discard;
+use super::{Container, Item, Store, WriteMode};
 use crate::error::{ApiError, ApiResult};
 use crate::item_key::ItemKey;
 use crate::ttl::{self, Ttl};

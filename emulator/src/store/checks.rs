@@ -1,6 +1,7 @@
 //! The checks an item write passes before it is stored, shared by single
-//! writes and patches (`mod.rs`) and by transactional batch and bulk
-//! (`batch.rs`).
+//! writes and patches (`item_ops.rs`) and by transactional batch and bulk
+//! (`batch.rs`); and `If-Match`, which every resource's replace and delete
+//! checks.
 
 use serde_json::{Map, Value};
 
@@ -66,4 +67,17 @@ pub(super) fn edited(
     }
     let item_ttl = ttl::item_ttl(body.get("ttl"))?;
     Ok((body, item_ttl))
+}
+
+/// `If-Match`: absent or `*` always matches; otherwise the current etag must.
+pub(super) fn check_if_match(
+    if_match: Option<&str>,
+    etag: impl std::fmt::Display,
+) -> ApiResult<()> {
+    match if_match {
+        Some(expected) if expected != "*" && expected != etag.to_string() => {
+            Err(ApiError::precondition_failed())
+        }
+        _ => Ok(()),
+    }
 }

@@ -25,8 +25,10 @@ use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::{DecodePaddingMode, Engine};
 use serde_json::{json, Map, Value};
 
+use super::catalog::by_name_or_rid;
+use super::checks::check_if_match;
 use super::encryption_policy::ALGORITHM;
-use super::{by_name_or_rid, check_if_match, item, validate_name, Database, Store};
+use super::{item, validate_name, Database, Store};
 use crate::error::{ApiError, ApiResult};
 use crate::rid;
 

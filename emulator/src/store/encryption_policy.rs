@@ -28,9 +28,10 @@
 //!   Tests.ContainerCreationFailsWithUnknownClientEncryptionKey` and
 //!   `ClientEncryptionPolicyTest`, Azure/azure-cosmos-dotnet-v3#2349):
 //!   a policy naming a key the database does not have is 400 "ClientEncryption
-//!   Key with id '[unknownKey]' does not exist." (checked in `store/mod.rs`,
-//!   where the database is at hand, before the path rules: the test sends the
-//!   path "/"), and a replace that changes the policy, or drops it, is 400
+//!   Key with id '[unknownKey]' does not exist." (checked in
+//!   `store/containers.rs`, where the database is at hand, before the path
+//!   rules: the test sends the path "/"), and a replace that changes the
+//!   policy, or drops it, is 400
 //!   "'clientEncryptionPolicy' cannot be changed as part of collection
 //!   replace operation."; one that sends it unchanged succeeds.
 

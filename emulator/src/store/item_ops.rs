@@ -6,11 +6,9 @@
 use http::StatusCode;
 use serde_json::{Map, Value};
 
-use super::checks::{checked_partition_key, checked_write, edited};
-use super::{
-    check_if_match, live_or_discard, Container, ContainerContext, Item, ItemAddress, ItemWrite,
-    Store, WriteMode,
-};
+use super::checks::{check_if_match, checked_partition_key, checked_write, edited};
+use super::purging::live_or_discard;
+use super::{Container, ContainerContext, Item, ItemAddress, ItemWrite, Store, WriteMode};
 use crate::error::{ApiError, ApiResult};
 use crate::item_key::ItemKey;
 use crate::partition_key::KeyScope;

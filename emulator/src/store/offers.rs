@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use super::{check_if_match, item, Store};
+use super::checks::check_if_match;
+use super::{item, Store};
 use crate::error::{ApiError, ApiResult};
 use crate::rid;
 

@@ -18,9 +18,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{
-    by_name_or_rid, check_if_match, item, validate_name, Container, CreateMode, Database, Store,
-};
+use super::catalog::by_name_or_rid;
+use super::checks::check_if_match;
+use super::{item, validate_name, Container, CreateMode, Database, Store};
 use crate::error::{ApiError, ApiResult};
 use crate::rid;
 

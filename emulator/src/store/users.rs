@@ -10,11 +10,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
+use super::catalog::{by_name_or_rid, by_name_or_rid_mut};
+use super::checks::check_if_match;
 use super::ScriptKind;
-use super::{
-    by_name_or_rid, by_name_or_rid_mut, check_if_match, item, validate_name, Catalog, Database,
-    Store,
-};
+use super::{item, validate_name, Catalog, Database, Store};
 use crate::error::{ApiError, ApiResult};
 use crate::rid;
 

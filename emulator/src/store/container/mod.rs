@@ -203,7 +203,7 @@ impl Container {
     /// `default_retention` is the change log's retention for a container
     /// without a change feed policy. The partition key, unique keys,
     /// client encryption policy, vector embeddings and vector indexes stay
-    /// as they are (search_policy.rs says which additions are allowed).
+    /// as they are (`query/search/policy.rs` says which additions are allowed).
     /// Returns whether a new indexing policy began rebuilding the path
     /// indexes in use (`reindex.rs`).
     pub fn replace_settings(

@@ -22,8 +22,8 @@
 
 use std::io;
 use std::path::Path;
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -35,6 +35,7 @@ use super::{Catalog, Store};
 use crate::clock::Clock;
 use crate::error::{ApiError, ApiResult};
 use crate::persist::{DataDir, Journal, Next, Reader, SyncMode};
+use meta::WrittenMeta;
 
 /// The log is compacted once it is larger than the last snapshot and at
 /// least this big: start-up then reads at most about twice the live data
@@ -53,6 +54,82 @@ pub struct Compaction {
     /// The part under the store's write lock (capturing the state), during
     /// which requests wait.
     pub locked_millis: f64,
+}
+
+/// What the store keeps only with a data directory: the journal, and what
+/// compacting it and journaling only changed metadata need. The store holds
+/// one (`Store::durable`) once `Store::open_data_dir` has read the
+/// directory back; without one it keeps everything in memory only.
+pub(in crate::store) struct Durable {
+    /// Where changes are written ahead.
+    journal: Arc<Journal>,
+    /// The size of the last snapshot (the log is compacted past it).
+    snapshot_bytes: AtomicU64,
+    /// The least log size compacted ([`COMPACT_AT_LEAST`]).
+    compact_at_least: u64,
+    /// Held while a compaction runs.
+    compacting: Mutex<()>,
+    /// The metadata the journal holds, to journal only what changes.
+    written_meta: Mutex<WrittenMeta>,
+}
+
+impl Durable {
+    pub(in crate::store) fn journal(&self) -> &Arc<Journal> {
+        &self.journal
+    }
+
+    /// Refuses a change once the data directory could not be written:
+    /// nothing more is acknowledged that is not kept.
+    pub(in crate::store) fn check_writable(&self) -> ApiResult<()> {
+        if self.journal.has_failed() {
+            return Err(unavailable(&format!(
+                "a write to {} failed",
+                self.journal.dir().path().display()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Commits an operation's records as one frame (as its write lock is
+    /// released), with the pieces of `catalog`'s metadata that changed if
+    /// the operation changed any; `session` is the session LSN it brings
+    /// the store to (or more).
+    pub(in crate::store) fn commit(&self, catalog: &Catalog, meta_changed: bool, session: u64) {
+        if meta_changed {
+            let pieces = catalog.meta_pieces();
+            let changed = self
+                .written_meta
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .diff(pieces);
+            for record in changed {
+                self.journal.record(|out| record.encode(out));
+            }
+        }
+        self.journal.commit(&session.to_le_bytes());
+    }
+
+    /// Writes ahead that the account became `fresh` (a reset or a restore,
+    /// `account.rs`): a reset, then the image of the catalog as it now is,
+    /// and the metadata the journal holds is exactly that image's.
+    pub(in crate::store) fn reset_to(&self, fresh: &Catalog, clock: Option<i64>) {
+        let written = Image::capture(fresh, None);
+        self.journal
+            .record(|out| Record::Reset { clock }.encode(out));
+        for record in written.records() {
+            self.journal.record(|out| record.encode(out));
+        }
+        let mut held = self.written_meta.lock().unwrap_or_else(|e| e.into_inner());
+        *held = WrittenMeta::default();
+        held.diff(written.meta);
+    }
+
+    /// Whether the log has outgrown the last snapshot (see the module comment).
+    fn compaction_due(&self) -> bool {
+        let log_bytes = self.journal.log_bytes();
+        log_bytes >= self.compact_at_least
+            && log_bytes > self.snapshot_bytes.load(Ordering::Acquire)
+    }
 }
 
 /// What start-up read back, for its log line.
@@ -124,7 +201,6 @@ impl Store {
             );
         }
         let journal = Journal::open(dir, generation, mode)?;
-        self.snapshot_bytes.store(snapshot_bytes, Ordering::Release);
         // Every container writes ahead from now on; log entries past their
         // retention go, as the purge's pass would have dropped them.
         let now = self.clock.now();
@@ -137,12 +213,15 @@ impl Store {
             c.attach(Some(journal.clone()));
             c.expire_log(now);
         }
-        let pieces = catalog.meta_pieces();
-        self.written_meta
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .diff(pieces);
-        self.journal = Some(journal);
+        let mut written_meta = WrittenMeta::default();
+        written_meta.diff(catalog.meta_pieces());
+        self.durable = Some(Durable {
+            journal,
+            snapshot_bytes: AtomicU64::new(snapshot_bytes),
+            compact_at_least: COMPACT_AT_LEAST,
+            compacting: Mutex::new(()),
+            written_meta: Mutex::new(written_meta),
+        });
         let catalog = self.read();
         let containers = catalog
             .databases
@@ -170,15 +249,19 @@ impl Store {
         Ok(self)
     }
 
-    /// Compacts logs from `bytes` on (tests; see [`COMPACT_AT_LEAST`]).
+    /// Compacts logs from `bytes` on (tests; see [`COMPACT_AT_LEAST`]),
+    /// after [`Self::open_data_dir`]; without a data directory there is
+    /// nothing to compact, and this changes nothing.
     pub fn with_compaction_at_least(mut self, bytes: u64) -> Self {
-        self.compact_at_least = bytes;
+        if let Some(durable) = self.durable.as_mut() {
+            durable.compact_at_least = bytes;
+        }
         self
     }
 
     /// The journal, with `--data-dir`.
     pub fn journal(&self) -> Option<&Arc<Journal>> {
-        self.journal.as_ref()
+        self.durable.as_ref().map(Durable::journal)
     }
 
     /// Applies a log's frames in order; returns where it stops being whole
@@ -261,12 +344,13 @@ impl Store {
 
     /// Writes the state as a snapshot and starts a new log generation.
     pub fn compact(&self) -> ApiResult<Compaction> {
-        let Some(journal) = &self.journal else {
+        let Some(durable) = &self.durable else {
             return Err(ApiError::bad_request(
                 "There is nothing to compact: the emulator was started without --data-dir.",
             ));
         };
-        let _one_at_a_time = self.compacting.lock().unwrap_or_else(|e| e.into_inner());
+        let journal = &durable.journal;
+        let _one_at_a_time = durable.compacting.lock().unwrap_or_else(|e| e.into_inner());
         let started = Instant::now();
         journal.sync_log().map_err(|e| unavailable(&e))?;
         let locking = Instant::now();
@@ -283,7 +367,9 @@ impl Store {
         let snapshot_bytes = journal
             .write_snapshot(generation, |out| image.write(session, out))
             .map_err(|e| unavailable(&e))?;
-        self.snapshot_bytes.store(snapshot_bytes, Ordering::Release);
+        durable
+            .snapshot_bytes
+            .store(snapshot_bytes, Ordering::Release);
         let report = Compaction {
             generation,
             snapshot_bytes,
@@ -297,18 +383,16 @@ impl Store {
 
     /// Whether the log has outgrown the last snapshot (see the module comment).
     pub fn compaction_due(&self) -> bool {
-        let Some(journal) = &self.journal else {
-            return false;
-        };
-        let log_bytes = journal.log_bytes();
-        log_bytes >= self.compact_at_least
-            && log_bytes > self.snapshot_bytes.load(Ordering::Acquire)
+        self.durable.as_ref().is_some_and(Durable::compaction_due)
     }
 
     /// Compacts if [`Self::compaction_due`] and no compaction runs: called
     /// after requests, off the request's thread.
     pub fn compact_if_due(&self) {
-        if !self.compaction_due() || self.compacting.try_lock().is_err() {
+        let Some(durable) = &self.durable else {
+            return;
+        };
+        if !durable.compaction_due() || durable.compacting.try_lock().is_err() {
             return;
         }
         if let Err(e) = self.compact() {
@@ -335,12 +419,10 @@ impl Store {
     /// Records the manual clock's position (after a move), durably before
     /// the move is acknowledged, and wakes what waits on time (the purge).
     pub fn clock_moved(&self) -> ApiResult<()> {
-        if self.journal.is_some() && self.clock.is_manual() {
+        if let Some(durable) = self.durable.as_ref().filter(|_| self.clock.is_manual()) {
             let now = self.clock.now();
             let catalog = self.write()?;
-            if let Some(journal) = &self.journal {
-                journal.record(|out| Record::Clock(now).encode(out));
-            }
+            durable.journal.record(|out| Record::Clock(now).encode(out));
             drop(catalog);
         }
         self.time_moved();

@@ -417,9 +417,9 @@ fn the_log_is_compacted_once_it_outgrows_the_last_snapshot() {
     let store = Store::new(Clock::new(ClockMode::Manual {
         start: Some(1_000_000),
     }))
-    .with_compaction_at_least(16 * 1024)
     .open_data_dir(&dir, SyncMode::Never)
-    .unwrap();
+    .unwrap()
+    .with_compaction_at_least(16 * 1024);
     workload(&store);
     assert!(store.compaction_due(), "the workload wrote over 16 KiB");
     store.compact_if_due();

@@ -8,8 +8,8 @@
 use rstest::rstest;
 use serde_json::{json, Value};
 
-use super::tests::{prepared, run};
-use super::{PreparedQuery, QueryBody};
+use super::{prepared, run};
+use crate::query::{PreparedQuery, QueryBody};
 
 fn products() -> Vec<Value> {
     vec![
@@ -283,7 +283,7 @@ fn a_bounded_order_by_gives_what_a_full_sort_gives() {
 #[case("SELECT VALUE kv.k FROM c JOIN kv IN (SELECT VALUE ObjectToArray(c.m)) ORDER BY c.id")]
 #[case("SELECT VALUE COUNT(1) FROM (SELECT DISTINCT VALUE c.g FROM c WHERE c.n > 1) AS x JOIN y IN x.arr")]
 fn subqueries_are_written_back_as_they_read(#[case] query: &str) {
-    let parse = |q: &str| super::parser::parse(q, &Default::default()).unwrap();
+    let parse = |q: &str| crate::query::parser::parse(q, &Default::default()).unwrap();
     let select = parse(query);
     let text = select.to_sql(&[]);
     assert_eq!(parse(&text), select, "{query} was written as {text}");
@@ -328,7 +328,7 @@ fn from_subqueries(#[case] query: &str, #[case] expected: Value) {
             bodies.iter().map(|b| ("[]", "id", b)),
             None,
             None,
-            super::PageLimit {
+            crate::query::PageLimit {
                 items: 100,
                 bytes: usize::MAX,
             },

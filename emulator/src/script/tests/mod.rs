@@ -1,7 +1,10 @@
 //! Stored procedure executions against a store, without HTTP: the
 //! server-side API and all-or-nothing commits (hostile scripts and the
-//! bounds: `hostile_tests.rs`; UDFs: `udf_tests.rs`). The HTTP surface
+//! bounds: `hostile.rs`; UDFs: `udf.rs`). The HTTP surface
 //! and the SDKs are tested in `tests/it/scripts.rs` and `sdk-tests/`.
+
+mod hostile;
+mod udf;
 
 use std::sync::Arc;
 use std::time::Duration;

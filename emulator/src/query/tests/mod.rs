@@ -1,6 +1,8 @@
 //! The executor's tests: clauses, FROM forms, JOIN, GROUP BY, LIKE,
 //! aggregates and pages, each against documents given inline.
 
+mod subquery;
+
 use super::*;
 use serde_json::json;
 

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::tests::{body, call, object, put, read, run, store};
-use super::*;
+use super::{body, call, object, put, read, run, store};
+use crate::script::*;
 
 #[test]
 fn endless_loop_times_out_rolls_back_and_frees_the_store() {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::*;
+use crate::script::*;
 
 fn udf_query(udfs: &[(&str, &str)], sql: &str, docs: Vec<Value>) -> ApiResult<Vec<Value>> {
     use crate::query::{PreparedQuery, QueryBody, Setting};
