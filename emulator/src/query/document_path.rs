@@ -5,7 +5,9 @@
 //! (`gateway.rs`), and the embedding or text a search function reads
 //! (`search/`).
 //!
-//! One walker, [`DocumentPath::of`], decides the two rules once:
+//! One walker, [`DocumentPath::of`], decides the two rules once (and
+//! [`maps_to_path`], the wider question ORDER BY asks, follows the same
+//! FROM rules):
 //!
 //! - **Steps.** A path is properties and string indexes over the row's
 //!   first name: `c.a.b` and `c["a"]["b"]` both read `/a/b`. A numeric
@@ -142,7 +144,7 @@ fn steps(expr: &Expr) -> Option<DocumentPath> {
 /// `c.n`), with the inner FROM; `None` when it reads a value the inner
 /// query computes (an aggregate, a group, an expression). JOINs after the
 /// derived name are not followed.
-pub(super) fn through_derived<'s>(expr: &Expr, inner: &'s Select) -> Option<(Expr, &'s From)> {
+fn through_derived<'s>(expr: &Expr, inner: &'s Select) -> Option<(Expr, &'s From)> {
     // The steps from the name outwards, innermost first.
     let mut steps = Vec::new();
     let mut at = expr;
@@ -184,6 +186,57 @@ fn projected_aggregates(select: &Select) -> bool {
         Projection::Star => false,
         Projection::Value(e) => eval::contains_aggregate(e),
         Projection::Fields(fields) => fields.iter().any(|(e, _)| eval::contains_aggregate(e)),
+    }
+}
+
+/// Whether the service maps `expr` to a path of the item, as ORDER BY
+/// requires ("could not be mapped to a document path"): properties and
+/// constant indexes, array positions included (`c.a[0]`), from a name
+/// FROM binds to the item, a path of it, or the elements of one (`x IN
+/// c.tags`, `JOIN t IN c.tags`), through a derived table as
+/// [`DocumentPath::of`] follows one. Wider than [`DocumentPath::of`],
+/// whose paths an index reads: those hold no array position and no
+/// element of a JOIN.
+pub(super) fn maps_to_path(expr: &Expr, from: &From) -> bool {
+    if let Some(inner) = &from.derived {
+        return through_derived(expr, inner)
+            .is_some_and(|(e, inner_from)| maps_to_path(&e, inner_from));
+    }
+    match expr {
+        Expr::Property(base, _) => is_path_base(base, from),
+        Expr::Index(base, index) => {
+            matches!(index.as_ref(), Expr::Literal(_)) && is_path_base(base, from)
+        }
+        // A name alone is a path when it stands for part of the item.
+        Expr::Var(0) => from.source.as_ref().is_some_and(is_container_path),
+        Expr::Var(i) => from
+            .joins
+            .get(i - 1)
+            .is_some_and(|join| maps_to_path(join, from)),
+        _ => false,
+    }
+}
+
+fn is_path_base(expr: &Expr, from: &From) -> bool {
+    match expr {
+        Expr::Var(0) => from.source.as_ref().is_none_or(is_container_path),
+        Expr::Var(i) => from
+            .joins
+            .get(i - 1)
+            .is_some_and(|join| maps_to_path(join, from)),
+        other => maps_to_path(other, from),
+    }
+}
+
+/// A path from the container's items (`Var(0)` is the item in FROM's source).
+fn is_container_path(expr: &Expr) -> bool {
+    match expr {
+        Expr::Var(0) => true,
+        Expr::Property(base, _) => is_container_path(base),
+        Expr::Index(base, index) => {
+            matches!(index.as_ref(), Expr::Literal(_)) && is_container_path(base)
+        }
+        _ => false,
     }
 }
 

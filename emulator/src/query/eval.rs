@@ -76,7 +76,7 @@ pub fn required_fragments(filter: &Expr, from: &From) -> Vec<Vec<u8>> {
         Expr::Binary(BinaryOp::Eq, a, b) => match (a.as_ref(), b.as_ref()) {
             (Expr::Literal(text @ Value::String(_)), path)
             | (path, Expr::Literal(text @ Value::String(_)))
-                if super::validate::is_item_path(path, from) =>
+                if super::document_path::maps_to_path(path, from) =>
             {
                 vec![serde_json::to_vec(text).expect("a string serialises")]
             }

@@ -5,8 +5,8 @@
 //! `OFFSET LIMIT` in a subquery, and ORDER BY keys that are not paths of
 //! the items.
 
-use super::ast::{Aggregate, Expr, From, Select};
-use super::document_path::{through_derived, DocumentPath};
+use super::ast::{Aggregate, Expr, Select};
+use super::document_path::{maps_to_path, DocumentPath};
 use super::eval;
 use super::lexer::{query_error, truncated};
 use crate::error::{ApiError, ApiResult};
@@ -103,59 +103,13 @@ fn order_by_paths(select: &Select) -> ApiResult<()> {
     let score = |e: &Expr| matches!(e, Expr::Call(name, _) if super::search::is_function(name));
     let all_paths = keys
         .iter()
-        .all(|k| is_item_path(&k.expr, from) || udf(&k.expr) || score(&k.expr));
+        .all(|k| maps_to_path(&k.expr, from) || udf(&k.expr) || score(&k.expr));
     if all_paths || (keys.len() == 1 && distance(&keys[0].expr)) {
         return Ok(());
     }
     Err(ApiError::bad_request(
         "Unsupported ORDER BY clause. ORDER BY item expression could not be mapped to a document path.",
     ))
-}
-
-/// Whether `expr` reads a path of the item: properties and constant
-/// indexes from a name FROM binds to the item, a path of it, or the
-/// elements of one (`x IN c.tags`, `JOIN t IN c.tags`).
-pub(super) fn is_item_path(expr: &Expr, from: &From) -> bool {
-    if let Some(inner) = &from.derived {
-        return through_derived(expr, inner)
-            .is_some_and(|(e, inner_from)| is_item_path(&e, inner_from));
-    }
-    match expr {
-        Expr::Property(base, _) => is_path_base(base, from),
-        Expr::Index(base, index) => {
-            matches!(index.as_ref(), Expr::Literal(_)) && is_path_base(base, from)
-        }
-        // A name alone is a path when it stands for part of the item.
-        Expr::Var(0) => from.source.as_ref().is_some_and(is_container_path),
-        Expr::Var(i) => from
-            .joins
-            .get(i - 1)
-            .is_some_and(|join| is_item_path(join, from)),
-        _ => false,
-    }
-}
-
-fn is_path_base(expr: &Expr, from: &From) -> bool {
-    match expr {
-        Expr::Var(0) => from.source.as_ref().is_none_or(is_container_path),
-        Expr::Var(i) => from
-            .joins
-            .get(i - 1)
-            .is_some_and(|join| is_item_path(join, from)),
-        other => is_item_path(other, from),
-    }
-}
-
-/// A path from the container's items (`Var(0)` is the item in FROM's source).
-fn is_container_path(expr: &Expr) -> bool {
-    match expr {
-        Expr::Var(0) => true,
-        Expr::Property(base, _) => is_container_path(base),
-        Expr::Index(base, index) => {
-            matches!(index.as_ref(), Expr::Literal(_)) && is_container_path(base)
-        }
-        _ => false,
-    }
 }
 
 /// With aggregates or GROUP BY, a projected expression may read the row
