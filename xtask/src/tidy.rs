@@ -19,6 +19,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::docs::cited::{rust_code, tracked_files};
+
 /// Which top-level modules of `emulator/src` each one may name (`lib` is
 /// `lib.rs`, the crate's root, which assembles the server). A module not
 /// in this table fails the test: a new one must be placed here.
@@ -150,90 +152,39 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-/// Every `.rs` file under `dir`, sorted, outside build output, installed
-/// packages and git's own directory.
-fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                let skipped = ["target", "node_modules", ".git"];
-                if !skipped.iter().any(|name| path.ends_with(name)) {
-                    pending.push(path);
-                }
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
+/// A tracked Rust source file: its path from the repository's root, and
+/// its text.
+struct Source {
+    path: String,
+    text: String,
 }
 
-/// `src` with comments, string and character literals blanked out, so
-/// that a path cited in a comment or a message is not taken for a use.
-fn code_only(src: &str) -> String {
-    let bytes = src.as_bytes();
-    let mut out = String::with_capacity(src.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let rest = &src[i..];
-        if rest.starts_with("//") {
-            i += rest.find('\n').unwrap_or(rest.len());
-        } else if rest.starts_with("/*") {
-            i += rest.find("*/").map_or(rest.len(), |end| end + 2);
-        } else if let Some(len) = raw_string(rest, i == 0 || is_ident(bytes[i - 1])) {
-            i += len;
-        } else if rest.starts_with('"') {
-            let mut j = 1;
-            while j < rest.len() && rest.as_bytes()[j] != b'"' {
-                j += if rest.as_bytes()[j] == b'\\' { 2 } else { 1 };
-            }
-            i += (j + 1).min(rest.len());
-        } else if let Some(len) = char_literal(rest) {
-            i += len;
-        } else {
-            let c = rest.chars().next().expect("not at the end");
-            out.push(c);
-            i += c.len_utf8();
-        }
+impl Source {
+    /// Its code alone: comments, strings and chars blanked, so that a
+    /// path cited in a comment or a message is not taken for a use.
+    fn code(&self) -> String {
+        rust_code(&self.text)
     }
-    out
+}
+
+/// Every `.rs` file git tracks under `dir` (a path from the root, ending
+/// in `/`; empty for all), as `git ls-files` lists them for the cited-path
+/// check. One deleted in the work tree but still in the index is skipped.
+fn rust_sources(dir: &str) -> Vec<Source> {
+    let root = root();
+    let files = tracked_files(&root).expect("git lists the repository's files");
+    files
+        .into_iter()
+        .filter(|path| path.starts_with(dir) && path.ends_with(".rs"))
+        .filter_map(|path| {
+            let text = fs::read_to_string(root.join(&path)).ok()?;
+            Some(Source { path, text })
+        })
+        .collect()
 }
 
 fn is_ident(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
-}
-
-/// The length of the raw string `r#"..."#` that `rest` starts with.
-fn raw_string(rest: &str, after_ident: bool) -> Option<usize> {
-    if after_ident {
-        return None;
-    }
-    let body = rest.strip_prefix('r').or_else(|| rest.strip_prefix("br"))?;
-    let hashes = body.len() - body.trim_start_matches('#').len();
-    let opened = body[hashes..].strip_prefix('"')?;
-    let close = format!("\"{}", "#".repeat(hashes));
-    let end = opened.find(&close)?;
-    Some(rest.len() - opened.len() + end + close.len())
-}
-
-/// The length of the character literal `'x'` or `'\n'` that `rest`
-/// starts with (a lifetime, `'a`, is not one).
-fn char_literal(rest: &str) -> Option<usize> {
-    let body = rest.strip_prefix('\'')?;
-    let mut chars = body.char_indices();
-    let (_, first) = chars.next()?;
-    if first == '\\' {
-        return body.find('\'').filter(|&end| end > 0).map(|end| end + 2);
-    }
-    let (at, next) = chars.next()?;
-    (next == '\'').then_some(at + 2)
 }
 
 /// The first segments of every `crate::` path in `code`: `crate::a::b`
@@ -281,11 +232,14 @@ fn first_segment(path: &str) -> Option<String> {
     (end > 0).then(|| path[..end].to_string())
 }
 
+/// Where the emulator's modules are.
+const EMULATOR_SRC: &str = "emulator/src/";
+
 /// The top-level module a file of `emulator/src` belongs to (`lib` for
 /// `lib.rs`); `None` for `main.rs`, which uses the library by its name.
-fn module_of(src: &Path, file: &Path) -> Option<String> {
-    let first = file.strip_prefix(src).ok()?.components().next()?;
-    let name = first.as_os_str().to_str()?.trim_end_matches(".rs");
+fn module_of(file: &str) -> Option<String> {
+    let first = file.strip_prefix(EMULATOR_SRC)?.split('/').next()?;
+    let name = first.trim_end_matches(".rs");
     (name != "main").then(|| name.to_string())
 }
 
@@ -293,7 +247,7 @@ fn module_of(src: &Path, file: &Path) -> Option<String> {
 /// ClockMode};`): a path through the root names the module it comes from.
 fn root_reexports(lib: &str) -> BTreeMap<String, String> {
     let mut names = BTreeMap::new();
-    for statement in code_only(lib).split(';') {
+    for statement in rust_code(lib).split(';') {
         let Some(path) = statement.trim().strip_prefix("pub use ") else {
             continue;
         };
@@ -314,21 +268,20 @@ fn root_reexports(lib: &str) -> BTreeMap<String, String> {
 
 /// Every edge between two top-level modules of `emulator/src`, with one
 /// file that makes it.
-fn module_edges() -> BTreeMap<(String, String), PathBuf> {
-    let src = root().join("emulator/src");
-    let lib = fs::read_to_string(src.join("lib.rs")).expect("emulator/src/lib.rs");
-    let reexports = root_reexports(&lib);
-    let modules: BTreeSet<String> = rust_files(&src)
+fn module_edges() -> BTreeMap<(String, String), String> {
+    let sources = rust_sources(EMULATOR_SRC);
+    let lib = sources
         .iter()
-        .filter_map(|file| module_of(&src, file))
-        .collect();
+        .find(|s| s.path == format!("{EMULATOR_SRC}lib.rs"))
+        .expect("emulator/src/lib.rs");
+    let reexports = root_reexports(&lib.text);
+    let modules: BTreeSet<String> = sources.iter().filter_map(|s| module_of(&s.path)).collect();
     let mut edges = BTreeMap::new();
-    for file in rust_files(&src) {
-        let Some(from) = module_of(&src, &file) else {
+    for source in &sources {
+        let Some(from) = module_of(&source.path) else {
             continue;
         };
-        let code = code_only(&fs::read_to_string(&file).expect("a source file"));
-        for name in crate_paths(&code) {
+        for name in crate_paths(&source.code()) {
             let to = if modules.contains(&name) {
                 name
             } else {
@@ -338,7 +291,9 @@ fn module_edges() -> BTreeMap<(String, String), PathBuf> {
                     .unwrap_or_else(|| "lib".into())
             };
             if to != from {
-                edges.entry((from.clone(), to)).or_insert(file.clone());
+                edges
+                    .entry((from.clone(), to))
+                    .or_insert(source.path.clone());
             }
         }
     }
@@ -352,12 +307,10 @@ fn the_emulator_keeps_its_layers() {
     for ((from, to), file) in module_edges() {
         match allowed.get(from.as_str()) {
             None => wrong.push(format!(
-                "{from} is not in tidy.rs's LAYERS: place it (it names {to} in {})",
-                file.display()
+                "{from} is not in tidy.rs's LAYERS: place it (it names {to} in {file})"
             )),
             Some(may) if !may.contains(&to.as_str()) => wrong.push(format!(
-                "{from} may not name {to} ({}); see LAYERS in xtask/src/tidy.rs",
-                file.display()
+                "{from} may not name {to} ({file}); see LAYERS in xtask/src/tidy.rs"
             )),
             Some(_) => {}
         }
@@ -383,33 +336,27 @@ fn the_layers_have_no_cycle() {
 
 #[test]
 fn every_module_of_the_emulator_is_placed() {
-    let src = root().join("emulator/src");
     let placed: BTreeSet<&str> = LAYERS.iter().map(|(module, _)| *module).collect();
-    let missing: Vec<String> = rust_files(&src)
+    let missing: BTreeSet<String> = rust_sources(EMULATOR_SRC)
         .iter()
-        .filter_map(|file| module_of(&src, file))
+        .filter_map(|s| module_of(&s.path))
         .filter(|module| !placed.contains(module.as_str()))
-        .collect::<BTreeSet<_>>()
-        .into_iter()
         .collect();
     assert!(missing.is_empty(), "not in LAYERS: {missing:?}");
 }
 
 #[test]
 fn no_web_framework_below_http() {
-    let src = root().join("emulator/src");
     let mut found = Vec::new();
-    for file in rust_files(&src) {
-        let Some(module) = module_of(&src, &file) else {
-            continue;
-        };
-        if !BELOW_HTTP.contains(&module.as_str()) {
+    for source in rust_sources(EMULATOR_SRC) {
+        let below = module_of(&source.path).is_some_and(|m| BELOW_HTTP.contains(&m.as_str()));
+        if !below {
             continue;
         }
-        let code = code_only(&fs::read_to_string(&file).expect("a source file"));
+        let code = source.code();
         for framework in ["axum", "hyper"] {
             if code.contains(&format!("{framework}::")) {
-                found.push(format!("{} names {framework}", file.display()));
+                found.push(format!("{} names {framework}", source.path));
             }
         }
     }
@@ -418,19 +365,11 @@ fn no_web_framework_below_http() {
 
 #[test]
 fn every_source_file_says_what_it_holds() {
-    let root = root();
-    let mut silent = Vec::new();
-    for file in rust_files(&root) {
-        let text = fs::read_to_string(&file).expect("a source file");
-        if !text.starts_with("//!") {
-            silent.push(
-                file.strip_prefix(&root)
-                    .unwrap_or(&file)
-                    .display()
-                    .to_string(),
-            );
-        }
-    }
+    let silent: Vec<String> = rust_sources("")
+        .into_iter()
+        .filter(|s| !s.text.starts_with("//!"))
+        .map(|s| s.path)
+        .collect();
     assert!(
         silent.is_empty(),
         "files that do not open with a //! comment:\n{}",
@@ -441,20 +380,19 @@ fn every_source_file_says_what_it_holds() {
 /// The query engine's thread-locals that only remember (a word's stem, a
 /// compiled pattern): an answer never depends on what they hold. Anything
 /// a run needs travels in its context (`query/context.rs`).
-const QUERY_CACHES: &[&str] = &["query/search/text.rs", "query/functions/regex.rs"];
+const QUERY_CACHES: &[&str] = &[
+    "emulator/src/query/search/text.rs",
+    "emulator/src/query/functions/regex.rs",
+];
 
 #[test]
 fn a_query_run_keeps_nothing_in_thread_locals() {
-    let src = root().join("emulator/src");
-    let mut found = Vec::new();
-    for file in rust_files(&src.join("query")) {
-        let relative = file.strip_prefix(&src).unwrap_or(&file);
-        let code = code_only(&fs::read_to_string(&file).expect("a source file"));
-        let cache = QUERY_CACHES.iter().any(|c| relative == Path::new(c));
-        if code.contains("thread_local!") && !cache {
-            found.push(relative.display().to_string());
-        }
-    }
+    let found: Vec<String> = rust_sources(&format!("{EMULATOR_SRC}query/"))
+        .into_iter()
+        .filter(|s| !QUERY_CACHES.contains(&s.path.as_str()))
+        .filter(|s| s.code().contains("thread_local!"))
+        .map(|s| s.path)
+        .collect();
     assert!(
         found.is_empty(),
         "thread-locals in the query engine (a run's state goes in its context): {found:?}"
@@ -469,16 +407,12 @@ const PATH_INCLUDES: &[&str] = &["sdk-tests/rust/tests/sdk.rs"];
 fn unit_tests_sit_where_contributing_says() {
     // CONTRIBUTING.md: inline, or `x/tests.rs` in the module's directory,
     // found by the module tree alone.
-    let root = root();
-    let mut found = Vec::new();
-    for file in rust_files(&root) {
-        let relative = file.strip_prefix(&root).unwrap_or(&file);
-        let code = code_only(&fs::read_to_string(&file).expect("a source file"));
-        let included = PATH_INCLUDES.iter().any(|c| relative == Path::new(c));
-        if code.contains("#[path") && !included {
-            found.push(relative.display().to_string());
-        }
-    }
+    let found: Vec<String> = rust_sources("")
+        .into_iter()
+        .filter(|s| !PATH_INCLUDES.contains(&s.path.as_str()))
+        .filter(|s| s.code().contains("#[path"))
+        .map(|s| s.path)
+        .collect();
     assert!(found.is_empty(), "#[path] attributes: {found:?}");
 }
 
@@ -486,8 +420,7 @@ fn unit_tests_sit_where_contributing_says() {
 fn the_suite_never_imports_the_emulator() {
     // Its expectations come from the fixtures, and it talks HTTP only: it
     // must run against any endpoint. Its tests may start the emulator.
-    let root = root();
-    let manifest = fs::read_to_string(root.join("conformance/Cargo.toml")).expect("its manifest");
+    let manifest = fs::read_to_string(root().join("conformance/Cargo.toml")).expect("its manifest");
     let dependencies = manifest
         .split("\n[")
         .find(|section| section.starts_with("dependencies]"))
@@ -496,19 +429,18 @@ fn the_suite_never_imports_the_emulator() {
         !dependencies.contains("cosmos-emulator"),
         "conformance depends on the emulator"
     );
-    for file in rust_files(&root.join("conformance/src")) {
-        let code = code_only(&fs::read_to_string(&file).expect("a source file"));
+    for source in rust_sources("conformance/src/") {
         assert!(
-            !code.contains("cosmos_emulator"),
+            !source.code().contains("cosmos_emulator"),
             "{} names the emulator",
-            file.display()
+            source.path
         );
     }
 }
 
 #[test]
 fn the_scanner_sees_code_not_comments_or_strings() {
-    let code = code_only(
+    let code = rust_code(
         "use crate::a::b; // crate::c\n/* crate::d */ let s = \"crate::e\"; \
          let r = r#\"crate::f\"#; let c = '\"'; fn g<'x>() { crate::h::i() }\n\
          use crate::{j::k, l, m::{n, o}};",

@@ -19,7 +19,7 @@
 //!   starting that image.
 
 mod blocks;
-mod cited;
+pub(crate) mod cited;
 mod links;
 mod snippets;
 

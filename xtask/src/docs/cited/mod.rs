@@ -62,6 +62,8 @@ mod tests;
 use std::path::Path;
 use std::process::Command;
 
+#[cfg(test)]
+pub(crate) use prose::rust_code;
 use prose::{syntax_of, Syntax};
 use repo::Repo;
 
@@ -83,9 +85,10 @@ const PACKAGE_FILES: &[&str] = &["Cargo.toml", "pyproject.toml", "package.json"]
 /// A path right after one of these is a URL's.
 const METHODS: &[&str] = &["GET", "PUT", "POST", "PATCH", "DELETE", "HEAD"];
 
-/// Every dead citation of the repository at `root`, one `file:line: what`
-/// a line; empty when all is well.
-pub fn check(root: &Path) -> Result<Vec<String>, String> {
+/// The files git tracks in the repository at `root` (staged ones
+/// included), relative to it: what "exists" means for a citation, and
+/// what `tidy.rs` reads.
+pub(crate) fn tracked_files(root: &Path) -> Result<Vec<String>, String> {
     let output = Command::new("git")
         .args(["ls-files", "-z"])
         .current_dir(root)
@@ -97,11 +100,17 @@ pub fn check(root: &Path) -> Result<Vec<String>, String> {
             String::from_utf8_lossy(&output.stderr)
         ));
     }
-    let files: Vec<String> = String::from_utf8_lossy(&output.stdout)
+    Ok(String::from_utf8_lossy(&output.stdout)
         .split('\0')
         .filter(|f| !f.is_empty())
         .map(str::to_string)
-        .collect();
+        .collect())
+}
+
+/// Every dead citation of the repository at `root`, one `file:line: what`
+/// a line; empty when all is well.
+pub fn check(root: &Path) -> Result<Vec<String>, String> {
+    let files = tracked_files(root)?;
     let gitignore = std::fs::read_to_string(root.join(".gitignore")).unwrap_or_default();
     let repo = Repo::new(files.iter().map(String::as_str), &gitignore);
     let read = |cited: &str| std::fs::read_to_string(root.join(cited)).ok();

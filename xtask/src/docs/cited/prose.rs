@@ -53,11 +53,24 @@ pub(super) fn prose(text: &str, syntax: Syntax) -> Vec<(usize, String)> {
     }
 }
 
-/// The comments of Rust or JavaScript, line by line: a small lexer that
-/// knows strings (`"…"`, JavaScript's `'…'` and `` `…` ``, Rust's raw
-/// `r#"…"#`; Rust's char literals and lifetimes are not strings), line and
-/// block comments.
+/// The comments of Rust or JavaScript, line by line.
 fn slash_comments(text: &str, rust: bool) -> Vec<(usize, String)> {
+    lex(text, rust).0
+}
+
+/// Rust source with its comments, string and char literals blanked to
+/// spaces (lines kept): the code alone, for checks that read paths
+/// (`tidy.rs`) and must not take a comment's or a message's for a use.
+#[cfg(test)]
+pub(crate) fn rust_code(text: &str) -> String {
+    lex(text, true).1
+}
+
+/// A small lexer that knows strings (`"…"`, JavaScript's `'…'` and
+/// `` `…` ``, Rust's raw `r#"…"#`; Rust's char literals and lifetimes are
+/// not strings), line and block comments: the comments, line by line, and
+/// the code with everything else blanked.
+fn lex(text: &str, rust: bool) -> (Vec<(usize, String)>, String) {
     enum State {
         Code,
         /// In a string that this text closes (`"`, `'`, `` ` ``, `"#`).
@@ -67,6 +80,7 @@ fn slash_comments(text: &str, rust: bool) -> Vec<(usize, String)> {
     }
     let chars: Vec<char> = text.chars().collect();
     let mut out: Vec<(usize, String)> = Vec::new();
+    let mut code = String::with_capacity(text.len());
     let mut comment = String::new();
     let mut state = State::Code;
     let mut line = 1;
@@ -83,9 +97,11 @@ fn slash_comments(text: &str, rust: bool) -> Vec<(usize, String)> {
             if matches!(state, State::Line) {
                 state = State::Code;
             }
+            code.push('\n');
             i += 1;
             continue;
         }
+        let in_code = matches!(state, State::Code);
         let mut step = 1;
         match &mut state {
             State::Code => match (c, next) {
@@ -106,6 +122,9 @@ fn slash_comments(text: &str, rust: bool) -> Vec<(usize, String)> {
                         close.extend(std::iter::repeat_n('#', hashes));
                         state = State::Text(close);
                         step = 2 + hashes;
+                    } else {
+                        // A raw identifier (`r#type`).
+                        code.push(c);
                     }
                 }
                 ('\'', _) => {
@@ -121,9 +140,11 @@ fn slash_comments(text: &str, rust: bool) -> Vec<(usize, String)> {
                         .map(|at| from + at);
                     if let Some(end) = close.filter(|end| escaped || *end == i + 2) {
                         step = end + 1 - i;
+                    } else {
+                        code.push(c);
                     }
                 }
-                _ => {}
+                _ => code.push(c),
             },
             State::Text(close) => {
                 if c == '\\' && close.len() == 1 && next != Some('\n') {
@@ -150,13 +171,18 @@ fn slash_comments(text: &str, rust: bool) -> Vec<(usize, String)> {
                 _ => comment.push(c),
             },
         }
+        // What is not code reads as a space, so that the tokens either
+        // side of it stay apart.
+        if !(in_code && matches!(state, State::Code) && step == 1) {
+            code.push(' ');
+        }
         // A string's `\` may precede the last character.
         i = (i + step).min(chars.len());
     }
     if !comment.trim().is_empty() {
         out.push((line, comment));
     }
-    out
+    (out, code)
 }
 
 fn is_ident(c: char) -> bool {
