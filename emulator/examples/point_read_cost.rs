@@ -77,6 +77,7 @@ async fn main() {
         local_addr: "127.0.0.1:8081".parse().unwrap(),
         explorer: true,
         advertise_host: None,
+        consistency: Default::default(),
         scripts: Default::default(),
     });
     let service = app(state);

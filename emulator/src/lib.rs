@@ -22,6 +22,8 @@
 
 pub mod auth;
 pub mod clock;
+pub mod consistency;
+mod entra_token;
 mod epk;
 pub mod error;
 pub mod health;
@@ -100,6 +102,9 @@ pub struct Config {
     /// name, with the port the client used); `None`: the host the client
     /// addressed.
     pub advertise_host: Option<String>,
+    /// The account's default consistency level (`--consistency`): what the
+    /// account document says, and the strongest a request may ask for.
+    pub consistency: consistency::Consistency,
     /// How long a stored procedure, trigger or query's UDFs may run: the
     /// service's 5 s (not a flag; tests shorten it).
     pub script_time_bound: std::time::Duration,
@@ -117,6 +122,7 @@ impl Default for Config {
             cert_out: None,
             change_feed_retention: store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
             min_ranges_per_container: 1,
+            consistency: consistency::Consistency::default(),
             data_dir: None,
             sync: persist::SyncMode::default(),
             explorer: true,
@@ -186,6 +192,7 @@ impl Server {
             query_results: Default::default(),
             explorer: config.explorer,
             advertise_host: config.advertise_host.clone(),
+            consistency: config.consistency,
             scripts: Arc::new(script::ScriptEngine::new(script::Limits {
                 time: config.script_time_bound,
                 ..script::Limits::SERVICE

@@ -35,6 +35,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::auth::WELL_KNOWN_KEY;
 use crate::clock::ClockMode;
+use crate::consistency::Consistency;
 use crate::persist::SyncMode;
 use crate::transport::Protocol;
 use crate::Config;
@@ -158,6 +159,11 @@ pub struct Flags {
     /// COSMOS_EMULATOR_DEFAULT_CERT_OUT, which the container image sets]
     #[arg(long, value_name = "PATH")]
     pub cert_out: Option<PathBuf>,
+    /// The account's default consistency level, which the account document
+    /// advertises; a request asking for a stronger one is refused with 400,
+    /// as by the service [default: session]
+    #[arg(long, value_enum, ignore_case = true)]
+    pub consistency: Option<Consistency>,
     /// How long the change feed's all-versions-and-deletes mode can read
     /// back, in seconds of the emulator's clock [default: 3600]
     #[arg(long, value_parser = clap::value_parser!(i64).range(0..))]
@@ -419,6 +425,13 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
         &[COSMOS_EMULATOR_CHANGE_FEED_RETENTION],
         number(0.., "expected a whole number of seconds, 0 or more"),
     )?;
+    let consistency = flag_or_vars(
+        flags.consistency,
+        "consistency",
+        env,
+        &[COSMOS_EMULATOR_CONSISTENCY],
+        choice("expected strong, bounded-staleness, session, consistent-prefix or eventual"),
+    )?;
     let min_ranges = flag_or_vars(
         flags.ranges_per_container,
         "ranges-per-container",
@@ -520,6 +533,7 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
         change_feed_retention: value(retention)
             .unwrap_or(crate::store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS),
         min_ranges_per_container: value(min_ranges).unwrap_or(1).into(),
+        consistency: value(consistency).unwrap_or_default(),
         data_dir,
         sync: match value(sync).unwrap_or(SyncArg::Periodic) {
             SyncArg::Always => SyncMode::Always,

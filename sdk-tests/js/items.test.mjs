@@ -27,9 +27,9 @@ forEachScheme("items", (ctx) => {
 
   // ('?' too, but @azure/cosmos 4.9.3 puts it in the URL unescaped, so no
   // server can read it back through this version: emulator/tests/it/validation.rs.)
-  test("ids the service accepts: whitespace at either end, control characters, '%20' as text", async () => {
+  test("ids the service serves: whitespace in front and inside, special characters", async () => {
     const c = await newContainer();
-    for (const id of ["  Test  ", "With\tTab\nLine\rReturn", "Ending%20", "Special,=.:~+-@()^${}[]!_"]) {
+    for (const id of ["  Test", "This is a test", "Special,=.:~+-@()^${}[]!_", "WithUnicode鱀"]) {
       const created = await c.items.create({ id, pk: id });
       assert.equal(created.statusCode, 201, id);
       const read = await c.item(id, id).read();
@@ -37,6 +37,25 @@ forEachScheme("items", (ctx) => {
       assert.equal(read.resource.id, id);
       assert.equal((await c.item(id, id).replace({ id, pk: id, v: 2 })).statusCode, 200, id);
       assert.equal((await c.item(id, id).delete()).statusCode, 204, id);
+    }
+  });
+
+  // The service's routing gateway (Microsoft's emulator, which its SDKs'
+  // RGW_ tests run against) creates these, then reads the URL otherwise
+  // than the client signed it: trailing whitespace dropped, an escape
+  // sequence in the id decoded again (401); a control character is refused
+  // (400). A query still finds them.
+  test("ids the service creates but cannot address: trailing whitespace, '%20' as text, control characters", async () => {
+    const c = await newContainer();
+    for (const [id, status] of [["Test ", 401], ["Test   ", 401], ["Ending%20", 401], ["With%E9%B1%80", 401], ["With\tTab", 400], ["With\nLineFeed", 400]]) {
+      assert.equal((await c.items.create({ id, pk: id })).statusCode, 201, id);
+      const read = await c.item(id, id).read().catch((e) => e);
+      assert.equal(read.code, status, id);
+      await assert.rejects(c.item(id, id).delete(), (e) => e.code === status, id);
+      const { resources } = await c.items
+        .query({ query: "SELECT VALUE c.id FROM c WHERE c.id = @id", parameters: [{ name: "@id", value: id }] })
+        .fetchAll();
+      assert.deepEqual(resources, [id]);
     }
   });
 

@@ -40,6 +40,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("shutdown", &[]),
     ("json", &["limits"]),
     ("clock", &["error"]),
+    ("consistency", &["error"]),
     ("ttl", &["error"]),
     ("partition_key", &["error", "limits"]),
     ("item_key", &["partition_key"]),
@@ -74,6 +75,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("reindex", &["store"]),
     ("auth", &["error", "limits", "rid"]),
     ("resource_token", &["auth", "error", "store"]),
+    ("entra_token", &["auth", "error"]),
     ("transport", &["tls"]),
     // The wire.
     (
@@ -81,6 +83,8 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "auth",
             "clock",
+            "consistency",
+            "entra_token",
             "epk",
             "error",
             "item_key",
@@ -104,6 +108,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "auth",
             "clock",
+            "consistency",
             "error",
             "http",
             "limits",
@@ -120,7 +125,15 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("health", &["clock", "lib", "transport"]),
     (
         "settings",
-        &["auth", "clock", "lib", "persist", "store", "transport"],
+        &[
+            "auth",
+            "clock",
+            "consistency",
+            "lib",
+            "persist",
+            "store",
+            "transport",
+        ],
     ),
     ("probe", &["settings"]),
 ];
@@ -128,6 +141,8 @@ const LAYERS: &[(&str, &[&str])] = &[
 /// Top-level modules whose files may not name a web framework's types.
 const BELOW_HTTP: &[&str] = &[
     "clock",
+    "consistency",
+    "entra_token",
     "epk",
     "error",
     "item_key",

@@ -101,7 +101,7 @@ pub async fn read(
         "readableLocations": location,
         "enableMultipleWriteLocations": false,
         "userReplicationPolicy": {"asyncReplication": false, "minReplicaSetSize": 1, "maxReplicasetSize": 4},
-        "userConsistencyPolicy": {"defaultConsistencyLevel": "Session"},
+        "userConsistencyPolicy": {"defaultConsistencyLevel": state.consistency.name()},
         "systemReplicationPolicy": {"minReplicaSetSize": 1, "maxReplicasetSize": 4},
         "readPolicy": {"primaryReadCoefficient": 1, "secondaryReadCoefficient": 1},
         "queryEngineConfiguration": query_engine.to_string(),

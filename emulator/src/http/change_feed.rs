@@ -57,6 +57,16 @@ pub fn is_change_feed(headers: &HeaderMap) -> bool {
     headers.text("a-im").is_some()
 }
 
+/// An If-Modified-Since date: RFC 1123 in GMT, or in UTC as Go's
+/// `time.RFC1123` writes it (the Go SDK's `StartFrom`), which the service
+/// reads as the same instant.
+fn if_modified_since(text: &str) -> Result<std::time::SystemTime, httpdate::Error> {
+    match text.trim_end().strip_suffix(" UTC") {
+        Some(date) => httpdate::parse_http_date(&format!("{date} GMT")),
+        None => httpdate::parse_http_date(text),
+    }
+}
+
 pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiResult<Response> {
     let mode = mode(headers)?;
     let start = match headers.text("if-none-match").map(str::trim) {
@@ -67,7 +77,7 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
     let since = headers
         .text("if-modified-since")
         .map(|text| {
-            httpdate::parse_http_date(text)
+            if_modified_since(text)
                 .map(|t| {
                     t.duration_since(std::time::UNIX_EPOCH)
                         .map_or(0, |d| d.as_secs() as i64)

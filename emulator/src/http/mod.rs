@@ -32,7 +32,7 @@ mod users;
 use std::sync::Arc;
 
 use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::header::{AUTHORIZATION, DATE};
+use axum::http::header::{AUTHORIZATION, CONTENT_TYPE, DATE};
 use axum::http::{HeaderMap, HeaderValue};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -45,7 +45,8 @@ use tower_http::normalize_path::{NormalizePath, NormalizePathLayer};
 use crate::auth::{self, MasterKey};
 use crate::error::ApiError;
 use crate::query::results::ResultCache;
-use crate::resource_token;
+use crate::{entra_token, resource_token};
+use request::CosmosHeaders;
 use crate::store::{Store, MAX_ITEM_BYTES};
 
 /// What every handler shares, behind one `Arc`: the router clones the state
@@ -87,6 +88,8 @@ pub struct SharedState {
     /// The host the account document advertises instead of the client's
     /// (`--advertise-host`).
     pub advertise_host: Option<String>,
+    /// The account's default consistency level (`--consistency`).
+    pub consistency: crate::consistency::Consistency,
     /// Stored procedure, trigger and UDF executions (`script/`).
     pub scripts: Arc<crate::script::ScriptEngine>,
 }
@@ -330,9 +333,19 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
     let verified = {
         let headers = request.headers();
         let header = |name| headers.get(name).and_then(|v| v.to_str().ok());
-        if let Some(token) = resource_token::signature(header(&AUTHORIZATION)) {
+        if let Err(refused) = auth::check_path(request.uri().path()) {
+            Err(refused)
+        } else if let Some(token) = resource_token::signature(header(&AUTHORIZATION)) {
             let path = request.uri().path();
             permissions::authorize(&state, request.method(), path, headers, &token)
+        } else if let Some(jwt) = entra_token::token(header(&AUTHORIZATION)) {
+            let is_query = headers.flag("x-ms-documentdb-isquery")
+                || header(&CONTENT_TYPE).is_some_and(|t| t.starts_with("application/query+json"));
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs() as i64);
+            let request = (request.method().as_str(), request.uri().path(), is_query);
+            entra_token::verify(&state.key, &jwt, request, now)
         } else {
             auth::verify(
                 &state.key,
@@ -347,6 +360,15 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
             )
         }
     };
+    // A request may relax the account's consistency, never strengthen it.
+    let verified = verified.and_then(|()| {
+        match request.headers().get(names::CONSISTENCY_LEVEL) {
+            Some(level) => state
+                .consistency
+                .check_request(level.to_str().unwrap_or_default()),
+            None => Ok(()),
+        }
+    });
     match verified {
         Ok(()) => next.run(request).await,
         Err(error) => {
@@ -436,6 +458,7 @@ mod tests {
             query_results: ResultCache::default(),
             explorer: true,
             advertise_host: None,
+            consistency: Default::default(),
             scripts: Default::default(),
         });
         let routes = routes().route(

@@ -21,6 +21,7 @@ pub const LSN: HeaderName = HeaderName::from_static("lsn");
 pub const ITEM_LSN: HeaderName = HeaderName::from_static("x-ms-item-lsn");
 
 pub const DATE: HeaderName = HeaderName::from_static("x-ms-date");
+pub const CONSISTENCY_LEVEL: HeaderName = HeaderName::from_static("x-ms-consistency-level");
 pub const PARTITION_KEY: HeaderName = HeaderName::from_static("x-ms-documentdb-partitionkey");
 pub const INTENDED_COLLECTION_RID: HeaderName =
     HeaderName::from_static("x-ms-cosmos-intended-collection-rid");

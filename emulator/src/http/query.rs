@@ -60,21 +60,22 @@ pub(super) async fn query(
             .is_none()
         && headers.text("x-ms-start-epk").is_none()
     {
-        if headers.flag("x-ms-documentdb-query-enablecrosspartition") {
-            // Declared across partitions: the gateway answers it only
-            // if no merging is needed (the SDKs then plan it).
-            query.check_servable_across_partitions()?;
-        } else {
-            // Undeclared: only a filter that pins the whole key, which
-            // the gateway routes to its one partition, may run.
-            state.store.with_container(db, coll, |c, _| {
-                if query.pins_partition_key(c.partition_key().paths()) {
-                    Ok(())
-                } else {
-                    check_cross_partition_enabled(c.partition_key())
-                }
-            })?;
-        }
+        // A filter that pins the whole key: the gateway routes the query
+        // to that one partition and answers it whole, ORDER BY and all
+        // (the Go SDK's TestSinglePartitionQueryInline, which declares it
+        // across partitions).
+        let declared = headers.flag("x-ms-documentdb-query-enablecrosspartition");
+        state.store.with_container(db, coll, |c, _| {
+            if query.pins_partition_key(c.partition_key().paths()) {
+                Ok(())
+            } else if declared {
+                // Declared across partitions: the gateway answers it only
+                // if no merging is needed (the SDKs then plan it).
+                query.check_servable_across_partitions()
+            } else {
+                check_cross_partition_enabled(c.partition_key())
+            }
+        })?;
     }
     let mut context = container_context::check(state, db, coll, headers, true)?;
     // The query as sent keys its whole result between pages, unless it
