@@ -1,9 +1,10 @@
 //! `cargo xtask test`: every test of the project. The workspace's Rust
 //! tests (the emulator, the conformance suite, the Rust SDK), then the
-//! official Python and JavaScript SDK suites against the emulator binary
-//! built here. It sets up what the SDK suites need when it is missing: a
-//! virtualenv with `sdk-tests/python/requirements.txt` under the target
-//! directory, and `npm ci` in `sdk-tests/js`; then the data explorer's
+//! official Python, JavaScript and Java SDK suites against the emulator
+//! binary built here. It sets up what the SDK suites need when it is
+//! missing: a virtualenv with `sdk-tests/python/requirements.txt` under the
+//! target directory, and `npm ci` in `sdk-tests/js`; Maven fetches the Java
+//! suite's dependencies (`sdk-tests/java/pom.xml`) itself; then the data explorer's
 //! tests in Debian's chromium (`browser-tests`, `npm ci` for playwright-core,
 //! which downloads no browser: `CHROMIUM` names the binary, /usr/bin/chromium
 //! by default); last `cargo xtask docs` (the guide and its examples).
@@ -37,29 +38,36 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         .env("COSMOS_EMULATOR_BIN", &binary);
     step("Python SDK (azure-cosmos): pytest", &mut pytest)?;
 
-    for (dir, package, what) in [
-        (
-            "sdk-tests/js",
-            "@azure/cosmos",
-            "JavaScript SDK (@azure/cosmos): node --test",
-        ),
-        // playwright-core drives the system chromium; it downloads no browser.
-        (
-            "browser-tests",
-            "playwright-core",
-            "the data explorer in chromium: node --test",
-        ),
-    ] {
-        let dir = root().join(dir);
-        crate::npm_ci_unless_installed("test", &dir, package)?;
-        step(
-            what,
-            npm()
-                .arg("test")
-                .current_dir(&dir)
-                .env("COSMOS_EMULATOR_BIN", &binary),
-        )?;
-    }
+    let js = root().join("sdk-tests/js");
+    crate::npm_ci_unless_installed("test", &js, "@azure/cosmos")?;
+    step(
+        "JavaScript SDK (@azure/cosmos): node --test",
+        npm()
+            .arg("test")
+            .current_dir(&js)
+            .env("COSMOS_EMULATOR_BIN", &binary),
+    )?;
+
+    // Maven's output goes to target/sdk-tests/java (the pom's <directory>);
+    // without -q, so that Surefire's closing "Tests run: ..." line shows.
+    step(
+        "Java SDK (azure-cosmos): mvn test",
+        Command::new("mvn")
+            .args(["--batch-mode", "--no-transfer-progress", "test"])
+            .current_dir(root().join("sdk-tests/java"))
+            .env("COSMOS_EMULATOR_BIN", &binary),
+    )?;
+
+    // playwright-core drives the system chromium; it downloads no browser.
+    let browser = root().join("browser-tests");
+    crate::npm_ci_unless_installed("test", &browser, "playwright-core")?;
+    step(
+        "the data explorer in chromium: node --test",
+        npm()
+            .arg("test")
+            .current_dir(&browser)
+            .env("COSMOS_EMULATOR_BIN", &binary),
+    )?;
     eprintln!(
         "\n== xtask test: the guide and every example of it and the README (cargo xtask docs)"
     );

@@ -206,6 +206,10 @@ impl PreparedQuery {
                             return Err(composition_refused());
                         }
                         if let Some(aggregate) = as_aggregate(e) {
+                            // The select list's order, in which the Java and
+                            // .NET SDKs build the merged row from their
+                            // aggregators (an empty list makes it `{}`).
+                            group_by_aliases.push(json!(name));
                             alias_to_aggregate
                                 .insert(name.clone(), json!(aggregate_name(aggregate)));
                             parts.push(format!(
@@ -460,6 +464,10 @@ mod tests {
             plan["queryInfo"]["groupByAliasToAggregateType"],
             json!({"total": "Count", "low": "Min"})
         );
+        // The aliases in the select list's order: the Java SDK builds the
+        // merged row from them (sdk-tests/java, QueriesTest).
+        assert_eq!(plan["queryInfo"]["groupByAliases"], json!(["total", "low"]));
+        assert_eq!(plan["queryInfo"]["groupByExpressions"], json!([]));
         assert_eq!(
             run_rewritten(&plan, &docs()),
             vec![
