@@ -118,6 +118,13 @@ tasks:
       emulator marker; prints per-file counts and the failures grouped by
       cause, and writes target/sdk-suites/python/report-<kind>.md. Many
       minutes; not part of .ci/run.
+  sdk-suites --sdk go [--version V] [-run REGEX]
+      The official Go SDK's own emulator tests (azcosmos 1.5.0's
+      emulator_*_test.go, from the Go module proxy into
+      target/sdk-suites/go, never committed), unchanged, against the release
+      emulator on https://localhost:8081/ started as Microsoft's CI starts
+      its own (consistency Strong); writes target/sdk-suites/go/report.md.
+      About a minute.
   expectations --from REPORT.json --name NAME [--implementation TEXT]
       Write fixtures/expectations/NAME.toml from a report, keeping the
       reasons already written.

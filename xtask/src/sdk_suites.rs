@@ -1,14 +1,36 @@
-//! `cargo xtask sdk-suites`: the official Python SDK's own test suite
-//! (Microsoft's tests from the azure-cosmos sdist on PyPI, fetched at run
-//! time, never committed) against the release emulator, per file, with the
-//! failures grouped by cause (`sdk-tests/official/python_suite.py`). Not
-//! part of `.ci/run`: it takes many minutes and needs the registries.
+//! `cargo xtask sdk-suites`: the official SDKs' own test suites against
+//! the release emulator, their tests fetched at run time and never
+//! committed: the Python SDK's (the azure-cosmos sdist's tests/, from PyPI;
+//! `sdk-tests/official/python_suite.py`) and, with `--sdk go`, the Go SDK's
+//! emulator tests (the azcosmos module's, from the Go module proxy;
+//! `sdk-tests/official/go_suite.py`). Each prints per-file counts and the
+//! failures. Not part of `.ci/run`: they need the registries, and the
+//! Python one takes many minutes.
 
 use std::process::{Command, ExitCode};
 
 use crate::{cargo, root, step, target_dir};
 
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    let (sdk, rest) = match args {
+        [flag, sdk, rest @ ..] if flag == "--sdk" => (sdk.as_str(), rest),
+        _ => ("python", args),
+    };
+    let (script, what) = match sdk {
+        "python" => (
+            "python_suite.py",
+            "the azure-cosmos sdist's tests against the emulator",
+        ),
+        "go" => (
+            "go_suite.py",
+            "the azcosmos module's emulator tests against the emulator",
+        ),
+        other => {
+            return Err(format!(
+                "`cargo xtask sdk-suites --sdk` takes python or go, got {other:?}"
+            ))
+        }
+    };
     step(
         "sdk-suites",
         "build the release emulator",
@@ -16,16 +38,12 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     )?;
     let mut suite = Command::new("python3");
     suite
-        .arg(root().join("sdk-tests/official/python_suite.py"))
+        .arg(root().join("sdk-tests/official").join(script))
         .arg("--binary")
         .arg(target_dir().join("release").join("cosmos-emulator"))
         .arg("--workdir")
-        .arg(target_dir().join("sdk-suites").join("python"))
-        .args(args);
-    step(
-        "sdk-suites",
-        "the azure-cosmos sdist's tests against the emulator",
-        &mut suite,
-    )?;
+        .arg(target_dir().join("sdk-suites").join(sdk))
+        .args(rest);
+    step("sdk-suites", what, &mut suite)?;
     Ok(ExitCode::SUCCESS)
 }
