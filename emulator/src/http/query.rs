@@ -60,18 +60,17 @@ pub(super) async fn query(
             .is_none()
         && headers.text("x-ms-start-epk").is_none()
     {
-        // A filter that pins the whole key: the gateway routes the query
-        // to that one partition and answers it whole, ORDER BY and all
-        // (the Go SDK's TestSinglePartitionQueryInline, which declares it
-        // across partitions).
         let declared = headers.flag("x-ms-documentdb-query-enablecrosspartition");
         state.store.with_container(db, coll, |c, _| {
-            if query.pins_partition_key(c.partition_key().paths()) {
+            // A filter that pins the whole key: the gateway routes the
+            // query to that one partition.
+            let pinned = query.pins_partition_key(c.partition_key().paths());
+            if declared {
+                // Declared across partitions: the gateway answers it if it
+                // is pinned or needs no merging (the SDKs then plan it).
+                query.check_servable_across_partitions(pinned)
+            } else if pinned {
                 Ok(())
-            } else if declared {
-                // Declared across partitions: the gateway answers it only
-                // if no merging is needed (the SDKs then plan it).
-                query.check_servable_across_partitions()
             } else {
                 check_cross_partition_enabled(c.partition_key())
             }

@@ -79,8 +79,12 @@ impl PreparedQuery {
     }
 
     /// Refuses, as the gateway does, a query sent to every partition at
-    /// once that it cannot answer without merging ranges.
-    pub fn check_servable_across_partitions(&self) -> ApiResult<()> {
+    /// once that it cannot answer without merging ranges. One whose filter
+    /// `pinned` the partition key it routes to that partition and answers
+    /// whole, ORDER BY and all (the Go SDK's TestSinglePartitionQueryInline),
+    /// but an aggregate without `VALUE` is refused even then (the Python
+    /// SDK's test_aggregate, `SELECT AVG(r.f) FROM r WHERE r.pk = 'x'`).
+    pub fn check_servable_across_partitions(&self, pinned: bool) -> ApiResult<()> {
         if self.select.from.is_none() {
             return Ok(());
         }
@@ -89,7 +93,7 @@ impl PreparedQuery {
                 "Cross partition query only supports 'VALUE <AggregateFunc>' for aggregates.",
             ));
         }
-        if !self.needs_merging() {
+        if pinned || !self.needs_merging() {
             return Ok(());
         }
         let mut refusal = ApiError::bad_request(
@@ -231,7 +235,9 @@ mod tests {
             "SELECT DISTINCT VALUE c.n FROM c",
             "SELECT VALUE c.n FROM c GROUP BY c.n",
         ] {
-            let refusal = prepare(q).check_servable_across_partitions().unwrap_err();
+            let refusal = prepare(q)
+                .check_servable_across_partitions(false)
+                .unwrap_err();
             assert_eq!(refusal.substatus, Some(1004), "{q}");
             let plan: serde_json::Value =
                 serde_json::from_str(refusal.additional_info.as_deref().unwrap()).unwrap();
@@ -241,7 +247,9 @@ mod tests {
             "SELECT COUNT(1) AS n FROM c",
             "SELECT c.g, COUNT(1) AS n FROM c GROUP BY c.g",
         ] {
-            let refusal = prepare(q).check_servable_across_partitions().unwrap_err();
+            let refusal = prepare(q)
+                .check_servable_across_partitions(false)
+                .unwrap_err();
             assert_eq!(refusal.substatus, None, "{q}");
             assert!(refusal
                 .message
@@ -253,7 +261,10 @@ mod tests {
             "SELECT c.id, ARRAY(SELECT VALUE t FROM t IN c.tags) AS t FROM c",
             "SELECT VALUE COUNT(1)",
         ] {
-            assert!(prepare(q).check_servable_across_partitions().is_ok(), "{q}");
+            assert!(
+                prepare(q).check_servable_across_partitions(false).is_ok(),
+                "{q}"
+            );
         }
     }
 

@@ -377,6 +377,8 @@ fn cross_partition_queries_are_served_as_the_gateway_serves_them() {
     );
     assert_eq!(pinned.status, 200, "{}", pinned.body);
     assert_eq!(pinned.body["Documents"], json!([3, 1]));
+    // But an aggregate without VALUE is refused even then.
+    query("SELECT COUNT(1) AS n FROM c WHERE c.pk = 'p1'", &[]).assert_error(400, "BadRequest");
     // The plan request: refused for a feature the client does not declare.
     let plan = |features: Option<&str>| {
         let mut headers = vec![
