@@ -27,8 +27,9 @@ cargo xtask <task>
 
 tasks:
   test
-      Every test: cargo test --workspace, then the official Python and
-      JavaScript SDK suites (sdk-tests/) against the emulator built here.
+      Every test: cargo test --workspace, then the official Python,
+      JavaScript, Go and Java SDK suites (sdk-tests/) against the emulator
+      built here.
       Sets up a virtualenv (target/sdk-venv) and npm packages when missing.
   bench [--emulator-binary PATH] [cosmos-bench options...]
       Build the release binaries, install @vercel/cosmosdb-server with npm

@@ -1,10 +1,11 @@
 //! `cargo xtask test`: every test of the project. The workspace's Rust
 //! tests (the emulator, the conformance suite, the Rust SDK), then the
-//! official Python, JavaScript and Java SDK suites against the emulator
+//! official Python, JavaScript, Go and Java SDK suites against the emulator
 //! binary built here. It sets up what the SDK suites need when it is
 //! missing: a virtualenv with `sdk-tests/python/requirements.txt` under the
-//! target directory, and `npm ci` in `sdk-tests/js`; Maven fetches the Java
-//! suite's dependencies (`sdk-tests/java/pom.xml`) itself; then the data explorer's
+//! target directory, and `npm ci` in `sdk-tests/js`; Go fetches the Go
+//! suite's modules (`sdk-tests/go/go.sum`) and Maven the Java suite's
+//! dependencies (`sdk-tests/java/pom.xml`) themselves; then the data explorer's
 //! tests in Debian's chromium (`browser-tests`, `npm ci` for playwright-core,
 //! which downloads no browser: `CHROMIUM` names the binary, /usr/bin/chromium
 //! by default); last `cargo xtask docs` (the guide and its examples).
@@ -45,6 +46,16 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         npm()
             .arg("test")
             .current_dir(&js)
+            .env("COSMOS_EMULATOR_BIN", &binary),
+    )?;
+
+    // The Go SDK (azcosmos): go test builds in Go's own cache, nothing in
+    // the source tree; -mod=readonly holds it to go.mod and go.sum.
+    step(
+        "Go SDK (azcosmos): go test",
+        Command::new("go")
+            .args(["test", "-mod=readonly", "-count=1", "./..."])
+            .current_dir(root().join("sdk-tests/go"))
             .env("COSMOS_EMULATOR_BIN", &binary),
     )?;
 

@@ -30,6 +30,7 @@ const FOLDERS: &[&str] = &[
     "commands",
     "compose",
     "first-test",
+    "go",
     "http",
     "rust",
     "testcontainers",

@@ -1,4 +1,11 @@
-//! Runs `docs/snippets/http/` and `docs/snippets/tls/`: in a fresh
+//! Runs `docs/snippets/go/`, `docs/snippets/http/` and `docs/snippets/tls/`.
+//!
+//! `go/` as a reader of the Go quick start follows it: in a fresh directory,
+//! `go mod init`, then `get.sh` (the `go get` the guide shows), then the
+//! `_test.go` files copied there and `go test`, with the emulator just built
+//! first on PATH (the tests start their own, on free ports).
+//!
+//! `http/` and `tls/`: in a fresh
 //! directory, the folder's `start.sh` (the command the guide shows) starts
 //! `cosmos-emulator` on 127.0.0.1:8081, as a reader would; then every other
 //! file of the folder is copied there and run in name order (`.py` with the SDK
@@ -27,6 +34,7 @@ pub fn run_all(python: &Path) -> Result<(), String> {
     ));
     let path = std::env::join_paths(path).map_err(|e| e.to_string())?;
 
+    run_go(&path)?;
     for folder in ["http", "tls"] {
         let scratch = target_dir().join("docs-snippets").join(folder);
         let _ = std::fs::remove_dir_all(&scratch);
@@ -87,6 +95,60 @@ pub fn run_all(python: &Path) -> Result<(), String> {
         drop(server);
     }
     Ok(())
+}
+
+/// `docs/snippets/go/`: a module made as the guide says (`go mod init`,
+/// `get.sh`), its tests copied in, `go test`; `path` puts the emulator
+/// just built first.
+fn run_go(path: &std::ffi::OsStr) -> Result<(), String> {
+    let source = root().join("docs/snippets/go");
+    let scratch = target_dir().join("docs-snippets").join("go");
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    eprintln!("\n== xtask docs: snippets/go/ with go test");
+    let run = |what: &str, command: &mut Command| -> Result<(), String> {
+        let output = command
+            .current_dir(&scratch)
+            .env("PATH", path)
+            .output()
+            .map_err(|e| format!("docs/snippets/go: {what}: cannot run: {e}"))?;
+        if !output.status.success() {
+            return Err(format!(
+                "docs/snippets/go: {what} failed ({}):\n{}\n{}",
+                output.status,
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        eprintln!("   {what}: ok");
+        Ok(())
+    };
+    run(
+        "go mod init",
+        Command::new("go").args(["mod", "init", "example.com/quickstart"]),
+    )?;
+    for file in files_under(&source)? {
+        let name = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_string();
+        if name == "get.sh" {
+            run("get.sh", Command::new("bash").arg("-e").arg(&file))?;
+        } else if name.ends_with("_test.go") {
+            std::fs::copy(&file, scratch.join(&name))
+                .map_err(|e| format!("{}: {e}", file.display()))?;
+        } else {
+            return Err(format!(
+                "{}: no runner for this kind of file",
+                file.display()
+            ));
+        }
+    }
+    run(
+        "go test",
+        Command::new("go").args(["test", "-count=1", "./..."]),
+    )
 }
 
 /// The emulator a folder's `start.sh` starts (stopped when dropped), in

@@ -1,0 +1,1 @@
+go get github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos@v1.5.0
