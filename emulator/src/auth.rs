@@ -212,7 +212,11 @@ fn gateway_segments(path: &str) -> Vec<Cow<'_, str>> {
             .collect();
     }
     let once = decoded(path);
-    let once = once.split('#').next().unwrap_or_default().replace('\\', "/");
+    let once = once
+        .split('#')
+        .next()
+        .unwrap_or_default()
+        .replace('\\', "/");
     once.split('/')
         .filter(|s| !s.is_empty())
         .map(|s| Cow::Owned(trimmed(decoded(s)).into_owned()))
@@ -429,11 +433,23 @@ mod tests {
     /// What the service's gateway signs for ids that the SDKs send escaped
     /// once: the cases of Microsoft's id-encoding tests.
     #[rstest]
-    #[case("/dbs/d/colls/c/docs/This%20is%20a%20test", "dbs/d/colls/c/docs/This is a test")]
+    #[case(
+        "/dbs/d/colls/c/docs/This%20is%20a%20test",
+        "dbs/d/colls/c/docs/This is a test"
+    )]
     #[case("/dbs/d/colls/c/docs/%20Test", "dbs/d/colls/c/docs/ Test")]
-    #[case("/dbs/d/colls/c/docs/Disallowed%3FChars", "dbs/d/colls/c/docs/Disallowed?Chars")]
-    #[case("/dbs/d/colls/c/docs/WithUnicode%E9%B1%80", "dbs/d/colls/c/docs/WithUnicode鱀")]
-    #[case("/dbs/d/colls/c/docs/a,=.:~+-@()^$%7B%7D%5B%5D!_b", "dbs/d/colls/c/docs/a,=.:~+-@()^${}[]!_b")]
+    #[case(
+        "/dbs/d/colls/c/docs/Disallowed%3FChars",
+        "dbs/d/colls/c/docs/Disallowed?Chars"
+    )]
+    #[case(
+        "/dbs/d/colls/c/docs/WithUnicode%E9%B1%80",
+        "dbs/d/colls/c/docs/WithUnicode鱀"
+    )]
+    #[case(
+        "/dbs/d/colls/c/docs/a,=.:~+-@()^$%7B%7D%5B%5D!_b",
+        "dbs/d/colls/c/docs/a,=.:~+-@()^${}[]!_b"
+    )]
     // Signed as "Test ", read as "Test".
     #[case("/dbs/d/colls/c/docs/Test%20", "dbs/d/colls/c/docs/Test")]
     #[case("/dbs/d/colls/c/docs/Test%20%20", "dbs/d/colls/c/docs/Test")]
@@ -442,19 +458,39 @@ mod tests {
     #[case("/dbs/d/colls/c/docs/y%25E9%25B1%2580", "dbs/d/colls/c/docs/y鱀")]
     // An escaped separator separates (a resource type `Chars` of the item
     // `Disallowed`); an escaped `#` ends the path.
-    #[case("/dbs/d/colls/c/docs/Disallowed%2FChars", "dbs/d/colls/c/docs/Disallowed")]
-    #[case("/dbs/d/colls/c/docs/Disallowed%5CChars", "dbs/d/colls/c/docs/Disallowed")]
-    #[case("/dbs/d/colls/c/docs/Disallowed%23Chars", "dbs/d/colls/c/docs/Disallowed")]
+    #[case(
+        "/dbs/d/colls/c/docs/Disallowed%2FChars",
+        "dbs/d/colls/c/docs/Disallowed"
+    )]
+    #[case(
+        "/dbs/d/colls/c/docs/Disallowed%5CChars",
+        "dbs/d/colls/c/docs/Disallowed"
+    )]
+    #[case(
+        "/dbs/d/colls/c/docs/Disallowed%23Chars",
+        "dbs/d/colls/c/docs/Disallowed"
+    )]
     fn ids_are_read_as_the_gateway_reads_them(#[case] path: &str, #[case] link: &str) {
         assert_eq!(signed_resource(path).links[0], link);
     }
 
     #[test]
     fn a_path_with_a_control_character_is_400() {
-        for path in ["/dbs/d/colls/c/docs/a%09b", "/dbs/d/colls/c/docs/a%0Db", "/dbs/d%0A"] {
-            assert_eq!(check_path(path).unwrap_err().status, StatusCode::BAD_REQUEST);
+        for path in [
+            "/dbs/d/colls/c/docs/a%09b",
+            "/dbs/d/colls/c/docs/a%0Db",
+            "/dbs/d%0A",
+        ] {
+            assert_eq!(
+                check_path(path).unwrap_err().status,
+                StatusCode::BAD_REQUEST
+            );
         }
-        for path in ["/dbs/d/colls/c/docs/a%20b", "/dbs/d/colls/c/docs/a", "/dbs/%E9%B1%80"] {
+        for path in [
+            "/dbs/d/colls/c/docs/a%20b",
+            "/dbs/d/colls/c/docs/a",
+            "/dbs/%E9%B1%80",
+        ] {
             assert!(check_path(path).is_ok(), "{path}");
         }
     }

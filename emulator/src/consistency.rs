@@ -82,14 +82,20 @@ mod tests {
             let refused = account.check_request(stronger).unwrap_err();
             assert_eq!(refused.status.as_u16(), 400);
             assert!(
-                refused.message.starts_with(&format!("ConsistencyLevel {stronger} specified")),
+                refused
+                    .message
+                    .starts_with(&format!("ConsistencyLevel {stronger} specified")),
                 "{}",
                 refused.message
             );
         }
         assert!(Consistency::Strong.check_request("Strong").is_ok());
         assert_eq!(
-            account.check_request("Linearizable").unwrap_err().status.as_u16(),
+            account
+                .check_request("Linearizable")
+                .unwrap_err()
+                .status
+                .as_u16(),
             400
         );
     }

@@ -98,7 +98,7 @@ pub fn verify(
         return Err(ApiError::new(
             http::StatusCode::FORBIDDEN,
             format!(
-            "Request blocked by Auth localhost : The given request [{verb} {path}] cannot be \
+                "Request blocked by Auth localhost : The given request [{verb} {path}] cannot be \
              authorized by AAD token in data plane. Learn more: https://aka.ms/cosmos-native-rbac."
             ),
         )
@@ -123,7 +123,13 @@ fn manages_resources(verb: &str, path: &str, is_query: bool) -> bool {
     match resource.resource_type.as_str() {
         // Running a stored procedure is a data action; writing one is not.
         "sprocs" => !(verb.eq_ignore_ascii_case("POST") && names_one),
-        "dbs" | "colls" | "udfs" | "triggers" | "users" | "permissions" | "offers"
+        "dbs"
+        | "colls"
+        | "udfs"
+        | "triggers"
+        | "users"
+        | "permissions"
+        | "offers"
         | "clientencryptionkeys" => true,
         _ => false,
     }
@@ -183,7 +189,11 @@ mod tests {
             ("PATCH", "/dbs/d/colls/c/docs/a", false),
             ("DELETE", "/dbs/d/colls/c/docs/a", false),
             ("POST", "/dbs/d/colls/c/sprocs/s", false),
-            ("POST", "/dbs/d/colls/c/operations/partitionkeydelete", false),
+            (
+                "POST",
+                "/dbs/d/colls/c/operations/partitionkeydelete",
+                false,
+            ),
         ] {
             assert!(verify(&key(), &token, allowed, NOW).is_ok(), "{allowed:?}");
         }

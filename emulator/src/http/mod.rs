@@ -45,9 +45,9 @@ use tower_http::normalize_path::{NormalizePath, NormalizePathLayer};
 use crate::auth::{self, MasterKey};
 use crate::error::ApiError;
 use crate::query::results::ResultCache;
+use crate::store::{Store, MAX_ITEM_BYTES};
 use crate::{entra_token, resource_token};
 use request::CosmosHeaders;
-use crate::store::{Store, MAX_ITEM_BYTES};
 
 /// What every handler shares, behind one `Arc`: the router clones the state
 /// for each layer and handler of every request, and one counter to move is
@@ -361,13 +361,11 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
         }
     };
     // A request may relax the account's consistency, never strengthen it.
-    let verified = verified.and_then(|()| {
-        match request.headers().get(names::CONSISTENCY_LEVEL) {
-            Some(level) => state
-                .consistency
-                .check_request(level.to_str().unwrap_or_default()),
-            None => Ok(()),
-        }
+    let verified = verified.and_then(|()| match request.headers().get(names::CONSISTENCY_LEVEL) {
+        Some(level) => state
+            .consistency
+            .check_request(level.to_str().unwrap_or_default()),
+        None => Ok(()),
     });
     match verified {
         Ok(()) => next.run(request).await,

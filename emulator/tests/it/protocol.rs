@@ -371,7 +371,10 @@ fn cross_partition_queries_are_served_as_the_gateway_serves_them() {
     assert_eq!(one_key.body["Documents"], json!([{"n": 2}]));
     // A filter that pins the key: routed to that partition and answered
     // whole, ORDER BY included, though declared across partitions.
-    let pinned = query("SELECT VALUE c.n FROM c WHERE c.pk = 'p1' ORDER BY c.n DESC", &[]);
+    let pinned = query(
+        "SELECT VALUE c.n FROM c WHERE c.pk = 'p1' ORDER BY c.n DESC",
+        &[],
+    );
     assert_eq!(pinned.status, 200, "{}", pinned.body);
     assert_eq!(pinned.body["Documents"], json!([3, 1]));
     // The plan request: refused for a feature the client does not declare.

@@ -251,8 +251,7 @@ fn names_may_not_hold_separators_but_item_ids_may(#[case] id: &str) {
     let c = TestClient::with_container(None);
     c.post("/dbs", &json!({"id": id}), &[])
         .assert_error(400, "BadRequest");
-    c.create_container(id, None)
-        .assert_error(400, "BadRequest");
+    c.create_container(id, None).assert_error(400, "BadRequest");
     // The service creates such an item (the Go SDK's
     // TestItemIdEncodingRoutingGW); its URL cannot address it.
     assert_eq!(c.create_item(&json!({"id": id, "pk": "p"})).status, 201);
