@@ -4,8 +4,9 @@
 //! binary built here. It sets up what the SDK suites need when it is
 //! missing: a virtualenv with `sdk-tests/python/requirements.txt` under the
 //! target directory, and `npm ci` in `sdk-tests/js`; Go fetches the Go
-//! suite's modules (`sdk-tests/go/go.sum`) and Maven the Java suite's
-//! dependencies (`sdk-tests/java/pom.xml`) themselves; then the data explorer's
+//! suite's modules (`sdk-tests/go/go.sum`) and Maven the Java suites'
+//! dependencies (`sdk-tests/java/pom.xml`, then Spring Data Azure Cosmos
+//! DB's, `sdk-tests/java-spring/pom.xml`) themselves; then the data explorer's
 //! tests in Debian's chromium (`browser-tests`, `npm ci` for playwright-core,
 //! which downloads no browser: `CHROMIUM` names the binary, /usr/bin/chromium
 //! by default); last `cargo xtask docs` (the guide and its examples).
@@ -66,6 +67,15 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         Command::new("mvn")
             .args(["--batch-mode", "--no-transfer-progress", "test"])
             .current_dir(root().join("sdk-tests/java"))
+            .env("COSMOS_EMULATOR_BIN", &binary),
+    )?;
+    // Spring Data Azure Cosmos DB, its output in target/sdk-tests/java-spring
+    // (it compiles in sdk-tests/java's Emulator.java).
+    step(
+        "Spring Data (azure-spring-data-cosmos): mvn test",
+        Command::new("mvn")
+            .args(["--batch-mode", "--no-transfer-progress", "test"])
+            .current_dir(root().join("sdk-tests/java-spring"))
             .env("COSMOS_EMULATOR_BIN", &binary),
     )?;
 

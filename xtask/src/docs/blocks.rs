@@ -22,6 +22,7 @@ const CODE: &[&str] = &[
     "console",
     "java",
     "go",
+    "xml",
 ];
 /// Blocks that show data, output or a command's usage: nothing to run.
 const SHOWN: &[&str] = &["text", "json", "toml", "yaml"];
@@ -32,6 +33,7 @@ const FOLDERS: &[&str] = &[
     "first-test",
     "go",
     "http",
+    "java",
     "rust",
     "testcontainers",
     "tls",
@@ -204,9 +206,15 @@ impl Snippets {
     }
 }
 
+/// The name after `marker`, as mdBook reads it: letters, digits, `_` and
+/// `-`, so that a comment's closing (`<!-- ANCHOR: deps -->`) is no part of it.
 fn anchor_of<'l>(line: &'l str, marker: &str) -> Option<&'l str> {
     let at = line.find(marker)?;
-    Some(line[at + marker.len()..].trim())
+    let rest = line[at + marker.len()..].trim_start();
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(rest.len());
+    Some(&rest[..end])
 }
 
 fn without_anchors<'l>(lines: impl Iterator<Item = &'l str>) -> String {
@@ -294,5 +302,22 @@ mod tests {
             "a part that is no region is no snippet"
         );
         assert!(snippets.text(Path::new("/s/a.sh"), Some("two")).is_none());
+    }
+
+    #[test]
+    fn an_anchor_in_an_xml_comment_is_named_without_the_comment_close() {
+        let snippets = Snippets {
+            files: vec![(
+                PathBuf::from("/s/pom.xml"),
+                "<a>\n  <!-- ANCHOR: deps -->\n  <b/>\n  <!-- ANCHOR_END: deps -->\n</a>\n".into(),
+            )],
+        };
+        assert_eq!(
+            snippets
+                .text(Path::new("/s/pom.xml"), Some("deps"))
+                .unwrap(),
+            "  <b/>"
+        );
+        assert!(snippets.holds("<b/>"));
     }
 }

@@ -10,6 +10,8 @@
 //!   folder's own `start.sh` on 127.0.0.1:8081 (`snippets.rs`);
 //! - `go/`: here, with `go test` in a module made as the Go quick start
 //!   says (`snippets.rs`);
+//! - `java/`: here too, the same way: a Maven project whose `trust.sh`
+//!   makes the trust store, then `mvn test`;
 //! - `rust/`: `cargo test` (sdk-tests/rust includes them as modules);
 //! - `first-test/`: `cargo xtask package --test`, in a fresh directory
 //!   beside the built wheel and tarballs, as a user follows the README;
@@ -52,7 +54,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
 }
 
 /// The blocks, the book and its links; with `python` (the SDK virtualenv's,
-/// `crate::test::python_env`), the go/, http/ and tls/ snippets too.
+/// `crate::test::python_env`), the go/, http/, tls/ and java/ snippets too.
 pub fn check(python: Option<&Path>) -> Result<(), String> {
     let problems = blocks::check(&root())?;
     if !problems.is_empty() {

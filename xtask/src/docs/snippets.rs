@@ -10,7 +10,11 @@
 //! `cosmos-emulator` on 127.0.0.1:8081, as a reader would; then every other
 //! file of the folder is copied there and run in name order (`.py` with the SDK
 //! virtualenv's python, `.mjs` with node and sdk-tests/js's packages, `.sh`
-//! with bash -e), and each must exit 0.
+//! with bash -e), and each must exit 0. `docs/snippets/java/` is a Maven
+//! project: copied whole to its fresh directory (so that Maven's output and
+//! the trust store its `trust.sh` makes stay under the target directory),
+//! the emulator started by its `start.sh`, its other `.sh` files run in name
+//! order, then `mvn test` there.
 
 use std::net::TcpStream;
 use std::path::Path;
@@ -94,6 +98,62 @@ pub fn run_all(python: &Path) -> Result<(), String> {
         }
         drop(server);
     }
+    run_java(&path)
+}
+
+/// `docs/snippets/java/`, as a reader follows the Java quick start.
+fn run_java(path: &std::ffi::OsStr) -> Result<(), String> {
+    let scratch = target_dir().join("docs-snippets").join("java");
+    let _ = std::fs::remove_dir_all(&scratch);
+    let source = root().join("docs/snippets/java");
+    for file in files_under(&source)? {
+        let relative = file.strip_prefix(&source).map_err(|e| e.to_string())?;
+        let copy = scratch.join(relative);
+        if let Some(parent) = copy.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        std::fs::copy(&file, &copy).map_err(|e| format!("{}: {e}", file.display()))?;
+    }
+    let server = start_server(&source.join("start.sh"), &scratch, path)?;
+    eprintln!(
+        "\n== xtask docs: snippets/java/ against {}",
+        server.endpoint
+    );
+    let mut scripts: Vec<_> = std::fs::read_dir(&scratch)
+        .map_err(|e| format!("{}: {e}", scratch.display()))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "sh"))
+        .filter(|p| p.file_name().is_some_and(|n| n != "start.sh"))
+        .collect();
+    scripts.sort();
+    let mut steps: Vec<(String, Command)> = scripts
+        .iter()
+        .map(|script| {
+            let mut bash = Command::new("bash");
+            bash.arg("-e").arg(script);
+            (script.file_name().unwrap().to_string_lossy().into(), bash)
+        })
+        .collect();
+    let mut maven = Command::new("mvn");
+    maven.args(["--batch-mode", "--no-transfer-progress", "test"]);
+    steps.push(("mvn test".into(), maven));
+    for (name, mut command) in steps {
+        let output = command
+            .current_dir(&scratch)
+            .env("PATH", path)
+            .output()
+            .map_err(|e| format!("docs/snippets/java: {name}: cannot run: {e}"))?;
+        if !output.status.success() {
+            return Err(format!(
+                "docs/snippets/java: {name} failed ({}):\n{}\n{}",
+                output.status,
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        eprintln!("   {name}: ok");
+    }
+    drop(server);
     Ok(())
 }
 

@@ -1,7 +1,11 @@
 //! Type checking functions: `IS_ARRAY`, `IS_BOOL`, `IS_DEFINED`,
 //! `IS_FINITE_NUMBER`, `IS_INTEGER`, `IS_NULL`, `IS_NUMBER`, `IS_OBJECT`,
 //! `IS_PRIMITIVE`, `IS_STRING`. Each answers a boolean for any argument,
-//! `false` for `undefined`.
+//! `false` for `undefined`. `IS_BOOLEAN` is `IS_BOOL` under the name the
+//! Java SDK writes into the query it sends to resume an `ORDER BY` from a
+//! continuation (the types that sort past the last value: `IS_BOOLEAN`
+//! among `IS_NULL`, `IS_NUMBER`, `IS_STRING`...); the service runs that
+//! query, so it knows the name.
 
 use serde_json::Value;
 
@@ -11,6 +15,7 @@ use super::{arg, Function};
 pub const FUNCTIONS: &[(&str, Function)] = &[
     ("IS_ARRAY", |a| is(a, Value::is_array)),
     ("IS_BOOL", |a| is(a, Value::is_boolean)),
+    ("IS_BOOLEAN", |a| is(a, Value::is_boolean)),
     ("IS_DEFINED", |a| Some(Value::Bool(arg(a, 0).is_some()))),
     // A computed NaN or infinity is a number, but not a finite one.
     ("IS_FINITE_NUMBER", |a| {
@@ -79,6 +84,10 @@ mod tests {
     #[case("IS_BOOL", json!([{"size": "small"}]), false)]
     #[case("IS_BOOL", json!([[25344, 82947]]), false)]
     #[case("IS_BOOL", json!([U]), false)]
+    #[case("IS_BOOLEAN", json!([false]), true)]
+    #[case("IS_BOOLEAN", json!([0]), false)]
+    #[case("IS_BOOLEAN", json!([null]), false)]
+    #[case("IS_BOOLEAN", json!([U]), false)]
     #[case("IS_DEFINED", json!([null]), true)]
     #[case("IS_DEFINED", json!([U]), false)]
     #[case("IS_DEFINED", json!([]), false)]

@@ -1,0 +1,1 @@
+cosmos-emulator --tls --clock manual
