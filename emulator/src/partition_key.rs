@@ -24,10 +24,13 @@ pub struct PartitionKeyDefinition {
 }
 
 impl PartitionKeyDefinition {
-    /// Parses a container's `partitionKey` property; absent means a container
-    /// without partitions, addressed with the empty key `[]`.
+    /// Parses a container's `partitionKey` property; absent, or the system
+    /// key that the service shows of such a container
+    /// ([`system_key_definition`]), means a container without partitions,
+    /// addressed with the empty key `[]`.
     pub fn parse(value: Option<&Value>) -> ApiResult<Self> {
-        let Some(value) = value.filter(|v| !v.is_null()) else {
+        let system_key = |v: &&Value| v.get("systemKey") == Some(&Value::Bool(true));
+        let Some(value) = value.filter(|v| !v.is_null() && !system_key(v)) else {
             return Ok(PartitionKeyDefinition {
                 paths: Vec::new(),
                 wire: Value::Null,
@@ -264,6 +267,12 @@ impl PartitionKeyDefinition {
     }
 }
 
+/// The partition key definition the service shows of a container made
+/// without one: its items are addressed with the empty key `[]`.
+pub fn system_key_definition() -> Value {
+    serde_json::json!({"paths": ["/_partitionKey"], "kind": "Hash", "systemKey": true})
+}
+
 /// The service's refusal of a partition key path (its words, then what is
 /// wrong): `pk` for `/pk` fails at position 0, as in Azure.
 fn unaccepted_path(path: &str, why: &str) -> ApiError {
@@ -330,6 +339,15 @@ pub(crate) fn split_path(path: &str) -> Result<Vec<String>, String> {
             let token = rest[..end].trim();
             if token.is_empty() {
                 return Err(format!("the path '{path}' has an empty segment"));
+            }
+            // Unquoted, a segment holds letters, digits and '_' only (the
+            // JavaScript SDK's "Path contains anything other than
+            // AlphaNumeric + '_'": `/id ds` is refused); quoted, anything.
+            if let Some(c) = token.chars().find(|c| !c.is_alphanumeric() && *c != '_') {
+                return Err(format!(
+                    "the segment '{token}' holds '{c}': unquoted, a segment holds only letters, \
+                     digits and '_'; quote it (\"...\") to hold any character"
+                ));
             }
             tokens.push(token.to_string());
             rest = &rest[end..];

@@ -5,6 +5,9 @@
 //! requests in flight get [`GRACE`] to finish.
 
 mod auto;
+mod query_string;
+
+pub use query_string::QueryIntoPath;
 
 use std::future::Future;
 use std::io;
@@ -21,6 +24,11 @@ use tokio::sync::watch;
 use tower_http::normalize_path::NormalizePath;
 
 use crate::tls;
+
+/// The service every transport serves: the router, behind the rewrites
+/// that come before routing (the trailing slash trimmed; a resource path's
+/// query string read into its path, `query_string.rs`).
+pub type App = NormalizePath<QueryIntoPath<Router>>;
 
 /// What the endpoint speaks (`--protocol`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -79,7 +87,7 @@ impl Transport {
     pub async fn serve(
         self,
         listener: std::net::TcpListener,
-        app: NormalizePath<Router>,
+        app: App,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> io::Result<()> {
         let service = axum::ServiceExt::<Request>::into_make_service(app);

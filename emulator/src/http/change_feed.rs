@@ -93,7 +93,8 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
         return Err(ApiError::bad_request(
             "The all versions and deletes change feed mode reads from now or from a continuation \
              only: send If-None-Match: * or the etag of a previous answer (starting from the \
-             beginning or from a point in time is not supported in this mode).",
+             beginning or from a point in time is not supported in this mode). You must read \
+             the change feed from within the retention period.",
         ));
     }
     let limit = PageLimit::from_header(headers.max_item_count())?;

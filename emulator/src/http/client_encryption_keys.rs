@@ -38,15 +38,24 @@ pub async fn create_or_query(
     Ok(resource(StatusCode::CREATED, &key, WRITE_CHARGE))
 }
 
+/// A key, or 304 when `If-None-Match` names its current etag: how the
+/// SDKs' client-side encryption learns that the key they hold is current
+/// (the JavaScript SDK's "key encryption key revoke test": a key whose key
+/// encryption key is revoked and that is unchanged must be rewrapped).
 pub async fn read(
     State(state): State<AppState>,
     PathParams((db, id)): PathParams<(String, String)>,
+    headers: HeaderMap,
 ) -> ApiResult<Response> {
-    Ok(resource(
-        StatusCode::OK,
-        &state.store.client_encryption_key(&db, &id)?,
-        READ_CHARGE,
-    ))
+    let key = state.store.client_encryption_key(&db, &id)?;
+    let unchanged = headers
+        .text("if-none-match")
+        .is_some_and(|tag| Some(tag.trim()) == key["_etag"].as_str());
+    if unchanged {
+        use axum::response::IntoResponse;
+        return Ok(StatusCode::NOT_MODIFIED.into_response());
+    }
+    Ok(resource(StatusCode::OK, &key, READ_CHARGE))
 }
 
 pub async fn replace(

@@ -40,7 +40,9 @@ use axum::routing::get;
 use axum::Router;
 use tower::Layer;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::normalize_path::{NormalizePath, NormalizePathLayer};
+use tower_http::normalize_path::NormalizePathLayer;
+
+use crate::transport::{App, QueryIntoPath};
 
 use crate::auth::{self, MasterKey};
 use crate::error::ApiError;
@@ -96,7 +98,7 @@ pub struct SharedState {
 
 /// The whole service: routes behind authentication, with trailing slashes
 /// trimmed first (the Python SDK sends `/dbs/db/colls/c/docs/`).
-pub fn app(state: AppState) -> NormalizePath<Router> {
+pub fn app(state: AppState) -> App {
     with_layers(routes(), state)
 }
 
@@ -225,7 +227,7 @@ fn script_routes() -> Router<AppState> {
 /// Cosmos-shaped 404 and 405, and a panic, should one slip through,
 /// answered as a 500 instead of a dropped connection. The certificate route
 /// and the explorer page are public, outside authentication.
-fn with_layers(routes: Router<AppState>, state: AppState) -> NormalizePath<Router> {
+fn with_layers(routes: Router<AppState>, state: AppState) -> App {
     // With --data-dir, a request is answered once its changes are kept
     // (inside authentication); without, requests skip the layer.
     let routes = match state.store.journal() {
@@ -272,6 +274,8 @@ fn with_layers(routes: Router<AppState>, state: AppState) -> NormalizePath<Route
         // The last resort, for a panic in the envelope itself.
         .layer(CatchPanicLayer::custom(panicked))
         .with_state(state);
+    // Before routing (a layer of the router would run after it).
+    let router = QueryIntoPath(router);
     NormalizePathLayer::trim_trailing_slash().layer(router)
 }
 

@@ -39,10 +39,12 @@ impl<S: Send + Sync> FromRequest<S> for Body {
     }
 }
 
+/// The service's words come first, in its gateway's own form (the
+/// JavaScript SDK's executeBulkOperations test looks for them whole).
 fn too_large(size: Option<usize>) -> ApiError {
     ApiError::too_large(format!(
-        "Request size is too large: the body is {} bytes; a request, and an item, may be at most \
-         {MAX_REQUEST_BYTES} bytes (2 MB).",
+        "Message: {{\"Errors\":[\"Request size is too large\"]}}\r\nThe body is {} bytes; a \
+         request, and an item, may be at most {MAX_REQUEST_BYTES} bytes (2 MB).",
         size.map_or_else(|| "over 16 MB".to_string(), |n| n.to_string())
     ))
 }

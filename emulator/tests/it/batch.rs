@@ -214,6 +214,15 @@ fn the_service_limits_and_refusals_change_nothing() {
         ]),
     );
     reply.assert_error(413, "RequestEntityTooLarge");
+    // In the service's words, in its gateway's form, which the JavaScript
+    // SDK's executeBulkOperations test looks for whole.
+    assert!(
+        reply
+            .message()
+            .starts_with("Message: {\"Errors\":[\"Request size is too large\"]}\r\n"),
+        "{}",
+        reply.message()
+    );
     // Another partition named by an operation's key: the whole request is
     // refused.
     let other_key =

@@ -152,6 +152,14 @@ fn a_rewrap_replaces_the_wrapped_key_and_metadata_under_if_match() {
     assert_eq!(rewrapped.body["_rid"], before["_rid"]);
     assert_ne!(rewrapped.body["_etag"], before["_etag"]);
     assert_eq!(rewrapped.body["_ts"], START + 5);
+    // A read naming the current etag is 304 (the SDKs' check that the key
+    // they hold is current); naming the old one, the key.
+    let new_etag = rewrapped.body["_etag"].as_str().unwrap();
+    let current = client.get(&format!("{KEYS}/key1"), &[("if-none-match", new_etag)]);
+    assert_eq!(current.status, 304);
+    let stale = client.get(&format!("{KEYS}/key1"), &[("if-none-match", etag)]);
+    assert_eq!(stale.status, 200);
+    assert_eq!(stale.body["keyWrapMetadata"]["name"], "kek2");
     // The old etag is stale now.
     client
         .put(

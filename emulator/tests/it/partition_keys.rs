@@ -460,3 +460,30 @@ fn delete_by_partition_key_refusals_change_nothing() {
     delete_partition(&c, "missing", Some(r#"["a"]"#)).assert_error(404, "NotFound");
     assert_eq!(c.ids(), ["a1"]);
 }
+
+/// A container made without a partition key (an API version before
+/// 2018-12-31): the service shows it with the system key
+/// `/_partitionKey`, which the SDKs read as "send the empty key" (the
+/// JavaScript SDK's bulk on a non-partitioned container needs it). Sent
+/// back on a replace, that definition is the same container's.
+#[test]
+fn a_container_without_a_partition_key_shows_the_system_key() {
+    let c = TestClient::start();
+    assert_eq!(c.post("/dbs", &json!({"id": DB}), &[]).status, 201);
+    let created = c.post(&format!("/dbs/{DB}/colls"), &json!({"id": "np"}), &[]);
+    assert_eq!(created.status, 201, "{}", created.body);
+    let system_key = json!({"paths": ["/_partitionKey"], "kind": "Hash", "systemKey": true});
+    assert_eq!(created.body["partitionKey"], system_key);
+    let path = format!("/dbs/{DB}/colls/np");
+    let mut read = c.get(&path, &[]).body;
+    assert_eq!(read["partitionKey"], system_key);
+    read["defaultTtl"] = json!(60);
+    let replaced = c.put(&path, &read, &[]);
+    assert_eq!(replaced.status, 200, "{}", replaced.body);
+    assert_eq!(replaced.body["partitionKey"], system_key);
+    // Its items take the empty key.
+    let empty = [("x-ms-documentdb-partitionkey", "[]")];
+    let item = c.post(&format!("{path}/docs"), &json!({"id": "a"}), &empty);
+    assert_eq!(item.status, 201, "{}", item.body);
+    assert_eq!(c.get(&format!("{path}/docs/a"), &empty).status, 200);
+}

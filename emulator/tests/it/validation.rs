@@ -453,3 +453,27 @@ fn an_item_id_may_hold_a_question_mark() {
     c.post("/dbs", &json!({"id": "a?b"}), &[])
         .assert_error(400, "BadRequest");
 }
+
+/// An id holding `?`, sent unescaped as `@azure/cosmos` 4.7.0 sends it
+/// (`encodeURI`): the query string is the rest of the id, as the service's
+/// gateway reads it (its `RGW_idWithDisallowedCharQuestionMark`: 201, 200,
+/// 200, 204). Escaped (`%3F`, as the other SDKs send it), the same item.
+#[test]
+fn an_id_with_an_unescaped_question_mark_is_addressed_whole() {
+    let c = TestClient::with_container(None);
+    assert_eq!(c.create_item(&json!({"id": "a?b", "pk": "p"})).status, 201);
+    let pk = [("x-ms-documentdb-partitionkey", "[\"p\"]")];
+    for path in ["a?b", "a%3Fb"] {
+        let read = c.get(&format!("{COLL}/docs/{path}"), &pk);
+        assert_eq!(read.status, 200, "{path}: {}", read.body);
+        assert_eq!(read.body["id"], "a?b");
+    }
+    let replaced = c.put(
+        &format!("{COLL}/docs/a?b"),
+        &json!({"id": "a?b", "pk": "p", "v": 2}),
+        &pk,
+    );
+    assert_eq!(replaced.status, 200, "{}", replaced.body);
+    assert_eq!(c.delete(&format!("{COLL}/docs/a?b"), &pk).status, 204);
+    assert!(c.ids().is_empty());
+}

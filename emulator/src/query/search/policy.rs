@@ -373,8 +373,14 @@ impl FullTextPath {
     }
 }
 
+/// The Windows locale ids of [`LANGUAGES`], in their order: the service
+/// takes `"1033"` for en-US (the JavaScript SDK's "validate full text search
+/// policy"; the others inferred from it).
+const LOCALE_IDS: [&str; 7] = ["1033", "1036", "1031", "1040", "1046", "2070", "3082"];
+
 /// A `defaultLanguage` or a path's `language`: absent, or one of
-/// [`LANGUAGES`] in any case (kept as given).
+/// [`LANGUAGES`] in any case (kept as given), or its locale id (read as
+/// its language; the policy is still served back as sent).
 fn parse_language(value: Option<&Value>) -> ApiResult<Option<String>> {
     match value {
         None | Some(Value::Null) => Ok(None),
@@ -382,6 +388,10 @@ fn parse_language(value: Option<&Value>) -> ApiResult<Option<String>> {
             if LANGUAGES.iter().any(|l| l.eq_ignore_ascii_case(language)) =>
         {
             Ok(Some(language.clone()))
+        }
+        Some(Value::String(id)) if LOCALE_IDS.contains(&id.trim()) => {
+            let at = LOCALE_IDS.iter().position(|l| *l == id.trim());
+            Ok(at.map(|at| LANGUAGES[at].to_string()))
         }
         Some(other) => {
             let supported: Vec<String> = LANGUAGES.iter().map(|l| format!("\"{l}\"")).collect();

@@ -267,12 +267,19 @@ impl Container {
             "indexingPolicy".into(),
             self.settings.indexing_policy.clone(),
         );
-        if !self.settings.partition_key.wire.is_null() {
-            body.insert(
-                "partitionKey".into(),
-                self.settings.partition_key.wire.clone(),
-            );
-        }
+        let partition_key = &self.settings.partition_key.wire;
+        body.insert(
+            "partitionKey".into(),
+            if partition_key.is_null() {
+                // A container made without one (an API version before
+                // 2018-12-31): what the service shows of it since, which
+                // the SDKs read as "send the empty key" (the JavaScript
+                // SDK's bulk on a non-partitioned container needs it).
+                crate::partition_key::system_key_definition()
+            } else {
+                partition_key.clone()
+            },
+        );
         if let Some(ttl) = self.settings.default_ttl {
             body.insert("defaultTtl".into(), Value::from(ttl.to_i64()));
         }

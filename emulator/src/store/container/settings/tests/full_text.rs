@@ -31,6 +31,20 @@ fn every_supported_language_is_accepted(
     assert_eq!(read.language_for("/t"), language);
 }
 
+/// A language's Windows locale id is read as the language (the JavaScript
+/// SDK's "validate full text search policy" sends "1033").
+#[rstest]
+#[case("1033", "en-US")]
+#[case("1031", "de-DE")]
+#[case("3082", "es-ES")]
+fn a_locale_id_names_its_language(#[case] id: &str, #[case] language: &str) {
+    let policy = json!({"fullTextPaths": [{"path": "/t", "language": id}]});
+    let read = FullTextPolicy::parse(Some(&policy)).unwrap();
+    assert_eq!(read.language_for("/t"), language);
+    let unknown = json!({"fullTextPaths": [{"path": "/t", "language": "1049"}]});
+    assert!(FullTextPolicy::parse(Some(&unknown)).is_err());
+}
+
 #[test]
 fn a_path_speaks_its_own_language_else_the_default_else_english() {
     let policy = FullTextPolicy::parse(Some(&json!({
