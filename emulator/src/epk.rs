@@ -388,12 +388,21 @@ mod tests {
     }
 
     #[test]
-    fn the_emulator_defaults_to_version_2_and_no_key_is_the_minimum() {
+    fn a_definition_without_a_version_hashes_with_version_1_and_no_key_is_the_minimum() {
+        // As the service: version 1 unless asked (a hierarchical key is 2).
         let def = definition(json!({"paths": ["/pk"]}));
+        let v1 = definition(json!({"paths": ["/pk"], "version": 1}));
         assert_eq!(
             effective_partition_key(&def, &json!(["a"])),
+            effective_partition_key(&v1, &json!(["a"]))
+        );
+        let v2 = definition(json!({"paths": ["/pk"], "version": 2}));
+        assert_eq!(
+            effective_partition_key(&v2, &json!(["a"])),
             "3A5381E1114EB8D3FCC90795045B49B7"
         );
+        let hierarchical = definition(json!({"paths": ["/a", "/b"], "kind": "MultiHash"}));
+        assert_eq!(hierarchical.wire["version"], 2);
         let none = PartitionKeyDefinition::parse(None).unwrap();
         assert_eq!(effective_partition_key(&none, &json!([])), "");
     }

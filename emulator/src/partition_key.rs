@@ -83,7 +83,14 @@ impl PartitionKeyDefinition {
             "Hash"
         };
         wire.entry("kind").or_insert_with(|| Value::from(kind));
-        wire.entry("version").or_insert_with(|| Value::from(2));
+        // Without a version the service hashes with version 1, as the
+        // large-partition-key documentation says (its JavaScript example
+        // asks for version 2 explicitly) and as the JavaScript SDK's tests
+        // find: their keys fall into ranges by the V1 hash. A hierarchical
+        // key is version 2 only.
+        let hierarchical = wire.get("kind").and_then(Value::as_str) == Some("MultiHash");
+        let version = if hierarchical { 2 } else { 1 };
+        wire.entry("version").or_insert_with(|| Value::from(version));
         Ok(PartitionKeyDefinition {
             paths: parsed,
             wire: Value::Object(wire),

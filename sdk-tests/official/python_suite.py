@@ -12,8 +12,9 @@ counts and the failures grouped by cause. Standard library only.
 The tests import one helper module of Microsoft's repository that is not
 on PyPI, `devtools_testutils` (`is_live`, `get_credential`); a two-function
 stand-in of our own is put on the path: `is_live()` is false (the emulator
-is not a live account) and `get_credential()` refuses (Entra ID is out of
-scope).
+is not a live account) and `get_credential()` refuses (a tenant's
+credential is out of scope; the tests' own `CosmosEmulatorCredential`
+works against the emulator).
 """
 
 from __future__ import annotations
@@ -42,8 +43,10 @@ from typing import Dict, List, Optional, Tuple
 MARKERS = ("cosmosEmulator", "cosmosLong", "cosmosQuery", "cosmosSearchQuery")
 PORT = 8081
 
-# Tests that need what is out of scope here (Entra ID, a real second
-# region): counted apart, by words in the test's name, or by the file.
+# Tests that need what is out of scope here (a real second region):
+# counted apart, by words in the test's name, or by the file. Entra ID is
+# in scope since issue 39: the emulator accepts the tokens of the tests'
+# CosmosEmulatorCredential (`entra_token.rs`).
 # Stored procedures, triggers and UDFs are in scope since issue 23; vector,
 # full-text and hybrid search since issue 25.
 # The *_emulator files fake several regions over one emulator with fault
@@ -52,7 +55,6 @@ OUT_OF_SCOPE = {
     # A client-side unit test of path parsing that reads
     # BaselineTest.PathParser.json, which the sdist does not ship.
     "a file the sdist does not ship": (re.compile(r"test_partitioned_collection_path_parser"), None),
-    "Entra ID": (re.compile(r"\baad\b|_aad|entra", re.I), re.compile(r"^test_aad")),
     "a real second region": (None, re.compile(r"^test_(globaldb|multimaster)\.py$")),
 }
 
@@ -64,9 +66,9 @@ SHIM = {
         "    return getattr(is_live, '_cache', False)\n"
     ),
     "azure_recorded_testcase.py": (
-        '"""get_credential(): Microsoft Entra ID, which the emulator suites do not use."""\n\n\n'
+        '"""get_credential(): a tenant's Microsoft Entra ID credential, which the emulator suites do not use."""\n\n\n'
         "def get_credential(is_async=False, **kwargs):\n"
-        "    raise RuntimeError('Entra ID credentials are out of scope against cosmos-emulator')\n"
+        "    raise RuntimeError('a tenant credential is out of scope against cosmos-emulator: the tests use CosmosEmulatorCredential')\n"
     ),
 }
 
@@ -270,7 +272,7 @@ def print_summary(results: List[Result], files: List[str], out: Path) -> None:
     in_scope = counted["passed"] + counted["failed"]
     share = 100.0 * counted["passed"] / in_scope if in_scope else 0.0
     lines += ["", f"In scope: {counted['passed']} passed, {counted['failed']} failed ({share:.1f}%); "
-                  f"out of scope (search, Entra ID, a real second region, a file the sdist lacks): {counted['out of scope']}.", "",
+                  f"out of scope (a real second region, a file the sdist lacks): {counted['out of scope']}.", "",
               "Failures by cause (most first):", ""]
     for why, tests in sorted(causes.items(), key=lambda kv: -len(kv[1])):
         lines.append(f"- {len(tests)} × {why}")

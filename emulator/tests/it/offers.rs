@@ -459,9 +459,11 @@ fn a_minimal_container_comes_back_in_the_service_shape() {
             "excludedPaths": [{"path": "/\"_etag\"/?"}],
         })
     );
+    // Without a version, version 1 ("if not specified the default value is
+    // 1": @azure/cosmos's PartitionKeyDefinition, which sends none).
     assert_eq!(
         body["partitionKey"],
-        json!({"paths": ["/pk"], "kind": "Hash", "version": 2})
+        json!({"paths": ["/pk"], "kind": "Hash", "version": 1})
     );
     assert_eq!(
         body["conflictResolutionPolicy"],
