@@ -90,7 +90,8 @@ impl PartitionKeyDefinition {
         // key is version 2 only.
         let hierarchical = wire.get("kind").and_then(Value::as_str) == Some("MultiHash");
         let version = if hierarchical { 2 } else { 1 };
-        wire.entry("version").or_insert_with(|| Value::from(version));
+        wire.entry("version")
+            .or_insert_with(|| Value::from(version));
         Ok(PartitionKeyDefinition {
             paths: parsed,
             wire: Value::Object(wire),

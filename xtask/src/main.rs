@@ -126,6 +126,12 @@ tasks:
       emulator on https://localhost:8081/ started as Microsoft's CI starts
       its own (consistency Strong); writes target/sdk-suites/go/report.md.
       About a minute.
+  sdk-suites --sdk js --source DIR [FILE...]
+      The official JavaScript SDK's integration tests (@azure/cosmos 4.7.0's
+      test/public/**/*.spec.ts, from DIR, a checkout of azure-sdk-for-js at
+      its release commit: no registry publishes them), unchanged, against the
+      release emulator on https://localhost:8081/; writes
+      target/sdk-suites/js/report.md. About five minutes.
   expectations --from REPORT.json --name NAME [--implementation TEXT]
       Write fixtures/expectations/NAME.toml from a report, keeping the
       reasons already written.

@@ -1,11 +1,14 @@
 //! `cargo xtask sdk-suites`: the official SDKs' own test suites against
 //! the release emulator, their tests fetched at run time and never
 //! committed: the Python SDK's (the azure-cosmos sdist's tests/, from PyPI;
-//! `sdk-tests/official/python_suite.py`) and, with `--sdk go`, the Go SDK's
+//! `sdk-tests/official/python_suite.py`); with `--sdk go`, the Go SDK's
 //! emulator tests (the azcosmos module's, from the Go module proxy;
-//! `sdk-tests/official/go_suite.py`). Each prints per-file counts and the
-//! failures. Not part of `.ci/run`: they need the registries, and the
-//! Python one takes many minutes.
+//! `sdk-tests/official/go_suite.py`); with `--sdk js --source DIR`, the
+//! JavaScript SDK's integration tests (from a checkout of its repository,
+//! as no registry publishes them; `sdk-tests/official/js_suite.py`). Each
+//! prints per-file counts and the failures. Not part of `.ci/run`: they
+//! need the registries (and the JavaScript one a checkout), and take
+//! minutes.
 
 use std::process::{Command, ExitCode};
 
@@ -25,9 +28,13 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             "go_suite.py",
             "the azcosmos module's emulator tests against the emulator",
         ),
+        "js" => (
+            "js_suite.py",
+            "@azure/cosmos's integration tests against the emulator",
+        ),
         other => {
             return Err(format!(
-                "`cargo xtask sdk-suites --sdk` takes python or go, got {other:?}"
+                "`cargo xtask sdk-suites --sdk` takes python, go or js, got {other:?}"
             ))
         }
     };
