@@ -14,7 +14,8 @@ e.g.
 The test files are copied, unchanged, into the work directory, beside a
 package.json that installs that @azure/cosmos from npm with the test
 runners at pinned versions, and a vitest configuration that points the
-tests' `../../src/...` imports at the published package's `dist/esm/...`
+tests' relative imports of the SDK's sources at the published package's
+built ES modules
 (as Microsoft's CI runs them against `dist/esm`) and selects what its
 `vitest.int.config.ts` selects (`test/public/**/*.spec.ts`, one file at a
 time). The release emulator is started on https://localhost:8081/, where
@@ -63,8 +64,8 @@ PACKAGES = {
 }
 
 VITEST_CONFIG = """\
-// Written by sdk-tests/official/js_suite.py: the tests' ../../src/...
-// imports resolve to the published package's dist/esm/...
+// Written by sdk-tests/official/js_suite.py: the tests' relative imports
+// of the SDK's sources resolve to the published package's built modules.
 import path from "node:path";
 import { defineConfig } from "vitest/config";
 
