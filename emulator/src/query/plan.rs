@@ -256,8 +256,17 @@ impl PreparedQuery {
                 }
                 _ => String::new(),
             };
+            // DISTINCT: each range's rows distinct before its TOP, so no
+            // `_rid` (it would make every row distinct), as the service's
+            // plan leaves it out ("SELECT DISTINCT TOP 10 c.age ... ORDER BY
+            // c.age" over three items per age in one range gives ten ages).
+            let head = if s.distinct {
+                format!("DISTINCT {top}")
+            } else {
+                format!("{top}{first}._rid, ")
+            };
             rewritten = format!(
-                "SELECT {top}{first}._rid, [{}] AS orderByItems, {payload} AS payload{} ORDER BY {}{window}",
+                "SELECT {head}[{}] AS orderByItems, {payload} AS payload{} ORDER BY {}{window}",
                 items.join(", "),
                 from_where(Some(ORDER_BY_FILTER)),
                 order.join(", ")
@@ -379,6 +388,31 @@ mod tests {
         let rows = run_rewritten(&plan, &docs);
         let payloads: Vec<&Value> = rows.iter().map(|r| &r["payload"]).collect();
         assert_eq!(payloads, [&json!("z"), &json!("y"), &json!("x")]);
+    }
+
+    /// DISTINCT with ORDER BY: each range's rows are distinct before its
+    /// TOP (no `_rid`, which would make every row distinct), so a range
+    /// holding each age three times still gives the first ten ages (the
+    /// JavaScript SDK's "query with TOP 10 should fetch correct number of
+    /// results").
+    #[test]
+    fn a_distinct_ordered_query_is_distinct_in_each_range() {
+        let docs: Vec<Value> = (1..=12)
+            .flat_map(|age| ["A", "B", "C"].map(|n| json!({"id": format!("{age}{n}"), "age": age, "_rid": format!("r{age}{n}")})))
+            .collect();
+        let plan = prepare("SELECT DISTINCT TOP 10 c.age FROM c ORDER BY c.age ASC")
+            .plan()
+            .unwrap();
+        let rows = run_rewritten(&plan, &docs);
+        let ages: Vec<&Value> = rows.iter().map(|r| &r["payload"]["age"]).collect();
+        assert_eq!(
+            ages,
+            (1..=10)
+                .map(|a| json!(a))
+                .collect::<Vec<_>>()
+                .iter()
+                .collect::<Vec<_>>()
+        );
     }
 
     /// Without FROM there is nothing to merge: the query runs as it is
