@@ -78,6 +78,7 @@ async fn main() {
         explorer: true,
         advertise_host: None,
         consistency: Default::default(),
+        gateway: Default::default(),
         scripts: Default::default(),
     });
     let service = app(state);

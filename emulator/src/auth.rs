@@ -150,7 +150,20 @@ pub struct SignedResource {
 /// gateway reads them ([`gateway_segments`]).
 /// The emulator's own control routes are signed like the account read.
 pub fn signed_resource(path: &str) -> SignedResource {
-    let segments = gateway_segments(path);
+    resource_of(gateway_segments(path))
+}
+
+/// The path's segments, each decoded once: as clients sign them, and as the
+/// compute gateway reads them.
+fn as_signed_segments(path: &str) -> Vec<Cow<'_, str>> {
+    path.split('/')
+        .filter(|s| !s.is_empty())
+        .map(decoded)
+        .collect()
+}
+
+/// The resource type and link of a path read as `segments`.
+fn resource_of(segments: Vec<Cow<'_, str>>) -> SignedResource {
     if segments.is_empty() || segments[0] == "_emulator" {
         return SignedResource {
             resource_type: String::new(),
@@ -276,7 +289,34 @@ pub fn verify(
     request: &SignedRequest<'_>,
     now: SystemTime,
 ) -> Result<(), ApiError> {
-    verify_signature(key, request)?;
+    verify_at(Gateway::Routing, key, request, now)
+}
+
+/// Which of the service's gateways an endpoint is: how it reads a URL
+/// before checking what the client signed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Gateway {
+    /// The routing gateway, the endpoint of every account and of
+    /// Microsoft's emulators: it reads ids otherwise than clients sign them
+    /// ([`gateway_segments`]) and refuses control characters.
+    #[default]
+    Routing,
+    /// The SQL compute gateway (Microsoft's emulator serves it on port 8903
+    /// with `/EnableSqlComputeEndpoint`): each segment decoded once, as
+    /// signed, so every id the service creates can be addressed (the
+    /// JavaScript SDK's `CGW_` tests, the Go SDK's
+    /// `TestItemIdEncodingComputeGW`).
+    Compute,
+}
+
+/// [`verify`], at the given gateway.
+pub fn verify_at(
+    gateway: Gateway,
+    key: &MasterKey,
+    request: &SignedRequest<'_>,
+    now: SystemTime,
+) -> Result<(), ApiError> {
+    verify_signature(gateway, key, request)?;
     let signed = match request.x_ms_date.filter(|d| !d.is_empty()) {
         Some(x_ms_date) => x_ms_date,
         None => request.date.unwrap_or(""),
@@ -314,7 +354,11 @@ fn check_date(signed: &str, now: SystemTime) -> Result<(), ApiError> {
     Ok(())
 }
 
-fn verify_signature(key: &MasterKey, request: &SignedRequest<'_>) -> Result<(), ApiError> {
+fn verify_signature(
+    gateway: Gateway,
+    key: &MasterKey,
+    request: &SignedRequest<'_>,
+) -> Result<(), ApiError> {
     let Some(header) = request.authorization else {
         return Err(ApiError::unauthorized(
             "Required Header authorization is missing. Ensure a valid Authorization token is passed.",
@@ -340,8 +384,9 @@ fn verify_signature(key: &MasterKey, request: &SignedRequest<'_>) -> Result<(), 
     if kind != Some("master") {
         return Err(ApiError::unauthorized(format!(
             "The authorization token type '{}' is not supported: this emulator accepts master-key \
-             tokens 'type=master&ver=1.0&sig=...' and the resource tokens of permissions \
-             'type=resource&ver=1.0&sig=...'.",
+             tokens 'type=master&ver=1.0&sig=...', the resource tokens of permissions \
+             'type=resource&ver=1.0&sig=...' and the Entra ID tokens of Microsoft's emulators \
+             'type=aad&ver=1.0&sig=<jwt>'.",
             kind.unwrap_or("")
         )));
     }
@@ -350,7 +395,10 @@ fn verify_signature(key: &MasterKey, request: &SignedRequest<'_>) -> Result<(), 
             "The authorization token has no valid base64 'sig' part: expected 'type=master&ver=1.0&sig=<base64 HMAC-SHA256>'.",
         ));
     };
-    let resource = signed_resource(request.path);
+    let resource = match gateway {
+        Gateway::Routing => signed_resource(request.path),
+        Gateway::Compute => resource_of(as_signed_segments(request.path)),
+    };
     // Clients sign x-ms-date and, in the fifth line, "" (or the `date`
     // header, when they sent one and no x-ms-date): accept what they may have signed.
     let fifth_lines = std::iter::once("").chain(Some(date).filter(|d| !d.is_empty()));

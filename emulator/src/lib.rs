@@ -102,6 +102,10 @@ pub struct Config {
     /// name, with the port the client used); `None`: the host the client
     /// addressed.
     pub advertise_host: Option<String>,
+    /// Where the SQL compute gateway answers too (`--compute-gateway-port`;
+    /// 0 picks a free port): the same account, its URLs read as the compute
+    /// gateway reads them (`auth::Gateway`). `None`: not served.
+    pub compute_gateway_port: Option<u16>,
     /// The account's default consistency level (`--consistency`): what the
     /// account document says, and the strongest a request may ask for.
     pub consistency: consistency::Consistency,
@@ -123,6 +127,7 @@ impl Default for Config {
             change_feed_retention: store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
             min_ranges_per_container: 1,
             consistency: consistency::Consistency::default(),
+            compute_gateway_port: None,
             data_dir: None,
             sync: persist::SyncMode::default(),
             explorer: true,
@@ -148,6 +153,8 @@ pub struct Server {
     /// Bound without a runtime, so that binding works from any thread.
     listener: std::net::TcpListener,
     state: AppState,
+    /// The compute gateway's listener and state (`--compute-gateway-port`).
+    compute: Option<(std::net::TcpListener, AppState)>,
     background_purge: bool,
     transport: transport::Transport,
 }
@@ -178,7 +185,7 @@ impl Server {
         if let Some(dir) = &config.data_dir {
             store = store.open_data_dir(dir, config.sync)?;
         }
-        let state = AppState::new(SharedState {
+        let shared = SharedState {
             store: Arc::new(store),
             key,
             // Auto: what plain connections are told; TLS ones say https.
@@ -193,17 +200,46 @@ impl Server {
             explorer: config.explorer,
             advertise_host: config.advertise_host.clone(),
             consistency: config.consistency,
+            gateway: auth::Gateway::Routing,
             scripts: Arc::new(script::ScriptEngine::new(script::Limits {
                 time: config.script_time_bound,
                 ..script::Limits::SERVICE
             })),
-        });
+        };
+        let compute = match config.compute_gateway_port {
+            Some(port) => {
+                let listener = std::net::TcpListener::bind((config.host.as_str(), port))?;
+                listener.set_nonblocking(true)?;
+                let state = AppState::new(SharedState {
+                    store: Arc::clone(&shared.store),
+                    key: shared.key.clone(),
+                    certificate: shared.certificate.clone(),
+                    local_addr: listener.local_addr()?,
+                    query_results: Default::default(),
+                    advertise_host: shared.advertise_host.clone(),
+                    gateway: auth::Gateway::Compute,
+                    scripts: Arc::clone(&shared.scripts),
+                    ..shared
+                });
+                Some((listener, state))
+            }
+            None => None,
+        };
         Ok(Server {
             listener,
-            state,
+            state: AppState::new(shared),
+            compute,
             background_purge: config.background_purge,
             transport,
         })
+    }
+
+    /// The compute gateway's endpoint, as [`Self::endpoint`], when served.
+    pub fn compute_endpoint(&self) -> io::Result<Option<String>> {
+        self.compute
+            .as_ref()
+            .map(|(listener, state)| Ok(format!("{}://{}", state.scheme, listener.local_addr()?)))
+            .transpose()
     }
 
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
@@ -226,10 +262,34 @@ impl Server {
             .background_purge
             .then(|| tokio::spawn(purge::run(self.state.store.clone())));
         let reindex = tokio::spawn(reindex::run(self.state.store.clone()));
-        let served = self
-            .transport
-            .serve(self.listener, app(self.state), shutdown)
-            .await;
+        let served = match self.compute {
+            None => {
+                self.transport
+                    .serve(self.listener, app(self.state), shutdown)
+                    .await
+            }
+            // Both endpoints stop together.
+            Some((listener, state)) => {
+                let (stop, stopped) = tokio::sync::watch::channel(false);
+                tokio::spawn(async move {
+                    shutdown.await;
+                    let _ = stop.send(true);
+                });
+                let until_stopped = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {
+                    let _ = stopped.wait_for(|stop| *stop).await;
+                };
+                let routing = self.transport.clone().serve(
+                    self.listener,
+                    app(self.state),
+                    until_stopped(stopped.clone()),
+                );
+                let compute = self
+                    .transport
+                    .serve(listener, app(state), until_stopped(stopped));
+                let (routing, compute) = tokio::join!(routing, compute);
+                routing.and(compute)
+            }
+        };
         if let Some(purge) = purge {
             purge.abort();
         }

@@ -104,7 +104,12 @@ async fn serve(settings: Settings) -> std::io::Result<()> {
     // (Java's Testcontainers module matches `.*Started\r\n$`). One write of
     // all three: a reader that takes the first line and closes the pipe must
     // not fail a later write (EPIPE), which would stop the emulator.
-    let lines = format!("listening on {endpoint}\nNow listening on: {endpoint}\nStarted\r\n");
+    let compute = match server.compute_endpoint()? {
+        Some(compute) => format!("compute gateway listening on {compute}\n"),
+        None => String::new(),
+    };
+    let lines =
+        format!("listening on {endpoint}\n{compute}Now listening on: {endpoint}\nStarted\r\n");
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(lines.as_bytes())?;
     stdout.flush()?;

@@ -159,6 +159,12 @@ pub struct Flags {
     /// COSMOS_EMULATOR_DEFAULT_CERT_OUT, which the container image sets]
     #[arg(long, value_name = "PATH")]
     pub cert_out: Option<PathBuf>,
+    /// Serve the SQL compute gateway on this port of --host too (Microsoft's
+    /// emulator serves it on 8903 with /EnableSqlComputeEndpoint): the same
+    /// account, with every id addressable as it was signed; 0 picks a free
+    /// one [default: off]
+    #[arg(long, value_name = "PORT")]
+    pub compute_gateway_port: Option<u16>,
     /// The account's default consistency level, which the account document
     /// advertises; a request asking for a stronger one is refused with 400,
     /// as by the service [default: session]
@@ -425,6 +431,13 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
         &[COSMOS_EMULATOR_CHANGE_FEED_RETENTION],
         number(0.., "expected a whole number of seconds, 0 or more"),
     )?;
+    let compute_gateway_port = flag_or_vars(
+        flags.compute_gateway_port,
+        "compute-gateway-port",
+        env,
+        &[COSMOS_EMULATOR_COMPUTE_GATEWAY_PORT],
+        number(0..=65535, "expected a port number, 0 to 65535"),
+    )?;
     let consistency = flag_or_vars(
         flags.consistency,
         "consistency",
@@ -534,6 +547,7 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
             .unwrap_or(crate::store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS),
         min_ranges_per_container: value(min_ranges).unwrap_or(1).into(),
         consistency: value(consistency).unwrap_or_default(),
+        compute_gateway_port: value(compute_gateway_port),
         data_dir,
         sync: match value(sync).unwrap_or(SyncArg::Periodic) {
             SyncArg::Always => SyncMode::Always,

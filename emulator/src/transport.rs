@@ -62,6 +62,7 @@ impl Protocol {
 const GRACE: Duration = Duration::from_secs(5);
 
 /// What the listener serves, with its TLS configuration.
+#[derive(Clone)]
 pub enum Transport {
     Http,
     Https(Arc<ServerConfig>),

@@ -66,7 +66,7 @@ SHIM = {
         "    return getattr(is_live, '_cache', False)\n"
     ),
     "azure_recorded_testcase.py": (
-        '"""get_credential(): a tenant's Microsoft Entra ID credential, which the emulator suites do not use."""\n\n\n'
+        '"""get_credential(): a Microsoft Entra ID credential of a tenant, which the emulator suites do not use."""\n\n\n'
         "def get_credential(is_async=False, **kwargs):\n"
         "    raise RuntimeError('a tenant credential is out of scope against cosmos-emulator: the tests use CosmosEmulatorCredential')\n"
     ),

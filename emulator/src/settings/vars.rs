@@ -26,6 +26,7 @@ pub const COSMOS_EMULATOR_ADVERTISE_HOST: &str = "COSMOS_EMULATOR_ADVERTISE_HOST
 pub const COSMOS_EMULATOR_HEALTH_PORT: &str = "COSMOS_EMULATOR_HEALTH_PORT";
 pub const COSMOS_EMULATOR_PARENT_PID: &str = "COSMOS_EMULATOR_PARENT_PID";
 pub const COSMOS_EMULATOR_CONSISTENCY: &str = "COSMOS_EMULATOR_CONSISTENCY";
+pub const COSMOS_EMULATOR_COMPUTE_GATEWAY_PORT: &str = "COSMOS_EMULATOR_COMPUTE_GATEWAY_PORT";
 /// No flag: the data directory when nothing else chooses one (a container
 /// image's volume), so that the image persists by default while
 /// `AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE=false` still turns it off.
@@ -69,6 +70,10 @@ pub const FLAG_VARIABLES: &[(&str, &[&str])] = &[
     ("protocol", &[COSMOS_EMULATOR_PROTOCOL, PROTOCOL]),
     ("cert-out", &[COSMOS_EMULATOR_CERT_OUT]),
     ("consistency", &[COSMOS_EMULATOR_CONSISTENCY]),
+    (
+        "compute-gateway-port",
+        &[COSMOS_EMULATOR_COMPUTE_GATEWAY_PORT],
+    ),
     (
         "change-feed-retention",
         &[COSMOS_EMULATOR_CHANGE_FEED_RETENTION],
@@ -118,6 +123,7 @@ pub const VARIABLES: &[&str] = &[
     COSMOS_EMULATOR_HEALTH_PORT,
     COSMOS_EMULATOR_PARENT_PID,
     COSMOS_EMULATOR_CONSISTENCY,
+    COSMOS_EMULATOR_COMPUTE_GATEWAY_PORT,
     COSMOS_EMULATOR_DEFAULT_DATA_DIR,
     COSMOS_EMULATOR_DEFAULT_PROTOCOL,
     COSMOS_EMULATOR_DEFAULT_CERT_OUT,

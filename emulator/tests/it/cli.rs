@@ -96,3 +96,92 @@ fn bad_arguments_fail_clearly() {
         assert!(!out.stderr.is_empty(), "{args:?}");
     }
 }
+
+/// `--compute-gateway-port`: a second endpoint over the same account, named
+/// on the second line, that reads URLs as clients sign them. An item whose
+/// id ends in whitespace or holds a tab is created through either; the
+/// routing gateway then answers 401 and 400 to its reads, the compute
+/// gateway 200 (the JavaScript SDK's RGW_ and CGW_ tests). Both stop on
+/// SIGTERM.
+#[test]
+fn the_compute_gateway_serves_the_same_account_reading_ids_as_signed() {
+    use cosmos_emulator::auth::{authorization_header, payload, MasterKey, WELL_KNOWN_KEY};
+    let (mut child, line, mut stdout) = start(&["--port", "0", "--compute-gateway-port", "0"]);
+    let routing = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap()
+        .to_string();
+    let mut second = String::new();
+    stdout.read_line(&mut second).unwrap();
+    let compute = second
+        .trim()
+        .strip_prefix("compute gateway listening on ")
+        .unwrap_or_else(|| panic!("unexpected second line {second:?}"))
+        .to_string();
+    assert_ne!(routing, compute);
+    let key = MasterKey::from_base64(WELL_KNOWN_KEY).unwrap();
+    let http = reqwest::blocking::Client::new();
+    // Signed as an SDK signs: the link with the id as it is, the URL escaped.
+    let send = |endpoint: &str,
+                method: &str,
+                (ty, link): (&str, &str),
+                url: &str,
+                body: Option<String>| {
+        let date = httpdate::fmt_http_date(std::time::SystemTime::now());
+        let signed = payload(method, ty, link, &date, "");
+        let mut request = http
+            .request(method.parse().unwrap(), format!("{endpoint}{url}"))
+            .header("x-ms-date", &date)
+            .header("x-ms-version", "2020-07-15")
+            .header("authorization", authorization_header(&key, &signed))
+            .header("x-ms-documentdb-partitionkey", "[\"p\"]");
+        if let Some(body) = body {
+            request = request.body(body);
+        }
+        request.send().unwrap().status().as_u16()
+    };
+    let created = send(
+        &routing,
+        "POST",
+        ("dbs", ""),
+        "/dbs",
+        Some(r#"{"id":"d"}"#.into()),
+    );
+    assert_eq!(created, 201);
+    let container = r#"{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash"}}"#;
+    assert_eq!(
+        send(
+            &compute,
+            "POST",
+            ("colls", "dbs/d"),
+            "/dbs/d/colls",
+            Some(container.into())
+        ),
+        201
+    );
+    for (id, escaped, at_routing) in [("Test ", "Test%20", 401), ("a\tb", "a%09b", 400)] {
+        let item = serde_json::json!({"id": id, "pk": "p"}).to_string();
+        assert_eq!(
+            send(
+                &routing,
+                "POST",
+                ("docs", "dbs/d/colls/c"),
+                "/dbs/d/colls/c/docs",
+                Some(item)
+            ),
+            201
+        );
+        let link = format!("dbs/d/colls/c/docs/{id}");
+        let url = format!("/dbs/d/colls/c/docs/{escaped}");
+        let item = ("docs", link.as_str());
+        assert_eq!(
+            send(&routing, "GET", item, &url, None),
+            at_routing,
+            "{id:?}"
+        );
+        assert_eq!(send(&compute, "GET", item, &url, None), 200, "{id:?}");
+        assert_eq!(send(&compute, "DELETE", item, &url, None), 204, "{id:?}");
+    }
+    assert!(stop_with(&mut child, "-TERM").success());
+}
