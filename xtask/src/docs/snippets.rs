@@ -80,21 +80,7 @@ pub fn run_all(python: &Path) -> Result<(), String> {
             // A copy beside node_modules: node resolves packages from the file's place.
             let copy = scratch.join(&name);
             std::fs::copy(&file, &copy).map_err(|e| format!("{}: {e}", file.display()))?;
-            let output = command
-                .arg(&copy)
-                .current_dir(&scratch)
-                .env("PATH", &path)
-                .output()
-                .map_err(|e| format!("{}: cannot run: {e}", file.display()))?;
-            if !output.status.success() {
-                return Err(format!(
-                    "docs/snippets/{folder}/{name} failed ({}):\n{}\n{}",
-                    output.status,
-                    String::from_utf8_lossy(&output.stdout),
-                    String::from_utf8_lossy(&output.stderr)
-                ));
-            }
-            eprintln!("   {name}: ok");
+            run_step((folder, &scratch, &path), &name, command.arg(&copy))?;
         }
         drop(server);
     }
@@ -138,20 +124,7 @@ fn run_java(path: &std::ffi::OsStr) -> Result<(), String> {
     maven.args(["--batch-mode", "--no-transfer-progress", "test"]);
     steps.push(("mvn test".into(), maven));
     for (name, mut command) in steps {
-        let output = command
-            .current_dir(&scratch)
-            .env("PATH", path)
-            .output()
-            .map_err(|e| format!("docs/snippets/java: {name}: cannot run: {e}"))?;
-        if !output.status.success() {
-            return Err(format!(
-                "docs/snippets/java: {name} failed ({}):\n{}\n{}",
-                output.status,
-                String::from_utf8_lossy(&output.stdout),
-                String::from_utf8_lossy(&output.stderr)
-            ));
-        }
-        eprintln!("   {name}: ok");
+        run_step(("java", &scratch, path), &name, &mut command)?;
     }
     drop(server);
     Ok(())
@@ -166,23 +139,7 @@ fn run_go(path: &std::ffi::OsStr) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&scratch);
     std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
     eprintln!("\n== xtask docs: snippets/go/ with go test");
-    let run = |what: &str, command: &mut Command| -> Result<(), String> {
-        let output = command
-            .current_dir(&scratch)
-            .env("PATH", path)
-            .output()
-            .map_err(|e| format!("docs/snippets/go: {what}: cannot run: {e}"))?;
-        if !output.status.success() {
-            return Err(format!(
-                "docs/snippets/go: {what} failed ({}):\n{}\n{}",
-                output.status,
-                String::from_utf8_lossy(&output.stdout),
-                String::from_utf8_lossy(&output.stderr)
-            ));
-        }
-        eprintln!("   {what}: ok");
-        Ok(())
-    };
+    let run = |what: &str, command: &mut Command| run_step(("go", &scratch, path), what, command);
     run(
         "go mod init",
         Command::new("go").args(["mod", "init", "example.com/quickstart"]),
@@ -209,6 +166,30 @@ fn run_go(path: &std::ffi::OsStr) -> Result<(), String> {
         "go test",
         Command::new("go").args(["test", "-count=1", "./..."]),
     )
+}
+
+/// Runs one step of a snippet folder (`folder`, copied into `scratch`, with
+/// `path` as PATH): it must exit 0, or its output is the error.
+fn run_step(
+    (folder, scratch, path): (&str, &Path, &std::ffi::OsStr),
+    name: &str,
+    command: &mut Command,
+) -> Result<(), String> {
+    let output = command
+        .current_dir(scratch)
+        .env("PATH", path)
+        .output()
+        .map_err(|e| format!("docs/snippets/{folder}: {name}: cannot run: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "docs/snippets/{folder}: {name} failed ({}):\n{}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    eprintln!("   {name}: ok");
+    Ok(())
 }
 
 /// The emulator a folder's `start.sh` starts (stopped when dropped), in

@@ -10,7 +10,6 @@
 package cosmos.springtests;
 
 import cosmos.sdktests.Emulator;
-import java.nio.file.Path;
 import org.springframework.test.context.DynamicPropertyRegistry;
 
 public final class SharedEmulator {
@@ -20,17 +19,7 @@ public final class SharedEmulator {
 
     public static synchronized Emulator get() {
         if (emulator == null) {
-            try {
-                Emulator started = Emulator.start(true);
-                Runtime.getRuntime().addShutdownHook(new Thread(started::close));
-                Path store = started.writeTrustStore("changeit");
-                System.setProperty("javax.net.ssl.trustStore", store.toString());
-                System.setProperty("javax.net.ssl.trustStorePassword", "changeit");
-                System.setProperty("javax.net.ssl.trustStoreType", "PKCS12");
-                emulator = started;
-            } catch (Exception e) {
-                throw new IllegalStateException("cannot start the HTTPS emulator", e);
-            }
+            emulator = Emulator.startTrustedByTheJvm();
         }
         return emulator;
     }

@@ -185,6 +185,26 @@ public final class Emulator implements AutoCloseable {
         return store;
     }
 
+    /**
+     * An HTTPS emulator, stopped when the JVM exits, whose certificate
+     * becomes the JVM's trust store (javax.net.ssl.trustStore, a PKCS12 store
+     * holding exactly that certificate): call it before any client exists,
+     * so that verification stays on and trusts that certificate alone.
+     */
+    public static Emulator startTrustedByTheJvm() {
+        try {
+            Emulator started = start(true);
+            Runtime.getRuntime().addShutdownHook(new Thread(started::close));
+            Path store = started.writeTrustStore("changeit");
+            System.setProperty("javax.net.ssl.trustStore", store.toString());
+            System.setProperty("javax.net.ssl.trustStorePassword", "changeit");
+            System.setProperty("javax.net.ssl.trustStoreType", "PKCS12");
+            return started;
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot start the HTTPS emulator", e);
+        }
+    }
+
     /** Writes {@link #trustStore()} to a file, for javax.net.ssl.trustStore. */
     public Path writeTrustStore(String password) throws Exception {
         Path file = certPath.resolveSibling("truststore.p12");

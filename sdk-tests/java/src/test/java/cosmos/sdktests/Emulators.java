@@ -14,7 +14,6 @@ import com.azure.cosmos.ConsistencyLevel;
 import com.azure.cosmos.CosmosAsyncClient;
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosClientBuilder;
-import java.nio.file.Path;
 import java.util.UUID;
 
 public final class Emulators {
@@ -25,17 +24,7 @@ public final class Emulators {
 
     public static synchronized Emulator https() {
         if (https == null) {
-            try {
-                Emulator started = Emulator.start(true);
-                Runtime.getRuntime().addShutdownHook(new Thread(started::close));
-                Path store = started.writeTrustStore("changeit");
-                System.setProperty("javax.net.ssl.trustStore", store.toString());
-                System.setProperty("javax.net.ssl.trustStorePassword", "changeit");
-                System.setProperty("javax.net.ssl.trustStoreType", "PKCS12");
-                https = started;
-            } catch (Exception e) {
-                throw new IllegalStateException("cannot start the HTTPS emulator", e);
-            }
+            https = Emulator.startTrustedByTheJvm();
         }
         return https;
     }
