@@ -27,13 +27,14 @@ import os
 import re
 import shutil
 import signal
-import socket
 import stat
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Dict, List
+
+import ports
 
 MODULE = "github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 PORT = 8081
@@ -71,16 +72,6 @@ def emulator_tests(module: Path) -> Dict[str, str]:
     return tests
 
 
-def wait_for_port(port: int, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise SystemExit(f"the emulator did not listen on port {port} within {seconds} s")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--binary", required=True, type=Path, help="the cosmos-emulator binary")
@@ -89,10 +80,7 @@ def main() -> int:
     parser.add_argument("-run", dest="run", help="only tests whose names match this regular expression")
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
-    for port in (PORT, COMPUTE_PORT):
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                raise SystemExit(f"port {port} is taken: the tests look for the emulator there")
+    ports.require_free(PORT, COMPUTE_PORT)
 
     module = download(args.version, args.workdir)
     tests = emulator_tests(module)
@@ -106,7 +94,7 @@ def main() -> int:
         stdout=log, stderr=subprocess.STDOUT,
     )
     try:
-        wait_for_port(PORT, 30)
+        ports.wait_for(PORT, 30)
         bundle = args.workdir / "trusted.pem"
         system = next((Path(p) for p in SYSTEM_CAS if Path(p).exists()), None)
         bundle.write_text((system.read_text() if system else "") + cert.read_text())

@@ -39,11 +39,12 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import ports
 
 PORT = 8081
 COMPUTE_PORT = 8903
@@ -87,16 +88,6 @@ export default defineConfig({
 """
 
 
-def wait_for_port(port: int, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise SystemExit(f"the emulator did not listen on port {port} within {seconds} s")
-
-
 def prepare(source: Path, workdir: Path) -> None:
     tests = source / TESTS
     if not (tests / "public").is_dir():
@@ -122,10 +113,7 @@ def main() -> int:
     parser.add_argument("--source", required=True, type=Path, help="a checkout of Azure/azure-sdk-for-js")
     parser.add_argument("files", nargs="*", help="only these spec files (paths under test/public/)")
     args = parser.parse_args()
-    for port in (PORT, COMPUTE_PORT):
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                raise SystemExit(f"port {port} is taken: the tests look for the emulator there")
+    ports.require_free(PORT, COMPUTE_PORT)
     prepare(args.source, args.workdir)
     results = args.workdir / "results.json"
     results.unlink(missing_ok=True)
@@ -136,7 +124,7 @@ def main() -> int:
         stdout=log, stderr=subprocess.STDOUT,
     )
     try:
-        wait_for_port(PORT, 30)
+        ports.wait_for(PORT, 30)
         env = dict(os.environ, ACCOUNT_HOST=f"https://localhost:{PORT}")
         started = time.monotonic()
         subprocess.run(["npx", "vitest", "run", *[f"test/public/{f}" for f in args.files]],
