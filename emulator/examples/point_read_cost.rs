@@ -80,6 +80,8 @@ async fn main() {
         consistency: Default::default(),
         gateway: Default::default(),
         scripts: Default::default(),
+        charges: Default::default(),
+        limiter: None,
     });
     let service = app(state);
     let send = |request: Request<Body>| {

@@ -42,14 +42,23 @@ impl Consistency {
         }
     }
 
+    /// The level a name means (any case), if it is one.
+    pub fn named(text: &str) -> Option<Consistency> {
+        ALL.into_iter()
+            .find(|level| level.name().eq_ignore_ascii_case(text.trim()))
+    }
+
+    /// The level a request reads at: its own `x-ms-consistency-level`
+    /// (already checked by the envelope), else the account's.
+    pub fn for_request(self, requested: Option<&str>) -> Consistency {
+        requested.and_then(Consistency::named).unwrap_or(self)
+    }
+
     /// Checks a request's `x-ms-consistency-level` against the account's:
     /// a level stronger than the account's, or a name that is no level, is
     /// refused with the service's 400.
     pub fn check_request(self, requested: &str) -> Result<(), ApiError> {
-        let Some(level) = ALL
-            .into_iter()
-            .find(|level| level.name().eq_ignore_ascii_case(requested.trim()))
-        else {
+        let Some(level) = Consistency::named(requested) else {
             return Err(ApiError::bad_request(format!(
                 "Invalid value '{requested}' for header x-ms-consistency-level: expected Strong, \
                  BoundedStaleness, Session, ConsistentPrefix or Eventual."

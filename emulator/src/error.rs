@@ -91,6 +91,7 @@ impl ApiError {
             StatusCode::PRECONDITION_FAILED => "PreconditionFailed",
             StatusCode::PAYLOAD_TOO_LARGE => "RequestEntityTooLarge",
             StatusCode::REQUEST_TIMEOUT => "RequestTimeout",
+            StatusCode::TOO_MANY_REQUESTS => "TooManyRequests",
             _ if self.status.as_u16() == 449 => "RetryWith",
             StatusCode::UNSUPPORTED_MEDIA_TYPE => "UnsupportedMediaType",
             _ => "InternalServerError",

@@ -38,12 +38,14 @@ pub mod probe;
 mod purge;
 mod query;
 mod reindex;
+pub mod request_units;
 mod resource_token;
 mod rid;
 mod script;
 pub mod settings;
 pub mod shutdown;
 pub mod store;
+mod throttle;
 mod tls;
 mod transport;
 pub mod ttl;
@@ -109,6 +111,13 @@ pub struct Config {
     /// The account's default consistency level (`--consistency`): what the
     /// account document says, and the strongest a request may ask for.
     pub consistency: consistency::Consistency,
+    /// How requests are charged (`--ru-charges`).
+    pub charges: request_units::ChargeModel,
+    /// Whether requests are throttled by provisioned throughput
+    /// (`--rate-limit`), and whether partitions save burst capacity
+    /// (`--burst-capacity`).
+    pub rate_limit: bool,
+    pub burst_capacity: bool,
     /// How long a stored procedure, trigger or query's UDFs may run: the
     /// service's 5 s (not a flag; tests shorten it).
     pub script_time_bound: std::time::Duration,
@@ -127,6 +136,9 @@ impl Default for Config {
             change_feed_retention: store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
             min_ranges_per_container: 1,
             consistency: consistency::Consistency::default(),
+            charges: request_units::ChargeModel::default(),
+            rate_limit: false,
+            burst_capacity: false,
             compute_gateway_port: None,
             data_dir: None,
             sync: persist::SyncMode::default(),
@@ -201,6 +213,10 @@ impl Server {
             advertise_host: config.advertise_host.clone(),
             consistency: config.consistency,
             gateway: auth::Gateway::Routing,
+            charges: config.charges,
+            limiter: config
+                .rate_limit
+                .then(|| Arc::new(throttle::Limiter::new(config.burst_capacity))),
             scripts: Arc::new(script::ScriptEngine::new(script::Limits {
                 time: config.script_time_bound,
                 ..script::Limits::SERVICE
@@ -219,6 +235,7 @@ impl Server {
                     advertise_host: shared.advertise_host.clone(),
                     gateway: auth::Gateway::Compute,
                     scripts: Arc::clone(&shared.scripts),
+                    limiter: shared.limiter.clone(),
                     ..shared
                 });
                 Some((listener, state))

@@ -54,6 +54,15 @@ pub enum ClockArg {
     Manual,
 }
 
+/// `--ru-charges`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RuChargesArg {
+    /// A model through the service's documented points (`request_units`).
+    Documented,
+    /// 1 RU a read, 5.71 a write, 2.89 a query.
+    Fixed,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SyncArg {
     /// fdatasync before every write is acknowledged (concurrent writes
@@ -170,6 +179,21 @@ pub struct Flags {
     /// as by the service [default: session]
     #[arg(long, value_enum, ignore_case = true)]
     pub consistency: Option<Consistency>,
+    /// How requests are charged: documented (a model through the service's
+    /// documented request-unit points) or fixed (1 RU a read, 5.71 a
+    /// write, 2.89 a query, as before the model) [default: documented]
+    #[arg(long, value_enum, ignore_case = true)]
+    pub ru_charges: Option<RuChargesArg>,
+    /// Throttle as the service does: each physical partition gets its
+    /// container's RU/s (or its database's share) each second, and a
+    /// request over it answers 429/3200 with x-ms-retry-after-ms, on the
+    /// emulator's clock [default: false]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", value_parser = values::flag_bool)]
+    pub rate_limit: Option<bool>,
+    /// With --rate-limit: partitions under 3,000 RU/s save up to 300 s of
+    /// unused RU/s and spend them at up to 3,000 RU/s [default: false]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", value_parser = values::flag_bool)]
+    pub burst_capacity: Option<bool>,
     /// How long the change feed's all-versions-and-deletes mode can read
     /// back, in seconds of the emulator's clock [default: 3600]
     #[arg(long, value_parser = clap::value_parser!(i64).range(0..))]
@@ -445,6 +469,34 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
         &[COSMOS_EMULATOR_CONSISTENCY],
         choice("expected strong, bounded-staleness, session, consistent-prefix or eventual"),
     )?;
+    let ru_charges = flag_or_vars(
+        flags.ru_charges,
+        "ru-charges",
+        env,
+        &[COSMOS_EMULATOR_RU_CHARGES],
+        choice("expected documented or fixed"),
+    )?;
+    let rate_limit = flag_or_vars(
+        flags.rate_limit,
+        "rate-limit",
+        env,
+        &[COSMOS_EMULATOR_RATE_LIMIT],
+        Var::boolean,
+    )?;
+    let burst_capacity = flag_or_vars(
+        flags.burst_capacity,
+        "burst-capacity",
+        env,
+        &[COSMOS_EMULATOR_BURST_CAPACITY],
+        Var::boolean,
+    )?;
+    if value(burst_capacity.clone()) == Some(true) && value(rate_limit.clone()) != Some(true) {
+        return Err(Invalid(
+            "--burst-capacity needs --rate-limit: burst capacity is spent only when requests are \
+             throttled"
+                .into(),
+        ));
+    }
     let min_ranges = flag_or_vars(
         flags.ranges_per_container,
         "ranges-per-container",
@@ -547,6 +599,12 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
             .unwrap_or(crate::store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS),
         min_ranges_per_container: value(min_ranges).unwrap_or(1).into(),
         consistency: value(consistency).unwrap_or_default(),
+        charges: match value(ru_charges).unwrap_or(RuChargesArg::Documented) {
+            RuChargesArg::Documented => crate::request_units::ChargeModel::Documented,
+            RuChargesArg::Fixed => crate::request_units::ChargeModel::Fixed,
+        },
+        rate_limit: value(rate_limit).unwrap_or(false),
+        burst_capacity: value(burst_capacity).unwrap_or(false),
         compute_gateway_port: value(compute_gateway_port),
         data_dir,
         sync: match value(sync).unwrap_or(SyncArg::Periodic) {

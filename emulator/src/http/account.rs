@@ -17,7 +17,7 @@ use axum::response::Response;
 use axum::Extension;
 use serde_json::json;
 
-use super::response::{resource, READ_CHARGE};
+use super::response::{resource, METADATA_READ};
 use super::AppState;
 use crate::transport::ConnectionScheme;
 
@@ -106,7 +106,7 @@ pub async fn read(
         "readPolicy": {"primaryReadCoefficient": 1, "secondaryReadCoefficient": 1},
         "queryEngineConfiguration": query_engine.to_string(),
     });
-    resource(StatusCode::OK, &account, READ_CHARGE)
+    resource(StatusCode::OK, &account, METADATA_READ)
 }
 
 #[cfg(test)]

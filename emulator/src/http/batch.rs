@@ -27,13 +27,14 @@ use bytes::{BufMut, BytesMut};
 use serde_json::{Map, Value};
 
 use super::request::{Body, CosmosHeaders};
-use super::response::{READ_CHARGE, WRITE_CHARGE};
+use super::response::charge_value;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::json;
 use crate::limits::{MAX_BATCH_OPERATIONS, MAX_NESTING_DEPTH};
 use crate::patch::PatchBody;
 use crate::query::search::Policies;
+use crate::request_units::{self, Charge, ChargeModel, WriteKind};
 use crate::store::{check_nesting, Action, BatchMode, Operation, Outcome};
 
 /// Whether a `POST .../docs` is a batch or bulk request.
@@ -74,6 +75,7 @@ pub fn execute(
         .iter()
         .map(|o| matches!(o.action, Action::Read))
         .collect();
+    let prices = Prices::of(state, db, coll, headers, &operations);
     let atomic = !headers
         .text("x-ms-cosmos-batch-atomic")
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("false"));
@@ -94,7 +96,7 @@ pub fn execute(
     } else {
         vec![true; reads.len()]
     };
-    let mut response = answer(&outcomes, &reads, &bodies);
+    let mut response = answer(&outcomes, &prices, &bodies);
     // The LSN the batch committed at (its writes share one), named as a
     // point write names its own: `lsn` (test_batch_lsn reads it).
     let lsn = HeaderValue::from(lsn);
@@ -220,25 +222,26 @@ fn operation(
 
 /// 200 with every result, or 207 Multi-Status when an operation failed.
 /// `with_body[i]`: whether the i-th result carries its item.
-fn answer(outcomes: &[Outcome], reads: &[bool], with_body: &[bool]) -> Response {
+fn answer(outcomes: &[Outcome], prices: &Prices, with_body: &[bool]) -> Response {
     let status = if outcomes.iter().any(Outcome::is_failure) {
         StatusCode::MULTI_STATUS
     } else {
         StatusCode::OK
     };
-    let mut total = 0.0;
+    let mut total = Charge::ZERO;
     let mut body = BytesMut::new();
     body.put_u8(b'[');
     for (index, outcome) in outcomes.iter().enumerate() {
         if index > 0 {
             body.put_u8(b',');
         }
-        let charge = charge(outcome, reads.get(index).copied().unwrap_or(true));
-        total += charge;
+        let charge = prices.charge(index, outcome);
+        total = total + charge;
         body.put_slice(
             format!(
-                "{{\"statusCode\":{},\"requestCharge\":{charge}",
-                outcome.status.as_u16()
+                "{{\"statusCode\":{},\"requestCharge\":{}",
+                outcome.status.as_u16(),
+                charge.to_text()
             )
             .as_bytes(),
         );
@@ -266,19 +269,70 @@ fn answer(outcomes: &[Outcome], reads: &[bool], with_body: &[bool]) -> Response 
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
-    if let Ok(total) = HeaderValue::from_str(&format!("{}", (total * 100.0).round() / 100.0)) {
-        headers.insert("x-ms-request-charge", total);
-    }
+    headers.insert("x-ms-request-charge", charge_value(total));
     response
 }
 
-/// What an operation costs: a write's charge when a write ran, a read's
-/// for a read or a failure, nothing when it did not run (424).
-fn charge(outcome: &Outcome, is_read: bool) -> f64 {
-    let charge = match (outcome.status, &outcome.error) {
-        (StatusCode::FAILED_DEPENDENCY, None) => "0",
-        (_, None) if !is_read => WRITE_CHARGE,
-        _ => READ_CHARGE,
-    };
-    charge.parse().unwrap_or(0.0)
+/// What each operation of a batch costs: a write's charge when a write
+/// ran (priced by what it wrote), a read's for a read or a failure, nothing
+/// when it did not run (424).
+struct Prices {
+    model: ChargeModel,
+    quorum: bool,
+    /// Per operation: the write it asks for (`None`: a read) and the values
+    /// its body indexes.
+    operations: Vec<(Option<WriteKind>, usize)>,
+}
+
+impl Prices {
+    fn of(
+        state: &AppState,
+        db: &str,
+        coll: &str,
+        headers: &HeaderMap,
+        operations: &[Operation],
+    ) -> Prices {
+        let indexes = state.charges == ChargeModel::Documented
+            && state
+                .store
+                .container_context(db, coll)
+                .is_ok_and(|c| c.indexes_writes);
+        let terms = |body: &Map<String, Value>| match indexes {
+            true => request_units::indexed_terms(body),
+            false => 0,
+        };
+        let operations = operations
+            .iter()
+            .map(|o| match &o.action {
+                Action::Read => (None, 0),
+                Action::Create(body) | Action::Upsert(body) => {
+                    (Some(WriteKind::Insert), terms(body))
+                }
+                Action::Replace(body) => (Some(WriteKind::Replace), terms(body)),
+                // A patch's terms are its result's, unknown here: its
+                // size carries its price.
+                Action::Patch(_) => (Some(WriteKind::Replace), 0),
+                Action::Delete => (Some(WriteKind::Delete), 0),
+            })
+            .collect();
+        Prices {
+            model: state.charges,
+            quorum: state.reads_quorum(headers),
+            operations,
+        }
+    }
+
+    fn charge(&self, index: usize, outcome: &Outcome) -> Charge {
+        let bytes = outcome.item.as_ref().map_or(0, |item| item.body.len());
+        let (kind, terms) = self.operations.get(index).copied().unwrap_or((None, 0));
+        match (outcome.status, &outcome.error, kind) {
+            (StatusCode::FAILED_DEPENDENCY, None, _) => Charge::ZERO,
+            (_, Some(_), _) | (_, None, None) => self.model.read(bytes, self.quorum),
+            // An upsert that replaced costs a replace.
+            (StatusCode::OK, None, Some(WriteKind::Insert)) => {
+                self.model.write(WriteKind::Replace, bytes, terms)
+            }
+            (_, None, Some(kind)) => self.model.write(kind, bytes, terms),
+        }
+    }
 }

@@ -27,11 +27,12 @@ use bytes::Bytes;
 use serde_json::{json, Value};
 
 use super::request::CosmosHeaders;
-use super::response::{feed, READ_CHARGE};
+use super::response::{charge_value, feed};
 use super::scope::FeedScope;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::query::PageLimit;
+use crate::request_units::Charge;
 use crate::store::{Change, ChangeKind, Container};
 
 /// The change feed's wire format of the all-versions-and-deletes mode.
@@ -142,7 +143,10 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
             Some(lsn) if documents.len() >= limit.items => lsn,
             _ => c.log().last_lsn().max(after),
         };
-        Ok(answer(&c.rid, &documents, etag))
+        let bytes = documents.iter().map(Bytes::len).sum();
+        let quorum = state.reads_quorum(headers);
+        let charge = state.charges.change_feed(documents.len(), bytes, quorum);
+        Ok(answer(&c.rid, &documents, etag, charge))
     })
 }
 
@@ -229,19 +233,19 @@ fn full_fidelity(c: &Container, change: &Change) -> Bytes {
 }
 
 /// 200 with the changes, or 304 with none; `etag` is where to continue.
-fn answer(rid: &str, documents: &[Bytes], etag: u64) -> Response {
+fn answer(rid: &str, documents: &[Bytes], etag: u64, charge: Charge) -> Response {
     let etag = HeaderValue::from_str(&format!("\"{etag}\"")).expect("digits");
     let mut response = if documents.is_empty() {
         let mut response = StatusCode::NOT_MODIFIED.into_response();
         response
             .headers_mut()
-            .insert("x-ms-request-charge", HeaderValue::from_static(READ_CHARGE));
+            .insert("x-ms-request-charge", charge_value(charge));
         response
             .headers_mut()
             .insert("x-ms-item-count", HeaderValue::from(0));
         response
     } else {
-        feed(rid, "Documents", documents, None, READ_CHARGE)
+        feed(rid, "Documents", documents, None, charge)
     };
     response.headers_mut().insert("etag", etag);
     response

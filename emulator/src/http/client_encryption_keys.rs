@@ -7,7 +7,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
 use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::{resource, value_feed, value_query, READ_CHARGE, WRITE_CHARGE};
+use super::response::{resource, value_feed, value_query, METADATA_READ, METADATA_WRITE};
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 
@@ -35,7 +35,7 @@ pub async fn create_or_query(
     let key = state
         .store
         .create_client_encryption_key(&db, &body.object()?)?;
-    Ok(resource(StatusCode::CREATED, &key, WRITE_CHARGE))
+    Ok(resource(StatusCode::CREATED, &key, METADATA_WRITE))
 }
 
 /// A key, or 304 when `If-None-Match` names its current etag: how the
@@ -55,7 +55,7 @@ pub async fn read(
         use axum::response::IntoResponse;
         return Ok(StatusCode::NOT_MODIFIED.into_response());
     }
-    Ok(resource(StatusCode::OK, &key, READ_CHARGE))
+    Ok(resource(StatusCode::OK, &key, METADATA_READ))
 }
 
 pub async fn replace(
@@ -68,7 +68,7 @@ pub async fn replace(
         state
             .store
             .replace_client_encryption_key(&db, &id, &body.object()?, headers.if_match())?;
-    Ok(resource(StatusCode::OK, &key, WRITE_CHARGE))
+    Ok(resource(StatusCode::OK, &key, METADATA_WRITE))
 }
 
 /// No client deletes a key: containers' policies and the data encrypted

@@ -5,7 +5,9 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 
 use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::{no_content, resource, value_feed, value_query, READ_CHARGE, WRITE_CHARGE};
+use super::response::{
+    no_content, resource, value_feed, value_query, METADATA_READ, METADATA_WRITE,
+};
 use super::AppState;
 use crate::error::ApiResult;
 
@@ -43,7 +45,7 @@ pub async fn create_or_query(
     let created = state
         .store
         .create_container(&db, &body.object()?, throughput)?;
-    Ok(resource(StatusCode::CREATED, &created, WRITE_CHARGE))
+    Ok(resource(StatusCode::CREATED, &created, METADATA_WRITE))
 }
 
 pub async fn read(
@@ -55,7 +57,7 @@ pub async fn read(
     if headers.flag("x-ms-documentdb-populatepartitionstatistics") {
         container["statistics"] = state.store.partition_statistics(&db, &coll)?.into();
     }
-    let mut response = resource(StatusCode::OK, &container, READ_CHARGE);
+    let mut response = resource(StatusCode::OK, &container, METADATA_READ);
     // The service's quota and usage, in its `name=value;` form (sizes in
     // KB). The sizes take a pass over the items: only when asked for
     // (`x-ms-documentdb-populatequotainfo`, Python's `populate_quota_info`,
@@ -104,7 +106,7 @@ pub async fn replace(
         state
             .store
             .replace_container(&db, &coll, &body.object()?, headers.if_match())?;
-    Ok(resource(StatusCode::OK, &replaced, WRITE_CHARGE))
+    Ok(resource(StatusCode::OK, &replaced, METADATA_WRITE))
 }
 
 pub async fn delete(
@@ -112,5 +114,5 @@ pub async fn delete(
     PathParams((db, coll)): PathParams<(String, String)>,
 ) -> ApiResult<Response> {
     state.store.delete_container(&db, &coll)?;
-    Ok(no_content(WRITE_CHARGE))
+    Ok(no_content(METADATA_WRITE))
 }

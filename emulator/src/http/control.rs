@@ -168,6 +168,9 @@ pub async fn reset(State(state): State<AppState>, body: Body) -> ApiResult<Respo
     let store = state.store.clone();
     let dropped = blocking("The reset failed.", move || store.reset(clock)).await?;
     state.query_results.clear();
+    if let Some(limiter) = &state.limiter {
+        limiter.clear();
+    }
     Ok(Json(json!({"databases": dropped, "now": state.store.clock.now()})).into_response())
 }
 

@@ -5,7 +5,9 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
 use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::{no_content, resource, value_feed, value_query, READ_CHARGE, WRITE_CHARGE};
+use super::response::{
+    no_content, resource, value_feed, value_query, METADATA_READ, METADATA_WRITE,
+};
 use super::AppState;
 use crate::error::ApiResult;
 
@@ -24,7 +26,7 @@ pub async fn create_or_query(
     }
     let throughput = super::offers::requested_throughput(&headers)?;
     let created = state.store.create_database(&body.object()?, throughput)?;
-    Ok(resource(StatusCode::CREATED, &created, WRITE_CHARGE))
+    Ok(resource(StatusCode::CREATED, &created, METADATA_WRITE))
 }
 
 pub async fn read(
@@ -34,7 +36,7 @@ pub async fn read(
     Ok(resource(
         StatusCode::OK,
         &state.store.database(&db)?,
-        READ_CHARGE,
+        METADATA_READ,
     ))
 }
 
@@ -43,5 +45,5 @@ pub async fn delete(
     PathParams(db): PathParams<String>,
 ) -> ApiResult<Response> {
     state.store.delete_database(&db)?;
-    Ok(no_content(WRITE_CHARGE))
+    Ok(no_content(METADATA_WRITE))
 }

@@ -12,12 +12,13 @@ use axum::response::Response;
 
 use super::container_context::{self, decorate, Refusal};
 use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::{item, item_written, no_content, READ_CHARGE, WRITE_CHARGE};
+use super::response::{item, item_written, no_content, METADATA_WRITE};
 use super::script_runs;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::patch::PatchBody;
 use crate::query::{PreparedQuery, QueryBody};
+use crate::request_units::{self, Charge, WriteKind as Priced};
 use crate::script::WriteKind;
 use crate::store::{ItemAddress, ItemWrite, WriteMode};
 
@@ -81,16 +82,23 @@ pub async fn create_or_query(
     } else {
         WriteMode::Create
     };
+    let body = body.object()?;
+    let terms = indexed_terms(&context, &body);
     let write = ItemWrite {
         mode,
         url_id: None,
         partition_key_header: headers.partition_key(),
         if_match: headers.if_match(),
-        body: body.object()?,
+        body,
     };
     let (status, stored, range) = state.store.write_item(&db, &coll, write)?;
     context.range = range;
-    let mut response = item_written(status, &stored, WRITE_CHARGE, headers.return_minimal());
+    let kind = match status {
+        StatusCode::CREATED => Priced::Insert,
+        _ => Priced::Replace,
+    };
+    let charge = state.charges.write(kind, stored.body.len(), terms);
+    let mut response = item_written(status, &stored, charge, headers.return_minimal());
     decorate(&mut response, &context, stored.lsn, Some(stored.lsn), &uri);
     Ok(response)
 }
@@ -119,8 +127,15 @@ pub async fn read_feed(
         })
         .expect("a valid query")
     });
-    let mut response =
-        super::query::page(&state, (&db, &coll), &headers, &ALL, None, READ_CHARGE).await?;
+    let mut response = super::query::page(
+        &state,
+        (&db, &coll),
+        &headers,
+        &ALL,
+        None,
+        super::query::Priced::ReadFeed,
+    )
+    .await?;
     decorate(&mut response, &context, context.lsn, None, &uri);
     Ok(response)
 }
@@ -146,10 +161,41 @@ pub async fn read(
     let mut response = if unchanged {
         not_modified()
     } else {
-        item(StatusCode::OK, &found, READ_CHARGE)
+        let charge = state
+            .charges
+            .read(found.body.len(), state.reads_quorum(headers));
+        item(StatusCode::OK, &found, charge)
     };
     decorate(&mut response, &context, context.lsn, Some(found.lsn), uri);
     Ok(response)
+}
+
+/// The values a write of `body` indexes: none when the container's
+/// indexing is off.
+fn indexed_terms(
+    context: &crate::store::ContainerContext,
+    body: &serde_json::Map<String, serde_json::Value>,
+) -> usize {
+    match context.indexes_writes {
+        true => request_units::indexed_terms(body),
+        false => 0,
+    }
+}
+
+/// A patch costs what a replace with its result costs.
+fn patched_charge(
+    state: &AppState,
+    context: &crate::store::ContainerContext,
+    stored: &crate::store::Item,
+) -> Charge {
+    let terms = match context.indexes_writes {
+        true => serde_json::from_slice(&stored.body)
+            .map_or(0, |body| request_units::indexed_terms(&body)),
+        false => 0,
+    };
+    state
+        .charges
+        .write(Priced::Replace, stored.body.len(), terms)
 }
 
 fn not_modified() -> Response {
@@ -173,21 +219,21 @@ pub async fn replace(
     }
     let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
+    let body = body.object()?;
+    let terms = indexed_terms(&context, &body);
     let write = ItemWrite {
         mode: WriteMode::Replace,
         url_id: Some(&id),
         partition_key_header: pk.as_deref(),
         if_match: headers.if_match(),
-        body: body.object()?,
+        body,
     };
     let (_, stored, range) = state.store.write_item(&db, &coll, write)?;
     context.range = range;
-    let mut response = item_written(
-        StatusCode::OK,
-        &stored,
-        WRITE_CHARGE,
-        headers.return_minimal(),
-    );
+    let charge = state
+        .charges
+        .write(Priced::Replace, stored.body.len(), terms);
+    let mut response = item_written(StatusCode::OK, &stored, charge, headers.return_minimal());
     decorate(&mut response, &context, stored.lsn, Some(stored.lsn), &uri);
     Ok(response)
 }
@@ -221,12 +267,8 @@ pub async fn patch(
     };
     let (stored, range) = state.store.edit_item(target, edit)?;
     context.range = range;
-    let mut response = item_written(
-        StatusCode::OK,
-        &stored,
-        WRITE_CHARGE,
-        headers.return_minimal(),
-    );
+    let charge = patched_charge(&state, &context, &stored);
+    let mut response = item_written(StatusCode::OK, &stored, charge, headers.return_minimal());
     decorate(&mut response, &context, stored.lsn, Some(stored.lsn), &uri);
     Ok(response)
 }
@@ -245,16 +287,17 @@ pub async fn delete(
     }
     let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
-    let (lsn, range) = state.store.delete_item(ItemAddress {
+    let deleted = state.store.delete_item(ItemAddress {
         database: &db,
         container: &coll,
         partition_key: pk.as_deref(),
         id: &id,
         if_match: headers.if_match(),
     })?;
-    context.range = range;
-    let mut response = no_content(WRITE_CHARGE);
-    decorate(&mut response, &context, lsn, None, &uri);
+    context.range = deleted.range;
+    let charge = state.charges.write(Priced::Delete, deleted.bytes, 0);
+    let mut response = no_content(charge);
+    decorate(&mut response, &context, deleted.lsn, None, &uri);
     Ok(response)
 }
 
@@ -272,7 +315,8 @@ pub async fn delete_partition(
         .store
         .delete_partition(&db, &coll, headers.partition_key())?;
     tracing::debug!(db, coll, deleted, "deleted by partition key");
-    let mut response = no_content(WRITE_CHARGE);
+    // The service runs it in the background and charges the request alone.
+    let mut response = no_content(METADATA_WRITE);
     *response.status_mut() = StatusCode::OK;
     Ok(response)
 }

@@ -27,6 +27,7 @@ mod response;
 mod scope;
 mod script_runs;
 mod scripts;
+mod throttling;
 mod users;
 
 use std::sync::Arc;
@@ -97,6 +98,23 @@ pub struct SharedState {
     pub gateway: auth::Gateway,
     /// Stored procedure, trigger and UDF executions (`script/`).
     pub scripts: Arc<crate::script::ScriptEngine>,
+    /// How requests are charged (`--ru-charges`).
+    pub charges: crate::request_units::ChargeModel,
+    /// Every partition's spending, with `--rate-limit` (`throttle.rs`),
+    /// shared by every endpoint.
+    pub limiter: Option<Arc<crate::throttle::Limiter>>,
+}
+
+impl SharedState {
+    /// Whether a request's reads read a quorum (Strong or Bounded
+    /// Staleness, its own level or the account's), which doubles their
+    /// charge.
+    pub fn reads_quorum(&self, headers: &HeaderMap) -> bool {
+        let requested = headers
+            .get(names::CONSISTENCY_LEVEL)
+            .and_then(|v| v.to_str().ok());
+        crate::request_units::reads_quorum(self.consistency.for_request(requested))
+    }
 }
 
 /// The whole service: routes behind authentication, with trailing slashes
@@ -237,6 +255,16 @@ fn with_layers(routes: Router<AppState>, state: AppState) -> App {
         Some(_) => routes.route_layer(middleware::from_fn_with_state(
             state.clone(),
             durability::durable,
+        )),
+        None => routes,
+    };
+    // With --rate-limit, a request spends its partitions' budget (after
+    // authentication: an unsigned request spends nothing); without, it
+    // skips the layer.
+    let routes = match state.limiter {
+        Some(_) => routes.route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            throttling::throttle,
         )),
         None => routes,
     };
@@ -485,6 +513,8 @@ mod tests {
             consistency: Default::default(),
             gateway: Default::default(),
             scripts: Default::default(),
+            charges: Default::default(),
+            limiter: None,
         });
         let routes = routes().route(
             "/_test/panic",

@@ -25,3 +25,7 @@ pub const CONSISTENCY_LEVEL: HeaderName = HeaderName::from_static("x-ms-consiste
 pub const PARTITION_KEY: HeaderName = HeaderName::from_static("x-ms-documentdb-partitionkey");
 pub const INTENDED_COLLECTION_RID: HeaderName =
     HeaderName::from_static("x-ms-cosmos-intended-collection-rid");
+/// How long a throttled client should wait before retrying (on a 429).
+pub const RETRY_AFTER_MS: HeaderName = HeaderName::from_static("x-ms-retry-after-ms");
+/// `Low` or `High`: which requests are throttled first (`throttle.rs`).
+pub const PRIORITY_LEVEL: HeaderName = HeaderName::from_static("x-ms-cosmos-priority-level");

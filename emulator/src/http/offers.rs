@@ -7,7 +7,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 
 use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::{resource, value_feed, value_query, READ_CHARGE, WRITE_CHARGE};
+use super::response::{resource, value_feed, value_query, METADATA_READ, METADATA_WRITE};
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::store::{Migration, Throughput};
@@ -47,7 +47,7 @@ pub async fn read(
     PathParams(rid): PathParams<String>,
 ) -> ApiResult<Response> {
     let (offer, minimum) = state.store.offer(&rid)?;
-    let mut response = resource(StatusCode::OK, &offer, READ_CHARGE);
+    let mut response = resource(StatusCode::OK, &offer, METADATA_READ);
     response
         .headers_mut()
         .insert("x-ms-cosmos-min-throughput", HeaderValue::from(minimum));
@@ -90,5 +90,5 @@ pub async fn replace(
         state
             .store
             .replace_offer(&rid, &body.object()?, migration, headers.if_match())?;
-    Ok(resource(StatusCode::OK, &replaced, WRITE_CHARGE))
+    Ok(resource(StatusCode::OK, &replaced, METADATA_WRITE))
 }

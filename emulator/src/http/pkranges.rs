@@ -18,7 +18,7 @@ use bytes::Bytes;
 use serde_json::{json, Value};
 
 use super::request::{CosmosHeaders, PathParams};
-use super::response::{feed, READ_CHARGE};
+use super::response::{feed, METADATA_READ};
 use super::AppState;
 use crate::error::ApiResult;
 use crate::store::{Range, RangeMap};
@@ -93,7 +93,7 @@ pub async fn read(
         .iter()
         .map(|d| Bytes::from(d.to_string()))
         .collect();
-    let mut response = feed(rid, "PartitionKeyRanges", &documents, None, READ_CHARGE);
+    let mut response = feed(rid, "PartitionKeyRanges", &documents, None, METADATA_READ);
     response.headers_mut().insert(header::ETAG, etag_header);
     Ok(response)
 }

@@ -10,6 +10,8 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
+
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::Response;
 
@@ -17,7 +19,7 @@ use super::container_context::{self, decorate, Refusal};
 use super::metrics;
 use super::range_walk::{self, Step};
 use super::request::{Body, CosmosHeaders};
-use super::response::{feed, resource, QUERY_CHARGE, READ_CHARGE};
+use super::response::{feed, resource, METADATA_READ};
 use super::scope::FeedScope;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
@@ -51,7 +53,7 @@ pub(super) async fn query(
         let supported = headers.text("x-ms-cosmos-supported-query-features");
         query.check_supported_features(supported)?;
         let plan = query.plan_for(supported, &policies)?;
-        return Ok(resource(StatusCode::OK, &plan, READ_CHARGE));
+        return Ok(resource(StatusCode::OK, &plan, METADATA_READ));
     }
     // Neither a partition key nor a range: every partition at once.
     if headers.partition_key().is_none()
@@ -84,7 +86,7 @@ pub(super) async fn query(
         .then(|| std::str::from_utf8(&body.0).ok())
         .flatten()
         .filter(|text| !text.to_ascii_lowercase().contains("getcurrent"));
-    let mut response = page(state, (db, coll), headers, &query, source, QUERY_CHARGE).await?;
+    let mut response = page(state, (db, coll), headers, &query, source, Priced::Query).await?;
     context.range = addressed_range(headers).unwrap_or(context.range);
     decorate(&mut response, &context, context.lsn, None, uri);
     Ok(response)
@@ -95,16 +97,25 @@ pub(super) fn addressed_range(headers: &HeaderMap) -> Option<u32> {
     crate::store::parse_range_id(headers.text("x-ms-documentdb-partitionkeyrangeid")?)
 }
 
+/// How a page is charged: as a query, or as a read feed (no query base).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Priced {
+    Query,
+    ReadFeed,
+}
+
 /// One page of `query` as the response writes it. `source` (the query as
 /// sent), given only for a query that [`PreparedQuery::needs_whole_result`],
-/// keeps that result for its next pages (`query/results.rs`).
+/// keeps that result for its next pages (`query/results.rs`). Its charge
+/// follows what it read and returned (`request_units`); the query metrics
+/// count the same documents and bytes.
 pub(super) async fn page(
     state: &AppState,
     (db, coll): (&str, &str),
     headers: &HeaderMap,
     query: &PreparedQuery,
     source: Option<&str>,
-    charge: &'static str,
+    priced: Priced,
 ) -> ApiResult<Response> {
     let started = metrics::wanted(headers).then(std::time::Instant::now);
     let limit = PageLimit::from_header(headers.max_item_count())?;
@@ -138,6 +149,20 @@ pub(super) async fn page(
         }
     };
     let token = answer.page.continuation.map(|c| c.to_token());
+    let returned: usize = answer.page.documents.iter().map(Bytes::len).sum();
+    let quorum = state.reads_quorum(headers);
+    let charge = match priced {
+        Priced::Query => state.charges.query(
+            answer.retrieved.documents,
+            answer.retrieved.bytes,
+            returned,
+            quorum,
+        ),
+        Priced::ReadFeed => {
+            let count = answer.page.documents.len();
+            state.charges.read_feed(count, returned, quorum)
+        }
+    };
     let mut response = feed(
         &answer.rid,
         "Documents",

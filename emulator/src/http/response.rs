@@ -10,18 +10,29 @@ use super::names;
 use super::request::Body as RequestBody;
 use crate::error::{ApiError, ApiResult};
 use crate::query::{PreparedQuery, QueryBody};
+use crate::request_units::{self, Charge};
 use crate::store::Item;
 
-/// Request charges: reads cost 1 RU, writes a few (the real service's scale);
-/// TTL deletions are never charged to a caller (R12).
-pub const READ_CHARGE: &str = "1";
-pub const WRITE_CHARGE: &str = "5.71";
-pub const QUERY_CHARGE: &str = "2.89";
+/// What metadata requests cost (databases, containers, users, offers,
+/// scripts' definitions): the same in both charge models. Item requests
+/// are priced by `request_units` from what they did; TTL deletions are
+/// never charged to a caller (R12).
+pub const METADATA_READ: Charge = request_units::METADATA_READ;
+pub const METADATA_WRITE: Charge = request_units::METADATA_WRITE;
 
 /// About how many headers an item or feed response carries in the end.
 pub const RESPONSE_HEADERS: usize = 20;
 
-fn json_response(status: StatusCode, body: impl Into<Body>, charge: &'static str) -> Response {
+/// `x-ms-request-charge`: the charge as the service writes it (`1`,
+/// `5.71`); the commonest, one RU, without formatting.
+pub fn charge_value(charge: Charge) -> HeaderValue {
+    if charge.ru() == 1.0 {
+        return HeaderValue::from_static("1");
+    }
+    HeaderValue::from_str(&charge.to_text()).expect("a number is ascii")
+}
+
+fn json_response(status: StatusCode, body: impl Into<Body>, charge: Charge) -> Response {
     let mut response = (status, body.into()).into_response();
     let headers = response.headers_mut();
     // Room for the headers the handlers and the envelope add, in one
@@ -31,12 +42,12 @@ fn json_response(status: StatusCode, body: impl Into<Body>, charge: &'static str
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
-    headers.insert(names::REQUEST_CHARGE, HeaderValue::from_static(charge));
+    headers.insert(names::REQUEST_CHARGE, charge_value(charge));
     response
 }
 
 /// A database or container: the JSON resource with its etag.
-pub fn resource(status: StatusCode, value: &Value, charge: &'static str) -> Response {
+pub fn resource(status: StatusCode, value: &Value, charge: Charge) -> Response {
     let mut response = json_response(status, value.to_string(), charge);
     if let Some(etag) = value["_etag"]
         .as_str()
@@ -48,7 +59,7 @@ pub fn resource(status: StatusCode, value: &Value, charge: &'static str) -> Resp
 }
 
 /// An item, served as stored.
-pub fn item(status: StatusCode, item: &Item, charge: &'static str) -> Response {
+pub fn item(status: StatusCode, item: &Item, charge: Charge) -> Response {
     let mut response = json_response(status, item.body.clone(), charge);
     response.headers_mut().insert(header::ETAG, etag(item));
     response
@@ -57,18 +68,13 @@ pub fn item(status: StatusCode, item: &Item, charge: &'static str) -> Response {
 /// An item a write stored: served whole, or with `minimal` (the client sent
 /// `Prefer: return=minimal`) as the service does, the same status and
 /// headers with an empty body.
-pub fn item_written(
-    status: StatusCode,
-    stored: &Item,
-    charge: &'static str,
-    minimal: bool,
-) -> Response {
+pub fn item_written(status: StatusCode, stored: &Item, charge: Charge, minimal: bool) -> Response {
     if !minimal {
         return item(status, stored, charge);
     }
     let mut response = status.into_response();
     let headers = response.headers_mut();
-    headers.insert(names::REQUEST_CHARGE, HeaderValue::from_static(charge));
+    headers.insert(names::REQUEST_CHARGE, charge_value(charge));
     headers.insert(header::ETAG, etag(stored));
     response
 }
@@ -87,11 +93,11 @@ pub fn created_or_ok(created: bool) -> StatusCode {
     }
 }
 
-pub fn no_content(charge: &'static str) -> Response {
+pub fn no_content(charge: Charge) -> Response {
     let mut response = StatusCode::NO_CONTENT.into_response();
     response
         .headers_mut()
-        .insert(names::REQUEST_CHARGE, HeaderValue::from_static(charge));
+        .insert(names::REQUEST_CHARGE, charge_value(charge));
     response
 }
 
@@ -102,7 +108,7 @@ pub fn feed(
     kind: &str,
     documents: &[Bytes],
     continuation: Option<String>,
-    charge: &'static str,
+    charge: Charge,
 ) -> Response {
     let size: usize = documents.iter().map(|d| d.len() + 1).sum();
     let mut body = BytesMut::with_capacity(size + 64);
@@ -126,7 +132,7 @@ pub fn feed(
 /// A feed of values (databases, containers).
 pub fn value_feed(rid: &str, kind: &str, values: &[Value]) -> Response {
     let documents: Vec<Bytes> = values.iter().map(|v| Bytes::from(v.to_string())).collect();
-    feed(rid, kind, &documents, None, READ_CHARGE)
+    feed(rid, kind, &documents, None, METADATA_READ)
 }
 
 /// A query (the request `body`) over resources held as values (databases,

@@ -12,17 +12,14 @@ use serde_json::{Map, Value};
 use super::container_context::{self, decorate, Refusal};
 use super::names;
 use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::{item_written, no_content, WRITE_CHARGE};
+use super::response::{charge_value, item_written, no_content};
 use super::AppState;
 use crate::error::ApiError;
+use crate::request_units::WriteKind as Priced;
 use crate::script::{named_trigger, SprocCall, TriggeredWrite, WriteKind};
 use crate::store::ScriptKind;
 
 type Reply = Result<Response, Refusal>;
-
-/// What executing a stored procedure is charged (the service charges by
-/// what the script did; a flat figure here, as for other requests).
-const EXECUTE_CHARGE: &str = "5.0";
 
 const LOG_RESULTS: &str = "x-ms-documentdb-script-log-results";
 
@@ -73,7 +70,7 @@ pub async fn execute(
     let out = response.headers_mut();
     out.insert(
         names::REQUEST_CHARGE,
-        HeaderValue::from_static(EXECUTE_CHARGE),
+        charge_value(crate::request_units::SCRIPT_EXECUTION),
     );
     if let Some(log) = result.log {
         // URL-encoded, as the service sends it (the SDKs decode it).
@@ -141,9 +138,19 @@ pub(super) async fn write(
         .await?;
     context.range = result.committed.range;
     let lsn = result.committed.lsn;
+    // Priced as the write alone: the triggers' own reads and writes are
+    // not modelled (`request_units`).
+    let priced = match (kind, result.status) {
+        (WriteKind::Create, _) => Priced::Insert,
+        (WriteKind::Upsert, StatusCode::CREATED) => Priced::Insert,
+        (WriteKind::Delete, _) => Priced::Delete,
+        _ => Priced::Replace,
+    };
+    let bytes = result.item.as_ref().map_or(0, |item| item.body.len());
+    let charge = state.charges.write(priced, bytes, 0);
     let mut response = match &result.item {
-        Some(item) => item_written(result.status, item, WRITE_CHARGE, headers.return_minimal()),
-        None => no_content(WRITE_CHARGE),
+        Some(item) => item_written(result.status, item, charge, headers.return_minimal()),
+        None => no_content(charge),
     };
     decorate(
         &mut response,

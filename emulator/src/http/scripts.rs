@@ -13,7 +13,7 @@ use axum::response::Response;
 
 use super::request::{create_mode, Body, CosmosHeaders, PathParams};
 use super::response::{
-    created_or_ok, no_content, resource, value_feed, value_query, READ_CHARGE, WRITE_CHARGE,
+    created_or_ok, no_content, resource, value_feed, value_query, METADATA_READ, METADATA_WRITE,
 };
 use super::AppState;
 use crate::error::ApiResult;
@@ -31,7 +31,11 @@ pub fn usage(counts: ScriptCounts) -> String {
 }
 
 /// A script response with the quota headers.
-fn with_quota(status: StatusCode, view: &ScriptView, charge: &'static str) -> Response {
+fn with_quota(
+    status: StatusCode,
+    view: &ScriptView,
+    charge: crate::request_units::Charge,
+) -> Response {
     let mut response = resource(status, &view.json, charge);
     let headers = response.headers_mut();
     headers.insert("x-ms-resource-quota", HeaderValue::from_static(QUOTA));
@@ -66,7 +70,7 @@ pub async fn create_or_query(
         state
             .store
             .create_script(&db, &coll, kind, &body.object()?, create_mode(&headers))?;
-    Ok(with_quota(created_or_ok(created), &view, WRITE_CHARGE))
+    Ok(with_quota(created_or_ok(created), &view, METADATA_WRITE))
 }
 
 pub async fn read(
@@ -75,7 +79,7 @@ pub async fn read(
     kind: ScriptKind,
 ) -> ApiResult<Response> {
     let view = state.store.script_view(&db, &coll, kind, &id)?;
-    Ok(with_quota(StatusCode::OK, &view, READ_CHARGE))
+    Ok(with_quota(StatusCode::OK, &view, METADATA_READ))
 }
 
 pub async fn replace(
@@ -89,7 +93,7 @@ pub async fn replace(
         state
             .store
             .replace_script(&db, &coll, kind, &id, &body.object()?, headers.if_match())?;
-    Ok(with_quota(StatusCode::OK, &view, WRITE_CHARGE))
+    Ok(with_quota(StatusCode::OK, &view, METADATA_WRITE))
 }
 
 pub async fn delete(
@@ -101,7 +105,7 @@ pub async fn delete(
     state
         .store
         .delete_script(&db, &coll, kind, &id, headers.if_match())?;
-    Ok(no_content(WRITE_CHARGE))
+    Ok(no_content(METADATA_WRITE))
 }
 
 /// The routes of one kind of script: each handler is told its kind.

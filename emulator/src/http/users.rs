@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::request::{create_mode, Body, CosmosHeaders, PathParams};
 use super::response::{
-    created_or_ok, no_content, resource, value_feed, value_query, READ_CHARGE, WRITE_CHARGE,
+    created_or_ok, no_content, resource, value_feed, value_query, METADATA_READ, METADATA_WRITE,
 };
 use super::AppState;
 use crate::error::ApiResult;
@@ -39,7 +39,7 @@ pub async fn create_or_query_users(
     let (created, user) = state
         .store
         .create_user(&db, &body.object()?, create_mode(&headers))?;
-    Ok(resource(created_or_ok(created), &user, WRITE_CHARGE))
+    Ok(resource(created_or_ok(created), &user, METADATA_WRITE))
 }
 
 pub async fn read_user(
@@ -49,7 +49,7 @@ pub async fn read_user(
     Ok(resource(
         StatusCode::OK,
         &state.store.user(&db, &user)?,
-        READ_CHARGE,
+        METADATA_READ,
     ))
 }
 
@@ -62,7 +62,7 @@ pub async fn replace_user(
     let replaced = state
         .store
         .replace_user(&db, &user, &body.object()?, headers.if_match())?;
-    Ok(resource(StatusCode::OK, &replaced, WRITE_CHARGE))
+    Ok(resource(StatusCode::OK, &replaced, METADATA_WRITE))
 }
 
 pub async fn delete_user(
@@ -71,7 +71,7 @@ pub async fn delete_user(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     state.store.delete_user(&db, &user, headers.if_match())?;
-    Ok(no_content(WRITE_CHARGE))
+    Ok(no_content(METADATA_WRITE))
 }
 
 // ---- permissions -----------------------------------------------------------
@@ -135,7 +135,7 @@ pub async fn create_or_query_permissions(
     Ok(resource(
         created_or_ok(created),
         &with_token(&state, view, expiry),
-        WRITE_CHARGE,
+        METADATA_WRITE,
     ))
 }
 
@@ -149,7 +149,7 @@ pub async fn read_permission(
     Ok(resource(
         StatusCode::OK,
         &with_token(&state, view, expiry),
-        READ_CHARGE,
+        METADATA_READ,
     ))
 }
 
@@ -167,7 +167,7 @@ pub async fn replace_permission(
     Ok(resource(
         StatusCode::OK,
         &with_token(&state, view, expiry),
-        WRITE_CHARGE,
+        METADATA_WRITE,
     ))
 }
 
@@ -179,5 +179,5 @@ pub async fn delete_permission(
     state
         .store
         .delete_permission(&db, &user, &id, headers.if_match())?;
-    Ok(no_content(WRITE_CHARGE))
+    Ok(no_content(METADATA_WRITE))
 }

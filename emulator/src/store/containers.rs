@@ -236,6 +236,7 @@ impl Store {
                 owner: c.owner.clone(),
                 lsn: c.log().last_lsn(),
                 range: c.ranges().ranges()[0].id,
+                indexes_writes: c.indexes_writes(),
             })
         })
     }

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::checks::{check_if_match, checked_partition_key, checked_write, edited};
 use super::purging::live_or_discard;
-use super::{Container, ContainerContext, Item, ItemAddress, ItemWrite, Store, WriteMode};
+use super::{Container, ContainerContext, Deleted, Item, ItemAddress, ItemWrite, Store, WriteMode};
 use crate::error::{ApiError, ApiResult};
 use crate::item_key::ItemKey;
 use crate::partition_key::KeyScope;
@@ -60,6 +60,7 @@ impl Store {
                 owner: c.owner.clone(),
                 lsn: c.log().last_lsn(),
                 range: c.ranges().ranges()[0].id,
+                indexes_writes: c.indexes_writes(),
             };
             let found = Self::key_from_header(c, partition_key, id).and_then(|key| {
                 context.range = c.range_of(key.pk());
@@ -157,10 +158,14 @@ impl Store {
 
     /// Deletes the live item; returns the LSN of its delete and the id of
     /// the range that held it.
-    pub fn delete_item(&self, address: ItemAddress<'_>) -> ApiResult<(u64, u32)> {
+    pub fn delete_item(&self, address: ItemAddress<'_>) -> ApiResult<Deleted> {
         let deleted = self.with_live_item(address, |c, key, now| {
-            c.remove(&key, now, false);
-            Ok((c.log().last_lsn(), c.range_of(key.pk())))
+            let bytes = c.remove(&key, now, false).map_or(0, |item| item.body.len());
+            Ok(Deleted {
+                lsn: c.log().last_lsn(),
+                range: c.range_of(key.pk()),
+                bytes,
+            })
         })?;
         self.wrote();
         Ok(deleted)

@@ -17,6 +17,18 @@ pub struct ContainerContext {
     /// an item request): its `x-ms-documentdb-partitionkeyrangeid` and the
     /// range of its session token.
     pub range: u32,
+    /// Whether writes index the item (the indexing mode is not `none`):
+    /// what a write costs depends on it (`request_units`).
+    pub indexes_writes: bool,
+}
+
+/// What a point delete did: the change's LSN, the range that held the
+/// item, and the size it had (what the delete costs).
+#[derive(Debug, Clone, Copy)]
+pub struct Deleted {
+    pub lsn: u64,
+    pub range: u32,
+    pub bytes: usize,
 }
 
 /// What kind of item write a request asks for.

@@ -7,6 +7,7 @@
 
 mod account;
 mod batch;
+mod budgets;
 mod catalog;
 mod checks;
 mod client_encryption_keys;
@@ -41,6 +42,7 @@ use tokio::sync::Notify;
 
 pub use account::{SnapshotSummary, MAX_SNAPSHOT_NAME};
 pub use batch::{Action, BatchMode, Edit, Operation, Outcome};
+pub use budgets::PartitionBudget;
 use catalog::Catalog;
 pub use catalog::Database;
 pub use container::{Container, ContainerSettings, Owner, ScopedView};
@@ -50,7 +52,7 @@ pub use item::{
     check_nesting, strip_system_properties, too_deep, validate_id, validate_name, with_lsn, Etag,
     Item, MAX_ITEM_BYTES,
 };
-pub use item_request::{ContainerContext, ItemAddress, ItemWrite, WriteMode};
+pub use item_request::{ContainerContext, Deleted, ItemAddress, ItemWrite, WriteMode};
 pub use lifetimes::LifetimeCursor;
 pub use log::{
     Change, ChangeKind, ChangeLog,

@@ -194,6 +194,16 @@ pub struct Offer {
 }
 
 impl Offer {
+    /// The `_rid` of the database or container it provisions.
+    pub fn resource_rid(&self) -> &str {
+        &self.resource_rid
+    }
+
+    /// Its RU/s: manual, or the autoscale maximum (what the throttle grants).
+    pub fn provisioned(&self) -> u32 {
+        self.throughput.provisioned()
+    }
+
     pub fn to_json(&self) -> Value {
         let mut content = json!({
             "offerThroughput": self.throughput.current(),

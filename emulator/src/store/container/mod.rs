@@ -193,6 +193,11 @@ impl Container {
         self.settings.default_ttl
     }
 
+    /// Whether writes index items (the indexing mode is not `none`).
+    pub fn indexes_writes(&self) -> bool {
+        !crate::query::indexing_policy::is_mode_none(&self.settings.indexing_policy)
+    }
+
     pub fn partition_key(&self) -> &PartitionKeyDefinition {
         &self.settings.partition_key
     }

@@ -1,0 +1,312 @@
+//! Request units: what each operation costs, in the service's currency.
+//! Microsoft publishes no formula, only points (`docs/src/request-units.md`
+//! has them with their sources); this model passes through every one of
+//! them and grows as the service's charges grow, with the size of the
+//! document, the paths it indexes and the documents a query reads:
+//!
+//! - a point read of 1 KB costs 1 RU, of 100 KB 10 RU (linear between, 1
+//!   at least);
+//! - an insert of 1 KB with no indexing about 5.5 RU, scaled by size the
+//!   way reads are, plus [`INDEXED_TERM_RU`] per indexed value; a replace
+//!   twice an insert;
+//! - reads (points, queries, feeds) cost double under Strong and Bounded
+//!   Staleness, which read a quorum;
+//! - a query costs a base, then by the documents it loads and the bytes
+//!   it returns: 1,000 items of 1 KB read and returned cost about 1,000.
+//!   The same query on the same data always costs the same.
+//!
+//! `ChargeModel::Fixed` (`--ru-charges fixed`) keeps the three constants
+//! the emulator sent before the model, for tests that pin them. Nothing
+//! here knows HTTP: the handlers say what they did, this says its price.
+
+/// How charges are computed (`--ru-charges`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ChargeModel {
+    /// The documented points (the default).
+    #[default]
+    Documented,
+    /// 1 RU a read, 5.71 a write, 2.89 a query, whatever they did.
+    Fixed,
+}
+
+impl ChargeModel {
+    /// `documented` or `fixed`, as the flag names it.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "documented" => Some(ChargeModel::Documented),
+            "fixed" => Some(ChargeModel::Fixed),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ChargeModel::Documented => "documented",
+            ChargeModel::Fixed => "fixed",
+        }
+    }
+}
+
+/// The fixed model's constants: what every response carried before.
+const FIXED_READ: f64 = 1.0;
+const FIXED_WRITE: f64 = 5.71;
+const FIXED_QUERY: f64 = 2.89;
+
+/// An insert of 1 KB with indexing off ("around ~5.5 RUs").
+const INSERT_RU: f64 = 5.5;
+/// What each indexed value adds to a write (not published; chosen so that
+/// a 1 KB item of about ten properties with the default policy costs
+/// about 7.5 RU, near what the service charges one).
+pub const INDEXED_TERM_RU: f64 = 0.2;
+/// What any query costs before it reads a document.
+const QUERY_BASE_RU: f64 = 2.31;
+/// A query's price per document it loads, per KB it loads, and per KB it
+/// returns: 1,000 documents of 1 KB read and returned cost ~1,000 RU.
+const QUERY_DOCUMENT_RU: f64 = 0.1;
+const QUERY_LOADED_KB_RU: f64 = 0.5;
+const QUERY_RETURNED_KB_RU: f64 = 0.4;
+/// A change feed page's floor (a poll that finds nothing still costs).
+const FEED_BASE_RU: f64 = 1.0;
+/// Metadata (databases, containers, users, offers, scripts' definitions):
+/// charged as before in both models; the service's prices for these are
+/// not documented and no budget but the metadata one counts them.
+pub const METADATA_READ: Charge = Charge(1.0);
+pub const METADATA_WRITE: Charge = Charge(5.71);
+/// A stored procedure's execution, whatever it did (not yet modelled from
+/// the reads and writes it makes).
+pub const SCRIPT_EXECUTION: Charge = Charge(5.0);
+
+/// A number of request units, kept to hundredths as the service sends them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, PartialOrd)]
+pub struct Charge(f64);
+
+impl Charge {
+    pub const ZERO: Charge = Charge(0.0);
+
+    pub fn ru(self) -> f64 {
+        self.0
+    }
+
+    fn rounded(ru: f64) -> Charge {
+        Charge((ru * 100.0).round() / 100.0)
+    }
+
+    /// The charge as the header writes it: `1`, `5.71`, `10.5`.
+    pub fn to_text(self) -> String {
+        // `{}` of an f64 prints the shortest form that reads back the same:
+        // no trailing zeros, no exponent in this range.
+        format!("{}", self.0)
+    }
+}
+
+impl std::ops::Add for Charge {
+    type Output = Charge;
+    fn add(self, other: Charge) -> Charge {
+        Charge::rounded(self.0 + other.0)
+    }
+}
+
+impl std::iter::Sum for Charge {
+    fn sum<I: Iterator<Item = Charge>>(charges: I) -> Charge {
+        charges.fold(Charge::ZERO, |total, c| total + c)
+    }
+}
+
+/// What a write did to an item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteKind {
+    /// A create, or an upsert that created.
+    Insert,
+    /// A replace, a patch, or an upsert that replaced.
+    Replace,
+    Delete,
+}
+
+/// Whether reads under this consistency read a quorum (and cost double).
+pub fn reads_quorum(consistency: crate::consistency::Consistency) -> bool {
+    use crate::consistency::Consistency::*;
+    matches!(consistency, Strong | BoundedStaleness)
+}
+
+/// How a document's size scales a read or write: 1 up to 1 KB, 10 at
+/// 100 KB, linear between and beyond.
+fn size_factor(bytes: usize) -> f64 {
+    let kb = bytes as f64 / 1024.0;
+    (1.0 + 9.0 * (kb - 1.0) / 99.0).max(1.0)
+}
+
+impl ChargeModel {
+    /// A point read of a document of `bytes` (or a failed read: pass 0).
+    pub fn read(self, bytes: usize, quorum: bool) -> Charge {
+        match self {
+            ChargeModel::Fixed => Charge(FIXED_READ),
+            ChargeModel::Documented => Charge::rounded(size_factor(bytes) * twice_if(quorum)),
+        }
+    }
+
+    /// A write of a document of `bytes` holding `indexed_terms` values the
+    /// indexing policy indexes (0 with indexing off).
+    pub fn write(self, kind: WriteKind, bytes: usize, indexed_terms: usize) -> Charge {
+        match self {
+            ChargeModel::Fixed => Charge(FIXED_WRITE),
+            ChargeModel::Documented => {
+                let insert =
+                    INSERT_RU * size_factor(bytes) + INDEXED_TERM_RU * indexed_terms as f64;
+                Charge::rounded(match kind {
+                    WriteKind::Insert | WriteKind::Delete => insert,
+                    WriteKind::Replace => 2.0 * insert,
+                })
+            }
+        }
+    }
+
+    /// A query page (or a read feed page) that loaded `loaded` documents
+    /// of `loaded_bytes` in all and returned `returned_bytes`.
+    pub fn query(
+        self,
+        loaded: usize,
+        loaded_bytes: usize,
+        returned_bytes: usize,
+        quorum: bool,
+    ) -> Charge {
+        match self {
+            ChargeModel::Fixed => Charge(FIXED_QUERY),
+            ChargeModel::Documented => {
+                let ru = QUERY_BASE_RU
+                    + QUERY_DOCUMENT_RU * loaded as f64
+                    + QUERY_LOADED_KB_RU * kb(loaded_bytes)
+                    + QUERY_RETURNED_KB_RU * kb(returned_bytes);
+                Charge::rounded(ru * twice_if(quorum))
+            }
+        }
+    }
+
+    /// A read feed page of `documents` returning `bytes`: a query that
+    /// loads what it returns, without the query's base. The fixed model
+    /// charged it as a read.
+    pub fn read_feed(self, documents: usize, bytes: usize, quorum: bool) -> Charge {
+        match self {
+            ChargeModel::Fixed => Charge(FIXED_READ),
+            ChargeModel::Documented => self.change_feed(documents, bytes, quorum),
+        }
+    }
+
+    /// A change feed page of `documents` changes returning `bytes`.
+    pub fn change_feed(self, documents: usize, bytes: usize, quorum: bool) -> Charge {
+        match self {
+            ChargeModel::Fixed => Charge(FIXED_READ),
+            ChargeModel::Documented => {
+                let ru = FEED_BASE_RU
+                    + QUERY_DOCUMENT_RU * documents as f64
+                    + (QUERY_LOADED_KB_RU + QUERY_RETURNED_KB_RU) * kb(bytes);
+                Charge::rounded(ru * twice_if(quorum))
+            }
+        }
+    }
+}
+
+fn kb(bytes: usize) -> f64 {
+    bytes as f64 / 1024.0
+}
+
+fn twice_if(quorum: bool) -> f64 {
+    if quorum {
+        2.0
+    } else {
+        1.0
+    }
+}
+
+/// The values of a document a write indexes: its leaves (numbers, strings,
+/// booleans, nulls), system properties (`_rid`, `_ts`, ...) and `id`
+/// aside. Excluded paths are not subtracted: an approximation the guide
+/// states.
+pub fn indexed_terms(document: &serde_json::Map<String, serde_json::Value>) -> usize {
+    fn leaves(value: &serde_json::Value) -> usize {
+        match value {
+            serde_json::Value::Object(map) => map.values().map(leaves).sum(),
+            serde_json::Value::Array(items) => items.iter().map(leaves).sum(),
+            _ => 1,
+        }
+    }
+    document
+        .iter()
+        .filter(|(name, _)| !name.starts_with('_') && name.as_str() != "id")
+        .map(|(_, value)| leaves(value))
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KB: usize = 1024;
+
+    /// The documented points ("Request Units in Azure Cosmos DB",
+    /// "Optimize reads and writes cost"), each a row.
+    #[test]
+    fn the_documented_points() {
+        let model = ChargeModel::Documented;
+        assert_eq!(model.read(KB, false).ru(), 1.0, "a 1 KB point read is 1 RU");
+        assert_eq!(model.read(100 * KB, false).ru(), 10.0, "100 KB is 10 RU");
+        assert_eq!(model.read(200, false).ru(), 1.0, "never under 1 RU");
+        assert_eq!(model.read(KB, true).ru(), 2.0, "Strong reads cost double");
+        let insert = model.write(WriteKind::Insert, KB, 0).ru();
+        assert_eq!(insert, 5.5, "a 1 KB insert without indexing is ~5.5 RU");
+        assert_eq!(model.write(WriteKind::Replace, KB, 0).ru(), 2.0 * insert);
+        assert!(
+            model.write(WriteKind::Insert, 10 * KB, 0).ru() > insert,
+            "grows with size"
+        );
+        assert!(
+            model.write(WriteKind::Insert, KB, 10).ru() > insert,
+            "and with indexed paths"
+        );
+        let thousand = model.query(1000, 1000 * KB, 1000 * KB, false).ru();
+        assert!(
+            (thousand - 1000.0).abs() < 10.0,
+            "1000 items of 1 KB read and returned cost about 1000 RU, got {thousand}"
+        );
+    }
+
+    #[test]
+    fn a_query_costs_more_as_it_reads_and_returns_more() {
+        let model = ChargeModel::Documented;
+        let empty = model.query(0, 0, 0, false);
+        let reads = model.query(10, 10 * KB, 0, false);
+        let returns = model.query(10, 10 * KB, 10 * KB, false);
+        assert!(
+            empty < reads && reads < returns,
+            "{empty:?} {reads:?} {returns:?}"
+        );
+        assert_eq!(model.query(10, 10 * KB, 0, true).ru(), 2.0 * reads.ru());
+    }
+
+    #[test]
+    fn the_fixed_model_keeps_the_old_constants() {
+        let model = ChargeModel::Fixed;
+        assert_eq!(model.read(100 * KB, true).to_text(), "1");
+        assert_eq!(
+            model.write(WriteKind::Replace, 100 * KB, 50).to_text(),
+            "5.71"
+        );
+        assert_eq!(model.query(1000, 1000 * KB, 0, true).to_text(), "2.89");
+    }
+
+    #[test]
+    fn charges_read_as_the_service_writes_them() {
+        assert_eq!(Charge(1.0).to_text(), "1");
+        assert_eq!(Charge::rounded(5.714).to_text(), "5.71");
+        assert_eq!(Charge::rounded(10.5).to_text(), "10.5");
+        assert_eq!((Charge(0.1) + Charge(0.2)).to_text(), "0.3");
+    }
+
+    #[test]
+    fn indexed_terms_count_the_leaves_a_client_wrote() {
+        let document = serde_json::json!({
+            "id": "a", "pk": "p", "n": 1, "tags": ["x", "y"],
+            "address": {"city": "Oslo", "zip": null}, "_ts": 5, "_rid": "r"
+        });
+        assert_eq!(indexed_terms(document.as_object().unwrap()), 6);
+    }
+}

@@ -1,0 +1,262 @@
+//! Throttling by provisioned throughput over HTTP (`--rate-limit`,
+//! `throttle.rs`): the service's 429/3200 with `x-ms-retry-after-ms`, the
+//! budget per physical partition and second of the test clock, shared
+//! database throughput, priority, burst capacity, and what is never
+//! throttled.
+
+use crate::common::{Reply, TestClient, COLL, DB, START};
+use cosmos_emulator::{ClockMode, Config};
+use serde_json::{json, Value};
+
+fn charge(reply: &Reply) -> f64 {
+    reply
+        .header("x-ms-request-charge")
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+fn started(config: Config) -> TestClient {
+    let client = TestClient::start_config(Config {
+        rate_limit: true,
+        clock: ClockMode::Manual { start: Some(START) },
+        ..config
+    });
+    assert_eq!(client.post("/dbs", &json!({"id": DB}), &[]).status, 201);
+    client
+}
+
+/// An item of about 1 KB.
+fn item(id: &str, pk: &str) -> Value {
+    json!({"id": id, "pk": pk, "blob": "x".repeat(800)})
+}
+
+/// Writes to `pk` until one is throttled: the charges of those admitted,
+/// and the 429.
+fn write_until_throttled(
+    client: &TestClient,
+    coll: &str,
+    pk: &str,
+    tag: &str,
+) -> (Vec<f64>, Reply) {
+    let mut charges = Vec::new();
+    for i in 0..10_000 {
+        let reply = client.post(
+            &format!("/dbs/db/colls/{coll}/docs"),
+            &item(&format!("{tag}{i}"), pk),
+            &[("x-ms-documentdb-partitionkey", &json!([pk]).to_string())],
+        );
+        if reply.status == 429 {
+            return (charges, reply);
+        }
+        assert_eq!(reply.status, 201, "{}", reply.body);
+        charges.push(charge(&reply));
+    }
+    panic!("never throttled");
+}
+
+#[test]
+fn a_partition_over_its_second_answers_429_3200_and_refills_when_the_clock_moves() {
+    let client = started(Config::for_tests());
+    assert_eq!(client.create_container("c", None).status, 201);
+    let (charges, throttled) = write_until_throttled(&client, "c", "p", "a");
+    let spent: f64 = charges.iter().sum();
+    let last = charges.last().copied().unwrap();
+    assert!(
+        spent >= 400.0,
+        "the 400 RU/s were spent before the 429: {spent}"
+    );
+    assert!(spent < 400.0 + last, "by no more than one request: {spent}");
+    // The service's shape, and always the wait.
+    throttled.assert_error(429, "TooManyRequests");
+    assert_eq!(throttled.header("x-ms-substatus"), Some("3200"));
+    assert_eq!(throttled.header("x-ms-retry-after-ms"), Some("1000"));
+    assert_eq!(throttled.header("x-ms-request-charge"), Some("0"));
+    assert!(
+        throttled.message().contains("Request rate is large"),
+        "{}",
+        throttled.message()
+    );
+    assert!(throttled.header("x-ms-activity-id").is_some());
+    // Nothing changed: the refused write is not there.
+    let refused = format!("a{}", charges.len());
+    assert_eq!(
+        client.read_item(&refused, "p").status,
+        429,
+        "reads wait too"
+    );
+    client.emulator.advance(1).unwrap();
+    assert_eq!(
+        client.read_item(&refused, "p").status,
+        404,
+        "and it was not written"
+    );
+    assert_eq!(
+        client.create_item(&item(&refused, "p")).status,
+        201,
+        "refilled"
+    );
+}
+
+#[test]
+fn control_routes_the_account_and_metadata_are_not_spent_by_data() {
+    let client = started(Config::for_tests());
+    assert_eq!(client.create_container("c", None).status, 201);
+    let (_, throttled) = write_until_throttled(&client, "c", "p", "a");
+    assert_eq!(throttled.status, 429);
+    assert_eq!(client.get("/", &[]).status, 200, "the account read");
+    assert_eq!(
+        client.get("/_emulator/clock", &[]).status,
+        200,
+        "control routes"
+    );
+    assert_eq!(
+        client.get("/dbs/db/colls/c", &[]).status,
+        200,
+        "metadata has its own budget"
+    );
+    assert_eq!(
+        client.post("/dbs", &json!({"id": "other"}), &[]).status,
+        201
+    );
+    // Reset forgets the spending with the data.
+    assert_eq!(client.post("/_emulator/reset", &json!({}), &[]).status, 200);
+    assert_eq!(client.post("/dbs", &json!({"id": DB}), &[]).status, 201);
+    assert_eq!(client.create_container("c", None).status, 201);
+    assert_eq!(client.create_item(&item("fresh", "p")).status, 201);
+}
+
+#[test]
+fn each_physical_partition_has_its_share() {
+    let client = started(Config {
+        min_ranges_per_container: 2,
+        ..Config::for_tests()
+    });
+    assert_eq!(client.create_container("c", None).status, 201);
+    // Two keys in different ranges.
+    let range_of = |pk: &str| {
+        let reply = client.create_item(&item(&format!("probe-{pk}"), pk));
+        reply
+            .header("x-ms-documentdb-partitionkeyrangeid")
+            .unwrap()
+            .to_string()
+    };
+    let first = range_of("k0");
+    let other = (1..100)
+        .map(|i| format!("k{i}"))
+        .find(|pk| range_of(pk) != first)
+        .expect("a key in the other range");
+    client.emulator.advance(1).unwrap();
+    let (charges, _) = write_until_throttled(&client, "c", "k0", "a");
+    let spent: f64 = charges.iter().sum();
+    assert!(
+        (200.0..200.0 + charges[0] + 0.01).contains(&spent),
+        "400 RU/s over 2 partitions: {spent}"
+    );
+    assert_eq!(
+        client.create_item(&item("b", &other)).status,
+        201,
+        "the other partition still has its own"
+    );
+}
+
+#[test]
+fn shared_database_throughput_is_divided_across_its_containers_partitions() {
+    let client = started(Config::for_tests());
+    let reply = client.post(
+        "/dbs",
+        &json!({"id": "shared"}),
+        &[("x-ms-offer-throughput", "400")],
+    );
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    for coll in ["one", "two"] {
+        let body = json!({"id": coll, "partitionKey": {"paths": ["/pk"], "kind": "Hash"}});
+        assert_eq!(client.post("/dbs/shared/colls", &body, &[]).status, 201);
+    }
+    let write = |coll: &str, id: &str| {
+        client.post(
+            &format!("/dbs/shared/colls/{coll}/docs"),
+            &item(id, "p"),
+            &[("x-ms-documentdb-partitionkey", "[\"p\"]")],
+        )
+    };
+    let mut spent = 0.0;
+    let mut i = 0;
+    loop {
+        let reply = write("one", &format!("a{i}"));
+        if reply.status == 429 {
+            break;
+        }
+        spent += charge(&reply);
+        i += 1;
+    }
+    assert!(
+        (200.0..215.0).contains(&spent),
+        "400 RU/s over two containers: {spent}"
+    );
+    assert_eq!(write("two", "b").status, 201);
+}
+
+#[test]
+fn low_priority_is_throttled_before_high() {
+    let client = started(Config::for_tests());
+    assert_eq!(client.create_container("c", None).status, 201);
+    let low = [
+        ("x-ms-documentdb-partitionkey", "[\"p\"]"),
+        ("x-ms-cosmos-priority-level", "Low"),
+    ];
+    let mut spent = 0.0;
+    let mut i = 0;
+    loop {
+        let reply = client.post(&format!("{COLL}/docs"), &item(&format!("l{i}"), "p"), &low);
+        if reply.status == 429 {
+            assert_eq!(reply.header("x-ms-substatus"), Some("3200"));
+            break;
+        }
+        spent += charge(&reply);
+        i += 1;
+    }
+    assert!(
+        (320.0..330.0).contains(&spent),
+        "Low stops at four fifths: {spent}"
+    );
+    assert_eq!(
+        client.create_item(&item("high", "p")).status,
+        201,
+        "High still gets the rest"
+    );
+}
+
+#[test]
+fn burst_capacity_spends_saved_seconds() {
+    let client = started(Config {
+        burst_capacity: true,
+        ..Config::for_tests()
+    });
+    assert_eq!(client.create_container("c", None).status, 201);
+    assert_eq!(client.create_item(&item("first", "p")).status, 201);
+    client.emulator.advance(10).unwrap();
+    let (charges, _) = write_until_throttled(&client, "c", "p", "a");
+    let spent: f64 = charges.iter().sum();
+    assert!(
+        spent > 2900.0 && spent < 3010.0,
+        "saved seconds spent at up to 3,000 RU/s: {spent}"
+    );
+    // Without burst, the same wait saves nothing.
+    let plain = started(Config::for_tests());
+    assert_eq!(plain.create_container("c", None).status, 201);
+    assert_eq!(plain.create_item(&item("first", "p")).status, 201);
+    plain.emulator.advance(10).unwrap();
+    let (charges, _) = write_until_throttled(&plain, "c", "p", "a");
+    assert!(charges.iter().sum::<f64>() < 410.0);
+}
+
+#[test]
+fn without_rate_limit_nothing_is_throttled() {
+    let client = TestClient::start();
+    assert_eq!(client.post("/dbs", &json!({"id": DB}), &[]).status, 201);
+    assert_eq!(client.create_container("c", None).status, 201);
+    for i in 0..150 {
+        assert_eq!(client.create_item(&item(&format!("a{i}"), "p")).status, 201);
+    }
+}
