@@ -1,0 +1,131 @@
+"""Request units and throttling through the Python SDK (docs/src/request-units.md).
+
+An emulator of their own, started with --rate-limit on the manual clock: a
+400 RU/s container's partition spends its budget each second of that clock,
+so what the SDK retries, how long it waits and when a 429 reaches the
+application are all deterministic. A thread moves the clock when a test
+needs the second to pass while the SDK waits.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+
+import pytest
+from azure.cosmos import CosmosClient, PartitionKey, exceptions
+
+from conftest import unique
+from emulator import KEY, Emulator, new_workdir
+
+BUDGET = 400.0  # RU/s of a container created without throughput, one partition
+
+
+@pytest.fixture(scope="module")
+def limited():
+    emu = Emulator(tls=False, workdir=new_workdir(), extra_args=["--rate-limit"])
+    yield emu
+    emu.stop()
+
+
+@pytest.fixture
+def container(limited):
+    client = CosmosClient(limited.endpoint, KEY)
+    db = client.create_database(unique("db"))
+    yield db.create_container(unique("c"), PartitionKey("/pk"))
+    client.delete_database(db.id)
+
+
+def item(i: int) -> dict:
+    return {"id": f"i{i}", "pk": "p", "blob": "x" * 800}
+
+
+def spend_the_second(container) -> int:
+    """Creates items until the partition's second is spent: the SDK's own
+    retries cannot help, the clock does not move. Returns how many were made."""
+    made = 0
+    with pytest.raises(exceptions.CosmosHttpResponseError) as throttled:
+        while True:
+            container.create_item(item(made))
+            made += 1
+    assert throttled.value.status_code == 429
+    return made
+
+
+def test_a_create_throttled_once_is_retried_after_the_advertised_wait(limited, container):
+    spend_the_second(container)
+    # The second passes (on the emulator's clock) while the SDK waits.
+    mover = threading.Timer(0.3, lambda: limited.clock.advance(1))
+    mover.start()
+    started = time.monotonic()
+    created = container.create_item({"id": "after", "pk": "p"})
+    waited = time.monotonic() - started
+    mover.join()
+    assert created["id"] == "after"
+    # One retry, after the advertised 1000 ms. (azure-cosmos 4.17.1 writes its
+    # throttle counters into last_response_headers, then replaces that dict
+    # with the successful response's: on success they are not visible. They
+    # are on a 429 that reaches the application: the next test.)
+    assert 0.95 <= waited < 1.9, waited
+
+
+def test_a_partition_that_stays_spent_surfaces_as_429_3200_after_nine_retries(limited, container):
+    made = spend_the_second(container)
+    started = time.monotonic()
+    with pytest.raises(exceptions.CosmosHttpResponseError) as refused:
+        container.create_item({"id": "never", "pk": "p"})
+    waited = time.monotonic() - started
+    assert refused.value.status_code == 429
+    assert refused.value.sub_status == 3200
+    assert refused.value.headers["x-ms-retry-after-ms"] == "1000"
+    # Nine retries of the advertised 1000 ms, then the tenth 429 is the app's.
+    counters = container.client_connection.last_response_headers
+    assert counters["x-ms-throttle-retry-count"] == 9
+    assert counters["x-ms-throttle-retry-wait-time-ms"] == 9000
+    assert 8.5 <= waited < 20, waited
+    limited.clock.advance(1)
+    with pytest.raises(exceptions.CosmosResourceNotFoundError):
+        container.read_item("never", "p")
+    assert len(list(container.read_all_items())) == made, "nothing throttled was written"
+
+
+def test_an_import_completes_through_retries_within_the_budget_of_each_second(limited, container):
+    stop = threading.Event()
+
+    def tick():
+        # A fast clock: one emulator second every 150 ms.
+        while not stop.wait(0.15):
+            limited.clock.advance(1)
+
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
+    charges = []
+    try:
+        for i in range(150):
+            container.create_item(item(i))
+            charges.append(float(container.client_connection.last_response_headers["x-ms-request-charge"]))
+    finally:
+        stop.set()
+        ticker.join()
+    spent = collections.Counter()
+    by_id = {c["id"]: c["_ts"] for c in container.read_all_items()}
+    assert len(by_id) == 150, "every item arrived"
+    for i, charge in enumerate(charges):
+        spent[by_id[f"i{i}"]] += charge
+    largest = max(charges)
+    assert len(spent) > 1, "the import needed more than one second"
+    for second, total in spent.items():
+        assert total < BUDGET + largest, f"second {second} spent {total}"
+
+
+def test_charges_follow_the_documented_points(limited, container):
+    small = container.create_item({"id": "s", "pk": "p", "blob": "x" * 700})
+    insert = float(container.client_connection.last_response_headers["x-ms-request-charge"])
+    container.read_item("s", "p")
+    read = float(container.client_connection.last_response_headers["x-ms-request-charge"])
+    container.replace_item("s", small)
+    replace = float(container.client_connection.last_response_headers["x-ms-request-charge"])
+    assert read == 1.0, "a 1 KB point read is 1 RU"
+    assert 5.5 <= insert < 7, insert
+    assert abs(replace - 2 * insert) < 0.02, (replace, insert)
