@@ -91,11 +91,17 @@ impl Charge {
         Charge((ru * 100.0).round() / 100.0)
     }
 
-    /// The charge as the header writes it: `1`, `5.71`, `10.5`.
+    /// The charge as the header writes it: `1`, `5.71`, `10.5`; written
+    /// from whole hundredths (a float's shortest form costs several times
+    /// more, on every response).
     pub fn to_text(self) -> String {
-        // `{}` of an f64 prints the shortest form that reads back the same:
-        // no trailing zeros, no exponent in this range.
-        format!("{}", self.0)
+        let hundredths = (self.0 * 100.0).round().max(0.0) as u64;
+        let (whole, fraction) = (hundredths / 100, hundredths % 100);
+        match fraction {
+            0 => whole.to_string(),
+            f if f % 10 == 0 => format!("{whole}.{}", f / 10),
+            f => format!("{whole}.{f:02}"),
+        }
     }
 }
 
@@ -299,6 +305,9 @@ mod tests {
         assert_eq!(Charge::rounded(5.714).to_text(), "5.71");
         assert_eq!(Charge::rounded(10.5).to_text(), "10.5");
         assert_eq!((Charge(0.1) + Charge(0.2)).to_text(), "0.3");
+        assert_eq!(Charge::rounded(1.0064).to_text(), "1.01");
+        assert_eq!(Charge::rounded(1234.5).to_text(), "1234.5");
+        assert_eq!(Charge::ZERO.to_text(), "0");
     }
 
     #[test]

@@ -110,6 +110,11 @@ impl SharedState {
     /// Staleness, its own level or the account's), which doubles their
     /// charge.
     pub fn reads_quorum(&self, headers: &HeaderMap) -> bool {
+        // A request may only relax the account's level: under a weaker
+        // account no request reads a quorum, and the header is not read.
+        if !crate::request_units::reads_quorum(self.consistency) {
+            return false;
+        }
         let requested = headers
             .get(names::CONSISTENCY_LEVEL)
             .and_then(|v| v.to_str().ok());

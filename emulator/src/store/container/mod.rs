@@ -195,7 +195,7 @@ impl Container {
 
     /// Whether writes index items (the indexing mode is not `none`).
     pub fn indexes_writes(&self) -> bool {
-        !crate::query::indexing_policy::is_mode_none(&self.settings.indexing_policy)
+        self.settings.indexes_writes
     }
 
     pub fn partition_key(&self) -> &PartitionKeyDefinition {

@@ -21,6 +21,9 @@ pub struct ContainerSettings {
     pub partition_key: PartitionKeyDefinition,
     pub default_ttl: Option<Ttl>,
     pub indexing_policy: Value,
+    /// Whether writes index items (the indexing mode is not `none`): read
+    /// on every write's charge, so kept rather than looked up.
+    pub indexes_writes: bool,
     /// `changeFeedPolicy.retentionDuration`, in seconds: how long this
     /// container's change log keeps entries; `None`: `--change-feed-retention`.
     pub change_feed_retention: Option<i64>,
@@ -113,6 +116,7 @@ impl ContainerSettings {
         Ok(ContainerSettings {
             partition_key,
             default_ttl,
+            indexes_writes: !indexing_policy::is_mode_none(&indexing_policy),
             indexing_policy,
             change_feed_retention,
             computed_properties,
