@@ -93,6 +93,8 @@ impl ApiError {
             StatusCode::REQUEST_TIMEOUT => "RequestTimeout",
             _ if self.status.as_u16() == 449 => "RetryWith",
             StatusCode::UNSUPPORTED_MEDIA_TYPE => "UnsupportedMediaType",
+            StatusCode::TOO_MANY_REQUESTS => "TooManyRequests",
+            StatusCode::SERVICE_UNAVAILABLE => "ServiceUnavailable",
             _ => "InternalServerError",
         }
     }

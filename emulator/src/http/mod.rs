@@ -12,11 +12,13 @@ mod control;
 mod databases;
 mod durability;
 mod explorer;
+mod faults;
 mod items;
 mod lifetimes;
 mod metrics;
 mod names;
 mod offers;
+pub mod operation;
 mod owner_path;
 mod permissions;
 mod pkranges;
@@ -97,7 +99,16 @@ pub struct SharedState {
     pub gateway: auth::Gateway,
     /// Stored procedure, trigger and UDF executions (`script/`).
     pub scripts: Arc<crate::script::ScriptEngine>,
+    /// The region this endpoint serves, as the account document names it
+    /// (fault rules match on it).
+    pub region: Arc<str>,
+    /// The fault rules (`POST /_emulator/faults`), shared by every endpoint
+    /// of the account.
+    pub faults: Arc<crate::faults::Faults>,
 }
+
+/// The one region the account has, as the service names regions.
+pub const REGION: &str = "South Central US";
 
 /// The whole service: routes behind authentication, with trailing slashes
 /// trimmed first (the Python SDK sends `/dbs/db/colls/c/docs/`).
@@ -176,6 +187,16 @@ fn routes() -> Router<AppState> {
         .route("/_emulator/split", axum::routing::post(control::split))
         .route("/_emulator/compact", axum::routing::post(control::compact))
         .route("/_emulator/reset", axum::routing::post(control::reset))
+        .route(
+            "/_emulator/faults",
+            get(control::list_faults)
+                .post(control::add_fault)
+                .delete(control::clear_faults),
+        )
+        .route(
+            "/_emulator/faults/{id}",
+            get(control::read_fault).delete(control::delete_fault),
+        )
         .route("/_emulator/snapshots", get(control::snapshots))
         .route(
             "/_emulator/snapshots/{name}",
@@ -226,7 +247,8 @@ fn script_routes() -> Router<AppState> {
 }
 
 /// What every request passes through: the common headers (`envelope`),
-/// authentication of the routes (`authenticate`), the body limit,
+/// authentication of the routes (`authenticate`), the fault rules
+/// (`faults::inject`), the body limit,
 /// Cosmos-shaped 404 and 405, and a panic, should one slip through,
 /// answered as a 500 instead of a dropped connection. The certificate route
 /// and the explorer page are public, outside authentication.
@@ -240,6 +262,12 @@ fn with_layers(routes: Router<AppState>, state: AppState) -> App {
         )),
         None => routes,
     };
+    // Inside authentication, outside durability (a fault after a write
+    // answers once the write is kept).
+    let routes = routes.route_layer(middleware::from_fn_with_state(
+        state.clone(),
+        faults::inject,
+    ));
     let authenticated = routes
         // Only a request for a route is authenticated: an unknown path is a
         // 404 whatever its signature (it serves nothing), never a 401 that
@@ -485,6 +513,8 @@ mod tests {
             consistency: Default::default(),
             gateway: Default::default(),
             scripts: Default::default(),
+            region: REGION.into(),
+            faults: Default::default(),
         });
         let routes = routes().route(
             "/_test/panic",
