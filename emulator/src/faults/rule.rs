@@ -259,10 +259,12 @@ impl Rule {
     /// Whether the request `target` is one the rule names.
     pub fn matches(&self, target: &Target<'_>, range: &mut impl FnMut() -> Option<String>) -> bool {
         let m = &self.matcher;
-        if let Some(operations) = &m.operations {
-            if !operations.contains(&target.operation) {
-                return false;
-            }
+        match &m.operations {
+            Some(operations) if !operations.contains(&target.operation) => return false,
+            // The account read only when named: a client must be able to
+            // start while a catch-all rule fails everything else.
+            None if target.operation == "account" => return false,
+            _ => {}
         }
         let same = |wanted: &Option<String>, actual: Option<&str>| {
             wanted.as_deref().is_none_or(|w| Some(w) == actual)

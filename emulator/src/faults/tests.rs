@@ -75,6 +75,21 @@ fn only_matching_requests_are_hit() {
 }
 
 #[test]
+fn the_account_read_only_when_named() {
+    let faults = Faults::default();
+    faults.add(json!({"respond": {"status": 503}}), 0).unwrap();
+    assert!(faults.hit(&create("account"), 0, no_range).is_none());
+    assert!(faults.hit(&create("metadata"), 0, no_range).is_some());
+    faults
+        .add(
+            json!({"match": {"operation": "account"}, "respond": {"status": 503}}),
+            0,
+        )
+        .unwrap();
+    assert!(faults.hit(&create("account"), 0, no_range).is_some());
+}
+
+#[test]
 fn a_range_is_asked_for_only_when_a_rule_names_one() {
     let faults = Faults::default();
     faults
