@@ -80,6 +80,8 @@ async fn main() {
         consistency: Default::default(),
         gateway: Default::default(),
         scripts: Default::default(),
+        region: cosmos_emulator::REGION.into(),
+        faults: Default::default(),
     });
     let service = app(state);
     let send = |request: Request<Body>| {

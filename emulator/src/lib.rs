@@ -57,7 +57,7 @@ use std::sync::Arc;
 
 pub use auth::WELL_KNOWN_KEY;
 pub use clock::{Clock, ClockMode};
-pub use http::{app, AppState, SharedState};
+pub use http::{app, AppState, SharedState, REGION};
 pub use store::Store;
 pub use transport::Protocol;
 
