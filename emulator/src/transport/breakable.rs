@@ -4,8 +4,9 @@
 //! carries its [`ConnectionControl`] (an extension). A handler that calls
 //! [`ConnectionControl::break_with`] then returns any response:
 //!
-//! - [`Break::Close`]: the next read or write fails, hyper drops the
-//!   connection and the socket closes (FIN): the client sees the
+//! - [`Break::Close`]: the next read or write sends FIN and fails, hyper
+//!   drops the connection and the socket closes (what arrived meanwhile is
+//!   read first, so that the close stays a close): the client sees the
 //!   connection end with no answer;
 //! - [`Break::Reset`]: the same, with `SO_LINGER` 0 set first, so the
 //!   close is a TCP RST: the client sees "connection reset";
@@ -75,6 +76,14 @@ impl Breakable {
         self.control.clone()
     }
 
+    /// What a broken connection answers reads and writes with.
+    fn broken_now<T>(&mut self, state: u8, cx: &mut Context<'_>) -> Poll<io::Result<T>> {
+        if state == CLOSE {
+            self.send_fin(cx);
+        }
+        Poll::Ready(Err(Self::broken(state)))
+    }
+
     /// The error a broken connection answers reads and writes with.
     fn broken(state: u8) -> io::Error {
         let kind = if state == RESET {
@@ -86,11 +95,34 @@ impl Breakable {
     }
 }
 
+impl Breakable {
+    /// A closed connection's first step: FIN now, so that the client sees
+    /// the end even if bytes it sends later (an HTTP/2 window update) make
+    /// the final close a reset.
+    fn send_fin(&mut self, cx: &mut Context<'_>) {
+        let _ = Pin::new(&mut self.tcp).poll_shutdown(cx);
+    }
+}
+
 impl Drop for Breakable {
     fn drop(&mut self) {
-        if self.control.state() == RESET {
+        match self.control.state() {
             // The close that follows sends RST instead of FIN.
-            let _ = self.tcp.set_zero_linger();
+            RESET => {
+                let _ = self.tcp.set_zero_linger();
+            }
+            // Bytes left unread would make the close a reset: read what
+            // has arrived (without waiting).
+            CLOSE => {
+                let mut sink = [0u8; 4096];
+                for _ in 0..16 {
+                    match self.tcp.try_read(&mut sink) {
+                        Ok(n) if n > 0 => continue,
+                        _ => break,
+                    }
+                }
+            }
+            _ => {}
         }
     }
 }
@@ -103,7 +135,7 @@ impl AsyncRead for Breakable {
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         match this.control.state() {
-            state @ (CLOSE | RESET) => Poll::Ready(Err(Self::broken(state))),
+            state @ (CLOSE | RESET) => this.broken_now(state, cx),
             _ => Pin::new(&mut this.tcp).poll_read(cx, buf),
         }
     }
@@ -119,7 +151,7 @@ impl AsyncWrite for Breakable {
         match this.control.state() {
             INTACT => Pin::new(&mut this.tcp).poll_write(cx, buf),
             HANG => Poll::Ready(Ok(buf.len())),
-            state => Poll::Ready(Err(Self::broken(state))),
+            state => this.broken_now(state, cx),
         }
     }
 
@@ -132,7 +164,7 @@ impl AsyncWrite for Breakable {
         match this.control.state() {
             INTACT => Pin::new(&mut this.tcp).poll_write_vectored(cx, bufs),
             HANG => Poll::Ready(Ok(bufs.iter().map(|b| b.len()).sum())),
-            state => Poll::Ready(Err(Self::broken(state))),
+            state => this.broken_now(state, cx),
         }
     }
 
@@ -145,7 +177,7 @@ impl AsyncWrite for Breakable {
         match this.control.state() {
             INTACT => Pin::new(&mut this.tcp).poll_flush(cx),
             HANG => Poll::Ready(Ok(())),
-            state => Poll::Ready(Err(Self::broken(state))),
+            state => this.broken_now(state, cx),
         }
     }
 
@@ -155,7 +187,7 @@ impl AsyncWrite for Breakable {
             INTACT => Pin::new(&mut this.tcp).poll_shutdown(cx),
             // A hung connection stays open until the client gives up.
             HANG => Poll::Ready(Ok(())),
-            state => Poll::Ready(Err(Self::broken(state))),
+            state => this.broken_now(state, cx),
         }
     }
 }
