@@ -1,7 +1,8 @@
-//! The layer that applies fault rules (`faults/`, `docs/src/faults.md`):
-//! inside authentication (an unsigned request is still a 401), outside the
-//! durability layer (a fault `after` a write answers once it is kept).
-//! Control requests never match. With no rule it costs one atomic load.
+//! Applying the fault rules (`faults/`, `docs/src/faults.md`), the last
+//! step of `authenticate`: after the signature is checked (an unsigned
+//! request is still a 401), before the durability layer (a fault `after` a
+//! write answers once it is kept). Control requests never match. With no
+//! rule it costs one atomic load.
 //!
 //! A matching rule answers as the service does: its status, `x-ms-substatus`,
 //! the `{"code", "message"}` body, `x-ms-retry-after-ms` (always on a 429),
@@ -11,7 +12,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -24,8 +25,11 @@ use crate::faults::{Connection, Rule, Target, When};
 use crate::store::MAX_ITEM_BYTES;
 use crate::transport::{Break, ConnectionControl};
 
-/// Answers `request` as the first rule that applies to it says, or lets it through.
-pub async fn inject(State(state): State<AppState>, request: Request, next: Next) -> Response {
+/// Answers `request` as the first rule that applies to it says, or lets it
+/// through. Called by `authenticate` once the request is verified, not a
+/// layer of its own: a layer costs every request about 4% of a point
+/// read's instructions, the empty check nothing measurable.
+pub async fn inject(state: &AppState, request: Request, next: Next) -> Response {
     if state.faults.is_empty() {
         return next.run(request).await;
     }
@@ -45,7 +49,7 @@ pub async fn inject(State(state): State<AppState>, request: Request, next: Next)
             let now = state.store.clock.now_millis();
             state
                 .faults
-                .hit(&target, now, || range_of(&state, &classified, headers))
+                .hit(&target, now, || range_of(state, &classified, headers))
         }
     };
     match rule {

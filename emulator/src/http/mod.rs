@@ -247,8 +247,8 @@ fn script_routes() -> Router<AppState> {
 }
 
 /// What every request passes through: the common headers (`envelope`),
-/// authentication of the routes (`authenticate`), the fault rules
-/// (`faults::inject`), the body limit,
+/// authentication of the routes (`authenticate`, which then applies the
+/// fault rules: `faults::inject`), the body limit,
 /// Cosmos-shaped 404 and 405, and a panic, should one slip through,
 /// answered as a 500 instead of a dropped connection. The certificate route
 /// and the explorer page are public, outside authentication.
@@ -262,12 +262,6 @@ fn with_layers(routes: Router<AppState>, state: AppState) -> App {
         )),
         None => routes,
     };
-    // Inside authentication, outside durability (a fault after a write
-    // answers once the write is kept).
-    let routes = routes.route_layer(middleware::from_fn_with_state(
-        state.clone(),
-        faults::inject,
-    ));
     let authenticated = routes
         // Only a request for a route is authenticated: an unknown path is a
         // 404 whatever its signature (it serves nothing), never a 401 that
@@ -363,7 +357,8 @@ async fn method_not_allowed() -> ApiError {
     ApiError::method_not_allowed()
 }
 
-/// Checks the master-key signature of a request for a known route.
+/// Checks the master-key signature of a request for a known route, then
+/// applies the fault rules.
 async fn authenticate(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let verified = {
         let headers = request.headers();
@@ -404,7 +399,11 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
         None => Ok(()),
     });
     match verified {
-        Ok(()) => next.run(request).await,
+        // The fault rules, inside authentication (an unsigned request is a
+        // 401 whatever they say) and outside durability (a fault after a
+        // write answers once the write is kept).
+        Ok(()) if state.faults.is_empty() => next.run(request).await,
+        Ok(()) => Box::pin(faults::inject(&state, request, next)).await,
         Err(error) => {
             tracing::debug!(%error, "refused an unauthenticated request");
             // Read what the client is sending first: answering before the
