@@ -371,3 +371,56 @@ fn connection_faults_over_auto() {
     });
     connection_faults(&client);
 }
+
+/// A hung connection left open by its client does not hold the emulator's
+/// stop: the answer counts as written, so the connection is idle.
+#[test]
+fn a_hung_connection_does_not_hold_the_stop() {
+    use std::io::{Read, Write};
+    let client = TestClient::start();
+    let rule = json!({"match": {"operation": "metadata"}, "respond": {"connection": "hang"}});
+    assert_eq!(client.post(FAULTS, &rule, &[]).status, 201);
+    let key = MasterKey::from_base64(client.emulator.key()).unwrap();
+    let date = httpdate::fmt_http_date(std::time::SystemTime::now());
+    let resource = signed_resource("/dbs");
+    let auth = authorization_header(
+        &key,
+        &payload(
+            "GET",
+            &resource.resource_type,
+            &resource.links[0],
+            &date,
+            "",
+        ),
+    );
+    let address = client
+        .emulator
+        .endpoint()
+        .trim_start_matches("http://")
+        .to_string();
+    let mut socket = std::net::TcpStream::connect(&address).unwrap();
+    write!(
+        socket,
+        "GET /dbs HTTP/1.1\r\nhost: {address}\r\nx-ms-date: {date}\r\nx-ms-version: 2020-07-15\r\nauthorization: {auth}\r\n\r\n"
+    )
+    .unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let mut buffer = [0u8; 64];
+    let read = socket.read(&mut buffer);
+    assert!(
+        matches!(&read, Err(e) if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut),
+        "no answer: {read:?}"
+    );
+    let (stopped, done) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        drop(client);
+        let _ = stopped.send(());
+    });
+    assert!(
+        done.recv_timeout(Duration::from_secs(10)).is_ok(),
+        "the emulator stopped with the hung connection open"
+    );
+    drop(socket);
+}
