@@ -14,7 +14,8 @@
 //! Run natively it prints the time per read; `perf record -g` on a build
 //! with `-C force-frame-pointers=yes` gives call stacks. With `WRITES=1` it
 //! upserts instead of reading; with `DATA_DIR=DIR` the store persists into
-//! DIR (`--sync never`), to see what persistence adds to a request.
+//! DIR (`--sync never`), to see what persistence adds to a request; with
+//! `RULES=N`, N fault rules that never match are checked by every request.
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -82,6 +83,8 @@ async fn main() {
         scripts: Default::default(),
         charges: Default::default(),
         limiter: None,
+        region: cosmos_emulator::REGION.into(),
+        faults: Default::default(),
     });
     let service = app(state);
     let send = |request: Request<Body>| {
@@ -109,6 +112,17 @@ async fn main() {
     for i in 0..1000 {
         let body = format!(r#"{{"id":"item{i}","pk":"p1","filler":"{filler}"}}"#);
         let (s, b) = send(signed(&key, "POST", "/dbs/db/colls/c/docs", Some(body))).await;
+        assert!(s.is_success(), "{s} {b:?}");
+    }
+    // RULES=N: N fault rules that never match (another container), each
+    // checked by every request: the cost of matching them.
+    let rules: usize = std::env::var("RULES")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(0);
+    for _ in 0..rules {
+        let rule = r#"{"match":{"container":"other","operation":["read","upsert"]},"respond":{"status":503}}"#;
+        let (s, b) = send(signed(&key, "POST", "/_emulator/faults", Some(rule.into()))).await;
         assert!(s.is_success(), "{s} {b:?}");
     }
     let requests: Vec<Request<Body>> = (0..n)

@@ -91,9 +91,10 @@ impl ApiError {
             StatusCode::PRECONDITION_FAILED => "PreconditionFailed",
             StatusCode::PAYLOAD_TOO_LARGE => "RequestEntityTooLarge",
             StatusCode::REQUEST_TIMEOUT => "RequestTimeout",
-            StatusCode::TOO_MANY_REQUESTS => "TooManyRequests",
             _ if self.status.as_u16() == 449 => "RetryWith",
             StatusCode::UNSUPPORTED_MEDIA_TYPE => "UnsupportedMediaType",
+            StatusCode::TOO_MANY_REQUESTS => "TooManyRequests",
+            StatusCode::SERVICE_UNAVAILABLE => "ServiceUnavailable",
             _ => "InternalServerError",
         }
     }

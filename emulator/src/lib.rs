@@ -13,7 +13,8 @@
 //!   within the nesting limit), `limits` (the quotas, in one place);
 //! - the wire: `http` (routes and handlers), `auth` (master-key
 //!   signatures), `resource_token` (permission tokens), `error` (the wire
-//!   format of failures), `clock` (the one source of time);
+//!   format of failures), `clock` (the one source of time), `faults` (the
+//!   fault rules of the control API, which know nothing of HTTP);
 //! - for the binary: `settings` (flags and environment variables), `health`
 //!   (the health server), `probe` (the `health` subcommand that asks it)
 //!   and `shutdown` (signals and `--parent-pid`); for both, `transport`
@@ -26,6 +27,7 @@ pub mod consistency;
 mod entra_token;
 mod epk;
 pub mod error;
+mod faults;
 pub mod health;
 mod http;
 mod item_key;
@@ -57,7 +59,7 @@ use std::sync::Arc;
 
 pub use auth::WELL_KNOWN_KEY;
 pub use clock::{Clock, ClockMode};
-pub use http::{app, AppState, SharedState};
+pub use http::{app, AppState, SharedState, REGION};
 pub use store::Store;
 pub use transport::Protocol;
 
@@ -221,6 +223,8 @@ impl Server {
                 time: config.script_time_bound,
                 ..script::Limits::SERVICE
             })),
+            region: http::REGION.into(),
+            faults: Default::default(),
         };
         let compute = match config.compute_gateway_port {
             Some(port) => {
@@ -236,6 +240,8 @@ impl Server {
                     gateway: auth::Gateway::Compute,
                     scripts: Arc::clone(&shared.scripts),
                     limiter: shared.limiter.clone(),
+                    region: Arc::clone(&shared.region),
+                    faults: Arc::clone(&shared.faults),
                     ..shared
                 });
                 Some((listener, state))

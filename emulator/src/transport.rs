@@ -2,12 +2,18 @@
 //! it always was), HTTPS (axum-server's rustls acceptor), or either on one
 //! port (`--protocol auto`, `auto.rs`). Each serves the same app; each
 //! stops gracefully: no new connection once `shutdown` completes, and the
-//! requests in flight get [`GRACE`] to finish.
+//! requests in flight get [`GRACE`] to finish. Each wraps its TCP
+//! connections in a [`Breakable`] (`breakable.rs`), whose control every
+//! request carries, so that a fault rule can close, reset or hang it.
 
 mod auto;
+mod breakable;
 mod query_string;
 
+pub use breakable::{Break, ConnectionControl};
 pub use query_string::QueryIntoPath;
+
+use breakable::Breakable;
 
 use std::future::Future;
 use std::io;
@@ -91,20 +97,21 @@ impl Transport {
         app: App,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> io::Result<()> {
-        let service = axum::ServiceExt::<Request>::into_make_service(app);
+        let service = || axum::ServiceExt::<Request>::into_make_service(app.clone());
         match self {
             Transport::Http => {
-                let listener = tokio::net::TcpListener::from_std(listener)?;
-                axum::serve(listener, service)
+                let listener = BreakableListener(tokio::net::TcpListener::from_std(listener)?);
+                axum::serve(listener, MakeWithConnection(app.clone()))
                     .with_graceful_shutdown(shutdown)
                     .await
             }
             Transport::Https(config) => {
-                let acceptor = RustlsAcceptor::new(RustlsConfig::from_config(config));
+                let acceptor = RustlsAcceptor::new(RustlsConfig::from_config(config))
+                    .acceptor(BreakableAcceptor);
                 axum_server::from_tcp(listener)?
                     .acceptor(acceptor)
                     .handle(graceful(shutdown, None))
-                    .serve(service)
+                    .serve(service())
                     .await
             }
             Transport::Auto(config) => {
@@ -112,7 +119,7 @@ impl Transport {
                 axum_server::from_tcp(listener)?
                     .acceptor(auto::Acceptor::new(config, stopped))
                     .handle(graceful(shutdown, Some(stopping)))
-                    .serve(service)
+                    .serve(service())
                     .await
             }
         }
@@ -143,14 +150,16 @@ fn graceful(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConnectionScheme(pub &'static str);
 
-/// `inner`, with every request marked with its connection's scheme.
+/// `inner`, with every request given its connection's control and, where
+/// one port serves both schemes, marked with its connection's scheme.
 #[derive(Debug, Clone)]
-pub struct WithScheme<S> {
+pub struct WithConnection<S> {
     inner: S,
-    scheme: ConnectionScheme,
+    control: ConnectionControl,
+    scheme: Option<ConnectionScheme>,
 }
 
-impl<S, B> tower::Service<axum::http::Request<B>> for WithScheme<S>
+impl<S, B> tower::Service<axum::http::Request<B>> for WithConnection<S>
 where
     S: tower::Service<axum::http::Request<B>>,
 {
@@ -163,7 +172,75 @@ where
     }
 
     fn call(&mut self, mut request: axum::http::Request<B>) -> Self::Future {
-        request.extensions_mut().insert(self.scheme);
+        if let Some(scheme) = self.scheme {
+            request.extensions_mut().insert(scheme);
+        }
+        request.extensions_mut().insert(self.control.clone());
         self.inner.call(request)
+    }
+}
+
+/// Plain HTTP's listener: each connection accepted as a [`Breakable`].
+struct BreakableListener(tokio::net::TcpListener);
+
+impl axum::serve::Listener for BreakableListener {
+    type Io = Breakable;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Breakable, SocketAddr) {
+        let (tcp, addr) = axum::serve::Listener::accept(&mut self.0).await;
+        (Breakable::new(tcp), addr)
+    }
+
+    fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.0.local_addr()
+    }
+}
+
+/// Plain HTTP's service per connection: the app, given the connection's control.
+struct MakeWithConnection(App);
+
+impl<'a> tower::Service<axum::serve::IncomingStream<'a, BreakableListener>> for MakeWithConnection {
+    type Response = WithConnection<App>;
+    type Error = std::convert::Infallible;
+    type Future = std::future::Ready<Result<Self::Response, Self::Error>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(
+        &mut self,
+        incoming: axum::serve::IncomingStream<'a, BreakableListener>,
+    ) -> Self::Future {
+        std::future::ready(Ok(WithConnection {
+            inner: self.0.clone(),
+            control: incoming.io().control(),
+            scheme: None,
+        }))
+    }
+}
+
+/// HTTPS's first step: the TCP connection made a [`Breakable`] (the TLS
+/// handshake runs over it), its service given the connection's control.
+#[derive(Debug, Clone, Copy)]
+struct BreakableAcceptor;
+
+impl<S> axum_server::accept::Accept<tokio::net::TcpStream, S> for BreakableAcceptor {
+    type Stream = Breakable;
+    type Service = WithConnection<S>;
+    type Future = std::future::Ready<io::Result<(Breakable, WithConnection<S>)>>;
+
+    fn accept(&self, tcp: tokio::net::TcpStream, inner: S) -> Self::Future {
+        let stream = Breakable::new(tcp);
+        let control = stream.control();
+        std::future::ready(Ok((
+            stream,
+            WithConnection {
+                inner,
+                control,
+                scheme: None,
+            },
+        )))
     }
 }

@@ -96,6 +96,40 @@ export class Emulator {
     return new CosmosClient(this.clientOptions(extra));
   }
 
+  /** A signed request to /_emulator/{route}: { status, body } (parsed JSON, or null).
+   * A refusal is an answer here, not an exception. */
+  async control(method, route, payload) {
+    const headers = masterKeyHeaders(method, "", "", KEY);
+    let body;
+    if (payload !== undefined) {
+      body = JSON.stringify(payload);
+      headers["content-type"] = "application/json";
+    }
+    const url = new URL(`_emulator/${route}`, this.endpoint).toString();
+    const res = await request(url, { method, headers, body, agent: this.agent });
+    return { status: res.status, body: res.body ? JSON.parse(res.body) : null };
+  }
+
+  /** POST /_emulator/faults: the rule as stored, with its id. */
+  async addFault(rule) {
+    const { status, body } = await this.control("POST", "faults", rule);
+    if (status !== 201) throw new Error(`POST /_emulator/faults: ${status} ${JSON.stringify(body)}`);
+    return body;
+  }
+
+  /** GET /_emulator/faults: every rule, with its hitCount. */
+  async faults() {
+    const { status, body } = await this.control("GET", "faults");
+    if (status !== 200) throw new Error(`GET /_emulator/faults: ${status} ${JSON.stringify(body)}`);
+    return body.faults;
+  }
+
+  /** DELETE /_emulator/faults: no rule left. */
+  async clearFaults() {
+    const { status, body } = await this.control("DELETE", "faults");
+    if (status !== 200) throw new Error(`DELETE /_emulator/faults: ${status} ${JSON.stringify(body)}`);
+  }
+
   /** SIGKILL, as a crash: no clean stop. */
   async kill() {
     this.agent?.destroy();

@@ -17,6 +17,7 @@ import ssl
 import subprocess
 import tempfile
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -131,6 +132,40 @@ class Emulator:
     @property
     def clock(self) -> "Clock":
         return Clock(self.endpoint, KEY, self.ssl_context())
+
+    def control(self, method: str, route: str, body: Optional[dict] = None) -> tuple:
+        """A signed request to /_emulator/{route}: (status, parsed JSON body or None).
+        Errors are answers here, not exceptions (a refusal is something to assert)."""
+        headers = master_key_headers(method, "", "", KEY)
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["content-type"] = "application/json"
+        url = self.endpoint.rstrip("/") + "/_emulator/" + route
+        req = urllib.request.Request(url, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(req, context=self.ssl_context(), timeout=30) as resp:
+                status, raw = resp.status, resp.read()
+        except urllib.error.HTTPError as e:
+            status, raw = e.code, e.read()
+        return status, (json.loads(raw) if raw else None)
+
+    def add_fault(self, rule: dict) -> dict:
+        """POST /_emulator/faults: the rule as stored, with its id."""
+        status, body = self.control("POST", "faults", rule)
+        assert status == 201, (status, body)
+        return body
+
+    def faults(self) -> list:
+        """GET /_emulator/faults: every rule, with its hitCount."""
+        status, body = self.control("GET", "faults")
+        assert status == 200, (status, body)
+        return body["faults"]
+
+    def clear_faults(self) -> None:
+        """DELETE /_emulator/faults: no rule left."""
+        status, body = self.control("DELETE", "faults")
+        assert status == 200, (status, body)
 
 
 def master_key_headers(verb: str, resource_type: str, resource_link: str, key: str = KEY) -> dict:

@@ -48,6 +48,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("partition_key", &["error", "limits"]),
     ("item_key", &["partition_key"]),
     ("epk", &["partition_key"]),
+    // Fault rules: what matches and how often, no HTTP.
+    ("faults", &["error"]),
     // The query engine: no store, no HTTP, no scripts (it calls UDFs
     // through a runner it is given).
     ("query", &["clock", "error", "item_key", "json", "limits"]),
@@ -90,6 +92,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "entra_token",
             "epk",
             "error",
+            "faults",
             "item_key",
             "json",
             "limits",
@@ -153,6 +156,7 @@ const BELOW_HTTP: &[&str] = &[
     "entra_token",
     "epk",
     "error",
+    "faults",
     "item_key",
     "json",
     "limits",

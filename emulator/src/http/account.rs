@@ -80,7 +80,7 @@ pub async fn read(
 ) -> Response {
     let scheme = connection.map_or(state.scheme, |Extension(c)| c.0);
     let endpoint = endpoint(&state, scheme, &uri, &headers);
-    let location = json!([{"name": "South Central US", "databaseAccountEndpoint": endpoint}]);
+    let location = json!([{"name": &*state.region, "databaseAccountEndpoint": endpoint}]);
     let query_engine = json!({
         "maxSqlQueryInputLength": 262144, "maxJoinsPerSqlQuery": 5, "maxLogicalAndPerSqlQuery": 500,
         "maxLogicalOrPerSqlQuery": 500, "maxUdfRefPerSqlQuery": 10, "maxInExpressionItemsCount": 16000,

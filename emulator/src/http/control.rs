@@ -14,7 +14,11 @@
 //! dropped; `{"clock": s}` also sets the test clock), and named in-memory
 //! snapshots of the whole account: `PUT /_emulator/snapshots/{name}`,
 //! `POST /_emulator/snapshots/{name}/restore`, `GET /_emulator/snapshots`,
-//! `DELETE /_emulator/snapshots/{name}`.
+//! `DELETE /_emulator/snapshots/{name}`; and the fault rules
+//! (`faults/`, `docs/src/faults.md`): `POST /_emulator/faults` (201, the
+//! rule with its id), `GET /_emulator/faults` (`{"faults": [...]}` with
+//! their `hitCount`s), `GET` and `DELETE /_emulator/faults/{id}`, and
+//! `DELETE /_emulator/faults` (all); reset clears them too.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -171,6 +175,7 @@ pub async fn reset(State(state): State<AppState>, body: Body) -> ApiResult<Respo
     if let Some(limiter) = &state.limiter {
         limiter.clear();
     }
+    state.faults.clear();
     Ok(Json(json!({"databases": dropped, "now": state.store.clock.now()})).into_response())
 }
 
@@ -217,6 +222,40 @@ pub async fn delete_snapshot(
 ) -> ApiResult<Response> {
     state.store.delete_snapshot(&name)?;
     Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// Adds a fault rule: 201 with the rule as stored (its `id`, `hitCount` 0).
+pub async fn add_fault(State(state): State<AppState>, body: Body) -> ApiResult<Response> {
+    let rule: serde_json::Value = body.typed("fault rule")?;
+    let rule = state.faults.add(rule, state.store.clock.now_millis())?;
+    Ok((StatusCode::CREATED, Json(rule)).into_response())
+}
+
+/// `{"faults": [...]}`: every rule in creation order, with its `hitCount`.
+pub async fn list_faults(State(state): State<AppState>) -> Response {
+    Json(json!({"faults": state.faults.list()})).into_response()
+}
+
+/// The rule `id`, or 404.
+pub async fn read_fault(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    Ok(Json(state.faults.get(&id)?).into_response())
+}
+
+/// Removes the rule `id`: 204, or 404.
+pub async fn delete_fault(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    state.faults.remove(&id)?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// Removes every rule: 200 `{"deleted": n}`.
+pub async fn clear_faults(State(state): State<AppState>) -> Response {
+    Json(json!({"deleted": state.faults.clear()})).into_response()
 }
 
 /// Runs store work that holds its lock for a while (a purge, a

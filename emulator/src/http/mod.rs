@@ -12,11 +12,13 @@ mod control;
 mod databases;
 mod durability;
 mod explorer;
+mod faults;
 mod items;
 mod lifetimes;
 mod metrics;
 mod names;
 mod offers;
+pub mod operation;
 mod owner_path;
 mod permissions;
 mod pkranges;
@@ -103,6 +105,12 @@ pub struct SharedState {
     /// Every partition's spending, with `--rate-limit` (`throttle.rs`),
     /// shared by every endpoint.
     pub limiter: Option<Arc<crate::throttle::Limiter>>,
+    /// The region this endpoint serves, as the account document names it
+    /// (fault rules match on it).
+    pub region: Arc<str>,
+    /// The fault rules (`POST /_emulator/faults`), shared by every endpoint
+    /// of the account.
+    pub faults: Arc<crate::faults::Faults>,
 }
 
 impl SharedState {
@@ -121,6 +129,9 @@ impl SharedState {
         crate::request_units::reads_quorum(self.consistency.for_request(requested))
     }
 }
+
+/// The one region the account has, as the service names regions.
+pub const REGION: &str = "South Central US";
 
 /// The whole service: routes behind authentication, with trailing slashes
 /// trimmed first (the Python SDK sends `/dbs/db/colls/c/docs/`).
@@ -199,6 +210,16 @@ fn routes() -> Router<AppState> {
         .route("/_emulator/split", axum::routing::post(control::split))
         .route("/_emulator/compact", axum::routing::post(control::compact))
         .route("/_emulator/reset", axum::routing::post(control::reset))
+        .route(
+            "/_emulator/faults",
+            get(control::list_faults)
+                .post(control::add_fault)
+                .delete(control::clear_faults),
+        )
+        .route(
+            "/_emulator/faults/{id}",
+            get(control::read_fault).delete(control::delete_fault),
+        )
         .route("/_emulator/snapshots", get(control::snapshots))
         .route(
             "/_emulator/snapshots/{name}",
@@ -249,7 +270,8 @@ fn script_routes() -> Router<AppState> {
 }
 
 /// What every request passes through: the common headers (`envelope`),
-/// authentication of the routes (`authenticate`), the body limit,
+/// authentication of the routes (`authenticate`, which then applies the
+/// fault rules: `faults::inject`), the body limit,
 /// Cosmos-shaped 404 and 405, and a panic, should one slip through,
 /// answered as a 500 instead of a dropped connection. The certificate route
 /// and the explorer page are public, outside authentication.
@@ -368,7 +390,8 @@ async fn method_not_allowed() -> ApiError {
     ApiError::method_not_allowed()
 }
 
-/// Checks the master-key signature of a request for a known route.
+/// Checks the master-key signature of a request for a known route, then
+/// applies the fault rules.
 async fn authenticate(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let verified = {
         let headers = request.headers();
@@ -409,7 +432,11 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
         None => Ok(()),
     });
     match verified {
-        Ok(()) => next.run(request).await,
+        // The fault rules, inside authentication (an unsigned request is a
+        // 401 whatever they say) and outside durability (a fault after a
+        // write answers once the write is kept).
+        Ok(()) if state.faults.is_empty() => next.run(request).await,
+        Ok(()) => Box::pin(faults::inject(&state, request, next)).await,
         Err(error) => {
             tracing::debug!(%error, "refused an unauthenticated request");
             // Read what the client is sending first: answering before the
@@ -520,6 +547,8 @@ mod tests {
             scripts: Default::default(),
             charges: Default::default(),
             limiter: None,
+            region: REGION.into(),
+            faults: Default::default(),
         });
         let routes = routes().route(
             "/_test/panic",

@@ -5,12 +5,12 @@
 //! requests spend the account's metadata budget.
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, Method, StatusCode};
+use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use percent_encoding::percent_decode_str;
 
 use super::names;
+use super::operation::{self, Operation};
 use super::request::CosmosHeaders;
 use super::AppState;
 use crate::error::ApiError;
@@ -30,23 +30,18 @@ enum Spends {
     Container { db: String, coll: String },
 }
 
-fn spends(method: &Method, path: &str) -> Spends {
-    if path == "/" || path.starts_with("/_") {
-        return Spends::Nothing;
-    }
-    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-    let decode = |s: &str| percent_decode_str(s).decode_utf8_lossy().into_owned();
-    match segments.as_slice() {
-        ["dbs", db, "colls", coll, "docs", ..] | ["dbs", db, "colls", coll, "operations", ..] => {
-            Spends::Container {
-                db: decode(db),
-                coll: decode(coll),
-            }
-        }
-        // A stored procedure's execution (its definition's CRUD is metadata).
-        ["dbs", db, "colls", coll, "sprocs", _] if method == Method::POST => Spends::Container {
-            db: decode(db),
-            coll: decode(coll),
+fn spends(request: &Request) -> Spends {
+    let classified = operation::classify(request.method(), request.uri().path(), request.headers());
+    match (
+        classified.operation,
+        classified.database,
+        classified.container,
+    ) {
+        (Operation::Control | Operation::Account, _, _) => Spends::Nothing,
+        (Operation::Metadata, _, _) => Spends::Metadata,
+        (_, Some(db), Some(coll)) => Spends::Container {
+            db: db.into_owned(),
+            coll: coll.into_owned(),
         },
         _ => Spends::Metadata,
     }
@@ -58,7 +53,7 @@ pub async fn throttle(State(state): State<AppState>, request: Request, next: Nex
         return next.run(request).await;
     };
     let now_ms = state.store.clock.now_millis();
-    let admitted = match spends(request.method(), request.uri().path()) {
+    let admitted = match spends(&request) {
         Spends::Nothing => return next.run(request).await,
         Spends::Metadata => limiter.admit_metadata(now_ms).await,
         Spends::Container { db, coll } => {
@@ -128,28 +123,35 @@ pub fn too_many_requests(retry_after_ms: u64) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::body::Body;
+    use axum::http::Method;
 
     #[test]
     fn what_each_path_spends() {
-        let post = Method::POST;
-        let get = Method::GET;
-        let kind = |m: &Method, p: &str| match spends(m, p) {
-            Spends::Nothing => "nothing".to_string(),
-            Spends::Metadata => "metadata".to_string(),
-            Spends::Container { db, coll } => format!("{db}/{coll}"),
+        let kind = |method: Method, path: &str| {
+            let request = Request::builder()
+                .method(method)
+                .uri(path)
+                .body(Body::empty())
+                .unwrap();
+            match spends(&request) {
+                Spends::Nothing => "nothing".to_string(),
+                Spends::Metadata => "metadata".to_string(),
+                Spends::Container { db, coll } => format!("{db}/{coll}"),
+            }
         };
-        assert_eq!(kind(&get, "/"), "nothing");
-        assert_eq!(kind(&post, "/_emulator/clock"), "nothing");
-        assert_eq!(kind(&get, "/dbs/d/colls/c/docs/x"), "d/c");
-        assert_eq!(kind(&post, "/dbs/d/colls/my%20c/docs"), "d/my c");
-        assert_eq!(kind(&post, "/dbs/d/colls/c/sprocs/s"), "d/c");
-        assert_eq!(kind(&get, "/dbs/d/colls/c/sprocs/s"), "metadata");
+        assert_eq!(kind(Method::GET, "/"), "nothing");
+        assert_eq!(kind(Method::POST, "/_emulator/clock"), "nothing");
+        assert_eq!(kind(Method::GET, "/dbs/d/colls/c/docs/x"), "d/c");
+        assert_eq!(kind(Method::POST, "/dbs/d/colls/my%20c/docs"), "d/my c");
+        assert_eq!(kind(Method::POST, "/dbs/d/colls/c/sprocs/s"), "d/c");
+        assert_eq!(kind(Method::GET, "/dbs/d/colls/c/sprocs/s"), "metadata");
         assert_eq!(
-            kind(&post, "/dbs/d/colls/c/operations/partitionkeydelete"),
+            kind(Method::POST, "/dbs/d/colls/c/operations/partitionkeydelete"),
             "d/c"
         );
-        assert_eq!(kind(&get, "/dbs/d/colls/c/pkranges"), "metadata");
-        assert_eq!(kind(&post, "/dbs"), "metadata");
-        assert_eq!(kind(&get, "/offers"), "metadata");
+        assert_eq!(kind(Method::GET, "/dbs/d/colls/c/pkranges"), "metadata");
+        assert_eq!(kind(Method::POST, "/dbs"), "metadata");
+        assert_eq!(kind(Method::GET, "/offers"), "metadata");
     }
 }

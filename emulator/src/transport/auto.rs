@@ -27,7 +27,8 @@ use tokio::time::timeout;
 use tokio_rustls::server::TlsStream;
 use tokio_rustls::TlsAcceptor;
 
-use super::{ConnectionScheme, WithScheme};
+use super::breakable::Breakable;
+use super::{ConnectionScheme, WithConnection};
 
 /// The content type of a TLS handshake record: a ClientHello's first byte.
 const TLS_HANDSHAKE: u8 = 0x16;
@@ -52,11 +53,11 @@ impl Acceptor {
     }
 }
 
-type Accepted<S> = io::Result<(Stream, WithScheme<S>)>;
+type Accepted<S> = io::Result<(Stream, WithConnection<S>)>;
 
 impl<S: Send + 'static> Accept<TcpStream, S> for Acceptor {
     type Stream = Stream;
-    type Service = WithScheme<S>;
+    type Service = WithConnection<S>;
     type Future = Pin<Box<dyn Future<Output = Accepted<S>> + Send>>;
 
     fn accept(&self, tcp: TcpStream, service: S) -> Self::Future {
@@ -67,13 +68,16 @@ impl<S: Send + 'static> Accept<TcpStream, S> for Acceptor {
                 let first = timeout(FIRST_BYTE_WAIT, first_byte(&tcp))
                     .await
                     .map_err(|_| timed_out("no byte"))??;
+                let tcp = Breakable::new(tcp);
+                let control = tcp.control();
                 if first == TLS_HANDSHAKE {
                     let stream = timeout(HANDSHAKE_WAIT, tls.accept(tcp))
                         .await
                         .map_err(|_| timed_out("no TLS handshake"))??;
-                    Ok((Stream::Tls(Box::new(stream)), with(service, "https")))
+                    let service = with(service, control, "https");
+                    Ok((Stream::Tls(Box::new(stream)), service))
                 } else {
-                    Ok((Stream::Plain(tcp), with(service, "http")))
+                    Ok((Stream::Plain(tcp), with(service, control, "http")))
                 }
             };
             tokio::select! {
@@ -86,10 +90,11 @@ impl<S: Send + 'static> Accept<TcpStream, S> for Acceptor {
     }
 }
 
-fn with<S>(inner: S, scheme: &'static str) -> WithScheme<S> {
-    WithScheme {
+fn with<S>(inner: S, control: super::ConnectionControl, scheme: &'static str) -> WithConnection<S> {
+    WithConnection {
         inner,
-        scheme: ConnectionScheme(scheme),
+        control,
+        scheme: Some(ConnectionScheme(scheme)),
     }
 }
 
@@ -108,9 +113,9 @@ fn timed_out(what: &str) -> io::Error {
 
 /// A connection of either kind.
 pub enum Stream {
-    Plain(TcpStream),
+    Plain(Breakable),
     /// Boxed: a TLS stream is over a kilobyte, a TCP one a few words.
-    Tls(Box<TlsStream<TcpStream>>),
+    Tls(Box<TlsStream<Breakable>>),
 }
 
 impl AsyncRead for Stream {

@@ -13,6 +13,7 @@ mod client_encryption_keys;
 mod common;
 mod computed_properties;
 mod conventions;
+mod faults;
 mod fuzz;
 mod hostile;
 mod index;
