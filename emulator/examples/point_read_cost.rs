@@ -85,6 +85,11 @@ async fn main() {
         limiter: None,
         region: cosmos_emulator::REGION.into(),
         faults: Default::default(),
+        topology: Arc::new(cosmos_emulator::regions::Topology::single(
+            cosmos_emulator::REGION,
+        )),
+        region_index: 0,
+        region_addrs: Arc::from(["127.0.0.1:8081".parse().unwrap()]),
     });
     let service = app(state);
     let send = |request: Request<Body>| {

@@ -24,6 +24,7 @@
 pub mod auth;
 pub mod clock;
 pub mod consistency;
+mod endpoints;
 mod entra_token;
 mod epk;
 pub mod error;
@@ -39,6 +40,7 @@ pub mod persist;
 pub mod probe;
 mod purge;
 mod query;
+pub mod regions;
 mod reindex;
 pub mod request_units;
 mod resource_token;
@@ -113,6 +115,12 @@ pub struct Config {
     /// The account's default consistency level (`--consistency`): what the
     /// account document says, and the strongest a request may ask for.
     pub consistency: consistency::Consistency,
+    /// The account's regions in failover order (`--regions`), each served
+    /// on its own port: the first on `port`, the next on the ports after it
+    /// (or free ports when `port` is 0). Empty: one region, [`REGION`].
+    pub regions: Vec<String>,
+    /// Whether every region takes writes (`--multi-write`).
+    pub multi_write: bool,
     /// How requests are charged (`--ru-charges`).
     pub charges: request_units::ChargeModel,
     /// Whether requests are throttled by provisioned throughput
@@ -138,6 +146,8 @@ impl Default for Config {
             change_feed_retention: store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
             min_ranges_per_container: 1,
             consistency: consistency::Consistency::default(),
+            regions: Vec::new(),
+            multi_write: false,
             charges: request_units::ChargeModel::default(),
             rate_limit: false,
             burst_capacity: false,
@@ -164,11 +174,10 @@ impl Config {
 
 /// A bound, not yet serving, emulator.
 pub struct Server {
-    /// Bound without a runtime, so that binding works from any thread.
-    listener: std::net::TcpListener,
-    state: AppState,
-    /// The compute gateway's listener and state (`--compute-gateway-port`).
-    compute: Option<(std::net::TcpListener, AppState)>,
+    /// Every endpoint of the account, bound without a runtime (so that
+    /// binding works from any thread): the first region's routing gateway
+    /// first, the other regions' after it, the compute gateway last.
+    endpoints: Vec<endpoints::Endpoint>,
     background_purge: bool,
     transport: transport::Transport,
 }
@@ -178,8 +187,12 @@ impl Server {
     pub fn bind(config: &Config) -> io::Result<Server> {
         let key = auth::MasterKey::from_base64(&config.key)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("--key: {e}")))?;
-        let listener = std::net::TcpListener::bind((config.host.as_str(), config.port))?;
-        listener.set_nonblocking(true)?;
+        let topology = match config.regions.as_slice() {
+            [] => regions::Topology::single(http::REGION),
+            names => regions::Topology::new(names.to_vec(), config.multi_write)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?,
+        };
+        let listeners = endpoints::bind_regions(&config.host, config.port, topology.names())?;
         let certificates = if config.protocol.serves_tls() {
             let certificates = tls::generate(&config.host).map_err(io::Error::other)?;
             if let Some(path) = &config.cert_out {
@@ -199,6 +212,10 @@ impl Server {
         if let Some(dir) = &config.data_dir {
             store = store.open_data_dir(dir, config.sync)?;
         }
+        let region_addrs = listeners
+            .iter()
+            .map(|l| l.local_addr())
+            .collect::<io::Result<Arc<[SocketAddr]>>>()?;
         let shared = SharedState {
             store: Arc::new(store),
             key,
@@ -209,7 +226,7 @@ impl Server {
                 "http"
             },
             certificate,
-            local_addr: listener.local_addr()?,
+            local_addr: region_addrs[0],
             query_results: Default::default(),
             explorer: config.explorer,
             advertise_host: config.advertise_host.clone(),
@@ -223,35 +240,48 @@ impl Server {
                 time: config.script_time_bound,
                 ..script::Limits::SERVICE
             })),
-            region: http::REGION.into(),
+            region: topology.name(0).into(),
+            region_index: 0,
+            region_addrs,
+            topology: Arc::new(topology),
             faults: Default::default(),
         };
-        let compute = match config.compute_gateway_port {
-            Some(port) => {
-                let listener = std::net::TcpListener::bind((config.host.as_str(), port))?;
-                listener.set_nonblocking(true)?;
-                let state = AppState::new(SharedState {
-                    store: Arc::clone(&shared.store),
-                    key: shared.key.clone(),
-                    certificate: shared.certificate.clone(),
-                    local_addr: listener.local_addr()?,
-                    query_results: Default::default(),
-                    advertise_host: shared.advertise_host.clone(),
-                    gateway: auth::Gateway::Compute,
-                    scripts: Arc::clone(&shared.scripts),
-                    limiter: shared.limiter.clone(),
-                    region: Arc::clone(&shared.region),
-                    faults: Arc::clone(&shared.faults),
-                    ..shared
-                });
-                Some((listener, state))
-            }
-            None => None,
+        // One state per endpoint, sharing the account: the same store,
+        // rules, budgets and regions, each with its own address and region.
+        let at = |listener: &std::net::TcpListener, region: usize, gateway| {
+            Ok::<_, io::Error>(AppState::new(SharedState {
+                store: Arc::clone(&shared.store),
+                key: shared.key.clone(),
+                certificate: shared.certificate.clone(),
+                local_addr: listener.local_addr()?,
+                query_results: Default::default(),
+                advertise_host: shared.advertise_host.clone(),
+                gateway,
+                scripts: Arc::clone(&shared.scripts),
+                limiter: shared.limiter.clone(),
+                region: shared.topology.name(region).into(),
+                region_index: region,
+                region_addrs: Arc::clone(&shared.region_addrs),
+                topology: Arc::clone(&shared.topology),
+                faults: Arc::clone(&shared.faults),
+                ..shared
+            }))
         };
+        let mut endpoints = Vec::with_capacity(listeners.len() + 1);
+        let mut listeners = listeners.into_iter();
+        let first = listeners.next().expect("an account has a region");
+        for (i, listener) in listeners.enumerate() {
+            let state = at(&listener, i + 1, auth::Gateway::Routing)?;
+            endpoints.push(endpoints::Endpoint::new(listener, state));
+        }
+        if let Some(port) = config.compute_gateway_port {
+            let listener = endpoints::bind(&config.host, port)?;
+            let state = at(&listener, 0, auth::Gateway::Compute)?;
+            endpoints.push(endpoints::Endpoint::new(listener, state));
+        }
+        endpoints.insert(0, endpoints::Endpoint::new(first, AppState::new(shared)));
         Ok(Server {
-            listener,
-            state: AppState::new(shared),
-            compute,
+            endpoints,
             background_purge: config.background_purge,
             transport,
         })
@@ -259,60 +289,44 @@ impl Server {
 
     /// The compute gateway's endpoint, as [`Self::endpoint`], when served.
     pub fn compute_endpoint(&self) -> io::Result<Option<String>> {
-        self.compute
-            .as_ref()
-            .map(|(listener, state)| Ok(format!("{}://{}", state.scheme, listener.local_addr()?)))
+        self.endpoints
+            .iter()
+            .find(|e| e.state().gateway == auth::Gateway::Compute)
+            .map(endpoints::Endpoint::url)
             .transpose()
     }
 
+    /// Each region's name and endpoint, in the order `--regions` named them.
+    pub fn region_endpoints(&self) -> io::Result<Vec<(String, String)>> {
+        self.endpoints
+            .iter()
+            .filter(|e| e.state().gateway == auth::Gateway::Routing)
+            .map(|e| Ok((e.state().region.to_string(), e.url()?)))
+            .collect()
+    }
+
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.listener.local_addr()
+        self.endpoints[0].local_addr()
     }
 
     /// `http://HOST:PORT`, as clients should address it (`http` for auto).
     pub fn endpoint(&self) -> io::Result<String> {
-        Ok(format!("{}://{}", self.state.scheme, self.local_addr()?))
+        self.endpoints[0].url()
     }
 
     pub fn store(&self) -> Arc<Store> {
-        self.state.store.clone()
+        self.endpoints[0].state().store.clone()
     }
 
     /// Serves until `shutdown` completes, with the purge and index
     /// transformation tasks beside.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
+        let store = self.store();
         let purge = self
             .background_purge
-            .then(|| tokio::spawn(purge::run(self.state.store.clone())));
-        let reindex = tokio::spawn(reindex::run(self.state.store.clone()));
-        let served = match self.compute {
-            None => {
-                self.transport
-                    .serve(self.listener, app(self.state), shutdown)
-                    .await
-            }
-            // Both endpoints stop together.
-            Some((listener, state)) => {
-                let (stop, stopped) = tokio::sync::watch::channel(false);
-                tokio::spawn(async move {
-                    shutdown.await;
-                    let _ = stop.send(true);
-                });
-                let until_stopped = |mut stopped: tokio::sync::watch::Receiver<bool>| async move {
-                    let _ = stopped.wait_for(|stop| *stop).await;
-                };
-                let routing = self.transport.clone().serve(
-                    self.listener,
-                    app(self.state),
-                    until_stopped(stopped.clone()),
-                );
-                let compute = self
-                    .transport
-                    .serve(listener, app(state), until_stopped(stopped));
-                let (routing, compute) = tokio::join!(routing, compute);
-                routing.and(compute)
-            }
-        };
+            .then(|| tokio::spawn(purge::run(store.clone())));
+        let reindex = tokio::spawn(reindex::run(store));
+        let served = endpoints::serve_all(self.transport, self.endpoints, shutdown).await;
         if let Some(purge) = purge {
             purge.abort();
         }
@@ -335,6 +349,8 @@ fn write_cert_out(path: &std::path::Path, pem: &str) -> io::Result<()> {
 /// An emulator serving on a background thread; stops when dropped.
 pub struct Emulator {
     endpoint: String,
+    /// Each region's name and endpoint (one, the account's, without `--regions`).
+    regions: Vec<(String, String)>,
     key: String,
     store: Arc<Store>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
@@ -346,6 +362,7 @@ impl Emulator {
     pub fn start(config: Config) -> io::Result<Emulator> {
         let server = Server::bind(&config)?;
         let endpoint = server.endpoint()?;
+        let regions = server.region_endpoints()?;
         let store = server.store();
         let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
@@ -361,6 +378,7 @@ impl Emulator {
             })?;
         Ok(Emulator {
             endpoint,
+            regions,
             key: config.key,
             store,
             shutdown: Some(shutdown),
@@ -371,6 +389,11 @@ impl Emulator {
     /// `http://127.0.0.1:PORT`
     pub fn endpoint(&self) -> &str {
         &self.endpoint
+    }
+
+    /// Each region's name and endpoint, as `--regions` named them.
+    pub fn region_endpoints(&self) -> &[(String, String)] {
+        &self.regions
     }
 
     pub fn key(&self) -> &str {

@@ -108,8 +108,17 @@ async fn serve(settings: Settings) -> std::io::Result<()> {
         Some(compute) => format!("compute gateway listening on {compute}\n"),
         None => String::new(),
     };
-    let lines =
-        format!("listening on {endpoint}\n{compute}Now listening on: {endpoint}\nStarted\r\n");
+    // With --regions, each region's endpoint (the first's is `endpoint`).
+    let regions: String = match server.region_endpoints()?.as_slice() {
+        [_] => String::new(),
+        all => all
+            .iter()
+            .map(|(name, url)| format!("region {name} listening on {url}\n"))
+            .collect(),
+    };
+    let lines = format!(
+        "listening on {endpoint}\n{compute}{regions}Now listening on: {endpoint}\nStarted\r\n"
+    );
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(lines.as_bytes())?;
     stdout.flush()?;

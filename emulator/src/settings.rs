@@ -179,6 +179,16 @@ pub struct Flags {
     /// as by the service [default: session]
     #[arg(long, value_enum, ignore_case = true)]
     pub consistency: Option<Consistency>,
+    /// The account's regions, comma-separated in failover order (the first
+    /// takes writes), each served on its own port: the first on --port, the
+    /// next on the ports after it (free ports with --port 0), e.g.
+    /// "West US,East US" [default: one region, South Central US]
+    #[arg(long, value_name = "NAMES")]
+    pub regions: Option<String>,
+    /// Every region takes writes (enableMultipleWriteLocations) [default:
+    /// false: only the first]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", value_parser = values::flag_bool)]
+    pub multi_write: Option<bool>,
     /// How requests are charged: documented (a model through the service's
     /// documented request-unit points) or fixed (1 RU a read, 5.71 a
     /// write, 2.89 a query, as before the model) [default: documented]
@@ -469,6 +479,28 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
         &[COSMOS_EMULATOR_CONSISTENCY],
         choice("expected strong, bounded-staleness, session, consistent-prefix or eventual"),
     )?;
+    let regions = flag_or_vars(
+        flags.regions,
+        "regions",
+        env,
+        &[COSMOS_EMULATOR_REGIONS],
+        |v: &Var| v.parse(|t| Some(t.to_string()), "comma-separated region names"),
+    )?;
+    let regions: Vec<String> = value(regions)
+        .map(|names| names.split(',').map(|n| n.trim().to_string()).collect())
+        .unwrap_or_default();
+    if let Err(why) = crate::regions::Topology::new(regions.clone(), false) {
+        if !regions.is_empty() {
+            return Err(Invalid(why));
+        }
+    }
+    let multi_write = flag_or_vars(
+        flags.multi_write,
+        "multi-write",
+        env,
+        &[COSMOS_EMULATOR_MULTI_WRITE],
+        Var::boolean,
+    )?;
     let ru_charges = flag_or_vars(
         flags.ru_charges,
         "ru-charges",
@@ -604,6 +636,8 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
             RuChargesArg::Fixed => crate::request_units::ChargeModel::Fixed,
         },
         rate_limit: value(rate_limit).unwrap_or(false),
+        regions,
+        multi_write: value(multi_write).unwrap_or(false),
         burst_capacity: value(burst_capacity).unwrap_or(false),
         compute_gateway_port: value(compute_gateway_port),
         data_dir,

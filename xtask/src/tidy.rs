@@ -44,6 +44,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     // What requests cost, and the per-second budgets that throttle them.
     ("request_units", &["consistency"]),
     ("throttle", &[]),
+    // The account's regions: names, write region, outages, replication.
+    ("regions", &[]),
     ("ttl", &["error"]),
     ("partition_key", &["error", "limits"]),
     ("item_key", &["partition_key"]),
@@ -101,6 +103,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "persist",
             "purge",
             "query",
+            "regions",
             "request_units",
             "resource_token",
             "rid",
@@ -110,6 +113,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "transport",
         ],
     ),
+    // The account's endpoints, served and stopped together.
+    ("endpoints", &["http", "regions", "transport"]),
     // The root: binds, serves, starts the background tasks.
     (
         "lib",
@@ -117,11 +122,13 @@ const LAYERS: &[(&str, &[&str])] = &[
             "auth",
             "clock",
             "consistency",
+            "endpoints",
             "error",
             "http",
             "limits",
             "persist",
             "purge",
+            "regions",
             "reindex",
             "request_units",
             "script",
@@ -141,6 +148,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "consistency",
             "lib",
             "persist",
+            "regions",
             "request_units",
             "store",
             "transport",
@@ -165,6 +173,7 @@ const BELOW_HTTP: &[&str] = &[
     "persist",
     "purge",
     "query",
+    "regions",
     "request_units",
     "reindex",
     "rid",

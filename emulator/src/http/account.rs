@@ -80,7 +80,20 @@ pub async fn read(
 ) -> Response {
     let scheme = connection.map_or(state.scheme, |Extension(c)| c.0);
     let endpoint = endpoint(&state, scheme, &uri, &headers);
-    let location = json!([{"name": &*state.region, "databaseAccountEndpoint": endpoint}]);
+    let (writable, readable) = match state.topology.names().len() {
+        1 => {
+            let location = json!([{"name": &*state.region, "databaseAccountEndpoint": endpoint}]);
+            (location.clone(), location)
+        }
+        // Every region, each at its own port of the host this one was reached at.
+        _ => {
+            let addressed = endpoint
+                .trim_end_matches('/')
+                .rsplit_once("://")
+                .map_or(endpoint.as_str(), |(_, authority)| authority);
+            super::regions::locations(&state, scheme, addressed)
+        }
+    };
     let query_engine = json!({
         "maxSqlQueryInputLength": 262144, "maxJoinsPerSqlQuery": 5, "maxLogicalAndPerSqlQuery": 500,
         "maxLogicalOrPerSqlQuery": 500, "maxUdfRefPerSqlQuery": 10, "maxInExpressionItemsCount": 16000,
@@ -97,9 +110,9 @@ pub async fn read(
         "media": "//media/",
         "addresses": "//addresses/",
         "_dbs": "//dbs/",
-        "writableLocations": location,
-        "readableLocations": location,
-        "enableMultipleWriteLocations": false,
+        "writableLocations": writable,
+        "readableLocations": readable,
+        "enableMultipleWriteLocations": state.topology.multi_write(),
         "userReplicationPolicy": {"asyncReplication": false, "minReplicaSetSize": 1, "maxReplicasetSize": 4},
         "userConsistencyPolicy": {"defaultConsistencyLevel": state.consistency.name()},
         "systemReplicationPolicy": {"minReplicaSetSize": 1, "maxReplicasetSize": 4},

@@ -82,7 +82,8 @@ pub fn verify(
     if read {
         if let Some(token) = headers.text(names::SESSION_TOKEN).filter(|t| !t.is_empty()) {
             let seen = session_lsn(token)?;
-            if seen > state.store.session_lsn() {
+            // A lagging region's replica has not reached what the store has.
+            if seen > super::regions::visible_lsn(state) {
                 // The SDKs clear the session (keyed by the owner path) and retry.
                 let mut response = ApiError::new(
                     StatusCode::NOT_FOUND,

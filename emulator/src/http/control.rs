@@ -54,7 +54,7 @@ struct Reset {
 
 /// An empty control body, or a JSON object of shape `T` (an array is
 /// refused: serde would read it as the struct's fields in order).
-fn optional_body<T: serde::de::DeserializeOwned + Default>(
+pub(super) fn optional_body<T: serde::de::DeserializeOwned + Default>(
     body: &Body,
     what: &str,
 ) -> ApiResult<T> {
@@ -68,7 +68,7 @@ fn optional_body<T: serde::de::DeserializeOwned + Default>(
 /// An empty body or `{}`: the routes that take no parameters.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct NoParameters {}
+pub(super) struct NoParameters {}
 
 fn manual_only(state: &AppState) -> ApiResult<()> {
     if state.store.clock.is_manual() {
@@ -176,6 +176,7 @@ pub async fn reset(State(state): State<AppState>, body: Body) -> ApiResult<Respo
         limiter.clear();
     }
     state.faults.clear();
+    state.topology.reset();
     Ok(Json(json!({"databases": dropped, "now": state.store.clock.now()})).into_response())
 }
 

@@ -24,6 +24,7 @@ mod permissions;
 mod pkranges;
 mod query;
 mod range_walk;
+mod regions;
 mod request;
 mod response;
 mod scope;
@@ -111,6 +112,12 @@ pub struct SharedState {
     /// The fault rules (`POST /_emulator/faults`), shared by every endpoint
     /// of the account.
     pub faults: Arc<crate::faults::Faults>,
+    /// The account's regions (`--regions`), shared by every endpoint; this
+    /// endpoint serves the one numbered `region_index`.
+    pub topology: Arc<crate::regions::Topology>,
+    pub region_index: usize,
+    /// Where each region listens, in the order `--regions` names them.
+    pub region_addrs: Arc<[std::net::SocketAddr]>,
 }
 
 impl SharedState {
@@ -205,6 +212,23 @@ fn routes() -> Router<AppState> {
             get(control::read_clock).post(control::update_clock),
         )
         .route("/_emulator/stats", get(control::stats))
+        .route("/_emulator/regions", get(regions::list))
+        .route(
+            "/_emulator/regions/{name}/down",
+            axum::routing::post(regions::take_down),
+        )
+        .route(
+            "/_emulator/regions/{name}/up",
+            axum::routing::post(regions::bring_up),
+        )
+        .route(
+            "/_emulator/regions/{name}/replication",
+            axum::routing::post(regions::replicate),
+        )
+        .route(
+            "/_emulator/failover",
+            axum::routing::post(regions::fail_over),
+        )
         .route("/_emulator/lifetimes", axum::routing::post(lifetimes::page))
         .route("/_emulator/purge", axum::routing::post(control::purge))
         .route("/_emulator/split", axum::routing::post(control::split))
@@ -435,6 +459,9 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
         // The fault rules, inside authentication (an unsigned request is a
         // 401 whatever they say) and outside durability (a fault after a
         // write answers once the write is kept).
+        Ok(()) if state.topology.names().len() > 1 => {
+            Box::pin(regions::admit(&state, request, next)).await
+        }
         Ok(()) if state.faults.is_empty() => next.run(request).await,
         Ok(()) => Box::pin(faults::inject(&state, request, next)).await,
         Err(error) => {
@@ -483,7 +510,11 @@ async fn envelope(State(state): State<AppState>, request: Request, next: Next) -
         tracing::error!(activity_id = id, %method, path, %cause, "a request handler panicked");
         response = internal_error(Some(id)).into_response();
     }
-    common_headers(response.headers_mut(), activity_id, &state.store);
+    common_headers(
+        response.headers_mut(),
+        activity_id,
+        regions::visible_lsn(&state),
+    );
     if response.status().is_success() && !response.headers().contains_key(names::ALT_CONTENT_PATH) {
         if let Some(owner) = owner_path::of(uri.path()) {
             response
@@ -501,13 +532,12 @@ fn new_activity_id() -> HeaderValue {
     HeaderValue::from_str(text).expect("uuid is ascii")
 }
 
-fn common_headers(headers: &mut HeaderMap, activity_id: HeaderValue, store: &Store) {
+/// `lsn`: the state this endpoint's region has (a lagging replica's
+/// tokens must not name writes it has not applied).
+fn common_headers(headers: &mut HeaderMap, activity_id: HeaderValue, lsn: u64) {
     headers.insert(names::ACTIVITY_ID, activity_id);
     // Read after the handler: a write's token names at least its own LSN.
-    let token = container_context::session_token(
-        headers.get(names::PARTITION_KEY_RANGE_ID),
-        store.session_lsn(),
-    );
+    let token = container_context::session_token(headers.get(names::PARTITION_KEY_RANGE_ID), lsn);
     headers.insert(names::SESSION_TOKEN, token);
     headers
         .entry(names::REQUEST_CHARGE)
@@ -549,6 +579,9 @@ mod tests {
             limiter: None,
             region: REGION.into(),
             faults: Default::default(),
+            topology: Arc::new(crate::regions::Topology::single(REGION)),
+            region_index: 0,
+            region_addrs: Arc::from([addr]),
         });
         let routes = routes().route(
             "/_test/panic",

@@ -27,6 +27,7 @@ mod purge_and_clock;
 mod query_clock;
 mod query_paging;
 mod ranges;
+mod regions;
 mod request_units;
 mod reset_and_snapshots;
 mod scripts;
