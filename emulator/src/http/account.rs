@@ -94,6 +94,13 @@ pub async fn read(
             super::regions::locations(&state, scheme, addressed)
         }
     };
+    // Microsoft's emulator's account is `localhost`, and the JavaScript SDK
+    // ignores the locations of an account so named: a multi-region account
+    // must be called otherwise for its regions to count.
+    let account_id = match state.topology.names().len() {
+        1 => "localhost",
+        _ => "emulator",
+    };
     let query_engine = json!({
         "maxSqlQueryInputLength": 262144, "maxJoinsPerSqlQuery": 5, "maxLogicalAndPerSqlQuery": 500,
         "maxLogicalOrPerSqlQuery": 500, "maxUdfRefPerSqlQuery": 10, "maxInExpressionItemsCount": 16000,
@@ -105,8 +112,8 @@ pub async fn read(
     });
     let account = json!({
         "_self": "",
-        "id": "localhost",
-        "_rid": "localhost",
+        "id": account_id,
+        "_rid": account_id,
         "media": "//media/",
         "addresses": "//addresses/",
         "_dbs": "//dbs/",
