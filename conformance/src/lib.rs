@@ -23,6 +23,7 @@ pub mod schema;
 pub mod snapshot;
 pub mod source;
 pub mod sproc;
+pub mod throughput;
 
 use client::{Client, Credentials};
 use clock::ClockChoice;
