@@ -40,6 +40,15 @@ fn toml_files(dir: &Path) -> Vec<PathBuf> {
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
         .collect();
-    files.sort();
+    // As the loader orders them (`fixtures::load::file_order`): by the
+    // number the name starts with, so that `10-...` comes after `9-...`.
+    files.sort_by_key(|path| {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let digits = name.len() - name.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        (name[..digits].parse::<u64>().unwrap_or(u64::MAX), name)
+    });
     files
 }

@@ -88,13 +88,20 @@ pub fn segment(id: &str) -> String {
 }
 
 /// What a request came back with.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Response {
     pub status: u16,
     pub body: String,
     pub continuation: Option<String>,
     /// The `etag` header: the change feed's continuation.
     pub etag: Option<String>,
+    /// `x-ms-request-charge`, the request units the request cost, when the
+    /// target sent a number.
+    pub charge: Option<f64>,
+    /// `x-ms-substatus`, as sent.
+    pub substatus: Option<String>,
+    /// `x-ms-retry-after-ms`, as sent (a throttled request's wait).
+    pub retry_after_ms: Option<String>,
 }
 
 impl Response {
@@ -266,11 +273,17 @@ impl Client {
             .and_then(|v| v.to_str().ok())
             .filter(|v| !v.is_empty())
             .map(str::to_string);
-        let etag = response
-            .headers()
-            .get("etag")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let etag = header("etag");
+        let charge = header("x-ms-request-charge").and_then(|v| v.trim().parse::<f64>().ok());
+        let substatus = header("x-ms-substatus");
+        let retry_after_ms = header("x-ms-retry-after-ms");
         let body = response.text().await.map_err(|e| TransportError {
             kind: TransportKind::Other,
             message: format!("{what}: reading the body: {}", describe(&e)),
@@ -280,6 +293,9 @@ impl Client {
             body,
             continuation,
             etag,
+            charge,
+            substatus,
+            retry_after_ms,
         })
     }
 }

@@ -23,6 +23,7 @@ pub mod schema;
 pub mod snapshot;
 pub mod source;
 pub mod sproc;
+pub mod throughput;
 
 use client::{Client, Credentials};
 use clock::ClockChoice;
@@ -75,6 +76,26 @@ pub fn select(cases: Vec<Case>, filter: Option<&str>) -> Vec<Case> {
         .into_iter()
         .filter(|case| {
             patterns
+                .iter()
+                .any(|p| case.id.contains(p) || case.area == *p)
+        })
+        .collect()
+}
+
+/// The cases left after `--exclude`: each pattern (comma-separated within
+/// an argument) drops the cases whose id contains it or whose area is it,
+/// as `--filter` would keep them.
+pub fn exclude(cases: Vec<Case>, patterns: &[String]) -> Vec<Case> {
+    let patterns: Vec<&str> = patterns
+        .iter()
+        .flat_map(|p| p.split(','))
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    cases
+        .into_iter()
+        .filter(|case| {
+            !patterns
                 .iter()
                 .any(|p| case.id.contains(p) || case.area == *p)
         })
@@ -203,6 +224,28 @@ mod tests {
             ids(&slice(all.clone(), Some(2), Some(4)).unwrap()),
             ids(&all[2..4])
         );
+    }
+
+    #[test]
+    fn exclude_drops_an_area_or_ids_and_keeps_the_order() {
+        let all = FixtureSource::Embedded.cases().unwrap();
+        let kept = exclude(all.clone(), &["throughput".to_string()]);
+        assert!(kept.iter().all(|c| c.area != "throughput"));
+        assert!(kept.len() < all.len());
+        let kept_ids = ids(&kept);
+        let expected: Vec<String> = ids(&all)
+            .into_iter()
+            .filter(|id| kept_ids.contains(id))
+            .collect();
+        assert_eq!(kept_ids, expected);
+        let fewer = exclude(
+            all.clone(),
+            &["E1,E2".to_string(), "throughput".to_string()],
+        );
+        assert!(fewer
+            .iter()
+            .all(|c| !c.id.contains("E1") && !c.id.contains("E2")));
+        assert_eq!(ids(&exclude(all.clone(), &[])), ids(&all));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use cosmos_conformance::report::console::{self, Progress};
 use cosmos_conformance::report::Report;
 use cosmos_conformance::snapshot::{self, Comparison};
 use cosmos_conformance::source::FixtureSource;
-use cosmos_conformance::{select, slice, RunConfig};
+use cosmos_conformance::{exclude, select, slice, RunConfig};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -52,6 +52,10 @@ struct Args {
     /// (comma-separated).
     #[arg(long)]
     filter: Option<String>,
+    /// Leave out the cases whose id contains PATTERN or whose area is
+    /// PATTERN (comma-separated; may be repeated), after --filter.
+    #[arg(long, value_name = "PATTERN")]
+    exclude: Vec<String>,
     /// Skip the first N cases selected (0-based positions in --list order),
     /// e.g. to run the second half of the suite in a separate run.
     #[arg(long, value_name = "N")]
@@ -136,7 +140,7 @@ fn run(args: Args) -> Result<End, String> {
     };
     let cases = source.cases().map_err(|e| e.to_string())?;
     if args.list {
-        let cases = select(cases, args.filter.as_deref());
+        let cases = exclude(select(cases, args.filter.as_deref()), &args.exclude);
         print!("{}", list(&slice(cases, args.cases_from, args.cases_to)?));
         return Ok(End::Conforming);
     }
@@ -152,25 +156,32 @@ fn run(args: Args) -> Result<End, String> {
         }
         None => None,
     };
-    let cases = select(cases, args.filter.as_deref());
+    let cases = exclude(select(cases, args.filter.as_deref()), &args.exclude);
     if cases.is_empty() {
         return Err(format!(
-            "--filter {:?} selects no case",
-            args.filter.unwrap_or_default()
+            "--filter {:?} --exclude {:?} selects no case",
+            args.filter.unwrap_or_default(),
+            args.exclude.join(",")
         ));
     }
+    // The reports say what was left out.
+    let selection = match (&args.filter, args.exclude.is_empty()) {
+        (filter, true) => filter.clone(),
+        (Some(filter), false) => Some(format!("{filter}, not {}", args.exclude.join(","))),
+        (None, false) => Some(format!("not {}", args.exclude.join(","))),
+    };
     let sliced = args.cases_from.is_some() || args.cases_to.is_some();
     let cases = slice(cases, args.cases_from, args.cases_to)?;
     // The reports say which cases ran when not all that the filter selects.
     let filter = if sliced {
         let from = args.cases_from.unwrap_or(0);
         let range = format!("cases {from}..{}", from + cases.len());
-        Some(match &args.filter {
+        Some(match &selection {
             Some(filter) => format!("{filter}, {range}"),
             None => range,
         })
     } else {
-        args.filter.clone()
+        selection
     };
     if !(args.request_timeout.is_finite() && args.request_timeout > 0.0) {
         return Err("--request-timeout must be a positive number of seconds".to_string());

@@ -166,8 +166,7 @@ mod tests {
         Response {
             status,
             body: body.to_string(),
-            continuation: None,
-            etag: None,
+            ..Response::default()
         }
     }
 

@@ -2,6 +2,8 @@
 //! per fixture case: `cargo test -p cosmos-conformance E3` runs the E3 row.
 //! The expected outcomes come from the fixtures only; the emulator is just
 //! the target (its expectations file, `cosmos-emulator.toml`, is empty).
+//! The `throughput` area runs against a second emulator started with rate
+//! limiting (`--rate-limit`), and must run there: skipped is a failure.
 
 use cosmos_conformance::client::{Client, Credentials};
 use cosmos_conformance::clock::{self, ClockChoice, TimeMode};
@@ -30,6 +32,13 @@ fn main() {
         ..Config::default()
     })
     .expect("the emulator starts");
+    let throttling = Emulator::start(Config {
+        port: 0,
+        clock: ClockMode::Manual { start: None },
+        rate_limit: true,
+        ..Config::default()
+    })
+    .expect("the emulator with rate limiting starts");
     let runtime = Arc::new(
         tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -37,34 +46,41 @@ fn main() {
             .build()
             .expect("a runtime"),
     );
-    let credentials = Credentials {
-        endpoint: emulator.endpoint().to_string(),
-        key: cosmos_emulator::WELL_KNOWN_KEY.to_string(),
+    let session = |endpoint: &str| {
+        let credentials = Credentials {
+            endpoint: endpoint.to_string(),
+            key: cosmos_emulator::WELL_KNOWN_KEY.to_string(),
+        };
+        let client = Client::new(&credentials, false, Duration::from_secs(10)).expect("a client");
+        Arc::new(runtime.block_on(async {
+            let mode = clock::detect(&client, ClockChoice::Auto, 1.0)
+                .await
+                .expect("the clock is detected");
+            assert_eq!(mode, TimeMode::Manual, "the emulator's test clock is found");
+            Session::open(client, mode)
+                .await
+                .expect("the run's database")
+        }))
     };
-    let client = Client::new(&credentials, false, Duration::from_secs(10)).expect("a client");
-    let session = runtime.block_on(async {
-        let mode = clock::detect(&client, ClockChoice::Auto, 1.0)
-            .await
-            .expect("the clock is detected");
-        assert_eq!(mode, TimeMode::Manual, "the emulator's test clock is found");
-        Session::open(client, mode)
-            .await
-            .expect("the run's database")
-    });
-    let session = Arc::new(session);
+    let sessions = [session(emulator.endpoint()), session(throttling.endpoint())];
 
     let trials = cases
         .into_iter()
         .enumerate()
         .map(|(index, case)| {
             let runtime = Arc::clone(&runtime);
-            let session = Arc::clone(&session);
+            let throughput = case.area == "throughput";
+            let session = Arc::clone(&sessions[usize::from(throughput)]);
             let reason = known.reason(&case.id).map(str::to_string);
             let (name, kind) = (case.id.clone(), case.area.clone());
             Trial::test(name, move || {
                 let run = runtime.block_on(session.run_case(&case, index));
                 let verdict = run.verdict();
                 match expectations::status(&verdict, reason.is_some()) {
+                    Status::Skipped if throughput => Err(Failed::from(format!(
+                        "skipped against the emulator with rate limiting: {}",
+                        run.observed_text()
+                    ))),
                     Status::Passed | Status::ExpectedFailure | Status::Skipped => Ok(()),
                     Status::UnexpectedPass => Err(Failed::from(format!(
                         "passed but listed as a known failure ({}): remove it from cosmos-emulator.toml",
@@ -88,9 +104,12 @@ fn main() {
         .collect();
 
     let conclusion = libtest_mimic::run(&args, trials);
-    runtime
-        .block_on(session.close())
-        .expect("the run's database is deleted");
+    for session in &sessions {
+        runtime
+            .block_on(session.close())
+            .expect("the run's database is deleted");
+    }
     drop(emulator);
+    drop(throttling);
     conclusion.exit();
 }

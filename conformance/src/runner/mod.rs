@@ -9,7 +9,7 @@ use crate::fixtures::{Action, Case, Step};
 use crate::outcome::{CaseRun, Observed, StepOutcome, NOT_RUN};
 use reqwest::Method;
 use serde_json::json;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Semaphore;
@@ -112,6 +112,13 @@ impl Session {
             skipped: None,
         };
         let wall = match self.mode {
+            TimeMode::Wall(_) if case.needs_test_clock() => {
+                run.skipped = Some(
+                    "counts one second's request units: only a test clock holds the target's second still while the case writes (on the wall clock the budget refills mid-flood)"
+                        .to_string(),
+                );
+                return run;
+            }
             TimeMode::Wall(wall) => {
                 let unobservable = wall.unobservable(case);
                 if !unobservable.is_empty() {
@@ -134,16 +141,20 @@ impl Session {
             wall,
             collection_link: format!("dbs/{}/colls/{}", self.database, container_id(case, index)),
             database_link: format!("dbs/{}", self.database),
-            throughput: self.container_throughput,
+            throughput: case.throughput.or(self.container_throughput),
             partition_key: case.id.clone(),
             purge_wait: self.purge_wait,
             sprocs: BTreeSet::new(),
             feed: None,
+            refused: BTreeMap::new(),
+            throttled: false,
         };
         if let Some(container) = &case.container {
             match target.write_container(Method::POST, container).await {
                 Ok(response) if response.status == 201 => {
-                    if self.container_throughput.is_some() {
+                    // A case's own throughput is its own: the run's ranges
+                    // are those of the containers the run's throughput made.
+                    if self.container_throughput.is_some() && case.throughput.is_none() {
                         match crate::ranges::count(&self.client, &target.collection_link).await {
                             Ok(count) => {
                                 self.ranges_seen
@@ -274,7 +285,7 @@ fn not_run(step: &Step) -> StepOutcome {
     };
     StepOutcome {
         at: step.at,
-        label: step.action.label(),
+        label: step.label(),
         expected: step.expect.token(matching),
         observed: NOT_RUN.to_string(),
         detail: None,

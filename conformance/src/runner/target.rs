@@ -8,11 +8,11 @@ use super::{partition_key_header, path};
 use crate::client::{Client, Request, Response, TransportError};
 use crate::clock::{excerpt, Timeline, WallClock};
 use crate::feed::{self, FeedOutcome, FeedState};
-use crate::fixtures::{Action, Sproc, Step};
+use crate::fixtures::{Action, Expect, Flood, Priority, Sproc, Step};
 use crate::outcome::{observe_error, observe_read, observe_rows, observe_write, Observed};
 use reqwest::Method;
 use serde_json::{json, Map, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 /// The partition key path of every container the suite creates.
@@ -55,6 +55,10 @@ pub(super) struct CaseTarget<'a> {
     pub(super) sprocs: BTreeSet<String>,
     /// The case's change feed cursors and times, from its first `changes`.
     pub(super) feed: Option<FeedState>,
+    /// The id each `flood` of the case was refused on, by the flood's name.
+    pub(super) refused: BTreeMap<String, String>,
+    /// Whether a flood of the case has been refused: the target throttles.
+    pub(super) throttled: bool,
 }
 
 impl CaseTarget<'_> {
@@ -66,8 +70,21 @@ impl CaseTarget<'_> {
         timeline: &Timeline,
     ) -> Result<Observed, Halt> {
         Ok(match &step.action {
-            Action::Create(body) => observe_write(&self.create_item(body, false).await?, true),
-            Action::Upsert(body) => observe_write(&self.create_item(body, true).await?, true),
+            Action::Create(body) => {
+                observe_write(&self.create_item(body, false, step.priority).await?, true)
+            }
+            Action::Upsert(body) => observe_write(&self.create_item(body, true, None).await?, true),
+            Action::Flood(flood) => self.flood(flood, step).await?,
+            Action::ReadRefused(name) => match self.refused.get(name) {
+                Some(id) => {
+                    let response = self.client.send(self.item_request(Method::GET, id)).await?;
+                    observe_read(&response, Some(id), None, None)
+                }
+                None => Observed {
+                    token: "nothing refused".to_string(),
+                    detail: Some(format!("flood {name} was refused no write")),
+                },
+            },
             Action::Replace(body) => {
                 let id = body["id"].as_str().unwrap_or_default();
                 let request = self
@@ -215,10 +232,59 @@ impl CaseTarget<'_> {
         )
     }
 
+    /// Writes `<prefix>.1`, `<prefix>.2`... in the case's partition until
+    /// the first answer that is not a 201 (see `throughput.rs`). The case
+    /// is skipped when its first flood shows a target without throttling.
+    async fn flood(&mut self, flood: &Flood, step: &Step) -> Result<Observed, Halt> {
+        let Expect::Flood { budget, bound } = step.expect else {
+            unreachable!("the loader gives a flood a flood's expectation")
+        };
+        let mut run = crate::throughput::Flood {
+            charges: Vec::new(),
+            end: crate::throughput::End::NoRefusal { writes: 0 },
+        };
+        let mut n = 0;
+        while run.may_continue(budget) {
+            n += 1;
+            let id = format!("{}.{n}", flood.prefix);
+            let mut body = flood.body.clone();
+            body.insert("id".to_string(), json!(id));
+            let response = self.create_item(&body, false, step.priority).await?;
+            match (response.status, response.charge) {
+                (201, Some(charge)) => run.charges.push(charge),
+                (201, None) => {
+                    run.end = crate::throughput::End::Uncharged { n };
+                    break;
+                }
+                (429, _) => {
+                    self.refused.insert(flood.prefix.clone(), id.clone());
+                    run.end = crate::throughput::End::Refused { id, response };
+                    break;
+                }
+                _ => {
+                    run.end = crate::throughput::End::Failed { n, response };
+                    break;
+                }
+            }
+        }
+        if let crate::throughput::End::NoRefusal { writes } = &mut run.end {
+            *writes = n;
+        }
+        if matches!(run.end, crate::throughput::End::Refused { .. }) {
+            self.throttled = true;
+        } else if !self.throttled {
+            if let Some(reason) = run.unsupported(budget) {
+                return Err(Halt::Unsupported(reason));
+            }
+        }
+        Ok(run.observe(budget, bound))
+    }
+
     async fn create_item(
         &self,
         body: &Map<String, Value>,
         upsert: bool,
+        priority: Option<Priority>,
     ) -> Result<Response, TransportError> {
         let mut request = Request::new(
             Method::POST,
@@ -233,6 +299,9 @@ impl CaseTarget<'_> {
         .json(&Value::Object(self.item_body(body)));
         if upsert {
             request = request.header("x-ms-documentdb-is-upsert", "True");
+        }
+        if let Some(priority) = priority {
+            request = request.header("x-ms-cosmos-priority-level", priority.header());
         }
         self.client.send(request).await
     }

@@ -17,8 +17,7 @@ fn response(status: u16, body: &str) -> Response {
     Response {
         status,
         body: body.to_string(),
-        continuation: None,
-        etag: None,
+        ..Response::default()
     }
 }
 

@@ -85,7 +85,13 @@ fn missing_and_explicit_null_are_different_requests() {
 fn every_case_cites_a_rule_and_a_seed() {
     for case in all_cases() {
         assert!(!case.source.cites.is_empty(), "{}", case.id);
-        assert!(!case.source.seeds.is_empty(), "{}", case.id);
+        // The seeds are the TTL specification's: a case citing only
+        // throughput rules has none.
+        if case.area == "throughput" {
+            assert!(case.source.throughput_only(), "{}", case.id);
+        } else {
+            assert!(!case.source.seeds.is_empty(), "{}", case.id);
+        }
     }
 }
 
@@ -199,6 +205,132 @@ fn a_broken_file_is_refused_with_a_clear_message(
     let error = parse_file(Path::new("broken.toml"), &GOOD.replacen(from, to, 1)).unwrap_err();
     let text = error.to_string();
     assert!(text.starts_with("broken.toml"), "{text}");
+    assert!(
+        text.contains(message),
+        "{text:?} should contain {message:?}"
+    );
+}
+
+const FLOOD: &str = r#"
+schema-version = 1
+area = "throughput"
+title = "t"
+
+[[case]]
+id = "T.x"
+title = "x"
+source = { cites = ["T1", "T7"] }
+container = '{}'
+throughput = 400
+steps = [
+  { at = 0, flood = '{"id": "f", "n": 1}', expect = "429/3200 after 400 RU" },
+  { at = 0, create = '{"id": "h"}', priority = "high", expect = "201" },
+  { at = 1, flood = '{"id": "g"}', priority = "low", expect = "429/3200 within 400 RU" },
+  { at = 2, read-refused = "f", expect = "absent" },
+]
+"#;
+
+#[test]
+fn a_throughput_case_cites_no_seed_and_needs_a_test_clock() {
+    use cosmos_conformance::fixtures::{Bound, Priority};
+    let cases = parse_file(Path::new("flood.toml"), FLOOD).unwrap();
+    let case = &cases[0];
+    assert!(case.source.seeds.is_empty());
+    assert_eq!(case.source.to_string(), "T1, T7");
+    assert_eq!(case.throughput, Some(400));
+    assert!(case.needs_test_clock());
+    assert!(!all_cases()
+        .iter()
+        .filter(|c| c.area != "throughput")
+        .any(|c| c.needs_test_clock()));
+    let steps = &case.steps;
+    match &steps[0].action {
+        Action::Flood(flood) => {
+            assert_eq!(flood.prefix, "f");
+            assert_eq!(flood.body.get("n"), Some(&json!(1)));
+            assert!(!flood.body.contains_key("id"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        steps[2].expect,
+        Expect::Flood {
+            budget: 400,
+            bound: Bound::Within
+        }
+    );
+    assert_eq!(steps[1].priority, Some(Priority::High));
+    assert_eq!(steps[2].label(), "flood g priority low");
+    assert_eq!(steps[3].label(), "read-refused f");
+}
+
+/// As [`a_broken_file_is_refused_with_a_clear_message`], from [`FLOOD`].
+#[rstest]
+#[case::seeds_for_ttl_rules(
+    r#"cites = ["T1", "T7"]"#,
+    r#"cites = ["T1", "R4"]"#,
+    "must name at least one seed file"
+)]
+#[case::unknown_throughput_rule(
+    r#"cites = ["T1", "T7"]"#,
+    r#"cites = ["T8"]"#,
+    "a throughput rule (T1-T7)"
+)]
+#[case::no_throughput(
+    "throughput = 400
+",
+    "",
+    "needs the case's `throughput`"
+)]
+#[case::odd_throughput("throughput = 400", "throughput = 450", "multiples of 100")]
+#[case::budget_over_throughput(
+    r#"expect = "429/3200 after 400 RU""#,
+    r#"expect = "429/3200 after 500 RU""#,
+    "cannot exceed the container's 400 RU/s"
+)]
+#[case::after_shares_its_second(
+    r#"{ at = 1, flood = '{"id": "g"}', priority = "low", expect = "429/3200 within 400 RU" }"#,
+    r#"{ at = 0, flood = '{"id": "g"}', expect = "429/3200 after 400 RU" }"#,
+    "the flood is the first step @0"
+)]
+#[case::same_flood_twice(
+    r#"'{"id": "g"}'"#,
+    r#"'{"id": "f"}'"#,
+    "another `flood` is named \"f\""
+)]
+#[case::refused_of_no_flood(
+    r#"read-refused = "f""#,
+    r#"read-refused = "z""#,
+    "names an earlier `flood`"
+)]
+#[case::flood_in_another_partition(
+    r#"'{"id": "g"}'"#,
+    r#"'{"id": "g", "pk": "p"}'"#,
+    "its item has no `pk`"
+)]
+#[case::flood_expects_a_status(
+    r#"expect = "429/3200 after 400 RU""#,
+    r#"expect = "429 TooManyRequests""#,
+    "a flood expects"
+)]
+#[case::bad_priority(
+    r#"priority = "high""#,
+    r#"priority = "urgent""#,
+    "\"low\" or \"high\""
+)]
+#[case::priority_on_a_read(
+    r#"read-refused = "f", "#,
+    r#"read-refused = "f", priority = "low", "#,
+    "`priority` belongs to `create` and `flood`"
+)]
+fn a_broken_throughput_case_is_refused(
+    #[case] from: &str,
+    #[case] to: &str,
+    #[case] message: &str,
+) {
+    assert!(FLOOD.contains(from), "{from:?} is in FLOOD");
+    let error = parse_file(Path::new("broken.toml"), &FLOOD.replacen(from, to, 1)).unwrap_err();
+    let text = error.to_string();
     assert!(
         text.contains(message),
         "{text:?} should contain {message:?}"

@@ -28,6 +28,36 @@ async fn full_run_against_the_emulator() {
     assert_eq!(report.summary.total, cases.len());
 }
 
+/// The `throughput` area against the emulator with rate limiting: every
+/// case runs and passes (none skipped), and its outcome table is kept too.
+/// Against the emulator without it (the full run above) the same cases are
+/// skipped: it does not throttle.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_throughput_area_passes_against_the_emulator_with_rate_limiting() {
+    let emulator = Emulator::start(Config {
+        port: 0,
+        clock: ClockMode::Manual { start: None },
+        rate_limit: true,
+        ..Config::default()
+    })
+    .expect("the emulator starts");
+    let mut config = config(emulator.endpoint());
+    config.request_timeout = Duration::from_secs(10);
+    let cases: Vec<_> = all_cases()
+        .into_iter()
+        .filter(|c| c.area == "throughput")
+        .collect();
+    assert!(cases.len() >= 5, "{} throughput cases", cases.len());
+    let report = crate::common::run(&config, &cases, Duration::from_secs(120)).await;
+    insta::assert_snapshot!("throughput", report.outcome_table());
+    assert_eq!(
+        report.summary.passed,
+        cases.len(),
+        "{}",
+        cosmos_conformance::report::console::render(&report)
+    );
+}
+
 /// `--container-throughput 24000`: every case's container has four
 /// partition key ranges (read by the suite with `GET .../pkranges`), and
 /// the outcome table is the one-range run's, line for line.
