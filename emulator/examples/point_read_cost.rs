@@ -16,6 +16,9 @@
 //! upserts instead of reading; with `DATA_DIR=DIR` the store persists into
 //! DIR (`--sync never`), to see what persistence adds to a request; with
 //! `RULES=N`, N fault rules that never match are checked by every request.
+//! With `RATE_LIMIT=1` requests are throttled (`--rate-limit`); `OFFER=N`
+//! gives the container N RU/s (rate limiting needs more than the default
+//! 400 to let every read through: compare both at the same `OFFER`).
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -82,7 +85,8 @@ async fn main() {
         gateway: Default::default(),
         scripts: Default::default(),
         charges: Default::default(),
-        limiter: None,
+        limiter: std::env::var_os("RATE_LIMIT")
+            .map(|_| Arc::new(cosmos_emulator::throttle::Limiter::new(false))),
         region: cosmos_emulator::REGION.into(),
         faults: Default::default(),
         topology: Arc::new(cosmos_emulator::regions::Topology::single(
@@ -105,13 +109,18 @@ async fn main() {
     };
     let (s, b) = send(signed(&key, "POST", "/dbs", Some(r#"{"id":"db"}"#.into()))).await;
     assert!(s.is_success(), "{s} {b:?}");
-    let (s, b) = send(signed(
+    let mut create = signed(
         &key,
         "POST",
         "/dbs/db/colls",
         Some(r#"{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash","version":2}}"#.into()),
-    ))
-    .await;
+    );
+    if let Ok(offer) = std::env::var("OFFER") {
+        create
+            .headers_mut()
+            .insert("x-ms-offer-throughput", offer.parse().unwrap());
+    }
+    let (s, b) = send(create).await;
     assert!(s.is_success(), "{s} {b:?}");
     let filler = "x".repeat(900);
     for i in 0..1000 {

@@ -49,7 +49,7 @@ mod script;
 pub mod settings;
 pub mod shutdown;
 pub mod store;
-mod throttle;
+pub mod throttle;
 mod tls;
 mod transport;
 pub mod ttl;
@@ -351,6 +351,8 @@ pub struct Emulator {
     endpoint: String,
     /// Each region's name and endpoint (one, the account's, without `--regions`).
     regions: Vec<(String, String)>,
+    /// The fault rules, as `POST /_emulator/faults` adds them.
+    faults: Arc<faults::Faults>,
     key: String,
     store: Arc<Store>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
@@ -364,6 +366,7 @@ impl Emulator {
         let endpoint = server.endpoint()?;
         let regions = server.region_endpoints()?;
         let store = server.store();
+        let faults = Arc::clone(&server.endpoints[0].state().faults);
         let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("cosmos-emulator".into())
@@ -379,6 +382,7 @@ impl Emulator {
         Ok(Emulator {
             endpoint,
             regions,
+            faults,
             key: config.key,
             store,
             shutdown: Some(shutdown),
@@ -389,6 +393,19 @@ impl Emulator {
     /// `http://127.0.0.1:PORT`
     pub fn endpoint(&self) -> &str {
         &self.endpoint
+    }
+
+    /// Adds a fault rule, as `POST /_emulator/faults` does
+    /// (`docs/src/faults.md`): the rule as stored, with its id; or the
+    /// route's 400 or 409.
+    pub fn add_fault(&self, rule: serde_json::Value) -> Result<serde_json::Value, error::ApiError> {
+        self.faults.add(rule, self.store.clock.now_millis())
+    }
+
+    /// Every fault rule with its `hitCount`, as `GET /_emulator/faults`
+    /// lists them.
+    pub fn faults(&self) -> Vec<serde_json::Value> {
+        self.faults.list()
     }
 
     /// Each region's name and endpoint, as `--regions` named them.

@@ -4,7 +4,7 @@
 // control API (POST /_emulator/faults); each counts HTTP requests, so the SDK's retries show
 // in hitCount. HTTP and HTTPS.
 //
-// The rows of ../../shared/RESILIENCE-FACTS.md §1 these tests pin, for this SDK (4.9):
+// What this SDK (4.9) does, as these tests pin it (the table in docs/src/resilience.md):
 // - 429: resourceThrottleRetryPolicy, 9 retries, waits err.retryAfterInMs, and writes the sums
 //   into the final response's headers (x-ms-throttle-retry-count, -wait-time-ms), on success
 //   and on failure;

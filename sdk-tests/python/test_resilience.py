@@ -4,7 +4,7 @@ it, splits a partition under a query, or answers 503. The rules go through the c
 (POST /_emulator/faults); each counts HTTP requests, so the SDK's retries show in hitCount.
 HTTP and HTTPS.
 
-The rows of ../../shared/RESILIENCE-FACTS.md §1 these tests pin, for this SDK (4.17):
+What this SDK (4.17) does, as these tests pin it (the table in docs/src/resilience.md):
 - 429: ResourceThrottleRetryPolicy, 9 retries, waits x-ms-retry-after-ms; the sums
   (x-ms-throttle-retry-count, -wait-time-ms) reach client.last_response_headers when the
   operation fails, not when it succeeds (see the first test);

@@ -626,3 +626,7 @@ async fn vector_search_across_ranges_is_the_exact_top_k() {
 /// run here so that the example a user copies keeps working.
 #[path = "../../../docs/snippets/rust/first_test.rs"]
 mod docs_first_test;
+
+/// The guide's Rust resilience recipe (docs/src/resilience.md includes it).
+#[path = "../../../docs/snippets/rust/resilience.rs"]
+mod docs_resilience;

@@ -34,6 +34,7 @@ const FOLDERS: &[&str] = &[
     "go",
     "http",
     "java",
+    "resilience",
     "rust",
     "testcontainers",
     "tls",

@@ -1,11 +1,11 @@
-//! Runs `docs/snippets/go/`, `docs/snippets/http/` and `docs/snippets/tls/`.
+//! Runs `docs/snippets/go/`, `docs/snippets/http/`, `docs/snippets/tls/` and `docs/snippets/resilience/`.
 //!
 //! `go/` as a reader of the Go quick start follows it: in a fresh directory,
 //! `go mod init`, then `get.sh` (the `go get` the guide shows), then the
 //! `_test.go` files copied there and `go test`, with the emulator just built
 //! first on PATH (the tests start their own, on free ports).
 //!
-//! `http/` and `tls/`: in a fresh
+//! `http/`, `tls/` and `resilience/`: in a fresh
 //! directory, the folder's `start.sh` (the command the guide shows) starts
 //! `cosmos-emulator` on 127.0.0.1:8081, as a reader would; then every other
 //! file of the folder is copied there and run in name order (`.py` with the SDK
@@ -39,7 +39,7 @@ pub fn run_all(python: &Path) -> Result<(), String> {
     let path = std::env::join_paths(path).map_err(|e| e.to_string())?;
 
     run_go(&path)?;
-    for folder in ["http", "tls"] {
+    for folder in ["http", "tls", "resilience"] {
         let scratch = target_dir().join("docs-snippets").join(folder);
         let _ = std::fs::remove_dir_all(&scratch);
         std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;

@@ -1,0 +1,1 @@
+cosmos-emulator --clock manual --rate-limit --regions westus,eastus
