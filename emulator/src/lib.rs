@@ -121,6 +121,9 @@ pub struct Config {
     pub regions: Vec<String>,
     /// Whether every region takes writes (`--multi-write`).
     pub multi_write: bool,
+    /// A serverless account (`--serverless`): no offers, 5,000 RU/s per
+    /// partition when throttling.
+    pub serverless: bool,
     /// How requests are charged (`--ru-charges`).
     pub charges: request_units::ChargeModel,
     /// Whether requests are throttled by provisioned throughput
@@ -148,6 +151,7 @@ impl Default for Config {
             consistency: consistency::Consistency::default(),
             regions: Vec::new(),
             multi_write: false,
+            serverless: false,
             charges: request_units::ChargeModel::default(),
             rate_limit: false,
             burst_capacity: false,
@@ -208,7 +212,8 @@ impl Server {
         let transport = transport::Transport::new(config.protocol, certificates)?;
         let mut store = Store::new(Clock::new(config.clock))
             .with_change_feed_retention(config.change_feed_retention)
-            .with_min_ranges_per_container(config.min_ranges_per_container);
+            .with_min_ranges_per_container(config.min_ranges_per_container)
+            .with_serverless(config.serverless);
         if let Some(dir) = &config.data_dir {
             store = store.open_data_dir(dir, config.sync)?;
         }

@@ -189,6 +189,11 @@ pub struct Flags {
     /// false: only the first]
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", value_parser = values::flag_bool)]
     pub multi_write: Option<bool>,
+    /// A serverless account: databases and containers take no throughput
+    /// (400, as the service refuses it), offers cannot be read, and with
+    /// --rate-limit each partition gets 5,000 RU/s [default: false]
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", value_parser = values::flag_bool)]
+    pub serverless: Option<bool>,
     /// How requests are charged: documented (a model through the service's
     /// documented request-unit points) or fixed (1 RU a read, 5.71 a
     /// write, 2.89 a query, as before the model) [default: documented]
@@ -501,6 +506,13 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
         &[COSMOS_EMULATOR_MULTI_WRITE],
         Var::boolean,
     )?;
+    let serverless = flag_or_vars(
+        flags.serverless,
+        "serverless",
+        env,
+        &[COSMOS_EMULATOR_SERVERLESS],
+        Var::boolean,
+    )?;
     let ru_charges = flag_or_vars(
         flags.ru_charges,
         "ru-charges",
@@ -638,6 +650,7 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
         rate_limit: value(rate_limit).unwrap_or(false),
         regions,
         multi_write: value(multi_write).unwrap_or(false),
+        serverless: value(serverless).unwrap_or(false),
         burst_capacity: value(burst_capacity).unwrap_or(false),
         compute_gateway_port: value(compute_gateway_port),
         data_dir,

@@ -20,8 +20,17 @@ pub fn requested_throughput(headers: &HeaderMap) -> ApiResult<Option<Throughput>
     )
 }
 
-pub async fn list(State(state): State<AppState>) -> Response {
-    value_feed("", "Offers", &state.store.offers())
+/// A serverless account has no offers to read or replace: the service's 400.
+fn offers_exist(state: &AppState) -> ApiResult<()> {
+    match state.store.serverless() {
+        true => Err(crate::store::serverless_offers()),
+        false => Ok(()),
+    }
+}
+
+pub async fn list(State(state): State<AppState>) -> ApiResult<Response> {
+    offers_exist(&state)?;
+    Ok(value_feed("", "Offers", &state.store.offers()))
 }
 
 /// `POST /offers` with a query, as the SDKs read a resource's throughput:
@@ -38,6 +47,7 @@ pub async fn query(
              x-ms-documentdb-isquery: true.",
         ));
     }
+    offers_exist(&state)?;
     let now = state.store.clock.now_millis();
     value_query(&body, now, "", "Offers", state.store.offers())
 }
@@ -46,6 +56,7 @@ pub async fn read(
     State(state): State<AppState>,
     PathParams(rid): PathParams<String>,
 ) -> ApiResult<Response> {
+    offers_exist(&state)?;
     let (offer, minimum) = state.store.offer(&rid)?;
     let mut response = resource(StatusCode::OK, &offer, METADATA_READ);
     response
@@ -72,6 +83,7 @@ pub async fn replace(
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<Response> {
+    offers_exist(&state)?;
     let migration = match (
         headers.flag("x-ms-cosmos-migrate-offer-to-autopilot"),
         headers.flag("x-ms-cosmos-migrate-offer-to-manual-throughput"),

@@ -2,12 +2,17 @@
 //! container's own RU/s (manual, or the autoscale maximum) divided by its
 //! partition key ranges; or, for a container sharing its database's
 //! throughput, the database's RU/s divided by every partition of the
-//! containers that share it. Read by the throttle (`throttle.rs`).
+//! containers that share it; in a serverless account, 5,000 RU/s per
+//! partition. Read by the throttle (`throttle.rs`).
 
 use std::sync::Arc;
 
 use super::Store;
 use crate::error::ApiResult;
+
+/// What each partition of a serverless container may spend a second (the
+/// service's "5,000 RU/s per partition").
+pub const SERVERLESS_RU_PER_PARTITION: f64 = 5000.0;
 
 /// The partitions a request on a container uses, and each one's budget.
 #[derive(Debug, Clone)]
@@ -52,6 +57,7 @@ impl Store {
                 .map(|(_, offer)| offer.provisioned() as f64)
         };
         let ru_per_partition = match provisioned(&c.rid) {
+            _ if self.serverless() => SERVERLESS_RU_PER_PARTITION,
             Some(ru) => ru / all.len() as f64,
             None => {
                 // Shared: the database's RU/s over the partitions of every

@@ -26,6 +26,9 @@ impl Store {
         throughput: Option<Throughput>,
     ) -> ApiResult<Value> {
         let id = validate_name(body.get("id"))?.to_string();
+        if self.serverless && throughput.is_some() {
+            return Err(offers::serverless_refusal("database"));
+        }
         let now = self.clock.now();
         let mut catalog = self.write()?;
         if catalog.databases.contains_key(&id) {
@@ -97,6 +100,9 @@ impl Store {
         throughput: Option<Throughput>,
     ) -> ApiResult<Value> {
         let id = validate_name(body.get("id"))?.to_string();
+        if self.serverless && throughput.is_some() {
+            return Err(offers::serverless_refusal("container"));
+        }
         let now = self.clock.now();
         let mut catalog = self.write()?;
         // The keys a clientEncryptionPolicy names must exist, a check the
@@ -107,7 +113,9 @@ impl Store {
                 body.get("clientEncryptionPolicy"),
             ))?;
         let settings = ContainerSettings::parse(body)?;
-        let shared = catalog.offers.has_offer(&catalog.database(database)?.rid);
+        // Serverless containers have no offer; others share their
+        // database's or get 400 RU/s of their own.
+        let shared = self.serverless || catalog.offers.has_offer(&catalog.database(database)?.rid);
         let throughput =
             throughput.or((!shared).then_some(Throughput::Manual(offers::MIN_MANUAL_THROUGHPUT)));
         let db = catalog.database_mut(database)?;

@@ -58,7 +58,7 @@ pub use log::{
     Change, ChangeKind, ChangeLog,
     DEFAULT_RETENTION_SECONDS as DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
 };
-pub use offers::{Migration, Throughput};
+pub use offers::{serverless_offers, Migration, Throughput};
 pub use ranges::{parse_id as parse_range_id, Range, RangeMap, SplitRefusal};
 pub use scripts::{Script, ScriptCounts, ScriptKind, ScriptView, TriggerOperation, TriggerType};
 pub use transaction::{Committed, Conflict, ContainerNames, Transaction};
@@ -83,6 +83,9 @@ pub struct Store {
     change_feed_retention: i64,
     /// The least number of partition key ranges a new container gets.
     min_ranges_per_container: usize,
+    /// A serverless account (`--serverless`): no offers, and 5,000 RU/s per
+    /// partition when throttling (`budgets.rs`).
+    serverless: bool,
     /// With `--data-dir`: the journal changes are written ahead to, and
     /// what compacting it needs (`durable/`).
     durable: Option<Durable>,
@@ -140,6 +143,7 @@ impl Store {
             lsn: AtomicU64::new(1),
             change_feed_retention: log::DEFAULT_RETENTION_SECONDS,
             min_ranges_per_container: 1,
+            serverless: false,
             durable: None,
             snapshots: Mutex::default(),
         }
@@ -149,6 +153,16 @@ impl Store {
     pub fn with_min_ranges_per_container(mut self, count: usize) -> Self {
         self.min_ranges_per_container = count.max(1);
         self
+    }
+
+    /// Makes the account serverless: throughput can be neither set nor read.
+    pub fn with_serverless(mut self, serverless: bool) -> Self {
+        self.serverless = serverless;
+        self
+    }
+
+    pub fn serverless(&self) -> bool {
+        self.serverless
     }
 
     /// Keeps change log entries for `seconds` of emulator-clock time.

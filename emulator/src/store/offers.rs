@@ -424,6 +424,19 @@ impl Offers {
     }
 }
 
+/// The service's refusal of throughput in a serverless account.
+pub fn serverless_refusal(resource: &str) -> ApiError {
+    ApiError::bad_request(format!(
+        "Setting offer throughput or autopilot on {resource} is not supported for serverless \
+         accounts."
+    ))
+}
+
+/// The service's refusal of an offer read or replace in a serverless account.
+pub fn serverless_offers() -> ApiError {
+    ApiError::bad_request("Reading or replacing offers is not supported for serverless accounts.")
+}
+
 fn offer_not_found(rid: &str) -> ApiError {
     ApiError::not_found().with_message(format!(
         "Resource Not Found: no offer has the RID '{rid}'; its database or container may have been \

@@ -312,3 +312,45 @@ fn one_region_serves_as_before() {
         1
     );
 }
+
+#[test]
+fn a_read_region_serves_queries_feeds_and_expiry_on_the_one_store() {
+    let (client, regions) = three_regions(false);
+    assert_eq!(create_db(&regions[0], "db").status, 201);
+    let container =
+        json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash"}, "defaultTtl": 10});
+    assert_eq!(
+        regions[0].post("/dbs/db/colls", &container, &[]).status,
+        201
+    );
+    let pk = [("x-ms-documentdb-partitionkey", "[\"a\"]")];
+    for id in ["x", "y"] {
+        let reply = regions[0].post("/dbs/db/colls/c/docs", &json!({"id": id, "pk": "a"}), &pk);
+        assert_eq!(reply.status, 201);
+    }
+    let query = regions[2].post(
+        "/dbs/db/colls/c/docs",
+        &json!({"query": "SELECT VALUE c.id FROM c"}),
+        &[
+            pk[0],
+            ("x-ms-documentdb-isquery", "True"),
+            ("content-type", "application/query+json"),
+        ],
+    );
+    assert_eq!(query.status, 200, "{}", query.body);
+    assert_eq!(query.body["Documents"], json!(["x", "y"]));
+    let feed = regions[1].get(
+        "/dbs/db/colls/c/docs",
+        &[
+            ("a-im", "Incremental feed"),
+            ("x-ms-documentdb-partitionkeyrangeid", "0"),
+        ],
+    );
+    assert_eq!(feed.status, 200, "{}", feed.body);
+    assert_eq!(feed.body["Documents"].as_array().unwrap().len(), 2);
+    // TTL runs on the one clock: gone from every region at once.
+    client.emulator.advance(10).unwrap();
+    for region in &regions {
+        assert_eq!(region.get("/dbs/db/colls/c/docs/x", &pk).status, 404);
+    }
+}

@@ -214,3 +214,48 @@ fn a_batch_charges_the_sum_of_its_operations() {
     );
     assert!(each > 6.0, "a create and a read: {each}");
 }
+
+/// A query's charge is what the model makes of the documents and bytes its
+/// query metrics report: the two agree, page by page.
+#[test]
+fn a_query_charge_agrees_with_its_query_metrics() {
+    let client = started(ChargeModel::Documented);
+    for i in 0..30 {
+        client.create_item(
+            &json!({"id": format!("i{i}"), "pk": "p", "n": i, "text": "y".repeat(300)}),
+        );
+    }
+    for query in [
+        "SELECT * FROM c",
+        "SELECT c.id FROM c WHERE c.n > 20",
+        "SELECT VALUE COUNT(1) FROM c",
+    ] {
+        let reply = client.post(
+            &format!("{COLL}/docs"),
+            &json!({"query": query}),
+            &[
+                ("x-ms-documentdb-isquery", "True"),
+                ("content-type", "application/query+json"),
+                ("x-ms-documentdb-partitionkey", "[\"p\"]"),
+                ("x-ms-documentdb-populatequerymetrics", "True"),
+            ],
+        );
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        let metrics: std::collections::HashMap<&str, f64> = reply
+            .header("x-ms-documentdb-query-metrics")
+            .unwrap()
+            .split(';')
+            .filter_map(|pair| pair.split_once('='))
+            .map(|(k, v)| (k, v.parse().unwrap()))
+            .collect();
+        let expected = 2.31
+            + 0.1 * metrics["retrievedDocumentCount"]
+            + 0.5 * metrics["retrievedDocumentSize"] / 1024.0
+            + 0.4 * metrics["outputDocumentSize"] / 1024.0;
+        let charged = charge(&reply);
+        assert!(
+            (charged - expected).abs() < 0.011,
+            "{query}: charged {charged}, the metrics make {expected}"
+        );
+    }
+}

@@ -260,3 +260,69 @@ fn without_rate_limit_nothing_is_throttled() {
         assert_eq!(client.create_item(&item(&format!("a{i}"), "p")).status, 201);
     }
 }
+
+#[test]
+fn metadata_requests_spend_the_accounts_own_budget() {
+    let client = started(Config::for_tests());
+    assert_eq!(client.create_container("c", None).status, 201);
+    client.emulator.advance(1).unwrap(); // a second of its own
+                                         // Databases made until the metadata second is spent: 1,000 RU.
+    let mut spent = 0.0;
+    let mut refused = None;
+    for i in 0..1000 {
+        let reply = client.post("/dbs", &json!({"id": format!("d{i}")}), &[]);
+        if reply.status == 429 {
+            refused = Some(reply);
+            break;
+        }
+        assert_eq!(reply.status, 201, "{}", reply.body);
+        spent += charge(&reply);
+    }
+    let refused = refused.expect("metadata is throttled too");
+    assert_eq!(refused.header("x-ms-substatus"), Some("3200"));
+    assert!((1000.0..1010.0).contains(&spent), "{spent}");
+    // The container's partitions have their own: data still flows.
+    assert_eq!(client.create_item(&item("a", "p")).status, 201);
+    client.emulator.advance(1).unwrap();
+    assert_eq!(
+        client.post("/dbs", &json!({"id": "later"}), &[]).status,
+        201
+    );
+}
+
+#[test]
+fn a_serverless_account_takes_no_throughput_and_gives_each_partition_5000_ru() {
+    let client = started(Config {
+        serverless: true,
+        ..Config::for_tests()
+    });
+    // Throughput can be neither set nor read, in the service's words.
+    let body = json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash"}});
+    let refused = client.post("/dbs/db/colls", &body, &[("x-ms-offer-throughput", "400")]);
+    refused.assert_error(400, "BadRequest");
+    assert!(
+        refused.message().contains("serverless"),
+        "{}",
+        refused.message()
+    );
+    let refused = client.post(
+        "/dbs",
+        &json!({"id": "shared"}),
+        &[("x-ms-offer-throughput", "400")],
+    );
+    refused.assert_error(400, "BadRequest");
+    assert_eq!(client.post("/dbs/db/colls", &body, &[]).status, 201);
+    let offers = client.get("/offers", &[]);
+    offers.assert_error(400, "BadRequest");
+    assert!(offers
+        .message()
+        .contains("not supported for serverless accounts"));
+    // 5,000 RU/s for the container's one partition.
+    let (charges, throttled) = write_until_throttled(&client, "c", "p", "a");
+    let spent: f64 = charges.iter().sum();
+    assert!(
+        (5000.0..5000.0 + charges[0] + 0.01).contains(&spent),
+        "{spent}"
+    );
+    assert_eq!(throttled.header("x-ms-substatus"), Some("3200"));
+}
