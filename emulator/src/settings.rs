@@ -23,6 +23,8 @@
 //! [`resolve`] takes the environment as a function, so that tests give it a
 //! map instead of changing the process's environment.
 
+mod account;
+mod choices;
 mod data_dir;
 mod health_args;
 pub(crate) mod values;
@@ -40,88 +42,12 @@ use crate::persist::SyncMode;
 use crate::transport::Protocol;
 use crate::Config;
 
+pub use choices::{ClockArg, LogLevel, ProtocolArg, RuChargesArg, SyncArg};
 pub use data_dir::default_data_dir;
 pub use health_args::HealthArgs;
 pub use vars::*;
 
 use values::{checked_key, key_from_file};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ClockArg {
-    /// The machine's wall clock.
-    System,
-    /// Stands still until moved through POST /_emulator/clock.
-    Manual,
-}
-
-/// `--ru-charges`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RuChargesArg {
-    /// A model through the service's documented points (`request_units`).
-    Documented,
-    /// 1 RU a read, 5.71 a write, 2.89 a query.
-    Fixed,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SyncArg {
-    /// fdatasync before every write is acknowledged (concurrent writes
-    /// share one): nothing acknowledged is lost to a power cut.
-    Always,
-    /// fdatasync once a second: a power cut can lose the last second.
-    Periodic,
-    /// Leave it to the operating system.
-    Never,
-}
-
-/// vNext's `--protocol` / `PROTOCOL`, and `auto`. Both HTTPS values serve
-/// HTTPS with the certificate made at start (as `--tls`): there is no
-/// certificate to bring.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ProtocolArg {
-    Http,
-    Https,
-    HttpsInsecure,
-    /// HTTP and HTTPS on the same port, told apart by each connection's
-    /// first byte.
-    Auto,
-}
-
-impl ProtocolArg {
-    fn protocol(self) -> Protocol {
-        match self {
-            ProtocolArg::Http => Protocol::Http,
-            ProtocolArg::Https | ProtocolArg::HttpsInsecure => Protocol::Https,
-            ProtocolArg::Auto => Protocol::Auto,
-        }
-    }
-}
-
-/// vNext's `--log-level` / `LOG_LEVEL`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogLevel {
-    /// Nothing.
-    Quiet,
-    Error,
-    Warn,
-    Info,
-    Debug,
-    Trace,
-}
-
-impl LogLevel {
-    /// The tracing filter directive.
-    fn directive(self) -> &'static str {
-        match self {
-            LogLevel::Quiet => "off",
-            LogLevel::Error => "error",
-            LogLevel::Warn => "warn",
-            LogLevel::Info => "info",
-            LogLevel::Debug => "debug",
-            LogLevel::Trace => "trace",
-        }
-    }
-}
 
 /// A local Azure Cosmos DB (NoSQL) endpoint with exact time-to-live semantics.
 ///
@@ -368,6 +294,7 @@ fn default_protocol(env: Env) -> Result<Protocol, Invalid> {
 /// Flags, then the environment, then defaults.
 pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
     let mut notes = Vec::new();
+    let account = account::resolve(&flags, env)?;
 
     let host = flag_or_vars(flags.host, "host", env, &[COSMOS_EMULATOR_HOST], |v| {
         v.parse(values::host_name, values::HOST_ACCEPTED)
@@ -484,63 +411,6 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
         &[COSMOS_EMULATOR_CONSISTENCY],
         choice("expected strong, bounded-staleness, session, consistent-prefix or eventual"),
     )?;
-    let regions = flag_or_vars(
-        flags.regions,
-        "regions",
-        env,
-        &[COSMOS_EMULATOR_REGIONS],
-        |v: &Var| v.parse(|t| Some(t.to_string()), "comma-separated region names"),
-    )?;
-    let regions: Vec<String> = value(regions)
-        .map(|names| names.split(',').map(|n| n.trim().to_string()).collect())
-        .unwrap_or_default();
-    if let Err(why) = crate::regions::Topology::new(regions.clone(), false) {
-        if !regions.is_empty() {
-            return Err(Invalid(why));
-        }
-    }
-    let multi_write = flag_or_vars(
-        flags.multi_write,
-        "multi-write",
-        env,
-        &[COSMOS_EMULATOR_MULTI_WRITE],
-        Var::boolean,
-    )?;
-    let serverless = flag_or_vars(
-        flags.serverless,
-        "serverless",
-        env,
-        &[COSMOS_EMULATOR_SERVERLESS],
-        Var::boolean,
-    )?;
-    let ru_charges = flag_or_vars(
-        flags.ru_charges,
-        "ru-charges",
-        env,
-        &[COSMOS_EMULATOR_RU_CHARGES],
-        choice("expected documented or fixed"),
-    )?;
-    let rate_limit = flag_or_vars(
-        flags.rate_limit,
-        "rate-limit",
-        env,
-        &[COSMOS_EMULATOR_RATE_LIMIT],
-        Var::boolean,
-    )?;
-    let burst_capacity = flag_or_vars(
-        flags.burst_capacity,
-        "burst-capacity",
-        env,
-        &[COSMOS_EMULATOR_BURST_CAPACITY],
-        Var::boolean,
-    )?;
-    if value(burst_capacity.clone()) == Some(true) && value(rate_limit.clone()) != Some(true) {
-        return Err(Invalid(
-            "--burst-capacity needs --rate-limit: burst capacity is spent only when requests are \
-             throttled"
-                .into(),
-        ));
-    }
     let min_ranges = flag_or_vars(
         flags.ranges_per_container,
         "ranges-per-container",
@@ -643,15 +513,12 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
             .unwrap_or(crate::store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS),
         min_ranges_per_container: value(min_ranges).unwrap_or(1).into(),
         consistency: value(consistency).unwrap_or_default(),
-        charges: match value(ru_charges).unwrap_or(RuChargesArg::Documented) {
-            RuChargesArg::Documented => crate::request_units::ChargeModel::Documented,
-            RuChargesArg::Fixed => crate::request_units::ChargeModel::Fixed,
-        },
-        rate_limit: value(rate_limit).unwrap_or(false),
-        regions,
-        multi_write: value(multi_write).unwrap_or(false),
-        serverless: value(serverless).unwrap_or(false),
-        burst_capacity: value(burst_capacity).unwrap_or(false),
+        charges: account.charges,
+        rate_limit: account.rate_limit,
+        burst_capacity: account.burst_capacity,
+        regions: account.regions,
+        multi_write: account.multi_write,
+        serverless: account.serverless,
         compute_gateway_port: value(compute_gateway_port),
         data_dir,
         sync: match value(sync).unwrap_or(SyncArg::Periodic) {

@@ -27,12 +27,15 @@
 //! first run's, line for line (reports in `restart/first/` and
 //! `restart/second/`).
 
+mod throughput;
+
 use crate::server::Server;
 use crate::{cargo, flag, root, target_dir, without};
 use cosmos_conformance::report::Report;
 use std::path::Path;
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
+use throughput::THROUGHPUT_AREA;
 
 const STARTUP: Duration = Duration::from_secs(10);
 /// The second run's containers: 4 ranges (above 10,000 RU/s, one per 6,000).
@@ -40,8 +43,6 @@ const SEVERAL_RANGES_THROUGHPUT: u32 = 24_000;
 const SEVERAL_RANGES: usize = 4;
 /// Options of the first run the second does not repeat (with their value).
 const FIRST_RUN_ONLY: [&str; 3] = ["--report-dir", "--snapshot", "--write-expectations"];
-/// The area that runs against an emulator with `--rate-limit` alone.
-const THROUGHPUT_AREA: &str = "throughput";
 
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let started = Instant::now();
@@ -89,14 +90,14 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     // The throughput area runs on an emulator of its own (see above).
     let (others, throughput_cases) = if against_emulator && !listing && !sliced {
         extra.extend(["--exclude".to_string(), THROUGHPUT_AREA.to_string()]);
-        selection(args)?
+        throughput::selection(args)?
     } else {
         (1, Vec::new())
     };
     if others == 0 && !throughput_cases.is_empty() {
         // Only throughput cases are selected: their run alone.
         std::fs::create_dir_all(&report_dir).map_err(|e| e.to_string())?;
-        let code = throughput_run(&bin, args, &report_dir, &throughput_cases)?;
+        let code = throughput::run(&bin, args, &report_dir, &throughput_cases)?;
         eprintln!(
             "xtask conformance: {:.1} s in all (build check, start, run, stop)",
             started.elapsed().as_secs_f64()
@@ -161,7 +162,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     }
     let throttled = !throughput_cases.is_empty();
     if throttled {
-        code = code.max(throughput_run(&bin, args, &report_dir, &throughput_cases)?);
+        code = code.max(throughput::run(&bin, args, &report_dir, &throughput_cases)?);
     }
     let restart = data_dir.is_some() && !listing;
     if let (true, Some(running)) = (restart, emulator.take()) {
@@ -190,20 +191,6 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     Ok(ExitCode::from(code))
 }
 
-/// What the run's options select (`--fixtures`, `--filter`, `--exclude`):
-/// how many cases of the other areas, and the throughput cases by id.
-fn selection(args: &[String]) -> Result<(usize, Vec<String>), String> {
-    let cases = cosmos_conformance::select(fixture_cases(args)?, flag(args, "--filter"));
-    let cases = cosmos_conformance::exclude(cases, &flags(args, "--exclude"));
-    let (throughput, others): (Vec<_>, Vec<_>) = cases
-        .into_iter()
-        .partition(|case| case.area == THROUGHPUT_AREA);
-    Ok((
-        others.len(),
-        throughput.into_iter().map(|case| case.id).collect(),
-    ))
-}
-
 /// The cases of the fixtures the suite will read: `--fixtures DIR`, or
 /// those built in (the same source tree's).
 fn fixture_cases(args: &[String]) -> Result<Vec<cosmos_conformance::fixtures::Case>, String> {
@@ -213,91 +200,6 @@ fn fixture_cases(args: &[String]) -> Result<Vec<cosmos_conformance::fixtures::Ca
         None => FixtureSource::Embedded,
     };
     source.cases().map_err(|e| e.to_string())
-}
-
-/// The throughput cases against an emulator of their own started with
-/// `--rate-limit` (and the test clock): every one of `cases` must run and
-/// pass, none skipped (the suite skips them against a target that does not
-/// throttle). Reports in `throughput/` under the report directory.
-fn throughput_run(
-    bin: &Path,
-    args: &[String],
-    report_dir: &Path,
-    cases: &[String],
-) -> Result<u8, String> {
-    let dir = report_dir.join(THROUGHPUT_AREA);
-    println!(
-        "\n== the {} throughput cases against an emulator started with --rate-limit; reports in {}",
-        cases.len(),
-        dir.display()
-    );
-    let emulator = Server::start(
-        &bin.join("cosmos-emulator"),
-        &[
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--clock",
-            "manual",
-            "--rate-limit",
-        ],
-        &report_dir.join("emulator-rate-limit.log"),
-        STARTUP,
-    )?;
-    let mut suite = Command::new(bin.join("cosmos-conformance"));
-    suite.args(second_run_args(args));
-    // The user's --filter stays; the other areas are left out.
-    if flag(args, "--filter").is_none() {
-        suite.args(["--filter", THROUGHPUT_AREA]);
-    } else {
-        for area in other_areas(args)? {
-            suite.args(["--exclude", &area]);
-        }
-    }
-    if flag(args, "--expectations").is_none() {
-        suite.args(["--expectations", "cosmos-emulator"]);
-    }
-    let status = suite
-        .args(["--endpoint", &emulator.endpoint])
-        .arg("--report-dir")
-        .arg(&dir)
-        .current_dir(root())
-        .status()
-        .map_err(|e| format!("cannot run cosmos-conformance: {e}"))?;
-    drop(emulator);
-    let mut code = exit_code(status.code());
-    let report = Report::load(&dir.join("report.json"))?;
-    let ran: Vec<&str> = report.cases.iter().map(|c| c.id.as_str()).collect();
-    if ran != cases || report.summary.skipped > 0 || report.summary.passed != cases.len() {
-        eprintln!(
-            "xtask conformance: the throughput cases must all run and pass against the emulator with --rate-limit: {} of {} passed, {} skipped (ran {})",
-            report.summary.passed,
-            cases.len(),
-            report.summary.skipped,
-            ran.join(", ")
-        );
-        code = code.max(1);
-    } else {
-        println!(
-            "xtask conformance: {} throughput cases, {} passed, against the emulator with --rate-limit",
-            cases.len(),
-            report.summary.passed
-        );
-    }
-    Ok(code)
-}
-
-/// The areas of the fixtures other than the throughput area.
-fn other_areas(args: &[String]) -> Result<Vec<String>, String> {
-    let mut areas: Vec<String> = fixture_cases(args)?
-        .into_iter()
-        .map(|case| case.area)
-        .filter(|area| area != THROUGHPUT_AREA)
-        .collect();
-    areas.sort();
-    areas.dedup();
-    Ok(areas)
 }
 
 /// Every value of a repeatable option, `--name VALUE` or `--name=VALUE`.
@@ -665,22 +567,22 @@ mod tests {
 
     #[test]
     fn the_throughput_area_is_what_the_options_select() {
-        let (others, all) = selection(&[]).unwrap();
+        let (others, all) = throughput::selection(&[]).unwrap();
         assert!(others >= 100, "{others}");
         assert!(all.len() >= 5, "{all:?}");
         let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
-        let (others, throughput) = selection(&args(&["--filter", "E1"])).unwrap();
+        let (others, throughput) = throughput::selection(&args(&["--filter", "E1"])).unwrap();
         assert!(others > 0 && throughput.is_empty());
-        let (_, throughput) = selection(&args(&["--exclude", "throughput"])).unwrap();
+        let (_, throughput) = throughput::selection(&args(&["--exclude", "throughput"])).unwrap();
         assert!(throughput.is_empty());
         assert_eq!(
-            selection(&args(&["--filter", "T.refusal"])).unwrap(),
+            throughput::selection(&args(&["--filter", "T.refusal"])).unwrap(),
             (
                 0,
                 vec!["T.refusal".to_string(), "T.refusal.no-change".to_string()]
             )
         );
-        let others = other_areas(&[]).unwrap();
+        let others = throughput::other_areas(&[]).unwrap();
         assert!(others.contains(&"examples".to_string()));
         assert!(!others.contains(&THROUGHPUT_AREA.to_string()));
         // No throughput case's id contains another area's name, so that

@@ -27,6 +27,7 @@ mod range_walk;
 mod regions;
 mod request;
 mod response;
+mod routes;
 mod scope;
 mod script_runs;
 mod scripts;
@@ -143,154 +144,7 @@ pub const REGION: &str = "South Central US";
 /// The whole service: routes behind authentication, with trailing slashes
 /// trimmed first (the Python SDK sends `/dbs/db/colls/c/docs/`).
 pub fn app(state: AppState) -> App {
-    with_layers(routes(), state)
-}
-
-/// The resources, each path with the methods it serves.
-fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/", get(account::read))
-        .route(
-            "/dbs",
-            get(databases::list).post(databases::create_or_query),
-        )
-        .route("/dbs/{db}", get(databases::read).delete(databases::delete))
-        .route(
-            "/dbs/{db}/colls",
-            get(containers::list).post(containers::create_or_query),
-        )
-        .route(
-            "/dbs/{db}/colls/{coll}",
-            get(containers::read)
-                .put(containers::replace)
-                .delete(containers::delete),
-        )
-        .route(
-            "/dbs/{db}/colls/{coll}/docs",
-            get(items::read_feed).post(items::create_or_query),
-        )
-        .route(
-            "/dbs/{db}/colls/{coll}/docs/{id}",
-            get(items::read)
-                .put(items::replace)
-                .patch(items::patch)
-                .delete(items::delete),
-        )
-        .route("/dbs/{db}/colls/{coll}/pkranges", get(pkranges::read))
-        .merge(user_routes())
-        .merge(script_routes())
-        .route(
-            "/dbs/{db}/clientencryptionkeys",
-            get(client_encryption_keys::list).post(client_encryption_keys::create_or_query),
-        )
-        .route(
-            "/dbs/{db}/clientencryptionkeys/{id}",
-            get(client_encryption_keys::read)
-                .put(client_encryption_keys::replace)
-                .delete(client_encryption_keys::delete),
-        )
-        .route(
-            "/dbs/{db}/colls/{coll}/conflicts",
-            get(conflicts::read_feed).post(conflicts::query),
-        )
-        .route(
-            "/dbs/{db}/colls/{coll}/conflicts/{id}",
-            get(conflicts::read).delete(conflicts::read),
-        )
-        .route("/offers", get(offers::list).post(offers::query))
-        .route("/offers/{rid}", get(offers::read).put(offers::replace))
-        .route(
-            "/offers/{rid}/{*rest}",
-            get(offers::malformed).put(offers::malformed),
-        )
-        .route(
-            "/dbs/{db}/colls/{coll}/operations/partitionkeydelete",
-            axum::routing::post(items::delete_partition),
-        )
-        .route(
-            "/_emulator/clock",
-            get(control::read_clock).post(control::update_clock),
-        )
-        .route("/_emulator/stats", get(control::stats))
-        .route("/_emulator/regions", get(regions::list))
-        .route(
-            "/_emulator/regions/{name}/down",
-            axum::routing::post(regions::take_down),
-        )
-        .route(
-            "/_emulator/regions/{name}/up",
-            axum::routing::post(regions::bring_up),
-        )
-        .route(
-            "/_emulator/regions/{name}/replication",
-            axum::routing::post(regions::replicate),
-        )
-        .route(
-            "/_emulator/failover",
-            axum::routing::post(regions::fail_over),
-        )
-        .route("/_emulator/lifetimes", axum::routing::post(lifetimes::page))
-        .route("/_emulator/purge", axum::routing::post(control::purge))
-        .route("/_emulator/split", axum::routing::post(control::split))
-        .route("/_emulator/compact", axum::routing::post(control::compact))
-        .route("/_emulator/reset", axum::routing::post(control::reset))
-        .route(
-            "/_emulator/faults",
-            get(control::list_faults)
-                .post(control::add_fault)
-                .delete(control::clear_faults),
-        )
-        .route(
-            "/_emulator/faults/{id}",
-            get(control::read_fault).delete(control::delete_fault),
-        )
-        .route("/_emulator/snapshots", get(control::snapshots))
-        .route(
-            "/_emulator/snapshots/{name}",
-            axum::routing::put(control::take_snapshot).delete(control::delete_snapshot),
-        )
-        .route(
-            "/_emulator/snapshots/{name}/restore",
-            axum::routing::post(control::restore_snapshot),
-        )
-}
-
-/// Users and their permissions.
-fn user_routes() -> Router<AppState> {
-    Router::new()
-        .route(
-            "/dbs/{db}/users",
-            get(users::list_users).post(users::create_or_query_users),
-        )
-        .route(
-            "/dbs/{db}/users/{user}",
-            get(users::read_user)
-                .put(users::replace_user)
-                .delete(users::delete_user),
-        )
-        .route(
-            "/dbs/{db}/users/{user}/permissions",
-            get(users::list_permissions).post(users::create_or_query_permissions),
-        )
-        .route(
-            "/dbs/{db}/users/{user}/permissions/{id}",
-            get(users::read_permission)
-                .put(users::replace_permission)
-                .delete(users::delete_permission),
-        )
-}
-
-/// A container's stored procedures, triggers and user-defined functions.
-fn script_routes() -> Router<AppState> {
-    crate::store::ScriptKind::ALL
-        .into_iter()
-        .fold(Router::new(), |router, kind| {
-            router.merge(scripts::routes(kind))
-        })
-        .route(
-            "/dbs/{db}/colls/{coll}/sprocs/{id}",
-            axum::routing::post(script_runs::execute),
-        )
+    with_layers(routes::routes(), state)
 }
 
 /// What every request passes through: the common headers (`envelope`),
@@ -583,7 +437,7 @@ mod tests {
             region_index: 0,
             region_addrs: Arc::from([addr]),
         });
-        let routes = routes().route(
+        let routes = routes::routes().route(
             "/_test/panic",
             get(|| async {
                 if true {
