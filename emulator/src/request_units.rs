@@ -72,8 +72,8 @@ const FEED_BASE_RU: f64 = 1.0;
 /// not documented and no budget but the metadata one counts them.
 pub const METADATA_READ: Charge = Charge(1.0);
 pub const METADATA_WRITE: Charge = Charge(5.71);
-/// A stored procedure's execution, whatever it did (not yet modelled from
-/// the reads and writes it makes).
+/// A stored procedure's execution in the fixed model (the documented one
+/// prices what it read and wrote: `http/script_runs.rs`).
 pub const SCRIPT_EXECUTION: Charge = Charge(5.0);
 
 /// A number of request units, kept to hundredths as the service sends them.
@@ -85,6 +85,11 @@ impl Charge {
 
     pub fn ru(self) -> f64 {
         self.0
+    }
+
+    /// `ru` request units, to hundredths.
+    pub fn from_ru(ru: f64) -> Charge {
+        Charge::rounded(ru)
     }
 
     fn rounded(ru: f64) -> Charge {

@@ -16,10 +16,35 @@ use super::response::{charge_value, item_written, no_content};
 use super::AppState;
 use crate::error::ApiError;
 use crate::request_units::WriteKind as Priced;
+use crate::request_units::{Charge, ChargeModel};
 use crate::script::{named_trigger, SprocCall, TriggeredWrite, WriteKind};
-use crate::store::ScriptKind;
+use crate::store::{ScriptKind, ScriptWork};
 
 type Reply = Result<Response, Refusal>;
+
+/// What a stored procedure's execution costs: a query's base and what its
+/// queries and feeds loaded, then each item it read and wrote priced as
+/// the point operation would be (at their average size). The fixed model
+/// charges 5 RU, as before.
+fn script_charge(state: &AppState, headers: &HeaderMap, work: ScriptWork) -> Charge {
+    let model = state.charges;
+    if model == ChargeModel::Fixed {
+        return crate::request_units::SCRIPT_EXECUTION;
+    }
+    let quorum = state.reads_quorum(headers);
+    let average = |bytes: usize, count: usize| bytes / count.max(1);
+    let writes = work.inserts + work.replaces;
+    let written = average(work.written_bytes, writes);
+    let each = |charge: Charge, count: usize| Charge::from_ru(charge.ru() * count as f64);
+    model.query(work.loaded, work.loaded_bytes, 0, quorum)
+        + each(
+            model.read(average(work.read_bytes, work.reads), quorum),
+            work.reads,
+        )
+        + each(model.write(Priced::Insert, written, 0), work.inserts)
+        + each(model.write(Priced::Replace, written, 0), work.replaces)
+        + each(model.write(Priced::Delete, 0, 0), work.deletes)
+}
 
 const LOG_RESULTS: &str = "x-ms-documentdb-script-log-results";
 
@@ -70,7 +95,7 @@ pub async fn execute(
     let out = response.headers_mut();
     out.insert(
         names::REQUEST_CHARGE,
-        charge_value(crate::request_units::SCRIPT_EXECUTION),
+        charge_value(script_charge(&state, &headers, result.committed.work)),
     );
     if let Some(log) = result.log {
         // URL-encoded, as the service sends it (the SDKs decode it).

@@ -139,14 +139,14 @@ impl Host {
             }
             "readFeed" => {
                 self.collection(call.link.as_deref())?;
-                let items = self.store.transaction_items(&self.tx)?;
+                let items = self.store.transaction_items(&mut self.tx)?;
                 page(items, &call.options)
             }
             "query" => {
                 self.collection(call.link.as_deref())?;
                 let body = query_body(call.query)?;
                 let query = PreparedQuery::prepare_at(&body, self.store.clock.now_millis())?;
-                let items = self.store.transaction_items(&self.tx)?;
+                let items = self.store.transaction_items(&mut self.tx)?;
                 // The container's policies: its distance functions, its languages.
                 let setting = Setting {
                     policies: self.store.transaction_search_policies(&self.tx)?.into(),
@@ -159,7 +159,7 @@ impl Host {
             }
             // The JavaScript query API (`__`) filters the partition itself.
             "all" => {
-                let items = self.store.transaction_items(&self.tx)?;
+                let items = self.store.transaction_items(&mut self.tx)?;
                 Ok(format!(r#"{{"resources":{}}}"#, Value::Array(items)))
             }
             other => Err(ApiError::bad_request(format!(

@@ -61,7 +61,7 @@ pub use log::{
 pub use offers::{serverless_offers, Migration, Throughput};
 pub use ranges::{parse_id as parse_range_id, Range, RangeMap, SplitRefusal};
 pub use scripts::{Script, ScriptCounts, ScriptKind, ScriptView, TriggerOperation, TriggerType};
-pub use transaction::{Committed, Conflict, ContainerNames, Transaction};
+pub use transaction::{Committed, Conflict, ContainerNames, ScriptWork, Transaction};
 pub use usage::ContainerStats;
 pub use users::{CreateMode, Grant, PermissionMode, PermissionView, ScriptGrant};
 

@@ -40,6 +40,27 @@ pub struct Transaction {
     base_lsn: u64,
     base_number: u64,
     staged: Option<Staged>,
+    /// What its operations read and wrote so far.
+    work: ScriptWork,
+}
+
+/// What a script's operations read and wrote, for its charge
+/// (`http/script_runs.rs` prices it): the service charges a stored
+/// procedure for the work it does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScriptWork {
+    /// Items read by id, and their bytes.
+    pub reads: usize,
+    pub read_bytes: usize,
+    /// Items its queries and feeds loaded, and their bytes.
+    pub loaded: usize,
+    pub loaded_bytes: usize,
+    /// Items created (an upsert that created counts), replaced (and
+    /// patched, and upserted over), deleted; and the bytes written.
+    pub inserts: usize,
+    pub replaces: usize,
+    pub deletes: usize,
+    pub written_bytes: usize,
 }
 
 /// The container changed while the transaction ran: run it again.
@@ -55,6 +76,8 @@ pub struct Committed {
     pub range: u32,
     /// How many writes it installed.
     pub writes: usize,
+    /// What the execution read and wrote (its charge).
+    pub work: ScriptWork,
 }
 
 impl Transaction {
@@ -115,6 +138,7 @@ impl Store {
                 base_lsn: c.log().last_lsn(),
                 base_number: c.next_number(),
                 staged: Some(Staged::new(c)),
+                work: ScriptWork::default(),
             })
         })
     }
@@ -149,14 +173,33 @@ impl Store {
         let c = catalog.database(&tx.database)?.container(&tx.container)?;
         let staged = tx.staged.take().unwrap_or_else(|| Staged::new(c));
         let mut stage = Stage::resume(c, tx.now, staged);
+        let reads = matches!(operation.action, super::Action::Read);
+        let deletes = matches!(operation.action, super::Action::Delete);
         let outcome = stage.apply(&tx.pk, operation);
         tx.staged = Some(stage.suspend());
+        if let Ok(done) = &outcome {
+            let bytes = done.item.as_ref().map_or(0, |item| item.body.len());
+            let work = &mut tx.work;
+            if reads {
+                work.reads += 1;
+                work.read_bytes += bytes;
+            } else if deletes {
+                work.deletes += 1;
+            } else {
+                // A create is 201; an upsert 201 when it created.
+                match done.status == http::StatusCode::CREATED {
+                    true => work.inserts += 1,
+                    false => work.replaces += 1,
+                }
+                work.written_bytes += bytes;
+            }
+        }
         outcome
     }
 
     /// The live items of the transaction's partition as it sees them, in
     /// key order, parsed (for its queries and feeds).
-    pub fn transaction_items(&self, tx: &Transaction) -> ApiResult<Vec<Value>> {
+    pub fn transaction_items(&self, tx: &mut Transaction) -> ApiResult<Vec<Value>> {
         let catalog = self.read();
         let c = catalog.database(&tx.database)?.container(&tx.container)?;
         let scope = KeyScope::Exact(tx.pk.clone());
@@ -171,6 +214,8 @@ impl Store {
             items.extend(staged.staged_in(&tx.pk).map(|(k, i)| (k, &i.body[..])));
             items.sort_by(|a, b| a.0.cmp(b.0));
         }
+        tx.work.loaded += items.len();
+        tx.work.loaded_bytes += items.iter().map(|(_, body)| body.len()).sum::<usize>();
         Ok(items
             .into_iter()
             .map(|(_, body)| json::parse_unguarded(body).expect("stored items are JSON"))
@@ -211,10 +256,11 @@ impl Store {
     /// [`Conflict`] if the container was written since it began (nothing
     /// is installed then). A transaction that wrote nothing commits as is.
     pub fn commit_transaction(&self, tx: Transaction) -> ApiResult<Result<Committed, Conflict>> {
+        let work = tx.work;
         let writes = tx.staged.map(|s| s.writes).unwrap_or_default();
         if writes.is_empty() {
             return self.with_container(&tx.database, &tx.container, |c, _| {
-                Ok(Ok(committed(c, &tx.pk, 0)))
+                Ok(Ok(committed(c, &tx.pk, 0, work)))
             });
         }
         let mut catalog = self.write()?;
@@ -233,7 +279,7 @@ impl Store {
             .map(|(key, item)| (key, item.map(|item| restamped(item, now))))
             .collect();
         let written = commit(c, writes, now);
-        let done = committed(c, &tx.pk, count);
+        let done = committed(c, &tx.pk, count, work);
         drop(catalog);
         if let Some(expires) = written {
             self.item_written(expires);
@@ -257,10 +303,11 @@ fn restamped(mut item: Item, now: i64) -> Item {
     item
 }
 
-fn committed(c: &Container, pk: &str, writes: usize) -> Committed {
+fn committed(c: &Container, pk: &str, writes: usize, work: ScriptWork) -> Committed {
     Committed {
         lsn: c.log().last_lsn(),
         range: c.range_of(pk),
         writes,
+        work,
     }
 }

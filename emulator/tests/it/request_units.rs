@@ -259,3 +259,39 @@ fn a_query_charge_agrees_with_its_query_metrics() {
         );
     }
 }
+
+/// A stored procedure is charged for what it did: more for more writes,
+/// the fixed 5 RU with `--ru-charges fixed`.
+#[test]
+fn a_stored_procedure_costs_what_it_read_and_wrote() {
+    let run = |model: ChargeModel| {
+        let client = started(model);
+        let body = "function write(prefix, n) { var c = getContext().getCollection(); \
+            for (var i = 0; i < n; i++) { c.createDocument(c.getSelfLink(), \
+            {id: prefix + i, pk: 'p', text: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'}); } \
+            getContext().getResponse().setBody(n); }";
+        let created = client.post(
+            &format!("{COLL}/sprocs"),
+            &json!({"id": "write", "body": body}),
+            &[],
+        );
+        assert_eq!(created.status, 201, "{}", created.body);
+        let execute = |n: u32| {
+            let reply = client.post(
+                &format!("{COLL}/sprocs/write"),
+                &json!([format!("w{n}-"), n]),
+                &[("x-ms-documentdb-partitionkey", "[\"p\"]")],
+            );
+            assert_eq!(reply.status, 200, "{}", reply.body);
+            charge(&reply)
+        };
+        (execute(0), execute(1), execute(10))
+    };
+    let (none, one, ten) = run(ChargeModel::Documented);
+    assert!(none < one && one < ten, "{none} {one} {ten}");
+    assert!(
+        ten - none > 9.0 * 5.5,
+        "ten inserts cost at least ten bare inserts: {ten} vs {none}"
+    );
+    assert_eq!(run(ChargeModel::Fixed), (5.0, 5.0, 5.0));
+}
