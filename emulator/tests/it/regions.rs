@@ -354,3 +354,36 @@ fn a_read_region_serves_queries_feeds_and_expiry_on_the_one_store() {
         assert_eq!(region.get("/dbs/db/colls/c/docs/x", &pk).status, 404);
     }
 }
+
+#[test]
+fn a_fault_rule_can_name_a_region() {
+    let (client, regions) = three_regions(false);
+    let rule =
+        json!({"match": {"region": "East US", "operation": "read"}, "respond": {"status": 503}});
+    let added = client.post("/_emulator/faults", &rule, &[]);
+    assert_eq!(added.status, 201, "{}", added.body);
+    assert_eq!(create_db(&regions[0], "db").status, 201);
+    assert_eq!(
+        regions[1].get("/dbs/db", &[]).status,
+        200,
+        "metadata is not a read"
+    );
+    assert_eq!(regions[0].get("/dbs/db", &[]).status, 200);
+    let container = json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash"}});
+    assert_eq!(
+        regions[0].post("/dbs/db/colls", &container, &[]).status,
+        201
+    );
+    let pk = [("x-ms-documentdb-partitionkey", "[\"a\"]")];
+    assert_eq!(
+        regions[0]
+            .post("/dbs/db/colls/c/docs", &json!({"id": "x", "pk": "a"}), &pk)
+            .status,
+        201
+    );
+    regions[1]
+        .get("/dbs/db/colls/c/docs/x", &pk)
+        .assert_error(503, "ServiceUnavailable");
+    assert_eq!(regions[2].get("/dbs/db/colls/c/docs/x", &pk).status, 200);
+    assert_eq!(regions[0].get("/dbs/db/colls/c/docs/x", &pk).status, 200);
+}
