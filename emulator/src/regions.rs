@@ -293,7 +293,7 @@ impl Topology {
             history
                 .iter()
                 .rev()
-                .find(|(at, _)| *at <= now_ms - lag_ms)
+                .find(|(at, _)| *at <= now_ms.saturating_sub(lag_ms))
                 .map_or(0, |(_, lsn)| *lsn)
         };
         match paused_at {
