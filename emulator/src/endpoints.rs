@@ -157,6 +157,7 @@ async fn serve_region(
                 }
             },
         };
+        state.topology.set_listening(state.region_index, true);
         let refusing = {
             let state = state.clone();
             async move {
@@ -181,6 +182,7 @@ async fn serve_region(
         if *stopped.borrow() {
             return Ok(());
         }
+        state.topology.set_listening(state.region_index, false);
         tracing::info!(region = %state.region, %address, "the region refuses connections");
         // Closed: nothing listens until the region is up or the server stops.
         while refuses(&state) {

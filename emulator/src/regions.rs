@@ -14,6 +14,7 @@
 //! Nothing here knows HTTP: `http/regions.rs` applies it to requests.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, RwLock};
 
 /// How a region that is down fails its clients.
@@ -84,6 +85,10 @@ pub struct Topology {
     /// `(emulator ms, store LSN)` each time a write moved the LSN, oldest
     /// first: what a lagging replica had applied at an instant.
     history: Mutex<VecDeque<(i64, u64)>>,
+    /// Whether each region's listener is open (`endpoints.rs` closes it
+    /// while the region refuses connections): the control routes answer
+    /// once it is as they asked.
+    listening: Vec<AtomicBool>,
 }
 
 /// A refusal of a region change: the message for a 400 or 404.
@@ -116,6 +121,7 @@ impl Topology {
                 write_region: 0,
                 conditions: vec![Condition::default(); names.len()],
             }),
+            listening: names.iter().map(|_| AtomicBool::new(true)).collect(),
             names,
             multi_write,
             history: Mutex::new(VecDeque::new()),
@@ -132,6 +138,20 @@ impl Topology {
         let mut state = self.state_mut();
         state.write_region = 0;
         state.conditions = vec![Condition::default(); self.names.len()];
+    }
+
+    /// Notes that `region`'s listener is open or closed.
+    pub fn set_listening(&self, region: usize, listening: bool) {
+        self.listening[region].store(listening, Ordering::Release);
+    }
+
+    /// Whether every region's listener is as its condition wants it at
+    /// `now_ms`: closed while it refuses connections, open otherwise.
+    pub fn listeners_settled(&self, now_ms: i64) -> bool {
+        (0..self.names.len()).all(|region| {
+            let refusing = self.outage(region, now_ms) == Some(Outage::Refuse);
+            self.listening[region].load(Ordering::Acquire) != refusing
+        })
     }
 
     pub fn names(&self) -> &[String] {

@@ -112,6 +112,8 @@ pub async fn update_clock(State(state): State<AppState>, body: Body) -> ApiResul
             ))
         }
     };
+    // A region whose outage the move ended listens again before the answer.
+    super::regions::settled(&state).await;
     Ok(Json(json!({"now": now})).into_response())
 }
 
@@ -177,6 +179,7 @@ pub async fn reset(State(state): State<AppState>, body: Body) -> ApiResult<Respo
     }
     state.faults.clear();
     state.topology.reset();
+    super::regions::settled(&state).await;
     Ok(Json(json!({"databases": dropped, "now": state.store.clock.now()})).into_response())
 }
 

@@ -231,6 +231,7 @@ pub async fn take_down(
         .topology
         .take_down(&name, mode, until)
         .map_err(refused)?;
+    settled(&state).await;
     Ok(Json(json!({"regions": regions_json(&state)})).into_response())
 }
 
@@ -242,6 +243,7 @@ pub async fn bring_up(
 ) -> ApiResult<Response> {
     let super::control::NoParameters {} = optional_body(&body, "region")?;
     state.topology.bring_up(&name).map_err(refused)?;
+    settled(&state).await;
     Ok(Json(json!({"regions": regions_json(&state)})).into_response())
 }
 
@@ -298,6 +300,24 @@ pub async fn replicate(
         .set_replication(&name, lag_ms, paused, lsn)
         .map_err(refused)?;
     Ok(Json(json!({"regions": regions_json(&state)})).into_response())
+}
+
+/// Waits (up to two seconds) until every region's listener is as its
+/// condition wants it, so that a route that took a region down with
+/// `refuse`, or brought one up, answers once clients see the change.
+pub async fn settled(state: &AppState) {
+    if state.topology.names().len() == 1 {
+        return;
+    }
+    for _ in 0..200 {
+        if state
+            .topology
+            .listeners_settled(state.store.clock.now_millis())
+        {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
 }
 
 fn refused(refusal: Refusal) -> ApiError {
