@@ -176,7 +176,12 @@ pub fn locations(state: &AppState, scheme: &str, addressed: &str) -> (Value, Val
 
 /// `GET /_emulator/regions`.
 pub async fn list(State(state): State<AppState>) -> Response {
-    Json(json!({"regions": regions_json(&state)})).into_response()
+    regions_answer(&state)
+}
+
+/// `{"regions": [...]}`: what every region route answers.
+fn regions_answer(state: &AppState) -> Response {
+    Json(json!({"regions": regions_json(state)})).into_response()
 }
 
 fn regions_json(state: &AppState) -> Vec<Value> {
@@ -232,7 +237,7 @@ pub async fn take_down(
         .take_down(&name, mode, until)
         .map_err(refused)?;
     settled(&state).await;
-    Ok(Json(json!({"regions": regions_json(&state)})).into_response())
+    Ok(regions_answer(&state))
 }
 
 /// `POST /_emulator/regions/{name}/up`.
@@ -244,7 +249,7 @@ pub async fn bring_up(
     let super::control::NoParameters {} = optional_body(&body, "region")?;
     state.topology.bring_up(&name).map_err(refused)?;
     settled(&state).await;
-    Ok(Json(json!({"regions": regions_json(&state)})).into_response())
+    Ok(regions_answer(&state))
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -271,7 +276,7 @@ pub async fn fail_over(State(state): State<AppState>, body: Body) -> ApiResult<R
         ));
     }
     state.topology.fail_over(&name).map_err(refused)?;
-    Ok(Json(json!({"regions": regions_json(&state)})).into_response())
+    Ok(regions_answer(&state))
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -299,7 +304,7 @@ pub async fn replicate(
         .topology
         .set_replication(&name, lag_ms, paused, lsn)
         .map_err(refused)?;
-    Ok(Json(json!({"regions": regions_json(&state)})).into_response())
+    Ok(regions_answer(&state))
 }
 
 /// Waits (up to two seconds) until every region's listener is as its
