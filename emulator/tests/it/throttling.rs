@@ -326,3 +326,27 @@ fn a_serverless_account_takes_no_throughput_and_gives_each_partition_5000_ru() {
     );
     assert_eq!(throttled.header("x-ms-substatus"), Some("3200"));
 }
+
+#[test]
+fn a_batch_in_a_spent_second_is_refused_whole_and_writes_nothing() {
+    let client = started(Config::for_tests());
+    assert_eq!(client.create_container("c", None).status, 201);
+    let (_, throttled) = write_until_throttled(&client, "c", "p", "a");
+    assert_eq!(throttled.status, 429);
+    let batch = json!([
+        {"operationType": "Create", "resourceBody": {"id": "b1", "pk": "p"}},
+        {"operationType": "Create", "resourceBody": {"id": "b2", "pk": "p"}},
+    ]);
+    let refused = client.batch("p", &batch);
+    refused.assert_error(429, "TooManyRequests");
+    assert_eq!(refused.header("x-ms-substatus"), Some("3200"));
+    client.emulator.advance(1).unwrap();
+    assert_eq!(
+        client.read_item("b1", "p").status,
+        404,
+        "nothing of the batch was written"
+    );
+    let admitted = client.batch("p", &batch);
+    assert_eq!(admitted.status, 200, "{}", admitted.body);
+    assert!(charge(&admitted) > 2.0 * 5.5, "charged its two creates");
+}
