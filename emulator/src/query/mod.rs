@@ -52,7 +52,7 @@ pub use context::{RunContext, Setting};
 pub(crate) use eval::sort_order;
 use execute::Executor;
 pub(crate) use functions::spatial::{Reach, Region};
-use page::{encode, page_of_encoded, page_of_values};
+use page::{encode, page_of_values};
 pub use page::{Continuation, Page, PageLimit};
 
 use crate::error::ApiResult;

@@ -19,12 +19,12 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::results::ResultCache;
+use super::results::{ResultCache, Whole};
 use super::retrieved::Retrieved;
 use super::search::Policies;
 use super::udf::Runner;
 use super::view::ContainerView;
-use super::{page_of_encoded, Continuation, Page, PageLimit, PreparedQuery, Row, Setting};
+use super::{Continuation, Page, PageLimit, PreparedQuery, Row, Setting};
 use crate::error::ApiResult;
 
 /// What a request asks of a page of its query.
@@ -275,17 +275,17 @@ fn page_of<'a>(
     let Some(key) = key else {
         return query.run_page(setting, items, view, request.continuation, request.limit);
     };
-    let (results, retrieved) = match cache.get(&key) {
-        Some(results) => (results, Retrieved::default()),
+    let whole = match cache.get(&key) {
+        Some(whole) => whole,
         None => {
-            let (results, retrieved) = query.run_whole(setting, items, view)?;
-            let results = Arc::new(results);
-            cache.insert(key, results.clone());
-            (results, retrieved)
+            let (documents, retrieved) = query.run_whole(setting, items, view)?;
+            let whole = Arc::new(Whole {
+                documents,
+                retrieved,
+            });
+            cache.insert(key, whole.clone());
+            whole
         }
     };
-    Ok((
-        page_of_encoded(&results, request.continuation, request.limit),
-        retrieved,
-    ))
+    Ok(whole.page(request.continuation, request.limit))
 }

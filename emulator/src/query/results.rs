@@ -17,13 +17,46 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 
+use super::page::{page_of_encoded, Continuation, Page, PageLimit};
+use super::retrieved::Retrieved;
+
 /// The bytes of serialised results kept at most, all entries together.
 pub const MAX_BYTES: usize = 64 * 1024 * 1024;
 /// How many results are kept at most (the most recently used).
 const MAX_ENTRIES: usize = 16;
 
-/// One query's whole result, each document serialised.
-pub type Results = Arc<Vec<Bytes>>;
+/// One query's whole result, each document serialised, and what computing
+/// it retrieved.
+#[derive(Debug, Default)]
+pub struct Whole {
+    pub documents: Vec<Bytes>,
+    pub retrieved: Retrieved,
+}
+
+/// A whole result as the cache shares it.
+pub type Results = Arc<Whole>;
+
+impl Whole {
+    /// The page `continuation` starts, with its share of what the whole
+    /// result retrieved. The service reads such a query's documents page by
+    /// page; the emulator computes the result once, so each page is charged
+    /// its part, in proportion to the results it holds (all of it for a
+    /// result of no rows): the pages' charges add up to the same whatever
+    /// their size, whichever page computed the result and whether the
+    /// cache kept it (`fetchAll` and `fetchNext` agree, as the JavaScript
+    /// SDK's own tests require).
+    pub fn page(&self, continuation: Option<&Continuation>, limit: PageLimit) -> (Page, Retrieved) {
+        let offset = match continuation {
+            Some(Continuation::Offset { offset }) => *offset,
+            _ => 0,
+        };
+        let page = page_of_encoded(&self.documents, continuation, limit);
+        let retrieved = self
+            .retrieved
+            .share(offset, page.documents.len(), self.documents.len());
+        (page, retrieved)
+    }
+}
 
 #[derive(Debug, Default)]
 pub struct ResultCache {
@@ -61,7 +94,7 @@ impl ResultCache {
     /// Keeps `results` under `key`, dropping the least recently used beyond
     /// the bounds; a result over [`MAX_BYTES`] alone is not kept.
     pub fn insert(&self, key: String, results: Results) {
-        let bytes: usize = results.iter().map(Bytes::len).sum::<usize>() + key.len();
+        let bytes: usize = results.documents.iter().map(Bytes::len).sum::<usize>() + key.len();
         if bytes > MAX_BYTES {
             return;
         }
@@ -85,7 +118,10 @@ mod tests {
     use super::*;
 
     fn results(n: usize, size: usize) -> Results {
-        Arc::new((0..n).map(|_| Bytes::from(vec![b'1'; size])).collect())
+        Arc::new(Whole {
+            documents: (0..n).map(|_| Bytes::from(vec![b'1'; size])).collect(),
+            retrieved: Retrieved::default(),
+        })
     }
 
     #[test]
@@ -99,12 +135,12 @@ mod tests {
             "the least recently used went first"
         );
         assert!(cache.get("q1").is_none());
-        assert_eq!(cache.get("q2").unwrap().len(), 1);
+        assert_eq!(cache.get("q2").unwrap().documents.len(), 1);
         // q2 was used: q3 goes before it.
         cache.insert("new".into(), results(2, 10));
         assert!(cache.get("q3").is_none());
         assert!(cache.get("q2").is_some());
-        assert_eq!(cache.get("new").unwrap().len(), 2);
+        assert_eq!(cache.get("new").unwrap().documents.len(), 2);
     }
 
     #[test]

@@ -19,6 +19,27 @@ pub struct Retrieved {
     pub indexes: Vec<String>,
 }
 
+impl Retrieved {
+    /// The part of this retrieval that `len` results from `offset` on, of
+    /// `total`, account for: cumulative shares, so that the pages of one
+    /// result add up to exactly the whole. A result of no rows is one page,
+    /// which takes it all.
+    pub fn share(&self, offset: usize, len: usize, total: usize) -> Retrieved {
+        let part = |whole: usize| {
+            if total == 0 {
+                return if offset == 0 { whole } else { 0 };
+            }
+            let upto = |n: usize| (whole as u128 * n.min(total) as u128 / total as u128) as usize;
+            upto(offset + len) - upto(offset)
+        };
+        Retrieved {
+            documents: part(self.documents),
+            bytes: part(self.bytes),
+            indexes: self.indexes.clone(),
+        }
+    }
+}
+
 /// The counts of one run, kept as it goes.
 #[derive(Debug, Default)]
 pub(super) struct Counter {
@@ -54,5 +75,31 @@ impl Counter {
             bytes,
             indexes: self.indexes.take(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shares_of_a_result_add_up_to_the_whole() {
+        let whole = Retrieved {
+            documents: 7,
+            bytes: 1001,
+            indexes: vec!["/n/?".into()],
+        };
+        for page in 1..=5 {
+            let (mut documents, mut bytes) = (0, 0);
+            for offset in (0..3).step_by(page) {
+                let share = whole.share(offset, page.min(3 - offset), 3);
+                assert_eq!(share.indexes, whole.indexes);
+                documents += share.documents;
+                bytes += share.bytes;
+            }
+            assert_eq!((documents, bytes), (7, 1001), "pages of {page}");
+        }
+        assert_eq!(whole.share(0, 0, 0).documents, 7, "no rows: one page");
+        assert_eq!(whole.share(1, 1, 3).documents, 7 * 2 / 3 - 7 / 3);
     }
 }

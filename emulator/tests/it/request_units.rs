@@ -215,6 +215,72 @@ fn a_batch_charges_the_sum_of_its_operations() {
     assert!(each > 6.0, "a create and a read: {each}");
 }
 
+/// A query's charge follows the work it does, not how it is read: the
+/// pages of an ORDER BY (whose whole result the emulator computes once and
+/// keeps) add up to the same whether they computed it or found it kept,
+/// and their documents retrieved add up to the one-page read's (the
+/// JavaScript SDK's own suite compares `fetchAll` with `fetchNext` pages
+/// within 10%).
+#[test]
+fn a_paged_query_costs_the_same_however_it_is_read() {
+    let client = started(ChargeModel::Documented);
+    for i in 0..20 {
+        client.create_item(&json!({"id": format!("i{i}"), "pk": "p", "n": 20 - i}));
+    }
+    // The pages' charges, less each page's base, and their retrieved counts.
+    let read = |query: &str, page_size: &str| {
+        let (mut work, mut retrieved, mut pages) = (0.0, 0.0, 0);
+        let mut continuation: Option<String> = None;
+        loop {
+            let mut headers = vec![
+                ("x-ms-documentdb-isquery", "True"),
+                ("content-type", "application/query+json"),
+                ("x-ms-documentdb-partitionkey", "[\"p\"]"),
+                ("x-ms-documentdb-populatequerymetrics", "True"),
+                ("x-ms-max-item-count", page_size),
+            ];
+            if let Some(token) = &continuation {
+                headers.push(("x-ms-continuation", token));
+            }
+            let reply = client.post(&format!("{COLL}/docs"), &json!({"query": query}), &headers);
+            assert_eq!(reply.status, 200, "{}", reply.body);
+            work += charge(&reply) - 2.31;
+            retrieved += reply
+                .header("x-ms-documentdb-query-metrics")
+                .unwrap()
+                .split(';')
+                .find_map(|pair| pair.strip_prefix("retrievedDocumentCount="))
+                .unwrap()
+                .parse::<f64>()
+                .unwrap();
+            pages += 1;
+            continuation = reply.header("x-ms-continuation").map(str::to_string);
+            if continuation.is_none() {
+                return (work, retrieved, pages);
+            }
+        }
+    };
+    for query in [
+        "SELECT * FROM c ORDER BY c.n",
+        "SELECT DISTINCT VALUE c.n % 3 FROM c",
+        "SELECT VALUE COUNT(1) FROM c WHERE c.n > 5",
+    ] {
+        let first = read(query, "2");
+        let again = read(query, "2");
+        let whole = read(query, "100");
+        assert_eq!(first.1, again.1, "{query}: retrieved, computed or kept");
+        assert_eq!(first.1, whole.1, "{query}: retrieved, in pages or in one");
+        assert!(
+            (first.0 - again.0).abs() < 0.05 * first.2 as f64,
+            "{query}: the pages' work, computed {first:?} or kept {again:?}"
+        );
+        assert!(
+            (first.0 - whole.0).abs() < 0.05 * first.2 as f64,
+            "{query}: the work in pages {first:?} or in one {whole:?}"
+        );
+    }
+}
+
 /// A query's charge is what the model makes of the documents and bytes its
 /// query metrics report: the two agree, page by page.
 #[test]
