@@ -121,8 +121,8 @@ pub fn build(
     let published = format!("{PUBLISHED}:latest");
     // What an earlier build left under these names goes first: a list
     // keeps the images added to it, and `podman build --manifest` adds.
-    for list in [&reference, &latest, &published] {
-        let _ = podman().args(["manifest", "rm", list]).output();
+    for name in [&reference, &latest, &published] {
+        free(name)?;
     }
     for platform in platforms {
         let _ = podman()
@@ -172,6 +172,28 @@ pub fn build(
         archive,
         labels,
     })
+}
+
+/// Frees `name` for a new manifest list. An earlier build left a list
+/// there, which goes; but after `podman load -i` of the archive (as a user
+/// loads it) the name is one platform's image, which `manifest rm` refuses
+/// ("image is not a manifest list") and `manifest create` cannot take
+/// ("that name is already in use"): that image only loses the name, and
+/// keeps its other tags and any container made from it.
+fn free(name: &str) -> Result<(), String> {
+    let exists = |what: &[&str]| {
+        podman()
+            .args(what)
+            .arg(name)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if exists(&["manifest", "exists"]) {
+        output(podman().args(["manifest", "rm", name]))?;
+    } else if exists(&["image", "exists"]) {
+        output(podman().args(["untag", name, name]))?;
+    }
+    Ok(())
 }
 
 /// `cosmos-emulator:<version>-<arch>`: one platform's image.
