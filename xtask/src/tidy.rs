@@ -476,6 +476,18 @@ fn the_suite_never_imports_the_emulator() {
     }
 }
 
+/// The README is the first screen: what it is, how to install it, one
+/// test; the rest lives in the guide. Under 10 KB, so that it stays so.
+#[test]
+fn the_readme_stays_a_first_screen() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    assert!(
+        readme.len() < 10_000,
+        "README.md is {} bytes: keep it under 10,000 and move the rest to the guide (docs/src/)",
+        readme.len()
+    );
+}
+
 #[test]
 fn the_scanner_sees_code_not_comments_or_strings() {
     let code = rust_code(
