@@ -228,8 +228,10 @@ fn page(changes: impl Iterator<Item = (u64, Bytes)>, limit: usize) -> (Vec<Bytes
 /// One item as the latest-version mode serves it in the wire format
 /// 2021-09-15: the item (with `_lsn`) as `current`, and `metadata` with its
 /// LSN and the time of its last write (`crts`, which is its `_ts`). No
-/// `operationType` or `previousImageLSN`: this mode keeps no history and
-/// the service sends neither here. Spliced, not parsed.
+/// `operationType` or `previousImageLSN`: this mode keeps no history, and
+/// the Rust SDK documents this mode's metadata as `lsn`/`crts` without an
+/// operation type (`docs/src/reference/protocol.md#change-feed-wire-format`).
+/// Spliced, not parsed.
 fn latest_version_wrapped(item: &Item) -> Bytes {
     let current = item.with_lsn();
     let metadata = format!(
