@@ -4,7 +4,10 @@
 //!
 //! - `A-IM: Incremental Feed` (any case): the latest version of each live
 //!   item changed after the start, in the order of its last write, each
-//!   with `_lsn`. Deletes and expired items never appear.
+//!   with `_lsn`. Deletes and expired items never appear. With
+//!   `x-ms-cosmos-changefeed-wire-format-version: 2021-09-15` (the Java
+//!   SDK's `handleLatestVersionChanges` processor, the Rust SDK) each item
+//!   comes wrapped as `{"current": item, "metadata": {"lsn", "crts"}}`.
 //! - `A-IM: Full-Fidelity Feed` with
 //!   `x-ms-cosmos-changefeed-wire-format-version: 2021-09-15`: every create,
 //!   replace and delete in the container's change log after the start, TTL
@@ -33,14 +36,21 @@ use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::query::PageLimit;
 use crate::request_units::Charge;
-use crate::store::{Change, ChangeKind, Container};
+use crate::store::{Change, ChangeKind, Container, Item};
 
-/// The change feed's wire format of the all-versions-and-deletes mode.
+/// The change feed's wire format that wraps each change as `current` and
+/// `metadata`: required by the all-versions-and-deletes mode, optional in
+/// the latest-version mode.
 const WIRE_FORMAT: &str = "2021-09-15";
+const WIRE_FORMAT_HEADER: &str = "x-ms-cosmos-changefeed-wire-format-version";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
-    LatestVersion,
+    /// Bare items (no wire-format header) or, with `wrapped`, each as
+    /// `{"current", "metadata"}`.
+    LatestVersion {
+        wrapped: bool,
+    },
     AllVersionsAndDeletes,
 }
 
@@ -111,13 +121,20 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
             Start::After(lsn) => lsn,
         };
         let (documents, last) = match mode {
-            Mode::LatestVersion => {
+            Mode::LatestVersion { wrapped } => {
                 let changes = c
                     .latest_changes(after, now)
                     .filter(|(key, item)| {
                         scope.contains(key.pk()) && since.is_none_or(|t| item.ts >= t)
                     })
-                    .map(|(_, item)| (item.lsn, item.with_lsn()));
+                    .map(|(_, item)| {
+                        let document = if wrapped {
+                            latest_version_wrapped(item)
+                        } else {
+                            item.with_lsn()
+                        };
+                        (item.lsn, document)
+                    });
                 page(changes, limit.items)
             }
             Mode::AllVersionsAndDeletes => {
@@ -152,16 +169,27 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
 
 fn mode(headers: &HeaderMap) -> ApiResult<Mode> {
     let a_im = headers.text("a-im").unwrap_or_default().trim();
+    let wire_format = headers.text(WIRE_FORMAT_HEADER).map(str::trim);
+    // A wire format the emulator does not know is refused in either mode:
+    // serving bare items to a client that asked for another shape would
+    // hand it changes it cannot read (an SDK sees no `current`).
+    if let Some(other) = wire_format.filter(|v| *v != WIRE_FORMAT) {
+        return Err(ApiError::bad_request(format!(
+            "The change feed wire format '{other}' ({WIRE_FORMAT_HEADER}) is not supported: \
+             send {WIRE_FORMAT}, or no such header for the latest version's bare items."
+        )));
+    }
     if a_im.eq_ignore_ascii_case("Incremental Feed") {
-        return Ok(Mode::LatestVersion);
+        return Ok(Mode::LatestVersion {
+            wrapped: wire_format.is_some(),
+        });
     }
     if a_im.eq_ignore_ascii_case("Full-Fidelity Feed") {
-        return match headers.text("x-ms-cosmos-changefeed-wire-format-version") {
-            Some(WIRE_FORMAT) => Ok(Mode::AllVersionsAndDeletes),
-            other => Err(ApiError::bad_request(format!(
+        return match wire_format {
+            Some(_) => Ok(Mode::AllVersionsAndDeletes),
+            None => Err(ApiError::bad_request(format!(
                 "The all versions and deletes change feed needs the header \
-                 x-ms-cosmos-changefeed-wire-format-version: {WIRE_FORMAT} (got {})",
-                other.map_or("none".to_string(), |v| format!("'{v}'"))
+                 {WIRE_FORMAT_HEADER}: {WIRE_FORMAT} (got none)"
             ))),
         };
     }
@@ -195,6 +223,26 @@ fn page(changes: impl Iterator<Item = (u64, Bytes)>, limit: usize) -> (Vec<Bytes
         last = Some(lsn);
     }
     (documents, last)
+}
+
+/// One item as the latest-version mode serves it in the wire format
+/// 2021-09-15: the item (with `_lsn`) as `current`, and `metadata` with its
+/// LSN and the time of its last write (`crts`, which is its `_ts`). No
+/// `operationType` or `previousImageLSN`: this mode keeps no history, and
+/// the Rust SDK documents this mode's metadata as `lsn`/`crts` without an
+/// operation type (`docs/src/reference/protocol.md#change-feed-wire-format`).
+/// Spliced, not parsed.
+fn latest_version_wrapped(item: &Item) -> Bytes {
+    let current = item.with_lsn();
+    let metadata = format!(
+        ",\"metadata\":{{\"lsn\":{},\"crts\":{}}}}}",
+        item.lsn, item.ts
+    );
+    let mut out = Vec::with_capacity(current.len() + metadata.len() + 12);
+    out.extend_from_slice(b"{\"current\":");
+    out.extend_from_slice(&current);
+    out.extend_from_slice(metadata.as_bytes());
+    Bytes::from(out)
 }
 
 /// One change as the all-versions-and-deletes mode serves it.

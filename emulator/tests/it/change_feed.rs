@@ -1,4 +1,5 @@
-//! The change feed over HTTP (issue 11): the latest-version mode and the
+//! The change feed over HTTP (issue 11): the latest-version mode (bare, or
+//! wrapped in the wire format 2021-09-15, issue 47) and the
 //! all-versions-and-deletes mode, with TTL expirations as deletes
 //! (`docs/src/reference/protocol.md#change-feed-latest-version`,
 //! `docs/src/reference/protocol.md#change-feed-all-versions-and-deletes`,
@@ -194,6 +195,97 @@ fn latest_version_never_shows_deletes_or_expired_items() {
     assert_eq!(ids(&read(&c, &[LATEST], None)), ["kept"]);
 }
 
+/// The wire format 2021-09-15 in the latest-version mode (issue 47): each
+/// item wrapped as `current` (with `_lsn`) and `metadata` (`lsn`, `crts`),
+/// as the Java SDK's `handleLatestVersionChanges` and the Rust SDK read it;
+/// the same items, order, pages and etags as the bare form, which a client
+/// without the header still gets.
+#[test]
+fn latest_version_with_the_wire_format_wraps_each_item() {
+    let c = TestClient::with_container(None);
+    let wire = ("x-ms-cosmos-changefeed-wire-format-version", "2021-09-15");
+    for id in ["a", "b"] {
+        assert_eq!(
+            c.create_item(&json!({"id": id, "pk": "p", "v": 1})).status,
+            201
+        );
+    }
+    c.advance(3);
+    assert_eq!(
+        c.upsert_item(&json!({"id": "a", "pk": "p", "v": 2})).status,
+        200
+    );
+    let bare = read(&c, &[LATEST], None);
+    let wrapped = read(&c, &[LATEST, wire], None);
+    assert_eq!(wrapped.status, 200, "{}", wrapped.body);
+    let bare_docs = bare.body["Documents"].as_array().unwrap();
+    assert!(bare_docs
+        .iter()
+        .all(|d| d.get("current").is_none() && d["_lsn"].is_u64()));
+    let docs = wrapped.body["Documents"].as_array().unwrap();
+    assert_eq!(docs.len(), 2);
+    for (doc, bare) in docs.iter().zip(bare_docs) {
+        let keys: Vec<&String> = doc.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["current", "metadata"], "{doc}");
+        assert_eq!(
+            &doc["current"], bare,
+            "current is the bare item, `_lsn` included"
+        );
+        assert_eq!(
+            doc["metadata"],
+            json!({"lsn": bare["_lsn"], "crts": bare["_ts"]}),
+            "no operationType or previousImageLSN in this mode"
+        );
+    }
+    assert_eq!(docs[1]["current"]["id"], "a");
+    assert_eq!(docs[1]["current"]["v"], 2, "the latest version only");
+    assert_eq!(
+        docs[1]["metadata"]["crts"].as_i64().unwrap(),
+        docs[0]["metadata"]["crts"].as_i64().unwrap() + 3,
+        "crts is the time of the item's last write"
+    );
+    assert_eq!(etag(&wrapped), etag(&bare), "the same continuation");
+    assert_eq!(wrapped.body["_count"], 2);
+
+    // Pages of one, continued by etag; then 304 with the etag kept.
+    let page = read(&c, &[LATEST, wire, ("x-ms-max-item-count", "1")], None);
+    assert_eq!(page.body["Documents"][0]["current"]["id"], "b");
+    let page = read(
+        &c,
+        &[LATEST, wire, ("x-ms-max-item-count", "1")],
+        Some(&etag(&page)),
+    );
+    assert_eq!(page.body["Documents"][0]["current"]["id"], "a");
+    let token = etag(&page);
+    let nothing = read(&c, &[LATEST, wire], Some(&token));
+    assert_eq!(nothing.status, 304);
+    assert_eq!(nothing.body, Value::Null);
+    assert_eq!(etag(&nothing), token);
+
+    // From now, scoped to a partition key: a later write, wrapped.
+    let now = read(&c, &[LATEST, wire], Some("*"));
+    assert_eq!(now.status, 304);
+    assert_eq!(c.create_item(&json!({"id": "c", "pk": "q"})).status, 201);
+    assert_eq!(c.create_item(&json!({"id": "d", "pk": "p"})).status, 201);
+    let scoped = read(
+        &c,
+        &[LATEST, wire, ("x-ms-documentdb-partitionkey", "[\"q\"]")],
+        Some(&etag(&now)),
+    );
+    let scoped = scoped.body["Documents"].as_array().unwrap().clone();
+    assert_eq!(scoped.len(), 1);
+    assert_eq!(scoped[0]["current"]["id"], "c");
+    assert_eq!(scoped[0]["metadata"]["lsn"], scoped[0]["current"]["_lsn"]);
+
+    // The all-versions-and-deletes mode keeps its own metadata.
+    let all = all_versions(&c, &token);
+    let all = all.body["Documents"].as_array().unwrap().clone();
+    assert_eq!(all.len(), 2);
+    assert!(all
+        .iter()
+        .all(|d| d["metadata"]["operationType"] == "create"));
+}
+
 #[test]
 fn all_versions_and_deletes_with_ttl_deletes_once() {
     let c = TestClient::with_container_and(Some(json!(10)), Purge::Off);
@@ -337,6 +429,19 @@ fn what_the_feed_refuses() {
         .contains("You must read the change feed from within the retention period."));
     read(&c, &[("a-im", "Full-Fidelity Feed")], Some("*")).assert_error(400, "BadRequest");
     read(&c, &[("a-im", "Everything")], None).assert_error(400, "BadRequest");
+    // A wire format it does not know, in either mode: refused, not served
+    // in a shape the client cannot read.
+    for mode in [LATEST, ("a-im", "Full-Fidelity Feed")] {
+        read(
+            &c,
+            &[
+                mode,
+                ("x-ms-cosmos-changefeed-wire-format-version", "2030-01-01"),
+            ],
+            Some("*"),
+        )
+        .assert_error(400, "BadRequest");
+    }
     read(&c, &[LATEST], Some("\"not a token\"")).assert_error(400, "BadRequest");
     read(
         &c,

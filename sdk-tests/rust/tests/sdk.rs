@@ -1,7 +1,7 @@
 //! The official Rust SDK, `azure_data_cosmos`, unchanged against the
 //! in-process emulator: CRUD, a query, TTL through the test clock, a
 //! restart on a data directory, and vector search across partition key
-//! ranges.
+//! ranges; the change feed in `change_feed/`.
 //!
 //! The SDK sends Cosmos binary JSON by default, which only Microsoft's
 //! Windows emulator and the service speak; like Microsoft's Linux emulator,
@@ -260,124 +260,6 @@ async fn purge(emulator: &Emulator) {
     control(emulator, "purge", json!({})).await;
 }
 
-/// The next page of a change feed, which is endless: within 10 s, or fail.
-async fn next_page<P, E: std::fmt::Debug>(
-    pages: &mut (impl futures::Stream<Item = Result<P, E>> + Unpin),
-) -> P {
-    use futures::StreamExt;
-    tokio::time::timeout(std::time::Duration::from_secs(10), pages.next())
-        .await
-        .expect("a page within 10 s")
-        .expect("a page")
-        .expect("a page")
-}
-
-/// The change feed through the SDK's `query_change_feed` (issue 11): the
-/// latest version from the beginning, and all versions and deletes from a
-/// checkpoint taken at "now", with a TTL expiration as one delete.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn change_feed_with_a_ttl_delete() {
-    use azure_data_cosmos::options::{ChangeFeedMode, ChangeFeedOptions, ChangeFeedStartFrom};
-
-    let emulator = start_emulator();
-    let client = client(&emulator, emulator.key()).await.expect("client");
-    let items = container(&client, TimeToLive::Seconds(10)).await;
-
-    // All versions and deletes: a checkpoint at "now", before any change.
-    let avad = || ChangeFeedOptions::default().with_mode(ChangeFeedMode::AllVersionsAndDeletes);
-    let mut start = items
-        .query_change_feed::<serde_json::Value>(
-            FeedScope::full_container(),
-            ChangeFeedStartFrom::Now,
-            Some(avad()),
-        )
-        .await
-        .expect("change feed from now");
-    // The feed is endless: read until a page brings nothing new.
-    assert!(next_page(&mut start).await.items().is_empty());
-    let checkpoint = start.to_continuation_token().expect("a checkpoint");
-
-    items
-        .create_item("c", "a", &order("a", "c", 1.0, None), None)
-        .await
-        .unwrap();
-    items
-        .upsert_item("c", "a", &order("a", "c", 2.0, None), None)
-        .await
-        .unwrap();
-    items
-        .create_item("c", "kept", &order("kept", "c", 1.0, Some(-1)), None)
-        .await
-        .unwrap();
-
-    // Latest version from the beginning: each live item once, latest version.
-    let mut latest = items
-        .query_change_feed::<Order>(
-            FeedScope::full_container(),
-            ChangeFeedStartFrom::Beginning,
-            None,
-        )
-        .await
-        .expect("change feed from the beginning");
-    let mut seen = Vec::new();
-    loop {
-        let page = next_page(&mut latest).await;
-        if page.items().is_empty() {
-            break;
-        }
-        for item in page.items() {
-            let order = item.current().expect("a current version");
-            seen.push((order.id.clone(), order.total));
-        }
-    }
-    assert_eq!(
-        seen,
-        vec![("a".to_string(), 2.0), ("kept".to_string(), 1.0)]
-    );
-
-    advance(&emulator, 11).await;
-    purge(&emulator).await;
-
-    let mut changes = items
-        .query_change_feed::<serde_json::Value>(
-            FeedScope::full_container(),
-            ChangeFeedStartFrom::Now,
-            Some(avad().with_continuation_token(checkpoint)),
-        )
-        .await
-        .expect("change feed from the checkpoint");
-    let mut summary = Vec::new();
-    loop {
-        let page = next_page(&mut changes).await;
-        if page.items().is_empty() {
-            break;
-        }
-        for item in page.items() {
-            let metadata = item.metadata().expect("metadata");
-            let id = item
-                .current()
-                .and_then(|c| c["id"].as_str().map(String::from))
-                .or_else(|| metadata.id().map(String::from))
-                .unwrap_or_default();
-            summary.push((
-                format!("{:?}", item.operation_type().expect("an operation")),
-                id,
-                metadata.time_to_live_expired().unwrap_or(false),
-            ));
-        }
-    }
-    let expected: Vec<(String, String, bool)> = [
-        ("Create", "a", false),
-        ("Replace", "a", false),
-        ("Create", "kept", false),
-        ("Delete", "a", true),
-    ]
-    .iter()
-    .map(|(op, id, ttl)| (op.to_string(), id.to_string(), *ttl))
-    .collect();
-    assert_eq!(summary, expected);
-}
-
 /// With `--data-dir`, what the SDK wrote comes back after a restart, and
 /// time to live goes on from where the test clock was.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -624,6 +506,9 @@ async fn vector_search_across_ranges_is_the_exact_top_k() {
 
 /// The guide's Rust quick start (docs/src/quick-start/rust.md includes it),
 /// run here so that the example a user copies keeps working.
+// The change feed's tests (the module's own file: this one is long).
+mod change_feed;
+
 #[path = "../../../docs/snippets/rust/first_test.rs"]
 mod docs_first_test;
 

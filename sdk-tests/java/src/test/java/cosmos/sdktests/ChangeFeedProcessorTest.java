@@ -4,7 +4,10 @@
 // them (each lease document's Owner), every change is delivered at least
 // once, a stopped instance's leases are taken over, a split of the
 // monitored container while they run loses no change, and in all versions
-// and deletes mode a TTL expiry arrives as a delete.
+// and deletes mode a TTL expiry arrives as a delete. The current API,
+// handleLatestVersionChanges, reads the latest version in the change feed's
+// wire format 2021-09-15: each change a ChangeFeedProcessorItem with its
+// current version and its metadata (issue 47).
 //
 // Short lease intervals and poll delay keep it quick; every wait is a
 // bounded poll of what the processors delivered or the leases say.
@@ -241,6 +244,84 @@ class ChangeFeedProcessorTest {
             Map<String, String> owners = owners(leases);
             return owners.keySet().equals(Set.of("1", "2", "3")) && owners.values().stream().allMatch(o -> o != null);
         }, () -> owners(leases).toString());
+    }
+
+    /**
+     * handleLatestVersionChanges (the API that replaces handleChanges): two
+     * hosts on one lease container over four ranges. Every change reaches a
+     * handler as an item with its current version and its metadata (the LSN
+     * the item carries as _lsn, its write time as crts), and a replace
+     * arrives as the new version under a later LSN.
+     */
+    @Test
+    void latestVersionChangesDeliverEachItemWithItsCurrentVersionAndMetadata() {
+        CosmosAsyncContainer feed = monitored(24000, null); // four ranges
+        CosmosAsyncContainer leases = leases();
+        /** What each host was handed, as JSON (repeats kept). */
+        Map<String, List<JsonNode>> handed = new ConcurrentHashMap<>();
+        for (String host : List.of("host-a", "host-b")) {
+            List<JsonNode> mine = Collections.synchronizedList(new ArrayList<>());
+            handed.put(host, mine);
+            ChangeFeedProcessor processor = new ChangeFeedProcessorBuilder()
+                .hostName(host)
+                .feedContainer(feed)
+                .leaseContainer(leases)
+                .options(quick())
+                .handleLatestVersionChanges((List<ChangeFeedProcessorItem> items) -> items.forEach(item -> {
+                    ObjectNode seen = JSON.createObjectNode();
+                    seen.set("current", item.getCurrent());
+                    seen.set("metadata", item.getChangeFeedMetaData() == null ? null : JSON.createObjectNode()
+                        .put("lsn", item.getChangeFeedMetaData().getLogSequenceNumber())
+                        .put("crts", item.getChangeFeedMetaData().getConflictResolutionTimestamp().getEpochSecond()));
+                    mine.add(seen);
+                }))
+                .buildChangeFeedProcessor();
+            running.add(processor);
+            processor.start().block();
+        }
+        Supplier<List<JsonNode>> all = () -> handed.values().stream().flatMap(l -> {
+            synchronized (l) {
+                return new ArrayList<>(l).stream();
+            }
+        }).collect(Collectors.toList());
+        Supplier<Set<String>> ids = () -> all.get().stream().map(n -> n.path("current").path("id").asText(null))
+            .filter(id -> id != null).collect(Collectors.toSet());
+        write(feed, "lv-", 80);
+        waitFor("every change delivered with its current version", () -> ids.get().containsAll(expected("lv-", 80)),
+            () -> "handed " + all.get().size() + ", first " + all.get().stream().limit(1).collect(Collectors.toList()));
+        waitFor("four leases, two per host", () -> {
+            Map<String, String> owners = owners(leases);
+            Map<String, Long> per = leasesPerOwner(owners);
+            return owners.size() == 4 && per.getOrDefault("host-a", 0L) == 2 && per.getOrDefault("host-b", 0L) == 2;
+        }, () -> owners(leases).toString());
+
+        // Balanced, each host reads its own ranges: what follows reaches
+        // both (17 keys over four ranges).
+        write(feed, "mid-", 40);
+        waitFor("the balanced hosts deliver what follows", () -> ids.get().containsAll(expected("mid-", 40)));
+
+        // A replace: the new version, under a later LSN than the first.
+        long firstLsn = all.get().stream().filter(n -> n.path("current").path("id").asText().equals("lv-7"))
+            .findFirst().orElseThrow().path("metadata").path("lsn").asLong();
+        feed.upsertItem(item("lv-7", "k7").put("v", 2)).block();
+        waitFor("the replace delivered", () -> all.get().stream()
+            .anyMatch(n -> n.path("current").path("id").asText().equals("lv-7") && n.path("current").path("v").asInt() == 2));
+        JsonNode replaced = all.get().stream()
+            .filter(n -> n.path("current").path("id").asText().equals("lv-7") && n.path("current").path("v").asInt() == 2)
+            .findFirst().orElseThrow();
+        assertTrue(replaced.path("metadata").path("lsn").asLong() > firstLsn, replaced.toString());
+
+        // Both hosts handled changes, and every one came whole: its
+        // current version and its metadata.
+        assertTrue(!handed.get("host-a").isEmpty() && !handed.get("host-b").isEmpty(), handed.toString());
+        for (JsonNode n : all.get()) {
+            JsonNode current = n.get("current");
+            assertTrue(current != null && current.isObject() && current.has("id") && current.has("pk"),
+                "current: " + n);
+            assertTrue(n.get("metadata").isObject(), "metadata: " + n);
+            assertEquals(current.get("_lsn").asLong(), n.get("metadata").get("lsn").asLong(), n.toString());
+            assertEquals(current.get("_ts").asLong(), n.get("metadata").get("crts").asLong(), n.toString());
+        }
     }
 
     @Test

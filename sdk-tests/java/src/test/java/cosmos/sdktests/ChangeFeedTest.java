@@ -2,7 +2,9 @@
 // ranges: latest version from the beginning, from now and from a
 // continuation, per feed range and per partition key; all versions and
 // deletes, with an item that expires through the test clock arriving as a
-// delete with timeToLiveExpired.
+// delete with timeToLiveExpired; and the latest version in the wire format
+// 2021-09-15 (issue 47), as the change feed processor's
+// handleLatestVersionChanges reads it, over four ranges.
 package cosmos.sdktests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.azure.cosmos.CosmosContainer;
+import com.azure.cosmos.implementation.ImplementationBridgeHelpers;
 import com.azure.cosmos.models.ChangeFeedOperationType;
 import com.azure.cosmos.models.ChangeFeedProcessorItem;
 import com.azure.cosmos.models.CosmosChangeFeedRequestOptions;
@@ -20,11 +23,14 @@ import com.azure.cosmos.models.FeedRange;
 import com.azure.cosmos.models.FeedResponse;
 import com.azure.cosmos.models.PartitionKey;
 import com.azure.cosmos.models.ThroughputProperties;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -108,6 +114,80 @@ class ChangeFeedTest {
             // And nothing after the last continuation.
             assertEquals(List.of(), drain(items,
                 CosmosChangeFeedRequestOptions.createForProcessingFromContinuation(after.continuation()), ObjectNode.class).items());
+        }
+    }
+
+    /**
+     * The latest version in the wire format 2021-09-15. The public options
+     * send that header only in all versions and deletes mode; the change
+     * feed processor's handleLatestVersionChanges sets it on its latest
+     * version requests through this accessor (PartitionProcessorHelper in
+     * azure-cosmos), and so does this test, to read as the processor does.
+     */
+    static CosmosChangeFeedRequestOptions wrapped(CosmosChangeFeedRequestOptions options) {
+        return ImplementationBridgeHelpers.CosmosChangeFeedRequestOptionsHelper
+            .getCosmosChangeFeedRequestOptionsAccessor()
+            .setHeader(options, "x-ms-cosmos-changefeed-wire-format-version", "2021-09-15");
+    }
+
+    static String currentId(ChangeFeedProcessorItem item) {
+        return item.getCurrent() == null ? null : item.getCurrent().path("id").asText(null);
+    }
+
+    @Test
+    void latestVersionInTheWireFormatOfTheProcessor() {
+        try (Db db = new Db("cf-wire")) {
+            CosmosContainer items = db.container("items", 24000);
+            List<FeedRange> ranges = items.getFeedRanges();
+            assertEquals(4, ranges.size());
+            IntStream.range(0, 40).forEach(i -> items.createItem(item("w" + i, "k" + (i % 13), i)));
+
+            // Each range's feed from the beginning: every item once over
+            // the four, each with its current version and its metadata.
+            Map<String, ChangeFeedProcessorItem> seen = new HashMap<>();
+            Map<FeedRange, String> continuations = new HashMap<>();
+            for (FeedRange range : ranges) {
+                Read<ChangeFeedProcessorItem> read = drain(items,
+                    wrapped(CosmosChangeFeedRequestOptions.createForProcessingFromBeginning(range)),
+                    ChangeFeedProcessorItem.class);
+                continuations.put(range, read.continuation());
+                for (ChangeFeedProcessorItem item : read.items()) {
+                    assertNotNull(currentId(item), "an item with its current version: " + item);
+                    assertTrue(seen.put(currentId(item), item) == null, "once: " + item);
+                }
+            }
+            assertEquals(IntStream.range(0, 40).mapToObj(i -> "w" + i).collect(Collectors.toSet()), seen.keySet());
+            for (ChangeFeedProcessorItem item : seen.values()) {
+                JsonNode current = item.getCurrent();
+                assertEquals("k" + (current.get("n").asInt() % 13), current.get("pk").asText());
+                assertNotNull(item.getChangeFeedMetaData(), "metadata: " + item);
+                assertEquals(current.get("_lsn").asLong(), item.getChangeFeedMetaData().getLogSequenceNumber());
+                assertEquals(current.get("_ts").asLong(),
+                    item.getChangeFeedMetaData().getConflictResolutionTimestamp().getEpochSecond());
+            }
+
+            // From each range's continuation: a replace as its new version
+            // under a later LSN, in the range that holds it, and nothing else.
+            items.upsertItem(item("w5", "k5", 500));
+            List<ChangeFeedProcessorItem> after = new ArrayList<>();
+            for (FeedRange range : ranges) {
+                after.addAll(drain(items,
+                    wrapped(CosmosChangeFeedRequestOptions.createForProcessingFromContinuation(continuations.get(range))),
+                    ChangeFeedProcessorItem.class).items());
+            }
+            assertEquals(1, after.size(), after.toString());
+            assertEquals("w5", currentId(after.get(0)));
+            assertEquals(500, after.get(0).getCurrent().get("n").asInt());
+            assertTrue(after.get(0).getChangeFeedMetaData().getLogSequenceNumber()
+                > seen.get("w5").getChangeFeedMetaData().getLogSequenceNumber());
+
+            // Without the header the same feed stays bare: no current, the
+            // item itself with _lsn.
+            List<ObjectNode> bare = drain(items,
+                CosmosChangeFeedRequestOptions.createForProcessingFromBeginning(FeedRange.forFullRange()),
+                ObjectNode.class).items();
+            assertEquals(40, bare.size());
+            assertTrue(bare.stream().allMatch(n -> !n.has("current") && n.has("id") && n.has("_lsn")), bare.toString());
         }
     }
 
