@@ -13,7 +13,8 @@
 //! each with the reason why a target that never expires anything conforms
 //! to it; and those must not fail, so that the list stays exact. A case
 //! that passes here would pass on an implementation without TTL (as
-//! `L10.4` did on cosmium when it read nothing after its upsert).
+//! `L10.4` did on cosmium, on its upsert's 201 and one read of the new
+//! value).
 
 use crate::common::{all_cases, config};
 use axum::body::{Body, Bytes};
