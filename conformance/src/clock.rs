@@ -115,10 +115,12 @@ fn parse_now(body: &str) -> Result<i64, String> {
         })
 }
 
-/// The start of a body, for messages.
+/// The start of a body, for messages, on one line: a pretty-printed JSON
+/// body (`{\n    "message": "Conflict"\n}`) would otherwise cut a
+/// progress line, which shows a message's first line, at its `{`.
 pub fn excerpt(body: &str) -> String {
     const MAX: usize = 200;
-    let body = body.trim();
+    let body = body.split_whitespace().collect::<Vec<_>>().join(" ");
     if body.is_empty() {
         return "(empty body)".to_string();
     }

@@ -114,7 +114,13 @@ pub fn observe_error(response: &Response) -> Observed {
     match response.error() {
         Some((code, message)) => Observed {
             token: format!("{} {}", response.status, code),
-            detail: (!message.is_empty()).then(|| format!("message: {message}")),
+            // The service's messages go on over several lines (activity
+            // id, request URI...); the first says what was wrong.
+            detail: message
+                .lines()
+                .map(str::trim)
+                .find(|line| !line.is_empty())
+                .map(|line| format!("message: {line}")),
         },
         None => Observed {
             token: format!("{} (no error code)", response.status),

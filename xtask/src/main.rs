@@ -107,11 +107,14 @@ tasks:
       project with the official SDK and runs the packages' own suites
       (packages/python/tests, packages/npm/test) and the quick starts.
   scorecard
-      Run the suite against this emulator (test clock, and system clock on
-      the wall clock) and against @vercel/cosmosdb-server and
-      @zeit/cosmosdb-server from npm (HTTP and HTTPS; installed into
-      target/scorecard/), regenerate their fixtures/expectations/ lists and
-      write docs/scorecard.{md,html}. About three minutes; needs node and npm.
+      Run the suite against this emulator (test clock, system clock on the
+      wall clock, and the throughput area with --rate-limit) and against
+      @vercel/cosmosdb-server and @zeit/cosmosdb-server from npm and cosmium
+      from the Go module proxy (HTTP and HTTPS; installed into
+      target/scorecard/; cosmium in a network namespace of its own),
+      regenerate their fixtures/expectations/ lists and write
+      docs/scorecard.{md,html}. About five minutes; needs node, npm, go and
+      util-linux's unshare and nsenter.
   sdk-suites [--kind sync|async|all] [--files F...] [-k EXPR]
       The official Python SDK's own tests (the azure-cosmos sdist's tests/,
       downloaded from PyPI into target/sdk-suites/python, never committed)

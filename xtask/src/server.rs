@@ -67,6 +67,13 @@ impl Server {
     }
 }
 
+impl Server {
+    /// The process id of what was started.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -74,8 +81,10 @@ impl Drop for Server {
     }
 }
 
-/// `listening on http://127.0.0.1:PORT` (the emulator) or `Ready to accept
-/// HTTPS connections at 127.0.0.1:PORT` (the peers).
+/// `listening on http://127.0.0.1:PORT` (the emulator), `Ready to accept
+/// HTTPS connections at 127.0.0.1:PORT` (the npm peers) or `2026/11/29
+/// 03:45:51 Listening and serving HTTP on :PORT` (cosmium, every
+/// interface: reached on 127.0.0.1).
 pub fn endpoint_of(line: &str) -> Option<String> {
     let line = line.trim();
     if let Some(url) = line.strip_prefix("listening on ") {
@@ -87,5 +96,8 @@ pub fn endpoint_of(line: &str) -> Option<String> {
         "http"
     };
     let address = line.rsplit(' ').next()?;
-    Some(format!("{scheme}://{address}"))
+    match address.strip_prefix(':') {
+        Some(port) => Some(format!("{scheme}://127.0.0.1:{port}")),
+        None => Some(format!("{scheme}://{address}")),
+    }
 }

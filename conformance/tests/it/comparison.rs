@@ -405,3 +405,40 @@ fn a_step_is_decided_by_its_ttl_part(
     assert_eq!(run.protocol_notes().len(), usize::from(protocol_note));
     assert_eq!(run.verdict() == Verdict::Passed, ttl_passes);
 }
+
+/// A pretty-printed JSON error body without `code` (cosmium answers
+/// `{\n    "message": "Conflict"\n}`) and a service message over several
+/// lines both stay on the progress line's one line: the line shows the
+/// whole mismatch, not a cut at the body's `{`.
+#[test]
+fn a_progress_line_shows_a_multi_line_error_on_one_line() {
+    let conflict = observe_write(&response(409, "{\n    \"message\": \"Conflict\"\n}"), true);
+    assert_eq!(conflict.token, "409 (no error code)");
+    assert_eq!(
+        conflict.detail.as_deref(),
+        Some(r#"body: { "message": "Conflict" }"#)
+    );
+    let refused = observe_write(
+        &response(
+            400,
+            r#"{"code": "BadRequest", "message": "The input ttl '0' is invalid.\r\nActivityId: 1, Request URI: /dbs/d"}"#,
+        ),
+        true,
+    );
+    assert_eq!(
+        refused.detail.as_deref(),
+        Some("message: The input ttl '0' is invalid.")
+    );
+    let step = StepOutcome {
+        at: 1500,
+        label: "create a".into(),
+        expected: "201".into(),
+        observed: conflict.token,
+        detail: conflict.detail,
+    };
+    let line = cosmos_conformance::report::console::progress_text(&run(vec![step]), None);
+    assert_eq!(
+        line,
+        r#"FAILED (@1500 create a: expected 201, observed 409 (no error code) (body: { "message": "Conflict" }))"#
+    );
+}

@@ -371,7 +371,8 @@ async fn the_binary_lists_its_built_in_cases_from_any_directory() {
     .await;
     assert_eq!(out.code, 2);
     assert!(
-        out.stderr.contains("built in: cosmos-emulator"),
+        out.stderr
+            .contains("(built in: cosmium, cosmos-emulator, vercel-cosmosdb-server"),
         "{}",
         out.stderr
     );

@@ -12,5 +12,6 @@ mod fixtures;
 mod gate;
 mod html;
 mod misbehaving;
+mod no_expiry;
 mod schema;
 mod snapshot;

@@ -1,10 +1,12 @@
 //! `cargo xtask scorecard`: the suite against every implementation that
 //! installs here from a package registry, as their maintainers would run
 //! it: this emulator (test clock, and system clock on the wall clock),
-//! @vercel/cosmosdb-server and @zeit/cosmosdb-server from npm (HTTP and
-//! HTTPS). Writes docs/scorecard.{md,html} and regenerates each peer's
+//! @vercel/cosmosdb-server and @zeit/cosmosdb-server from npm and cosmium
+//! from the Go module proxy (`cosmium.rs`), each over HTTP and HTTPS.
+//! Writes docs/scorecard.{md,html} and regenerates each peer's
 //! fixtures/expectations/ list from its runs.
 
+mod cosmium;
 mod render;
 
 use crate::server::Server;
@@ -88,28 +90,47 @@ pub fn run(_args: &[String]) -> Result<ExitCode, String> {
         let (suite_e, out_e) = (suite.clone(), out.clone());
         threads.push(std::thread::spawn(move || {
             let mut runs = Vec::new();
-            for (clock, run_clock) in [("manual", "auto"), ("system", "wall")] {
-                let args = ["--host", "127.0.0.1", "--port", "0", "--clock", clock];
-                let server = Server::start(
-                    &emulator_bin,
-                    &args,
-                    &out_e.join(format!("emulator-{clock}.log")),
-                    STARTUP,
-                )?;
-                let options = vec![
+            // The whole suite on the test clock and on the wall clock,
+            // then the throughput area on an emulator that throttles
+            // (`--rate-limit`), as `cargo xtask conformance` runs it: the
+            // runs without it skip those cases.
+            for (clock, run_clock, rate_limit) in [
+                ("manual", "auto", false),
+                ("system", "wall", false),
+                ("manual", "auto", true),
+            ] {
+                let mut args = vec!["--host", "127.0.0.1", "--port", "0", "--clock", clock];
+                let mut name = format!("emulator-{clock}");
+                let mut options = vec![
                     "--clock".to_string(),
                     run_clock.to_string(),
                     "--expectations".to_string(),
                     "cosmos-emulator".to_string(),
                 ];
+                if rate_limit {
+                    args.push("--rate-limit");
+                    name.push_str("-rate-limit");
+                    options.extend(["--filter".to_string(), "throughput".to_string()]);
+                }
+                let server = Server::start(
+                    &emulator_bin,
+                    &args,
+                    &out_e.join(format!("{name}.log")),
+                    STARTUP,
+                )?;
                 runs.push(suite_run(
                     &suite_e,
                     &server.endpoint,
                     options,
-                    &out_e.join(format!("emulator-{clock}")),
-                    emulator_version.clone(),
+                    &out_e.join(&name),
+                    if rate_limit {
+                        format!("{emulator_version} --rate-limit")
+                    } else {
+                        emulator_version.clone()
+                    },
                     "HTTP",
-                    format!("cosmos-emulator --port 0 --clock {clock}"),
+                    format!("cosmos-emulator --port 0 {}", args[4..].join(" ")),
+                    None,
                 )?);
             }
             Ok(runs)
@@ -120,6 +141,8 @@ pub fn run(_args: &[String]) -> Result<ExitCode, String> {
                 peer_runs(&peer, &suite, &out, &node)
             }));
         }
+        let (suite, out) = (suite.clone(), out.clone());
+        threads.push(std::thread::spawn(move || cosmium::runs(&suite, &out)));
         threads
     };
     let mut runs = Vec::new();
@@ -206,6 +229,7 @@ fn peer_runs(peer: &Peer, suite: &Path, out: &Path, node: &Path) -> Result<Vec<R
             implementation.clone(),
             transport,
             format!("npx cosmosdb-server --host 127.0.0.1 -p PORT{cli_flags}"),
+            None,
         )?;
         drop(server);
         regenerate(&list, &run, &implementation)?;
@@ -259,6 +283,9 @@ fn install(peer: &Peer, prefix: &Path) -> Result<(), String> {
     }
 }
 
+/// The suite against `endpoint`; `namespace`: the process whose network
+/// namespace the suite joins to reach it (cosmium's).
+#[allow(clippy::too_many_arguments)]
 fn suite_run(
     suite: &Path,
     endpoint: &str,
@@ -267,9 +294,18 @@ fn suite_run(
     implementation: String,
     transport: &'static str,
     started_with: String,
+    namespace: Option<u32>,
 ) -> Result<Run, String> {
     let started = Instant::now();
-    let output = Command::new(suite)
+    let mut command = match namespace {
+        Some(pid) => {
+            let mut command = cosmium::enter(pid);
+            command.arg(suite);
+            command
+        }
+        None => Command::new(suite),
+    };
+    let output = command
         .arg("--endpoint")
         .arg(endpoint)
         .args(&options)
@@ -372,6 +408,10 @@ mod tests {
         assert_eq!(
             endpoint_of("Ready to accept HTTP connections at 127.0.0.1:3001").as_deref(),
             Some("http://127.0.0.1:3001")
+        );
+        assert_eq!(
+            endpoint_of("2026/11/29 03:45:51 Listening and serving HTTPS on :8081\n").as_deref(),
+            Some("https://127.0.0.1:8081")
         );
     }
 }
