@@ -589,7 +589,10 @@ where
     let after = view.after().unwrap_or(0);
     keys.into_iter()
         .filter(move |(number, _)| *number > after)
-        .filter_map(move |(_, key)| view.live_body(key).map(|(number, body)| (number, key, body)))
+        .filter_map(move |(_, key)| {
+            view.live_body(key)
+                .map(|(number, body)| (number, key, body))
+        })
 }
 
 fn parse(body: &Bytes) -> Value {

@@ -115,7 +115,11 @@ fn equal_values_come_in_write_order_not_by_id() {
     indexes.build(path("seq"), numbered(&stored));
     let index = indexes.get(&path("seq")).unwrap();
     let one = IndexKey::Number(Number::new(1.0));
-    let found = index.range(KeyType::Number, Bound::Included(&one), Bound::Included(&one));
+    let found = index.range(
+        KeyType::Number,
+        Bound::Included(&one),
+        Bound::Included(&one),
+    );
     assert_eq!(ids(found), ["z", "a", "m"]);
     for descending in [false, true] {
         let run: Vec<u64> = index.runs(descending).flatten().map(|(n, _)| n).collect();
@@ -127,7 +131,12 @@ fn equal_values_come_in_write_order_not_by_id() {
 fn writes_move_an_item_between_keys() {
     let mut indexes = indexed();
     let a = key("[\"p\"]", "a");
-    indexes.put(1, &a, Some(&body(json!({"seq": 3}))), &body(json!({"seq": 9})));
+    indexes.put(
+        1,
+        &a,
+        Some(&body(json!({"seq": 3}))),
+        &body(json!({"seq": 9})),
+    );
     let nine = IndexKey::Number(Number::new(9.0));
     let index = indexes.get(&path("seq")).unwrap();
     let found = index.range(
@@ -276,7 +285,12 @@ fn a_rebuild_in_chunks_ends_as_a_fresh_build_whatever_is_written_meanwhile() {
 #[test]
 fn rebuilds_start_over_on_another_change() {
     let stored: Stored = (0..5)
-        .map(|i| (i + 1, (key("[\"p\"]", &format!("i{i}")), body(json!({"seq": i})))))
+        .map(|i| {
+            (
+                i + 1,
+                (key("[\"p\"]", &format!("i{i}")), body(json!({"seq": i}))),
+            )
+        })
         .collect();
     let mut indexes = PathIndexes::default();
     assert!(

@@ -478,10 +478,7 @@ fn pages_resume_after_the_last_item_by_number() {
         .unwrap()
         .0;
     assert_eq!(page.documents.len(), 2);
-    assert_eq!(
-        page.continuation,
-        Some(Continuation::After { after: 2 })
-    );
+    assert_eq!(page.continuation, Some(Continuation::After { after: 2 }));
     let last = q
         .run_page(
             Default::default(),

@@ -148,7 +148,9 @@ impl Container {
             keys.truncate(limit);
         }
         keys.sort_unstable();
-        keys.into_iter().map(|key| (key, &self.items[key])).collect()
+        keys.into_iter()
+            .map(|key| (key, &self.items[key]))
+            .collect()
     }
 
     /// Every stored item, expired or not, in no particular order.
