@@ -161,9 +161,9 @@ impl PreparedQuery {
         self.select.from.as_ref().is_some_and(From::is_plain)
     }
 
-    /// Whether results come in key order one document at a time, so that a
-    /// page can resume after a key instead of re-running the whole query.
-    pub fn streams_in_key_order(&self) -> bool {
+    /// Whether results come in write order one document at a time, so that
+    /// a page can resume after an item instead of re-running the whole query.
+    pub fn streams_in_write_order(&self) -> bool {
         let s = &self.select;
         !self.aggregate
             && self.is_plain_from()
@@ -176,7 +176,7 @@ impl PreparedQuery {
 
     /// Whether the query returns documents as stored, unfiltered (no parsing needed).
     fn is_plain_scan(&self) -> bool {
-        self.streams_in_key_order()
+        self.streams_in_write_order()
             && self.select.filter.is_none()
             && self.select.projection == Projection::Star
     }
@@ -244,7 +244,7 @@ impl PreparedQuery {
     /// result (ORDER BY, aggregates, ...): [`Self::run_whole`] computes it
     /// once for [`results::ResultCache`].
     pub fn needs_whole_result(&self) -> bool {
-        !self.streams_in_key_order()
+        !self.streams_in_write_order()
     }
 
     /// The whole result of a query that [`Self::needs_whole_result`], over
@@ -533,7 +533,7 @@ impl PreparedQuery {
         continuation: Option<&Continuation>,
         limit: PageLimit,
     ) -> Page {
-        if !self.streams_in_key_order() {
+        if !self.streams_in_write_order() {
             let offset = match continuation {
                 Some(Continuation::Offset { offset }) => *offset,
                 _ => 0,

@@ -127,12 +127,11 @@ fn order_by_pages_come_from_the_index_as_from_a_sort() {
         let mut sorted = items.clone();
         sorted.sort_by(|a, b| {
             let by_rank = rank_order(&a.0).partial_cmp(&rank_order(&b.0)).unwrap();
-            let by_rank = if descending {
+            if descending {
                 by_rank.reverse()
             } else {
                 by_rank
-            };
-            by_rank
+            }
         });
         sorted.into_iter().map(|(_, _, id)| json!(id)).collect()
     };
