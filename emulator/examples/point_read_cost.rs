@@ -19,6 +19,10 @@
 //! With `RATE_LIMIT=1` requests are throttled (`--rate-limit`); `OFFER=N`
 //! gives the container N RU/s (rate limiting needs more than the default
 //! 400 to let every read through: compare both at the same `OFFER`).
+//! With `QUERY='SELECT ...'` each request is that query in the partition
+//! (a page of up to 100), the items holding `"n": i % 100` too: the cost
+//! of a page through a path's index (`WHERE c.n = 7`, `c.n >= 50`, `ORDER
+//! BY c.n` with `TOP`) or of a scan.
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -65,6 +69,7 @@ async fn main() {
         .unwrap_or(300_000);
     let key = MasterKey::from_base64(cosmos_emulator::WELL_KNOWN_KEY).unwrap();
     let writes = std::env::var_os("WRITES").is_some();
+    let query = std::env::var("QUERY").ok();
     let mut store = Store::new(Clock::new(ClockMode::Manual { start: None }));
     if let Some(dir) = std::env::var_os("DATA_DIR") {
         let _ = std::fs::remove_dir_all(&dir);
@@ -124,7 +129,13 @@ async fn main() {
     assert!(s.is_success(), "{s} {b:?}");
     let filler = "x".repeat(900);
     for i in 0..1000 {
-        let body = format!(r#"{{"id":"item{i}","pk":"p1","filler":"{filler}"}}"#);
+        let body = match query {
+            Some(_) => format!(
+                r#"{{"id":"item{i}","pk":"p1","n":{},"filler":"{filler}"}}"#,
+                i % 100
+            ),
+            None => format!(r#"{{"id":"item{i}","pk":"p1","filler":"{filler}"}}"#),
+        };
         let (s, b) = send(signed(&key, "POST", "/dbs/db/colls/c/docs", Some(body))).await;
         assert!(s.is_success(), "{s} {b:?}");
     }
@@ -141,7 +152,14 @@ async fn main() {
     }
     let requests: Vec<Request<Body>> = (0..n)
         .map(|i| {
-            if writes {
+            if let Some(query) = &query {
+                let body = serde_json::json!({"query": query, "parameters": []}).to_string();
+                let mut request = signed(&key, "POST", "/dbs/db/colls/c/docs", Some(body));
+                let headers = request.headers_mut();
+                headers.insert("x-ms-documentdb-isquery", "True".parse().unwrap());
+                headers.insert("content-type", "application/query+json".parse().unwrap());
+                request
+            } else if writes {
                 let body = format!(
                     r#"{{"id":"item{}","pk":"p1","filler":"{filler}"}}"#,
                     i % 1000
@@ -171,7 +189,13 @@ async fn main() {
     let elapsed = started.elapsed();
     println!(
         "{n} {}: {:.3} s, {:.2} µs each ({} bytes each)",
-        if writes { "upserts" } else { "reads" },
+        if query.is_some() {
+            "queries"
+        } else if writes {
+            "upserts"
+        } else {
+            "reads"
+        },
         elapsed.as_secs_f64(),
         elapsed.as_secs_f64() * 1e6 / n as f64,
         bytes / n

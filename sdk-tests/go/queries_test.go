@@ -262,3 +262,48 @@ func TestHierarchicalPartitionKeys(t *testing.T) {
 		}
 	})
 }
+
+// Scans come in the order the items were written (their _rid), as the
+// service returns them within a physical partition, not by partition key
+// and id (the Go SDK's own TestCrossPartitionQuery expects two partitions
+// written in turn back in turn): across partitions, in one partition and
+// page by page; a replace keeps an item's place, a delete and a new create
+// put it last.
+func TestScansComeInWriteOrder(t *testing.T) {
+	forEachScheme(t, func(t *testing.T, e *Emulator) {
+		ctx := context.Background()
+		items := newItems(t, e)
+		written := []string{"m", "c", "x", "a", "q", "b", "z", "k"}
+		pkOf := func(i int) string { return fmt.Sprintf("p%d", i%2) }
+		for i, id := range written {
+			p := pkOf(i)
+			must[azcosmos.ItemResponse](t)(items.CreateItem(ctx, azcosmos.NewPartitionKeyString(p), jsonBytes(t, map[string]any{"id": id, "pk": p, "n": i}), nil))
+		}
+		ids := func(values []any) []string {
+			out := []string{}
+			for _, v := range values {
+				out = append(out, v.(map[string]any)["id"].(string))
+			}
+			return out
+		}
+		all := azcosmos.NewPartitionKey()
+		paged := &azcosmos.QueryOptions{PageSizeHint: 3}
+		if got := ids(queryAll(t, items, "SELECT * FROM c", all, paged)); !reflect.DeepEqual(got, written) {
+			t.Fatalf("across partitions in pages of 3: %v, want %v", got, written)
+		}
+		p1 := azcosmos.NewPartitionKeyString("p1")
+		if got := ids(queryAll(t, items, "SELECT * FROM c", p1, paged)); !reflect.DeepEqual(got, []string{"c", "a", "b", "k"}) {
+			t.Fatalf("in partition p1: %v", got)
+		}
+
+		// "x" (in p0) replaced keeps its place; "c" (in p1) deleted and
+		// created again comes last.
+		must[azcosmos.ItemResponse](t)(items.ReplaceItem(ctx, azcosmos.NewPartitionKeyString("p0"), "x", jsonBytes(t, map[string]any{"id": "x", "pk": "p0", "n": 100}), nil))
+		must[azcosmos.ItemResponse](t)(items.DeleteItem(ctx, p1, "c", nil))
+		must[azcosmos.ItemResponse](t)(items.CreateItem(ctx, p1, jsonBytes(t, map[string]any{"id": "c", "pk": "p1"}), nil))
+		want := []string{"m", "x", "a", "q", "b", "z", "k", "c"}
+		if got := ids(queryAll(t, items, "SELECT * FROM c", all, paged)); !reflect.DeepEqual(got, want) {
+			t.Fatalf("after a replace and a delete and create: %v, want %v", got, want)
+		}
+	})
+}

@@ -143,3 +143,27 @@ def test_subqueries(database):
         "SELECT VALUE p.id FROM p JOIN (SELECT VALUE t FROM t IN p.tags WHERE t.k = 'fabric')")) == ["p1", "p2"]
     assert run("SELECT VALUE [p.id, (SELECT VALUE COUNT(1) FROM t IN p.tags)] FROM p ORDER BY p.id DESC") == [
         ["p3", 0], ["p2", 1], ["p1", 2]]
+
+
+def test_scans_come_in_write_order(database):
+    """Within a physical partition the service returns items in the order
+    they were written (their _rid), not by partition key and id: a query
+    without ORDER BY and read_all_items, page by page; a replace keeps an
+    item's place, a delete and a create again puts it last."""
+    c = database.create_container(unique("coll"), partition_key=PartitionKey(path="/pk"))
+    written = ["m", "c", "x", "a", "q", "b", "z", "k"]
+    for i, id in enumerate(written):
+        c.create_item({"id": id, "pk": f"p{i % 2}", "n": i})
+
+    def scanned():
+        return [i["id"] for i in c.query_items(
+            query="SELECT * FROM c", enable_cross_partition_query=True, max_item_count=3)]
+
+    assert scanned() == written
+    assert [i["id"] for i in c.read_all_items(max_item_count=3)] == written
+    assert [i["id"] for i in c.query_items(
+        query="SELECT * FROM c", partition_key="p1", max_item_count=3)] == ["c", "a", "b", "k"]
+    c.replace_item("x", {"id": "x", "pk": "p0", "n": 100})
+    c.delete_item("c", partition_key="p1")
+    c.create_item({"id": "c", "pk": "p1"})
+    assert scanned() == ["m", "x", "a", "q", "b", "z", "k", "c"]

@@ -10,13 +10,12 @@
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::request::Body;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::item_key::ItemKey;
-use crate::query::Continuation;
 use crate::store::LifetimeCursor;
 
 /// Items per page unless asked otherwise, and the most a page may hold.
@@ -34,6 +33,15 @@ struct LifetimesRequest {
     max_items: Option<usize>,
     #[serde(default)]
     order: Order,
+}
+
+/// A page's continuation, as the explorer passes it back: after an item
+/// in key order, or at an offset into the expiry order.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+enum Cursor {
+    Key { pk: String, id: String },
+    Offset { offset: usize },
 }
 
 /// The order asked for; the cursor carries it from then on.
@@ -56,18 +64,17 @@ pub async fn page(State(state): State<AppState>, body: Body) -> ApiResult<Respon
             )))
         }
     };
-    let cursor = match (
-        request.order,
-        request.continuation.as_deref().map(Continuation::parse),
-    ) {
+    let continuation = request
+        .continuation
+        .as_deref()
+        .map(serde_json::from_str::<Cursor>);
+    let cursor = match (request.order, continuation) {
         (Order::Key, None) => LifetimeCursor::Key(None),
         (Order::Expiry, None) => LifetimeCursor::Expiry(0),
-        (Order::Key, Some(Ok(Some(Continuation::After { pk, id })))) => {
+        (Order::Key, Some(Ok(Cursor::Key { pk, id }))) => {
             LifetimeCursor::Key(Some(ItemKey::new(&pk, &id)))
         }
-        (Order::Expiry, Some(Ok(Some(Continuation::Offset { offset })))) => {
-            LifetimeCursor::Expiry(offset)
-        }
+        (Order::Expiry, Some(Ok(Cursor::Offset { offset }))) => LifetimeCursor::Expiry(offset),
         _ => return Err(ApiError::bad_request(
             "Invalid continuation: pass back the continuation of the previous page unchanged, with the same order.",
         )),
@@ -79,13 +86,13 @@ pub async fn page(State(state): State<AppState>, body: Body) -> ApiResult<Respon
     body["continuation"] = page
         .next
         .and_then(|next| match next {
-            LifetimeCursor::Key(after) => after.map(|key| Continuation::After {
+            LifetimeCursor::Key(after) => after.map(|key| Cursor::Key {
                 pk: key.pk().to_string(),
                 id: key.id().to_string(),
             }),
-            LifetimeCursor::Expiry(offset) => Some(Continuation::Offset { offset }),
+            LifetimeCursor::Expiry(offset) => Some(Cursor::Offset { offset }),
         })
-        .map(|continuation| continuation.to_token())
+        .map(|cursor| serde_json::to_string(&cursor).expect("serialises"))
         .into();
     Ok(Json(body).into_response())
 }

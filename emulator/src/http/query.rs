@@ -23,7 +23,6 @@ use super::response::{feed, resource, METADATA_READ};
 use super::scope::FeedScope;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
-use crate::item_key::ItemKey;
 use crate::partition_key::PartitionKeyDefinition;
 use crate::query::pipeline::{self, CalledUdfs, PageRequest, Planned, Scope, Scoped, Source};
 use crate::query::search::Policies;
@@ -269,8 +268,8 @@ impl Source for ContainerScope<'_> {
                 let key_index = key.as_ref().and_then(|_| c.partition_key().index_spec());
                 let walk = range_walk::step(c, headers, !query.needs_whole_result(), continuation);
                 let after = match (&walk, continuation) {
-                    (Some(step), _) => step.after.clone(),
-                    (None, Some(Continuation::After { pk, id })) => Some(ItemKey::new(pk, id)),
+                    (Some(step), _) => step.after,
+                    (None, Some(Continuation::After { after })) => Some(*after),
                     _ => None,
                 };
                 if let Some(step) = &walk {
@@ -283,13 +282,13 @@ impl Source for ContainerScope<'_> {
                 let mut view = ScopedView {
                     c,
                     in_scope: move |pk: &str| scope.contains(pk),
-                    after: after.clone(),
+                    after,
                     now,
                 };
                 let mut items = c
-                    .live_items(key.as_ref(), after.as_ref(), now)
-                    .filter(move |(key, _)| epk.contains(key.pk()))
-                    .map(|(key, item)| (key.pk(), key.id(), &item.body));
+                    .live_items(key.as_ref(), after, now)
+                    .filter(move |(_, key, _)| epk.contains(key.pk()))
+                    .map(|(number, key, item)| (number, key, &item.body));
                 // Everything the result depends on: a write, a settings
                 // change, a second of the clock makes another key.
                 let state = request.source.map(|_| {

@@ -3,29 +3,30 @@
 //! physical ranges the service serves it one range at a time, each page
 //! within one range and the continuation moving to the next, so a client
 //! sees (and a response hook counts) one page per range at least. The
-//! position is the range's EPK bounds as the walk found them, so a split
-//! between pages goes on over the same bounds (the children together) in
-//! key order, and the next step starts where those bounds end: every item
-//! once.
+//! position is the range's EPK bounds as the walk found them, and the
+//! number of the last item read (items come in write order within a range,
+//! as the service returns them: `store/container/scan.rs`), so a split
+//! between pages goes on over the same bounds (the children together, in
+//! the parent's write order), and the next step starts where those bounds
+//! end: every item once.
 
 use axum::http::HeaderMap;
 
 use super::request::CosmosHeaders;
-use crate::item_key::ItemKey;
 use crate::query::Continuation;
 use crate::store::{Container, Range};
 
 /// Where one page of the walk reads: the EPK bounds `[min, max)` of a
-/// range, and the item to resume after.
+/// range, and the number of the item to resume after.
 pub struct Step {
     pub min: String,
     pub max: String,
-    pub after: Option<ItemKey>,
+    pub after: Option<u64>,
 }
 
 /// The step a request is at, when its query walks the ranges: a query that
-/// names neither a key nor a range, over several ranges, streaming in key
-/// order (one that needs its whole result is planned by the SDK instead).
+/// names neither a key nor a range, over several ranges, streaming in
+/// write order (one that needs its whole result is planned by the SDK instead).
 pub fn step(
     c: &Container,
     headers: &HeaderMap,
@@ -44,24 +45,17 @@ pub fn step(
     }
     let bounds = |range: &Range| (range.min.clone(), range.max.clone());
     let ((min, max), after) = match continuation {
-        Some(Continuation::InRange { range, end, pk, id }) => {
+        Some(Continuation::InRange { range, end, after }) => {
             let bounds = match end {
                 Some(end) => (range.clone(), end.clone()),
                 None => bounds(ranges.range_of(range)),
             };
-            let after = pk
-                .as_ref()
-                .zip(id.as_ref())
-                .map(|(pk, id)| ItemKey::new(pk, id));
-            (bounds, after)
+            (bounds, *after)
         }
-        // A key continuation from before the container had several ranges
-        // (one split since): what is left of the whole container, in key
-        // order, as that single range's scan would have gone on.
-        Some(Continuation::After { pk, id }) => (
-            (String::new(), "FF".to_string()),
-            Some(ItemKey::new(pk, id)),
-        ),
+        // A scan's continuation from before the container had several
+        // ranges (one split since): what is left of the whole container,
+        // in write order, as that single range's scan would have gone on.
+        Some(Continuation::After { after }) => ((String::new(), "FF".to_string()), Some(*after)),
         _ => (bounds(&ranges.ranges()[0]), None),
     };
     Some(Step { min, max, after })
@@ -71,12 +65,11 @@ pub fn step(
 /// page was cut short, else the start of the range that follows them, else
 /// none.
 pub fn next(c: &Container, step: &Step, page: Option<Continuation>) -> Option<Continuation> {
-    if let Some(Continuation::After { pk, id }) = page {
+    if let Some(Continuation::After { after }) = page {
         return Some(Continuation::InRange {
             range: step.min.clone(),
             end: Some(step.max.clone()),
-            pk: Some(pk),
-            id: Some(id),
+            after: Some(after),
         });
     }
     if step.max.eq_ignore_ascii_case("FF") {
@@ -86,7 +79,6 @@ pub fn next(c: &Container, step: &Step, page: Option<Continuation>) -> Option<Co
     Some(Continuation::InRange {
         range: next.min.clone(),
         end: Some(next.max.clone()),
-        pk: None,
-        id: None,
+        after: None,
     })
 }

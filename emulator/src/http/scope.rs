@@ -11,6 +11,7 @@
 //! 410 with substatus 1002, as the service answers for a range gone.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 use axum::http::{HeaderMap, StatusCode};
 use serde_json::Value;
@@ -23,8 +24,8 @@ use crate::store::{Container, RangeMap};
 
 /// A request's scope within one container.
 pub struct FeedScope<'a> {
-    /// The header's key or prefix; `None`: every partition. Scans in key
-    /// order start at it (see `Container::live_items`).
+    /// The header's key or prefix; `None`: every partition. Scans read
+    /// only its items (see `Container::live_items`).
     pub key: Option<KeyScope>,
     pub epk: EpkFilter<'a>,
 }
@@ -57,10 +58,10 @@ pub struct EpkFilter<'a> {
     definition: &'a PartitionKeyDefinition,
     /// `[start, end)`, upper-case hex as the SDKs send them.
     range: Option<(String, String)>,
-    /// The last partition judged and the verdict: feeds in key order meet
-    /// each partition's items together, so each partition is hashed once
-    /// per request rather than once per item.
-    last: Option<(Box<str>, bool)>,
+    /// The verdict on each partition judged: feeds in write order meet
+    /// partitions mixed, and each is hashed once per request rather than
+    /// once per item.
+    verdicts: HashMap<Box<str>, bool, foldhash::fast::RandomState>,
 }
 
 impl<'a> EpkFilter<'a> {
@@ -91,7 +92,7 @@ impl<'a> EpkFilter<'a> {
         Ok(EpkFilter {
             definition,
             range,
-            last: None,
+            verdicts: HashMap::default(),
         })
     }
 
@@ -122,15 +123,13 @@ impl<'a> EpkFilter<'a> {
         let Some((start, end)) = &self.range else {
             return true;
         };
-        if let Some((last, verdict)) = &self.last {
-            if **last == *pk {
-                return *verdict;
-            }
+        if let Some(verdict) = self.verdicts.get(pk) {
+            return *verdict;
         }
         let components: Value = serde_json::from_str(pk).unwrap_or_default();
         let key = epk::effective_partition_key(self.definition, &components);
         let verdict = epk::in_range(&key, start, end);
-        self.last = Some((pk.into(), verdict));
+        self.verdicts.insert(pk.into(), verdict);
         verdict
     }
 }

@@ -9,7 +9,7 @@
 //!   own properties gives the items it can be true of: a superset of those
 //!   it holds for, since a comparison across types is undefined and the
 //!   index keeps each type apart. The lookup with the fewest items wins;
-//!   they are read in key order, as the scan reads them.
+//!   they are read in write order (by item number), as the scan reads them.
 //! - **Order walk**: `ORDER BY path` (the first key) with `TOP` or
 //!   `OFFSET LIMIT` reads the items in the index's order, run of equal
 //!   values by run, until enough match; the executor then sorts just
@@ -31,8 +31,7 @@ use super::ast::{BinaryOp, Expr, From, Select};
 use super::document_path::DocumentPath;
 use super::view::ContainerView;
 use super::{eval, number as num, RunContext};
-use crate::item_key::ItemKey;
-use crate::query::index::{IndexKey, KeyType, PathIndex};
+use crate::query::index::{IndexKey, KeyType, Numbered, PathIndex};
 
 use ends::ends;
 pub use ends::Ends;
@@ -66,7 +65,7 @@ impl Lookup {
     fn items<'s, 'c: 's>(
         &'s self,
         index: &'c PathIndex,
-    ) -> Box<dyn Iterator<Item = &'c ItemKey> + 's> {
+    ) -> Box<dyn Iterator<Item = Numbered<'c>> + 's> {
         match &self.probe {
             Probe::Keys(keys) => Box::new(keys.iter().flat_map(move |key| {
                 let one = Bound::Included(key);
@@ -173,20 +172,20 @@ impl Access {
         paths
     }
 
-    /// The items the best lookup finds, in key order, if one has an
-    /// index; with an order walk at hand, only if they are few.
+    /// The items the best lookup finds, in write order (by number), if
+    /// one has an index; with an order walk at hand, only if they are few.
     pub fn candidates<'c>(
         &self,
         cx: &RunContext,
         view: &dyn ContainerView<'c>,
-    ) -> Option<Vec<&'c ItemKey>> {
+    ) -> Option<Vec<Numbered<'c>>> {
         // The spatial index gives its items in no order: counted whole.
-        let mut near: Option<(Vec<&'c ItemKey>, &DocumentPath)> = None;
+        let mut near: Option<(Vec<Numbered<'c>>, &DocumentPath)> = None;
         for n in &self.near {
             let Some(column) = view.spatial_column(&n.path) else {
                 continue;
             };
-            let keys: Vec<&'c ItemKey> = column.within(&n.region).collect();
+            let keys: Vec<Numbered<'c>> = column.within(&n.region).collect();
             if near
                 .as_ref()
                 .is_none_or(|(best, _)| keys.len() < best.len())
@@ -209,7 +208,7 @@ impl Access {
                 best = Some((n, lookup, path_index));
             }
         }
-        let (mut keys, path): (Vec<&'c ItemKey>, &DocumentPath) = match (best, near) {
+        let (mut keys, path): (Vec<Numbered<'c>>, &DocumentPath) = match (best, near) {
             (Some((_, lookup, path_index)), _) => {
                 (lookup.items(path_index).collect(), &lookup.path)
             }
@@ -220,8 +219,10 @@ impl Access {
             return None;
         }
         cx.retrieved.used_index(path);
-        keys.sort_unstable();
-        keys.dedup();
+        // An equality's items come in number order already: then the sort
+        // only checks.
+        keys.sort_unstable_by_key(|(number, _)| *number);
+        keys.dedup_by_key(|(number, _)| *number);
         Some(keys)
     }
 }

@@ -58,15 +58,17 @@ pub use page::{Continuation, Page, PageLimit};
 use crate::error::ApiResult;
 use crate::item_key::ItemKey;
 use crate::query::index::vectors::VectorColumn;
-use crate::query::index::PathIndex;
+use crate::query::index::{Numbered, PathIndex};
 use access::{Access, Ends, OrderWalk};
 pub use document_path::DocumentPath;
 use retrieved::Retrieved;
 use search::nearest::Nearest;
 use view::ContainerView;
 
-/// A stored item as a query reads it: (partition key, id, stored JSON).
-pub type Row<'a> = (&'a str, &'a str, &'a Bytes);
+/// A stored item as a query reads it: (its number, the last part of its
+/// RID, which orders items as they were first written; its key; its
+/// stored JSON).
+pub type Row<'a> = (u64, &'a ItemKey, &'a Bytes);
 
 /// The JSON body of a query request.
 #[derive(Debug, Deserialize)]
@@ -159,9 +161,9 @@ impl PreparedQuery {
         self.select.from.as_ref().is_some_and(From::is_plain)
     }
 
-    /// Whether results come in key order one document at a time, so that a
-    /// page can resume after a key instead of re-running the whole query.
-    pub fn streams_in_key_order(&self) -> bool {
+    /// Whether results come in write order one document at a time, so that
+    /// a page can resume after an item instead of re-running the whole query.
+    pub fn streams_in_write_order(&self) -> bool {
         let s = &self.select;
         !self.aggregate
             && self.is_plain_from()
@@ -174,7 +176,7 @@ impl PreparedQuery {
 
     /// Whether the query returns documents as stored, unfiltered (no parsing needed).
     fn is_plain_scan(&self) -> bool {
-        self.streams_in_key_order()
+        self.streams_in_write_order()
             && self.select.filter.is_none()
             && self.select.projection == Projection::Star
     }
@@ -242,7 +244,7 @@ impl PreparedQuery {
     /// result (ORDER BY, aggregates, ...): [`Self::run_whole`] computes it
     /// once for [`results::ResultCache`].
     pub fn needs_whole_result(&self) -> bool {
-        !self.streams_in_key_order()
+        !self.streams_in_write_order()
     }
 
     /// The whole result of a query that [`Self::needs_whole_result`], over
@@ -310,7 +312,7 @@ impl PreparedQuery {
     /// the path's index: a run of equal values at a time, until the
     /// matches make `wanted` rows. The executor sorts those (further keys
     /// included) as it would sort every match: the rows it would keep
-    /// are among them, and ties arrive in key order, as in the scan.
+    /// are among them, and ties arrive in write order, as in the scan.
     fn ordered_values<'a>(
         &self,
         cx: &RunContext,
@@ -331,8 +333,8 @@ impl PreparedQuery {
             if skipped + matches.len() >= walk.wanted || cx.budget.exceeded() {
                 break;
             }
-            for key in run {
-                let Some(body) = view.live_body(key) else {
+            for (_, key) in run {
+                let Some((_, body)) = view.live_body(key) else {
                     continue;
                 };
                 if skipped < unread {
@@ -362,13 +364,13 @@ impl PreparedQuery {
     /// the extreme the candidates give (the least, with MIN asked). It
     /// counts as that item would, and cannot change MIN or MAX: it equals
     /// one of them and comes after the document holding it, which a tie
-    /// keeps, as the scan keeps the first in key order.
+    /// keeps, as the scan keeps the first in write order.
     fn counted_ends_values<'a>(
         &self,
         cx: &RunContext,
         ends: &Ends,
         index: &'a PathIndex,
-        keys: Vec<&'a ItemKey>,
+        keys: Vec<Numbered<'a>>,
         view: &mut dyn ContainerView<'a>,
     ) -> Vec<Value> {
         let docs: Vec<Value> = live_rows(keys.clone(), view)
@@ -398,11 +400,11 @@ impl PreparedQuery {
             .iter()
             .rev()
             .fold(extreme, |inner, step| json!({ &**step: inner }));
-        let others: Vec<&ItemKey> = ends
+        let others = ends
             .others(index, &keys)
-            .filter(|key| view.live_body(key).is_some())
-            .collect();
-        let stand_ins = std::iter::repeat_n(stand_in, others.len());
+            .filter(|(_, key)| view.live_body(key).is_some())
+            .count();
+        let stand_ins = std::iter::repeat_n(stand_in, others);
         self.values(cx, docs.into_iter().chain(stand_ins))
     }
 
@@ -429,7 +431,7 @@ impl PreparedQuery {
     /// Every result of `ORDER BY VectorDistance` with a bound, in order,
     /// from `column`: candidates are parsed in the order of their scores
     /// until enough match, then (if too few did) the items without a
-    /// score in key order (`items`), as the scan would have ordered them.
+    /// score in write order (`items`), as the scan would have ordered them.
     fn nearest_values<'a>(
         &self,
         cx: &RunContext,
@@ -448,18 +450,17 @@ impl PreparedQuery {
             if full(&rows) {
                 break;
             }
-            if let Some(body) = view.live_body(key) {
+            if let Some((_, body)) = view.live_body(key) {
                 keep(body, &mut rows);
             }
         }
         if !full(&rows) {
             let scored = in_order.scored_slots();
-            for (pk, id, body) in items {
+            for (_, key, body) in items {
                 if full(&rows) {
                     break;
                 }
-                let key = ItemKey::new(pk, id);
-                if !column.slot(&key).is_some_and(|slot| scored[slot]) {
+                if !column.slot(key).is_some_and(|slot| scored[slot]) {
                     keep(body, &mut rows);
                 }
             }
@@ -500,8 +501,8 @@ impl PreparedQuery {
     }
 
     /// Runs one page of the query over a container's live items, given in
-    /// key order as (partition key, id, stored JSON), starting where
-    /// `continuation` says (the caller started the iterator after its key).
+    /// write order as [`Row`]s, starting where `continuation` says (the
+    /// caller started the iterator after its item).
     /// With `view`, an index lookup may give the items instead.
     pub fn run_page<'a>(
         &self,
@@ -532,7 +533,7 @@ impl PreparedQuery {
         continuation: Option<&Continuation>,
         limit: PageLimit,
     ) -> Page {
-        if !self.streams_in_key_order() {
+        if !self.streams_in_write_order() {
             let offset = match continuation {
                 Some(Continuation::Offset { offset }) => *offset,
                 _ => 0,
@@ -547,7 +548,7 @@ impl PreparedQuery {
         let mut bytes = 0;
         let plain = self.is_plain_scan();
         let executor = self.executor(cx);
-        for (pk, id, body) in items {
+        for (number, _, body) in items {
             let result = if plain {
                 cx.retrieved.read(body.len());
                 Some(body.clone())
@@ -568,10 +569,7 @@ impl PreparedQuery {
             // SDK's TestCrossPartitionQuery; the JavaScript SDK's readAll
             // of 4 items in pages of 2 takes 3 pages).
             if page.documents.len() >= limit.items || bytes >= limit.bytes {
-                page.continuation = Some(Continuation::After {
-                    pk: pk.to_owned(),
-                    id: id.to_owned(),
-                });
+                page.continuation = Some(Continuation::After { after: number });
                 break;
             }
         }
@@ -579,17 +577,22 @@ impl PreparedQuery {
     }
 }
 
-/// The items at `keys` (in key order) that the view gives: live, in
-/// scope, after a resumed page's key.
+/// The items at `keys` (in write order) that the view gives: live, in
+/// scope, after a resumed page's item (skipped by number, unread).
 fn live_rows<'a, 'v>(
-    keys: Vec<&'a ItemKey>,
+    keys: Vec<Numbered<'a>>,
     view: &'v mut dyn ContainerView<'a>,
 ) -> impl Iterator<Item = Row<'a>> + 'v
 where
     'a: 'v,
 {
+    let after = view.after().unwrap_or(0);
     keys.into_iter()
-        .filter_map(move |key| view.live_body(key).map(|body| (key.pk(), key.id(), body)))
+        .filter(move |(number, _)| *number > after)
+        .filter_map(move |(_, key)| {
+            view.live_body(key)
+                .map(|(number, body)| (number, key, body))
+        })
 }
 
 fn parse(body: &Bytes) -> Value {

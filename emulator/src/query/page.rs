@@ -14,19 +14,18 @@ pub enum Continuation {
     /// A query across partitions that the gateway serves itself walks the
     /// physical ranges one at a time: it resumes in the EPK range
     /// `[range, end)` (a range as it was when the walk reached it), after the
-    /// item `pk`/`id` if it names one. (First: the variants are told apart
-    /// by their fields, and this one's `range` is what the others lack.)
+    /// item numbered `after` if it names one. (First: the variants are told
+    /// apart by their fields, and this one's `range` is what the others lack.)
     InRange {
         range: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         end: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        pk: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        id: Option<String>,
+        after: Option<u64>,
     },
-    /// Key-ordered scans resume after the last item visited.
-    After { pk: String, id: String },
+    /// Scans, in write order, resume after the number (the last part of
+    /// the RID) of the last item visited.
+    After { after: u64 },
     /// Whole-result queries (ORDER BY, aggregates, ...) resume at an offset.
     Offset { offset: usize },
 }

@@ -26,6 +26,7 @@ use super::udf::Runner;
 use super::view::ContainerView;
 use super::{Continuation, Page, PageLimit, PreparedQuery, Row, Setting};
 use crate::error::ApiResult;
+use crate::item_key::ItemKey;
 
 /// What a request asks of a page of its query.
 pub struct PageRequest<'r> {
@@ -157,7 +158,7 @@ pub fn plan<S: Source>(
 /// out under the lock, and all its run needs but the UDFs' runner.
 pub struct OffLock<W> {
     query: PreparedQuery,
-    items: Vec<(String, String, Bytes)>,
+    items: Vec<(u64, ItemKey, Bytes)>,
     policies: Arc<Policies>,
     cache_key: Option<String>,
     continuation: Option<Continuation>,
@@ -178,9 +179,9 @@ impl<W> OffLock<W> {
         versions: Vec<String>,
     ) -> ApiResult<Self> {
         let scope = source.scoped(query, request, |scoped| {
-            let items: Vec<(String, String, Bytes)> = scoped
+            let items: Vec<(u64, ItemKey, Bytes)> = scoped
                 .items
-                .map(|(pk, id, body)| (pk.to_owned(), id.to_owned(), body.clone()))
+                .map(|(number, key, body)| (number, key.clone(), body.clone()))
                 .collect();
             let cache_key = cache_key(scoped.state, Some(&versions), request.source);
             Ok((scoped.query.clone(), items, scoped.policies, cache_key))
@@ -213,7 +214,10 @@ impl<W> OffLock<W> {
             policies: self.policies,
             udfs: Some(udfs(self.bodies)),
         };
-        let items = self.items.iter().map(|(pk, id, body)| (&**pk, &**id, body));
+        let items = self
+            .items
+            .iter()
+            .map(|(number, key, body)| (*number, key, body));
         let request = PageRequest {
             source: None,
             continuation: self.continuation.as_ref(),

@@ -1,4 +1,4 @@
-//! Whole results of the queries that cannot stream in key order (ORDER BY,
+//! Whole results of the queries that cannot stream in write order (ORDER BY,
 //! aggregates, DISTINCT, TOP, OFFSET, GROUP BY), kept between the pages a
 //! client reads of them.
 //!

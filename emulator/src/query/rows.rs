@@ -198,10 +198,11 @@ mod tests {
             items: 100,
             bytes: usize::MAX,
         };
+        let key = crate::item_key::ItemKey::new("[]", "id");
         let page = query
             .run_page(
                 Default::default(),
-                bodies.iter().map(|b| ("[]", "id", b)),
+                bodies.iter().map(|b| (1, &key, b)),
                 None,
                 None,
                 limit,

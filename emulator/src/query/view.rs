@@ -21,7 +21,11 @@ pub trait ContainerView<'c> {
     /// The spatial index of a property path, if the container's policy
     /// has one (`index/spatial.rs`; expired items not yet purged included).
     fn spatial_column(&self, path: &[Box<str>]) -> Option<&'c SpatialColumn>;
-    /// The stored body of the item at `key`, if it is live, in the
-    /// query's scope, and after the key a resumed page starts after.
-    fn live_body(&mut self, key: &ItemKey) -> Option<&'c Bytes>;
+    /// The number of the item a resumed page starts after: it reads only
+    /// items numbered above it (later in write order).
+    fn after(&self) -> Option<u64>;
+    /// The stored body of the item at `key` and its number, if it is
+    /// live, in the query's scope, and after the item a resumed page
+    /// starts after.
+    fn live_body(&mut self, key: &ItemKey) -> Option<(u64, &'c Bytes)>;
 }

@@ -57,13 +57,13 @@ impl Store {
             };
             let (items, next) = match cursor {
                 LifetimeCursor::Key(after) => {
-                    let mut rows = c.stored_items(after.as_ref());
+                    let mut rows = c.stored_in_key_order(after.as_ref(), limit + 1);
+                    let more = rows.len() > limit;
+                    rows.truncate(limit);
                     let items: Vec<(ItemKey, Value)> = rows
-                        .by_ref()
-                        .take(limit)
+                        .into_iter()
                         .map(|(key, item)| (key.clone(), explained(key, item)))
                         .collect();
-                    let more = rows.next().is_some();
                     let next = items
                         .last()
                         .filter(|_| more)
@@ -72,14 +72,14 @@ impl Store {
                 }
                 LifetimeCursor::Expiry(offset) => {
                     let mut all: Vec<(i64, &ItemKey, &super::Item)> = c
-                        .stored_items(None)
+                        .stored_items()
                         .map(|(key, item)| {
                             let at = ttl::explain(default, item.ttl, item.ts).expires_at;
                             (at.unwrap_or(i64::MAX), key, item)
                         })
                         .collect();
-                    // Stable: equal instants stay in key order.
-                    all.sort_by_key(|&(at, _, _)| at);
+                    // Equal instants in key order.
+                    all.sort_unstable_by_key(|&(at, key, _)| (at, key));
                     let items: Vec<Value> = all
                         .iter()
                         .skip(offset)

@@ -22,7 +22,6 @@ use serde_json::{Map, Value};
 use super::batch::{commit, Outcome, Stage, Staged};
 use super::{Container, Item, Operation, Store};
 use crate::error::ApiResult;
-use crate::item_key::ItemKey;
 use crate::json;
 use crate::partition_key::KeyScope;
 use crate::query::search;
@@ -198,21 +197,26 @@ impl Store {
     }
 
     /// The live items of the transaction's partition as it sees them, in
-    /// key order, parsed (for its queries and feeds).
+    /// write order (by item number; those it created last), parsed (for
+    /// its queries and feeds).
     pub fn transaction_items(&self, tx: &mut Transaction) -> ApiResult<Vec<Value>> {
         let catalog = self.read();
         let c = catalog.database(&tx.database)?.container(&tx.container)?;
         let scope = KeyScope::Exact(tx.pk.clone());
-        let mut items: Vec<(&ItemKey, &[u8])> = Vec::new();
+        let mut items: Vec<(u64, &[u8])> = Vec::new();
         let staged = tx.staged.as_ref();
-        for (key, item) in c.live_items(Some(&scope), None, tx.now) {
+        for (number, key, item) in c.live_items(Some(&scope), None, tx.now) {
             if staged.and_then(|s| s.staged(key)).is_none() {
-                items.push((key, &item.body));
+                items.push((number, &item.body));
             }
         }
         if let Some(staged) = staged {
-            items.extend(staged.staged_in(&tx.pk).map(|(k, i)| (k, &i.body[..])));
-            items.sort_by(|a, b| a.0.cmp(b.0));
+            items.extend(
+                staged
+                    .staged_in(&tx.pk)
+                    .map(|(_, i)| (i.number, &i.body[..])),
+            );
+            items.sort_by_key(|(number, _)| *number);
         }
         tx.work.loaded += items.len();
         tx.work.loaded_bytes += items.iter().map(|(_, body)| body.len()).sum::<usize>();

@@ -33,7 +33,7 @@ impl Store {
     pub fn live_bytes(&self, database: &str, id: &str) -> ApiResult<usize> {
         self.with_container(database, id, |c, now| {
             Ok(c.live_items(None, None, now)
-                .map(|(_, item)| item.body.len())
+                .map(|(_, _, item)| item.body.len())
                 .sum())
         })
     }
@@ -47,17 +47,16 @@ impl Store {
         self.with_container(database, id, |c, now| {
             let ranges = c.ranges().ranges();
             let mut usage: Vec<RangeUsage> = ranges.iter().map(|_| RangeUsage::default()).collect();
-            // Items come in key order, a partition's together: its range is
-            // found (its key hashed) once per partition, not once per item.
-            let mut at = 0;
-            let mut partition: Option<&str> = None;
-            for (key, item) in c.live_items(None, None, now) {
-                if partition != Some(key.pk()) {
+            // Each partition's range is found (its key hashed) once, not
+            // once per item: items come in write order, partitions mixed.
+            let mut range_at: std::collections::HashMap<&str, usize> = Default::default();
+            for (_, key, item) in c.live_items(None, None, now) {
+                let at = *range_at.entry(key.pk()).or_insert_with(|| {
                     let range = c.range_of(key.pk());
-                    at = ranges.iter().position(|r| r.id == range).unwrap_or(0);
-                    partition = Some(key.pk());
+                    let at = ranges.iter().position(|r| r.id == range).unwrap_or(0);
                     usage[at].partition_keys.insert(key.pk().to_string());
-                }
+                    at
+                });
                 let slot = &mut usage[at];
                 slot.bytes += item.body.len();
                 slot.documents += 1;

@@ -30,6 +30,7 @@ mod ranges;
 mod regions;
 mod request_units;
 mod reset_and_snapshots;
+mod scan_order;
 mod scripts;
 mod scripts_resources;
 mod search_policies;

@@ -8,7 +8,7 @@ use super::property_path;
 use crate::item_key::ItemKey;
 use crate::query::ast::{Aggregate, Expr, From, Projection, Select};
 use crate::query::document_path::DocumentPath;
-use crate::query::index::{IndexKey, KeyType, PathIndex};
+use crate::query::index::{IndexKey, KeyType, Numbered, PathIndex};
 
 /// `MIN(path)` (the low end), `MAX(path)` (the high end) and
 /// `COUNT(path)` (`count`) of a query that reads nothing else of its items.
@@ -21,21 +21,22 @@ pub struct Ends {
 }
 
 impl Ends {
-    /// The items whose values can decide the aggregates, in key order:
-    /// at each end wanted, the first run of defined scalar values holding
-    /// a live item in scope (`live`), and every array or object value.
+    /// The items whose values can decide the aggregates, in write order
+    /// (by number): at each end wanted, the first run of defined scalar
+    /// values holding a live item in scope (`live`), and every array or
+    /// object value.
     pub fn candidates<'c>(
         &self,
         index: &'c PathIndex,
         mut live: impl FnMut(&ItemKey) -> bool,
-    ) -> Vec<&'c ItemKey> {
+    ) -> Vec<Numbered<'c>> {
         let scalar = |key: &IndexKey| {
             !matches!(
                 key.key_type(),
                 KeyType::Undefined | KeyType::Array | KeyType::Object
             )
         };
-        let mut keys: Vec<&'c ItemKey> = Vec::new();
+        let mut keys: Vec<Numbered<'c>> = Vec::new();
         for (wanted, descending) in [(self.low, false), (self.high, true)] {
             if !wanted {
                 continue;
@@ -44,25 +45,25 @@ impl Ends {
                 .keyed_runs(descending)
                 .filter(|(key, _)| scalar(key))
                 .map(|(_, run)| run)
-                .find(|run| run.iter().any(|item| live(item)));
+                .find(|run| run.iter().any(|(_, item)| live(item)));
             keys.extend(first_live.into_iter().flatten());
         }
         for key_type in [KeyType::Array, KeyType::Object] {
             let all = index.range(key_type, Bound::Unbounded, Bound::Unbounded);
             keys.extend(all.map(|(_, item)| item));
         }
-        keys.sort_unstable();
-        keys.dedup();
+        keys.sort_unstable_by_key(|(number, _)| *number);
+        keys.dedup_by_key(|(number, _)| *number);
         keys
     }
 
     /// The items with a scalar value that are not among `candidates`
-    /// (sorted): what `COUNT(path)` counts besides them.
+    /// (sorted by number): what `COUNT(path)` counts besides them.
     pub fn others<'c, 'k>(
         &self,
         index: &'c PathIndex,
-        candidates: &'k [&'c ItemKey],
-    ) -> impl Iterator<Item = &'c ItemKey> + 'k
+        candidates: &'k [Numbered<'c>],
+    ) -> impl Iterator<Item = Numbered<'c>> + 'k
     where
         'c: 'k,
     {
@@ -74,9 +75,13 @@ impl Ends {
         ]
         .into_iter()
         .flat_map(move |key_type| index.range(key_type, Bound::Unbounded, Bound::Unbounded));
-        let in_candidates = |key: &ItemKey| candidates.binary_search_by(|c| (*c).cmp(key)).is_ok();
+        let in_candidates = |number: u64| {
+            candidates
+                .binary_search_by_key(&number, |(n, _)| *n)
+                .is_ok()
+        };
         all.map(|(_, item)| item)
-            .filter(move |item| !in_candidates(item))
+            .filter(move |(number, _)| !in_candidates(*number))
     }
 }
 

@@ -1,7 +1,8 @@
 //! What the engine reads instead of parsing every item, defined here and
 //! kept by the store on every write (`store/container/index.rs`): the
 //! value index of a property path (this module: every item's value there,
-//! its [`IndexKey`], in the order `ORDER BY` sorts, ties in key order),
+//! its [`IndexKey`], in the order `ORDER BY` sorts, ties in write order:
+//! by the item's number, the last part of its RID),
 //! the vector columns (`vectors.rs`) and the spatial columns
 //! (`spatial.rs`).
 //!
@@ -39,20 +40,26 @@ pub use key::{IndexKey, KeyType};
 use crate::item_key::ItemKey;
 use crate::query::document_path::{DocumentPath, ELEMENTS};
 
-/// One path's index: (key, item) pairs, ordered by key, then item.
+/// An item as an index gives it: its number (the last part of its RID,
+/// its place in write order) and its key.
+pub type Numbered<'a> = (u64, &'a ItemKey);
+
+/// One path's index: (key, item number, item) entries, ordered by key,
+/// then number: the items of equal values in write order, as a scan
+/// meets them.
 #[derive(Debug, Clone, Default)]
 pub struct PathIndex {
-    entries: BTreeSet<(IndexKey, ItemKey)>,
+    entries: BTreeSet<(IndexKey, u64, ItemKey)>,
 }
 
 impl PathIndex {
-    fn insert(&mut self, key: IndexKey, item: ItemKey) {
-        self.entries.insert((key, item));
+    fn insert(&mut self, key: IndexKey, number: u64, item: ItemKey) {
+        self.entries.insert((key, number, item));
     }
 
-    fn remove(&mut self, key: IndexKey, item: &ItemKey) {
-        // The pair is owned for the lookup; the item key is a shared string.
-        self.entries.remove(&(key, item.clone()));
+    fn remove(&mut self, key: IndexKey, number: u64, item: &ItemKey) {
+        // The entry is owned for the lookup; the item key is a shared string.
+        self.entries.remove(&(key, number, item.clone()));
     }
 
     /// How many (key, item) pairs it holds, of live or expired items (an
@@ -67,13 +74,13 @@ impl PathIndex {
 
     /// The items whose key is within `(low, high)`, both bounds of one
     /// type (`Unbounded`: that type's edge), in the order of their keys,
-    /// ties in key order.
+    /// ties in write order.
     pub fn range<'a, 'b>(
         &'a self,
         key_type: KeyType,
         low: Bound<&'b IndexKey>,
         high: Bound<&'b IndexKey>,
-    ) -> impl Iterator<Item = (&'a IndexKey, &'a ItemKey)> + 'b
+    ) -> impl Iterator<Item = (&'a IndexKey, Numbered<'a>)> + 'b
     where
         'a: 'b,
     {
@@ -83,8 +90,8 @@ impl PathIndex {
             Bound::Unbounded => least,
         };
         self.entries
-            .range((start, ItemKey::least())..)
-            .map(|(k, item)| (k, item))
+            .range((start, 0, ItemKey::least())..)
+            .map(|(k, number, item)| (k, (*number, item)))
             .skip_while(move |(k, _)| matches!(low, Bound::Excluded(low) if *k == low))
             .take_while(move |(k, _)| {
                 k.key_type() == key_type
@@ -100,20 +107,20 @@ impl PathIndex {
     pub fn with_prefix<'a, 'b>(
         &'a self,
         prefix: &'b str,
-    ) -> impl Iterator<Item = (&'a IndexKey, &'a ItemKey)> + 'b
+    ) -> impl Iterator<Item = (&'a IndexKey, Numbered<'a>)> + 'b
     where
         'a: 'b,
     {
         let start = IndexKey::String(prefix.into());
         self.entries
-            .range((start, ItemKey::least())..)
-            .map(|(k, item)| (k, item))
+            .range((start, 0, ItemKey::least())..)
+            .map(|(k, number, item)| (k, (*number, item)))
             .take_while(move |(k, _)| matches!(k, IndexKey::String(s) if s.starts_with(prefix)))
     }
 
     /// The runs of items with equal keys, in the order of the keys (each
-    /// run in key order): what ORDER BY's first key sorts into.
-    pub fn runs(&self, descending: bool) -> impl Iterator<Item = Vec<&ItemKey>> + '_ {
+    /// run in write order): what ORDER BY's first key sorts into.
+    pub fn runs(&self, descending: bool) -> impl Iterator<Item = Vec<Numbered<'_>>> + '_ {
         self.keyed_runs(descending).map(|(_, run)| run)
     }
 
@@ -121,19 +128,19 @@ impl PathIndex {
     pub fn keyed_runs(
         &self,
         descending: bool,
-    ) -> impl Iterator<Item = (&IndexKey, Vec<&ItemKey>)> + '_ {
-        let mut entries: Box<dyn Iterator<Item = &(IndexKey, ItemKey)>> = match descending {
+    ) -> impl Iterator<Item = (&IndexKey, Vec<Numbered<'_>>)> + '_ {
+        let mut entries: Box<dyn Iterator<Item = &(IndexKey, u64, ItemKey)>> = match descending {
             false => Box::new(self.entries.iter()),
             true => Box::new(self.entries.iter().rev()),
         };
         let mut next = entries.next();
         std::iter::from_fn(move || {
-            let (key, item) = next.take()?;
-            let mut run = vec![item];
+            let (key, number, item) = next.take()?;
+            let mut run = vec![(*number, item)];
             loop {
                 next = entries.next();
                 match next {
-                    Some((k, item)) if k == key => run.push(item),
+                    Some((k, number, item)) if k == key => run.push((*number, item)),
                     _ => break,
                 }
             }
@@ -154,15 +161,15 @@ pub struct PathIndexes {
 }
 
 /// The service's index transformation: after a policy change, the paths
-/// queries were using are indexed again, a chunk of items at a time in key
-/// order, so that no hold of the store's lock is long. Writes meanwhile
+/// queries were using are indexed again, a chunk of items at a time in
+/// write order (by item number), so that no hold of the store's lock is long. Writes meanwhile
 /// keep the partial indexes (an item beyond the cursor is put twice, which
 /// changes nothing); queries scan those paths until the last chunk.
 #[derive(Debug, Clone)]
 struct Rebuild {
     by_path: HashMap<DocumentPath, PathIndex, foldhash::fast::RandomState>,
-    /// The last item indexed; `None` before the first chunk.
-    after: Option<ItemKey>,
+    /// The number of the last item indexed; `None` before the first chunk.
+    after: Option<u64>,
     /// Items indexed so far, of the `total` stored when it began.
     done: usize,
     total: usize,
@@ -183,15 +190,16 @@ impl PathIndexes {
                 .is_some_and(|r| r.by_path.contains_key(path))
     }
 
-    /// Builds the index of `path` over `items` (every stored item).
+    /// Builds the index of `path` over `items` (every stored item, with
+    /// its number).
     pub fn build<'a>(
         &mut self,
         path: DocumentPath,
-        items: impl Iterator<Item = (&'a ItemKey, &'a Bytes)>,
+        items: impl Iterator<Item = (u64, &'a ItemKey, &'a Bytes)>,
     ) {
         let mut index = PathIndex::default();
-        for (key, body) in items {
-            IndexKey::each_at(body, &path, |k| index.insert(k, key.clone()));
+        for (number, key, body) in items {
+            IndexKey::each_at(body, &path, |k| index.insert(k, number, key.clone()));
         }
         self.by_path.insert(path, index);
     }
@@ -202,8 +210,9 @@ impl PathIndexes {
         self.by_path.iter_mut().chain(rebuilding)
     }
 
-    /// A new version of the item at `key`: `old` is the body it replaces.
-    pub fn put(&mut self, key: &ItemKey, old: Option<&Bytes>, new: &Bytes) {
+    /// A new version of the item numbered `number` at `key`: `old` is the
+    /// body it replaces (a rewrite keeps the item's number).
+    pub fn put(&mut self, number: u64, key: &ItemKey, old: Option<&Bytes>, new: &Bytes) {
         for (path, index) in self.all_mut() {
             if let Some((_, array)) = path.split_last().filter(|(last, _)| &***last == ELEMENTS) {
                 let old_keys = old.map(|o| IndexKey::elements_at(o, array));
@@ -212,10 +221,10 @@ impl PathIndexes {
                     continue;
                 }
                 for old_key in old_keys.into_iter().flatten() {
-                    index.remove(old_key, key);
+                    index.remove(old_key, number, key);
                 }
                 for new_key in new_keys {
-                    index.insert(new_key, key.clone());
+                    index.insert(new_key, number, key.clone());
                 }
                 continue;
             }
@@ -225,16 +234,16 @@ impl PathIndexes {
                 if old_key == new_key {
                     continue;
                 }
-                index.remove(old_key, key);
+                index.remove(old_key, number, key);
             }
-            index.insert(new_key, key.clone());
+            index.insert(new_key, number, key.clone());
         }
     }
 
-    /// The item at `key`, whose body was `body`, is gone.
-    pub fn remove(&mut self, key: &ItemKey, body: &Bytes) {
+    /// The item numbered `number` at `key`, whose body was `body`, is gone.
+    pub fn remove(&mut self, number: u64, key: &ItemKey, body: &Bytes) {
         for (path, index) in self.all_mut() {
-            IndexKey::each_at(body, path, |k| index.remove(k, key));
+            IndexKey::each_at(body, path, |k| index.remove(k, number, key));
         }
     }
 
@@ -271,30 +280,31 @@ impl PathIndexes {
         true
     }
 
-    /// Where the rebuild's next chunk starts: after this item (`None`:
-    /// at the first). `None` overall when nothing is being rebuilt.
-    pub fn rebuild_cursor(&self) -> Option<Option<&ItemKey>> {
-        self.rebuild.as_ref().map(|r| r.after.as_ref())
+    /// Where the rebuild's next chunk starts: after the item with this
+    /// number (`None`: at the first). `None` overall when nothing is being
+    /// rebuilt.
+    pub fn rebuild_cursor(&self) -> Option<Option<u64>> {
+        self.rebuild.as_ref().map(|r| r.after)
     }
 
     /// Indexes the next chunk of the rebuild: `items`, the stored items
-    /// after [`PathIndexes::rebuild_cursor`] in key order, at most
-    /// `chunk`. Fewer than `chunk` means the last ones: the rebuilt
+    /// after [`PathIndexes::rebuild_cursor`] in write order (by number),
+    /// at most `chunk`. Fewer than `chunk` means the last ones: the rebuilt
     /// indexes are then ready. Returns whether the rebuild goes on.
     pub fn rebuild_chunk<'a>(
         &mut self,
-        items: impl Iterator<Item = (&'a ItemKey, &'a Bytes)>,
+        items: impl Iterator<Item = (u64, &'a ItemKey, &'a Bytes)>,
         chunk: usize,
     ) -> bool {
         let Some(rebuild) = self.rebuild.as_mut() else {
             return false;
         };
         let mut indexed = 0;
-        for (key, body) in items.take(chunk) {
+        for (number, key, body) in items.take(chunk) {
             for (path, index) in &mut rebuild.by_path {
-                IndexKey::each_at(body, path, |k| index.insert(k, key.clone()));
+                IndexKey::each_at(body, path, |k| index.insert(k, number, key.clone()));
             }
-            rebuild.after = Some(key.clone());
+            rebuild.after = Some(number);
             indexed += 1;
         }
         rebuild.done += indexed;

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::Numbered;
 use crate::item_key::ItemKey;
 use crate::query::document_path::DocumentPath;
 use crate::query::indexing_policy;
@@ -25,19 +26,20 @@ use crate::query::{Reach, Region};
 /// measure (an item whose value it cannot is never within any distance).
 #[derive(Debug, Clone, Default)]
 pub struct SpatialColumn {
-    reach: HashMap<ItemKey, Reach, foldhash::fast::RandomState>,
+    /// Each item's number (its place in write order) and reach.
+    reach: HashMap<ItemKey, (u64, Reach), foldhash::fast::RandomState>,
 }
 
 impl SpatialColumn {
-    /// The items that may lie in `region`, in no order.
-    pub fn within<'c, 'r>(&'c self, region: &'r Region) -> impl Iterator<Item = &'c ItemKey> + 'r
+    /// The items that may lie in `region`, with their numbers, in no order.
+    pub fn within<'c, 'r>(&'c self, region: &'r Region) -> impl Iterator<Item = Numbered<'c>> + 'r
     where
         'c: 'r,
     {
         self.reach
             .iter()
-            .filter(move |(_, reach)| reach.may_be_in(region))
-            .map(|(key, _)| key)
+            .filter(move |(_, (_, reach))| reach.may_be_in(region))
+            .map(|(key, (number, _))| (*number, key))
     }
 
     pub fn len(&self) -> usize {
@@ -68,8 +70,8 @@ impl SpatialColumns {
         self.0.iter().find(|(p, _)| **p == *path).map(|(_, c)| c)
     }
 
-    /// The item at `key` now has `body`.
-    pub fn put(&mut self, key: &ItemKey, body: &[u8]) {
+    /// The item numbered `number` at `key` now has `body`.
+    pub fn put(&mut self, number: u64, key: &ItemKey, body: &[u8]) {
         if self.0.is_empty() {
             return;
         }
@@ -79,7 +81,7 @@ impl SpatialColumns {
         for (path, column) in &mut self.0 {
             let value = path.iter().try_fold(&document, |v, step| v.get(&**step));
             match value.and_then(Reach::of) {
-                Some(reach) => column.reach.insert(key.clone(), reach),
+                Some(reach) => column.reach.insert(key.clone(), (number, reach)),
                 None => column.reach.remove(key),
             };
         }

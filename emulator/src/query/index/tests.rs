@@ -20,11 +20,20 @@ fn path(p: &str) -> DocumentPath {
     [p].into_iter().collect()
 }
 
-fn ids<'a>(items: impl Iterator<Item = (&'a IndexKey, &'a ItemKey)>) -> Vec<String> {
-    items.map(|(_, k)| k.id().to_string()).collect()
+fn ids<'a>(items: impl Iterator<Item = (&'a IndexKey, Numbered<'a>)>) -> Vec<String> {
+    items.map(|(_, (_, k))| k.id().to_string()).collect()
 }
 
-/// Items a..f under `seq`: numbers, a string, a missing value, an array.
+/// Stored items by number (their place in write order), as the container
+/// hands them to a build or a rebuild chunk.
+type Stored = std::collections::BTreeMap<u64, (ItemKey, Bytes)>;
+
+fn numbered(stored: &Stored) -> impl Iterator<Item = (u64, &ItemKey, &Bytes)> {
+    stored.iter().map(|(n, (k, b))| (*n, k, b))
+}
+
+/// Items a..g under `seq`, numbered 1..7: numbers, a string, a missing
+/// value, an array.
 fn indexed() -> PathIndexes {
     let items = [
         ("a", json!({"seq": 3})),
@@ -35,12 +44,13 @@ fn indexed() -> PathIndexes {
         ("f", json!({"seq": [3]})),
         ("g", json!({"seq": 2})),
     ];
-    let stored: Vec<(ItemKey, Bytes)> = items
+    let stored: Stored = items
         .iter()
-        .map(|(id, v)| (key("[\"p\"]", id), body(v.clone())))
+        .zip(1..)
+        .map(|((id, v), n)| (n, (key("[\"p\"]", id), body(v.clone()))))
         .collect();
     let mut indexes = PathIndexes::default();
-    indexes.build(path("seq"), stored.iter().map(|(k, b)| (k, b)));
+    indexes.build(path("seq"), numbered(&stored));
     indexes
 }
 
@@ -67,13 +77,13 @@ fn ranges_stay_within_their_type() {
 }
 
 #[test]
-fn runs_keep_ties_in_key_order_both_ways() {
+fn runs_keep_ties_in_write_order_both_ways() {
     let indexes = indexed();
     let index = indexes.get(&path("seq")).unwrap();
     let runs = |descending| -> Vec<Vec<String>> {
         index
             .runs(descending)
-            .map(|run| run.iter().map(|k| k.id().to_string()).collect())
+            .map(|run| run.iter().map(|(_, k)| k.id().to_string()).collect())
             .collect()
     };
     let ascending = runs(false);
@@ -93,11 +103,40 @@ fn runs_keep_ties_in_key_order_both_ways() {
     assert_eq!(descending, ascending);
 }
 
+/// Equal values come in the items' write order (by number), not by id:
+/// the order a scan meets them in, which ORDER BY's stable sort keeps.
+#[test]
+fn equal_values_come_in_write_order_not_by_id() {
+    let stored: Stored = [(5, "z"), (6, "a"), (7, "m")]
+        .into_iter()
+        .map(|(n, id)| (n, (key("[\"p\"]", id), body(json!({"seq": 1})))))
+        .collect();
+    let mut indexes = PathIndexes::default();
+    indexes.build(path("seq"), numbered(&stored));
+    let index = indexes.get(&path("seq")).unwrap();
+    let one = IndexKey::Number(Number::new(1.0));
+    let found = index.range(
+        KeyType::Number,
+        Bound::Included(&one),
+        Bound::Included(&one),
+    );
+    assert_eq!(ids(found), ["z", "a", "m"]);
+    for descending in [false, true] {
+        let run: Vec<u64> = index.runs(descending).flatten().map(|(n, _)| n).collect();
+        assert_eq!(run, [5, 6, 7]);
+    }
+}
+
 #[test]
 fn writes_move_an_item_between_keys() {
     let mut indexes = indexed();
     let a = key("[\"p\"]", "a");
-    indexes.put(&a, Some(&body(json!({"seq": 3}))), &body(json!({"seq": 9})));
+    indexes.put(
+        1,
+        &a,
+        Some(&body(json!({"seq": 3}))),
+        &body(json!({"seq": 9})),
+    );
     let nine = IndexKey::Number(Number::new(9.0));
     let index = indexes.get(&path("seq")).unwrap();
     let found = index.range(
@@ -107,33 +146,31 @@ fn writes_move_an_item_between_keys() {
     );
     assert_eq!(ids(found), ["a"]);
     assert_eq!(index.len(), 7);
-    indexes.remove(&a, &body(json!({"seq": 9})));
+    indexes.remove(1, &a, &body(json!({"seq": 9})));
     let index = indexes.get(&path("seq")).unwrap();
     assert_eq!(index.len(), 6);
     let h = key("[\"p\"]", "h");
-    indexes.put(&h, None, &body(json!({"other": 1})));
+    indexes.put(8, &h, None, &body(json!({"other": 1})));
     let index = indexes.get(&path("seq")).unwrap();
     let undefined = index.range(KeyType::Undefined, Bound::Unbounded, Bound::Unbounded);
     assert_eq!(ids(undefined), ["e", "h"]);
 }
 
-/// Every (key, item) pair of `index`, in order.
-fn pairs(index: &PathIndex) -> Vec<(IndexKey, String)> {
+/// Every (key, number, item) entry of `index`, in order.
+fn pairs(index: &PathIndex) -> Vec<(IndexKey, u64, String)> {
     index
         .entries
         .iter()
-        .map(|(k, item)| (k.clone(), item.id().to_string()))
+        .map(|(k, n, item)| (k.clone(), *n, item.id().to_string()))
         .collect()
 }
 
-/// The stored items after `cursor`, in key order, as the container hands
-/// them to a rebuild chunk.
-fn after<'a>(
-    stored: &'a std::collections::BTreeMap<ItemKey, Bytes>,
-    cursor: Option<&ItemKey>,
-) -> impl Iterator<Item = (&'a ItemKey, &'a Bytes)> {
-    let start = cursor.map_or(Bound::Unbounded, |k| Bound::Excluded(k.clone()));
-    stored.range((start, Bound::Unbounded))
+/// The stored items numbered after `cursor`, in write order, as the
+/// container hands them to a rebuild chunk.
+fn after(stored: &Stored, cursor: Option<u64>) -> impl Iterator<Item = (u64, &ItemKey, &Bytes)> {
+    stored
+        .range(cursor.map_or(0, |n| n + 1)..)
+        .map(|(n, (k, b))| (*n, k, b))
 }
 
 /// A policy change rebuilds the kept paths chunk by chunk; writes between
@@ -141,17 +178,20 @@ fn after<'a>(
 /// gives; the rebuilt path serves nothing until the last chunk.
 #[test]
 fn a_rebuild_in_chunks_ends_as_a_fresh_build_whatever_is_written_meanwhile() {
-    let mut stored: std::collections::BTreeMap<ItemKey, Bytes> = (0..10)
+    let mut stored: Stored = (0..10)
         .map(|i| {
             (
-                key("[\"p\"]", &format!("i{i}")),
-                body(json!({"seq": i, "other": i})),
+                i + 1,
+                (
+                    key("[\"p\"]", &format!("i{i}")),
+                    body(json!({"seq": i, "other": i})),
+                ),
             )
         })
         .collect();
     let mut indexes = PathIndexes::default();
-    indexes.build(path("seq"), stored.iter());
-    indexes.build(path("other"), stored.iter());
+    indexes.build(path("seq"), numbered(&stored));
+    indexes.build(path("other"), numbered(&stored));
     assert_eq!(indexes.progress(), 100);
 
     let keep_seq = |p: &[Box<str>]| &*p[0] == "seq";
@@ -170,23 +210,36 @@ fn a_rebuild_in_chunks_ends_as_a_fresh_build_whatever_is_written_meanwhile() {
     );
     assert_eq!(indexes.progress(), 0);
 
-    let cursor = indexes.rebuild_cursor().unwrap().cloned();
-    assert!(indexes.rebuild_chunk(after(&stored, cursor.as_ref()), 4));
+    let cursor = indexes.rebuild_cursor().unwrap();
+    assert!(indexes.rebuild_chunk(after(&stored, cursor), 4));
     assert_eq!(indexes.progress(), 40);
 
-    // Writes between chunks: i1 is behind the cursor (i3), i8 and i9 beyond.
+    // Writes between chunks: i1 is behind the cursor (i3), i8 and i9
+    // beyond, and new items come after every other (new numbers).
+    let mut next = 11;
     let mut write = |indexes: &mut PathIndexes, id: &str, value: Option<serde_json::Value>| {
         let k = key("[\"p\"]", id);
-        let old = stored.get(&k).cloned();
+        let old = stored
+            .iter()
+            .find(|(_, (key, _))| *key == k)
+            .map(|(n, (_, b))| (*n, b.clone()));
         match value {
             Some(v) => {
                 let new = body(v);
-                indexes.put(&k, old.as_ref(), &new);
-                stored.insert(k, new);
+                let n = old.as_ref().map_or_else(
+                    || {
+                        next += 1;
+                        next - 1
+                    },
+                    |(n, _)| *n,
+                );
+                indexes.put(n, &k, old.as_ref().map(|(_, b)| b), &new);
+                stored.insert(n, (k, new));
             }
             None => {
-                indexes.remove(&k, &old.unwrap());
-                stored.remove(&k);
+                let (n, b) = old.unwrap();
+                indexes.remove(n, &k, &b);
+                stored.remove(&n);
             }
         }
     };
@@ -199,8 +252,8 @@ fn a_rebuild_in_chunks_ends_as_a_fresh_build_whatever_is_written_meanwhile() {
 
     let mut chunks = 1;
     loop {
-        let cursor = indexes.rebuild_cursor().unwrap().cloned();
-        let more = indexes.rebuild_chunk(after(&stored, cursor.as_ref()), 4);
+        let cursor = indexes.rebuild_cursor().unwrap();
+        let more = indexes.rebuild_chunk(after(&stored, cursor), 4);
         chunks += 1;
         if !more {
             break;
@@ -215,7 +268,7 @@ fn a_rebuild_in_chunks_ends_as_a_fresh_build_whatever_is_written_meanwhile() {
     assert!(indexes.rebuild_cursor().is_none());
 
     let mut fresh = PathIndexes::default();
-    fresh.build(path("seq"), stored.iter());
+    fresh.build(path("seq"), numbered(&stored));
     assert_eq!(
         pairs(
             indexes
@@ -231,15 +284,20 @@ fn a_rebuild_in_chunks_ends_as_a_fresh_build_whatever_is_written_meanwhile() {
 /// during a rebuild starts it again over the paths it still keeps.
 #[test]
 fn rebuilds_start_over_on_another_change() {
-    let stored: std::collections::BTreeMap<ItemKey, Bytes> = (0..5)
-        .map(|i| (key("[\"p\"]", &format!("i{i}")), body(json!({"seq": i}))))
+    let stored: Stored = (0..5)
+        .map(|i| {
+            (
+                i + 1,
+                (key("[\"p\"]", &format!("i{i}")), body(json!({"seq": i}))),
+            )
+        })
         .collect();
     let mut indexes = PathIndexes::default();
     assert!(
         !indexes.start_rebuild(|_| true, 5),
         "no index in use: nothing to do"
     );
-    indexes.build(path("seq"), stored.iter());
+    indexes.build(path("seq"), numbered(&stored));
     assert!(indexes.start_rebuild(|_| true, 5));
     assert!(indexes.rebuild_chunk(after(&stored, None), 2));
     assert_eq!(indexes.progress(), 40);
@@ -265,7 +323,7 @@ fn element_indexes_follow_writes() {
     let a1 = body(json!({"tags": ["x", "y", "x"]}));
     let b1 = body(json!({"tags": ["y"]}));
     let mut indexes = PathIndexes::default();
-    indexes.build(tags.clone(), [(&a, &a1), (&b, &b1)].into_iter());
+    indexes.build(tags.clone(), [(1, &a, &a1), (2, &b, &b1)].into_iter());
     let with = |indexes: &PathIndexes, tag: &str| {
         let tag = IndexKey::String(tag.into());
         let index = indexes.get(&tags).unwrap();
@@ -279,12 +337,12 @@ fn element_indexes_follow_writes() {
     assert_eq!(with(&indexes, "y"), ["a", "b"]);
 
     let a2 = body(json!({"tags": ["z", "y"], "other": 1}));
-    indexes.put(&a, Some(&a1), &a2);
+    indexes.put(1, &a, Some(&a1), &a2);
     assert_eq!(with(&indexes, "x"), Vec::<String>::new());
     assert_eq!(with(&indexes, "z"), ["a"]);
     let b2 = body(json!({"tags": "not an array"}));
-    indexes.put(&b, Some(&b1), &b2);
+    indexes.put(2, &b, Some(&b1), &b2);
     assert_eq!(with(&indexes, "y"), ["a"]);
-    indexes.remove(&a, &a2);
+    indexes.remove(1, &a, &a2);
     assert!(indexes.get(&tags).unwrap().is_empty());
 }

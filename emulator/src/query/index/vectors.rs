@@ -46,6 +46,9 @@ pub struct VectorColumn {
     squared_norms: Vec<f32>,
     /// Slot `i`'s item.
     keys: Vec<ItemKey>,
+    /// Slot `i`'s item number (its place in write order, which breaks
+    /// ties as the scan's stable sort does).
+    numbers: Vec<u64>,
     slot_of: FastMap<ItemKey, u32>,
 }
 
@@ -62,6 +65,7 @@ impl VectorColumn {
             values: Vec::new(),
             squared_norms: Vec::new(),
             keys: Vec::new(),
+            numbers: Vec::new(),
             slot_of: FastMap::default(),
         }
     }
@@ -97,15 +101,20 @@ impl VectorColumn {
         &self.keys[slot]
     }
 
-    /// Takes the new stored body of the item at `key`.
-    pub fn put(&mut self, key: &ItemKey, body: &[u8]) {
+    /// The number of the item in `slot`: its place in write order.
+    pub fn number_at(&self, slot: usize) -> u64 {
+        self.numbers[slot]
+    }
+
+    /// Takes the new stored body of the item numbered `number` at `key`.
+    pub fn put(&mut self, number: u64, key: &ItemKey, body: &[u8]) {
         match vector_at(body, &self.steps, self.dimensions) {
-            Some(vector) => self.set(key, &vector),
+            Some(vector) => self.set(number, key, &vector),
             None => self.remove(key),
         }
     }
 
-    fn set(&mut self, key: &ItemKey, vector: &[f32]) {
+    fn set(&mut self, number: u64, key: &ItemKey, vector: &[f32]) {
         let d = self.dimensions;
         let squared_norm = vector::dot(vector, vector);
         match self.slot_of.get(key) {
@@ -117,6 +126,7 @@ impl VectorColumn {
             None => {
                 self.slot_of.insert(key.clone(), self.keys.len() as u32);
                 self.keys.push(key.clone());
+                self.numbers.push(number);
                 self.values.extend_from_slice(vector);
                 self.squared_norms.push(squared_norm);
             }
@@ -133,10 +143,12 @@ impl VectorColumn {
         if slot != last {
             self.values.copy_within(last * d..(last + 1) * d, slot * d);
             self.keys.swap(slot, last);
+            self.numbers.swap(slot, last);
             self.squared_norms.swap(slot, last);
             self.slot_of.insert(self.keys[slot].clone(), slot as u32);
         }
         self.keys.pop();
+        self.numbers.pop();
         self.squared_norms.pop();
         self.values.truncate(last * d);
         if self.values.capacity() > 2 * self.values.len() + 1024 * d {
@@ -166,9 +178,9 @@ impl VectorColumns {
         self.0.iter().find(|c| c.path == path)
     }
 
-    pub fn put(&mut self, key: &ItemKey, body: &[u8]) {
+    pub fn put(&mut self, number: u64, key: &ItemKey, body: &[u8]) {
         for column in &mut self.0 {
-            column.put(key, body);
+            column.put(number, key, body);
         }
     }
 
@@ -367,14 +379,14 @@ mod tests {
         let mut column = VectorColumn::new("/e", 2);
         let key = |id: &str| ItemKey::new("[\"p\"]", id);
         let body = |v: Value| serde_json::to_vec(&json!({"e": v})).unwrap();
-        column.put(&key("a"), &body(json!([1, 2])));
-        column.put(&key("b"), &body(json!([3, 4])));
-        column.put(&key("c"), &body(json!([5, 6])));
-        column.put(&key("a"), &body(json!([7, 8])));
+        column.put(1, &key("a"), &body(json!([1, 2])));
+        column.put(2, &key("b"), &body(json!([3, 4])));
+        column.put(3, &key("c"), &body(json!([5, 6])));
+        column.put(1, &key("a"), &body(json!([7, 8])));
         assert_eq!(column.len(), 3);
         column.remove(&key("a"));
         // A new body without a vector leaves the column.
-        column.put(&key("c"), &body(json!("none")));
+        column.put(3, &key("c"), &body(json!("none")));
         column.remove(&key("zz"));
         let held: Vec<(ItemKey, Vec<f32>, f32)> = column
             .vectors()
@@ -383,7 +395,7 @@ mod tests {
             .collect();
         assert_eq!(held, [(key("b"), vec![3.0, 4.0], 25.0)]);
         assert!(column.slot(&key("b")).is_some() && column.slot(&key("a")).is_none());
-        column.put(&key("d"), &body(json!([9, 10])));
+        column.put(4, &key("d"), &body(json!([9, 10])));
         column.remove(&key("b"));
         let held: Vec<(Vec<f32>, f32)> = column.vectors().map(|(v, n)| (v.to_vec(), n)).collect();
         assert_eq!(held, [(vec![9.0, 10.0], 181.0)]);

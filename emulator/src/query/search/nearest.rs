@@ -4,10 +4,10 @@
 //!
 //! Same answer as the scan, in the same order: every vector of the column
 //! is scored by the kernel the scan uses ([`vector::score`]), then items
-//! come most similar first, equal scores in key order (the scan's stable
-//! sort keeps them in the key order it reads them in), and items with no
+//! come most similar first, equal scores in write order (the scan's stable
+//! sort keeps them in the write order it reads them in), and items with no
 //! score (no vector at the path, or one cosine cannot compare) after all
-//! scored ones, in key order. Only the candidates taken in that order are
+//! scored ones, in write order. Only the candidates taken in that order are
 //! parsed, filtered and projected, until the page's `OFFSET + LIMIT` (or
 //! `TOP`) rows are found: a few windows of the order are selected
 //! (`select_nth_unstable`) and sorted, never the whole column.
@@ -123,7 +123,7 @@ impl Nearest {
 }
 
 /// The scored items of a column, most relevant first, equal relevances
-/// in key order; sorted a window at a time as they are taken.
+/// in write order; sorted a window at a time as they are taken.
 pub struct InOrder<'c> {
     column: &'c VectorColumn,
     /// (relevance, slot): greater relevance is more similar.
@@ -141,11 +141,14 @@ impl<'c> InOrder<'c> {
         // the scan compares them.
         b.0.partial_cmp(&a.0)
             .unwrap_or(Ordering::Equal)
-            .then_with(|| column.key_at(a.1 as usize).cmp(column.key_at(b.1 as usize)))
+            .then_with(|| {
+                let number = |slot: u32| column.number_at(slot as usize);
+                number(a.1).cmp(&number(b.1))
+            })
     }
 
     /// Which slots have a score (by slot): the items without one come
-    /// after every scored one, in key order.
+    /// after every scored one, in write order.
     pub fn scored_slots(&self) -> Vec<bool> {
         let mut scored = vec![false; self.column.len()];
         for (_, slot) in &self.scored {

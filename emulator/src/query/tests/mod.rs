@@ -358,10 +358,11 @@ fn from_less_queries_are_evaluated_once() {
         items: 100,
         bytes: usize::MAX,
     };
+    let key = ItemKey::new("[]", "id");
     let page = query
         .run_page(
             Default::default(),
-            bodies.iter().map(|b| ("[]", "id", b)),
+            bodies.iter().map(|b| (1, &key, b)),
             None,
             None,
             limit,
@@ -382,6 +383,7 @@ fn prefilter_and_count_give_the_same_results() {
     .iter()
     .map(|d| Bytes::from(serde_json::to_vec(d).unwrap()))
     .collect();
+    let key = ItemKey::new("[]", "id");
     let page = |q: &str| {
         let query = PreparedQuery::prepare(&QueryBody {
             query: q.into(),
@@ -395,7 +397,7 @@ fn prefilter_and_count_give_the_same_results() {
         let docs = query
             .run_page(
                 Default::default(),
-                bodies.iter().map(|b| ("[]", "id", b)),
+                bodies.iter().map(|b| (1, &key, b)),
                 None,
                 None,
                 limit,
@@ -446,11 +448,12 @@ fn unknown_functions_and_mixed_aggregates_are_refused() {
 }
 
 #[test]
-fn pages_resume_after_the_last_key() {
-    let bodies: Vec<(String, Bytes)> = (0..5)
+fn pages_resume_after_the_last_item_by_number() {
+    let bodies: Vec<(u64, ItemKey, Bytes)> = (0..5)
         .map(|i| {
             (
-                format!("{i}"),
+                i + 1,
+                ItemKey::new("[]", &format!("{i}")),
                 Bytes::from(json!({"id": format!("{i}")}).to_string()),
             )
         })
@@ -467,7 +470,7 @@ fn pages_resume_after_the_last_key() {
     let page = q
         .run_page(
             Default::default(),
-            bodies.iter().map(|(id, b)| ("[]", id.as_str(), b)),
+            bodies.iter().map(|(n, key, b)| (*n, key, b)),
             None,
             None,
             limit,
@@ -475,17 +478,11 @@ fn pages_resume_after_the_last_key() {
         .unwrap()
         .0;
     assert_eq!(page.documents.len(), 2);
-    assert_eq!(
-        page.continuation,
-        Some(Continuation::After {
-            pk: "[]".into(),
-            id: "1".into()
-        })
-    );
+    assert_eq!(page.continuation, Some(Continuation::After { after: 2 }));
     let last = q
         .run_page(
             Default::default(),
-            bodies[4..].iter().map(|(id, b)| ("[]", id.as_str(), b)),
+            bodies[4..].iter().map(|(n, key, b)| (*n, key, b)),
             None,
             None,
             limit,

@@ -322,10 +322,11 @@ fn from_subqueries(#[case] query: &str, #[case] expected: Value) {
         .iter()
         .map(|d| bytes::Bytes::from(d.to_string()))
         .collect();
+    let key = crate::item_key::ItemKey::new("[]", "id");
     let page = prepared(query)
         .run_page(
             Default::default(),
-            bodies.iter().map(|b| ("[]", "id", b)),
+            bodies.iter().map(|b| (1, &key, b)),
             None,
             None,
             crate::query::PageLimit {

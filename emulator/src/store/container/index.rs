@@ -2,8 +2,6 @@
 //! (`query/index/spatial.rs`): kept by `install` and `forget`, read by queries
 //! through `ContainerView`.
 
-use std::ops::Bound;
-
 use super::Container;
 use crate::query::index::spatial::{SpatialColumn, SpatialColumns};
 use crate::query::index::PathIndex;
@@ -31,7 +29,10 @@ impl Container {
         if !self.policy_indexes(&path) || self.indexes.has(&path) {
             return;
         }
-        let items = self.items.iter().map(|(key, item)| (key, &item.body));
+        let items = self
+            .items
+            .iter()
+            .map(|(key, item)| (item.number, key, &item.body));
         self.indexes.build(path, items);
     }
 
@@ -48,7 +49,7 @@ impl Container {
     pub(super) fn rebuild_spatial(&mut self) {
         let mut spatial = SpatialColumns::for_policy(&self.settings.indexing_policy);
         for (key, item) in &self.items {
-            spatial.put(key, &item.body);
+            spatial.put(item.number, key, &item.body);
         }
         self.spatial = spatial;
     }
@@ -68,21 +69,18 @@ impl Container {
         self.indexes.start_rebuild(keep, self.items.len())
     }
 
-    /// Indexes the next `chunk` items of a rebuild in key order; returns
-    /// whether one goes on.
+    /// Indexes the next `chunk` items of a rebuild in write order (by
+    /// number: a rewrite keeps an item's place, so none is missed);
+    /// returns whether one goes on.
     pub fn reindex_chunk(&mut self, chunk: usize) -> bool {
         let Some(after) = self.indexes.rebuild_cursor() else {
             return false;
         };
-        let start = match after {
-            Some(key) => Bound::Excluded(key.clone()),
-            None => Bound::Unbounded,
-        };
         let items = &self.items;
         let next = self
-            .order
-            .range((start, Bound::Unbounded))
-            .map(|key| (key, &items[key].body));
+            .by_number
+            .after(after.unwrap_or(0))
+            .map(|(number, key)| (number, key, &items[key].body));
         self.indexes.rebuild_chunk(next, chunk)
     }
 

@@ -3,9 +3,8 @@
 //! Every lookup here takes `now` and treats an expired item as absent (R5),
 //! whether or not the background purge has removed it yet.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::num::NonZeroU64;
-use std::ops::Bound;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -28,12 +27,13 @@ use crate::query::search::policy::{check_embeddings_kept, check_vector_indexes_k
 
 mod index;
 mod restore;
+mod scan;
 mod settings;
 mod unique;
 mod vectors;
 mod view;
 use crate::error::{ApiError, ApiResult};
-use crate::partition_key::{KeyScope, PartitionKeyDefinition};
+use crate::partition_key::PartitionKeyDefinition;
 use crate::persist::Journal;
 use crate::rid;
 use crate::ttl::{self, Ttl};
@@ -51,10 +51,11 @@ pub struct Container {
     pub settings: ContainerSettings,
     /// The items, for point operations.
     items: FastMap<ItemKey, Item>,
-    /// Their keys in order, for feeds and queries that page by key.
-    order: BTreeSet<ItemKey>,
+    /// Each partition's keys in write order (`scan.rs`), for scans of one.
+    by_partition: scan::PartitionOrder,
     expiry: ExpiryIndex,
-    /// Item number (the last part of an item's RID) to key, for RID-based paths.
+    /// Item number (the last part of an item's RID) to key, for RID-based
+    /// paths, and in write order for scans of the whole container (`scan.rs`).
     by_number: NumberedKeys,
     next_item: u64,
     /// Every change, for the all-versions-and-deletes feed (see `log.rs`).
@@ -137,7 +138,7 @@ impl Container {
             etag: new_etag(),
             settings,
             items: FastMap::default(),
-            order: BTreeSet::new(),
+            by_partition: scan::PartitionOrder::default(),
             expiry: ExpiryIndex::default(),
             by_number: NumberedKeys::default(),
             next_item: 1,
@@ -324,61 +325,6 @@ impl Container {
         self.items.get(key).filter(|item| self.is_live(item, now))
     }
 
-    /// Live items in key order, optionally within one partition (or a
-    /// hierarchical key's prefix) and after a key (for paging). Expired
-    /// items are skipped (R5).
-    pub fn live_items<'a>(
-        &'a self,
-        scope: Option<&'a KeyScope>,
-        after: Option<&ItemKey>,
-        now: i64,
-    ) -> impl Iterator<Item = (&'a ItemKey, &'a Item)> + 'a {
-        let lower = match (after, scope) {
-            (Some(after), _) => Bound::Excluded(after.clone()),
-            (None, Some(scope)) => Bound::Included(ItemKey::scope_start(scope)),
-            (None, None) => Bound::Unbounded,
-        };
-        self.order
-            .range((lower, Bound::Unbounded))
-            .take_while(move |key| scope.is_none_or(|s| s.contains(key.pk())))
-            .map(|key| (key, &self.items[key]))
-            .filter(move |(_, item)| self.is_live(item, now))
-    }
-
-    /// Every stored item in key order after `after`, expired or not (the
-    /// explorer shows expired items not yet purged apart).
-    pub fn stored_items<'a>(
-        &'a self,
-        after: Option<&ItemKey>,
-    ) -> impl Iterator<Item = (&'a ItemKey, &'a Item)> + 'a {
-        let lower = match after {
-            Some(after) => Bound::Excluded(after.clone()),
-            None => Bound::Unbounded,
-        };
-        self.order
-            .range((lower, Bound::Unbounded))
-            .map(|key| (key, &self.items[key]))
-    }
-
-    /// Deletes every item in `scope` at `now` (delete by partition key), each
-    /// logged as a delete; an expired item not yet purged is logged as its
-    /// one TTL delete, as the purge would have. Returns the removed items,
-    /// for the caller to free once the lock is released.
-    pub fn remove_scope(&mut self, scope: &KeyScope, now: i64) -> Vec<Item> {
-        let keys: Vec<ItemKey> = self
-            .order
-            .range(ItemKey::scope_start(scope)..)
-            .take_while(|key| scope.contains(key.pk()))
-            .cloned()
-            .collect();
-        keys.iter()
-            .filter_map(|key| {
-                let expired = !self.is_live(&self.items[key], now);
-                self.remove(key, now, expired)
-            })
-            .collect()
-    }
-
     /// How many items are visible now: stored minus expired-but-not-purged.
     pub fn live_count(&self, now: i64) -> usize {
         self.items.len() - self.expiry.count_due(self.settings.default_ttl, now)
@@ -488,14 +434,14 @@ impl Container {
         let body = item.body.clone();
         let previous_lsn = match self.items.insert(key.clone(), item) {
             Some(old) => {
-                self.indexes.put(&key, Some(&old.body), &body);
+                self.indexes.put(number, &key, Some(&old.body), &body);
                 self.expiry.remove(&key, old.ttl, old.ts, old.lsn);
                 self.by_lsn.remove(old.lsn, &key);
                 NonZeroU64::new(old.lsn)
             }
             None => {
-                self.indexes.put(&key, None, &body);
-                self.order.insert(key.clone());
+                self.indexes.put(number, &key, None, &body);
+                self.by_partition.insert(number, key.clone());
                 self.by_number.insert(number, key.clone());
                 None
             }
@@ -503,8 +449,8 @@ impl Container {
         if let Some(unique) = &mut self.unique {
             unique.insert(&key, &body);
         }
-        self.vectors.put(&key, &body);
-        self.spatial.put(&key, &body);
+        self.vectors.put(number, &key, &body);
+        self.spatial.put(number, &key, &body);
         self.expiry.insert(&key, ttl, ts, lsn);
         self.by_lsn.insert(lsn, key.clone());
         self.log.append(Change {
@@ -553,13 +499,13 @@ impl Container {
             let numbers = (self.database_number, self.number);
             journal.record(|out| records::encode_remove(out, numbers, key, lsn, now, ttl_expired));
         }
-        self.order.remove(key);
+        self.by_partition.remove(item.number, key);
         if let Some(unique) = &mut self.unique {
             unique.remove(key);
         }
         self.vectors.remove(key);
         self.spatial.remove(key);
-        self.indexes.remove(key, &item.body);
+        self.indexes.remove(item.number, key, &item.body);
         self.by_number.remove(item.number, key);
         self.by_lsn.remove(item.lsn, key);
         self.log.append(Change {

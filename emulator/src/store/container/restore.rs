@@ -118,11 +118,11 @@ impl Container {
             self.next_item = self.next_item.max(item.number);
             self.expiry.insert(&key, item.ttl, item.ts, item.lsn);
             self.by_lsn.insert(item.lsn, key.clone());
-            self.order.insert(key.clone());
+            self.by_partition.insert(item.number, key.clone());
             by_number.push((item.number, key.clone()));
             self.restore_unique(&key, &item.body);
-            self.vectors.put(&key, &item.body);
-            self.spatial.put(&key, &item.body);
+            self.vectors.put(item.number, &key, &item.body);
+            self.spatial.put(item.number, &key, &item.body);
             self.items.insert(key, item);
         }
         by_number.sort_unstable_by_key(|(number, _)| *number);

@@ -15,7 +15,7 @@ impl Container {
     pub(super) fn rebuild_vectors(&mut self) {
         let mut vectors = VectorColumns::for_policy(&self.settings.vector_embeddings);
         for (key, item) in &self.items {
-            vectors.put(key, &item.body);
+            vectors.put(item.number, key, &item.body);
         }
         self.vectors = vectors;
     }

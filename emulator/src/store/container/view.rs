@@ -12,13 +12,13 @@ use crate::query::index::PathIndex;
 use crate::query::view::ContainerView;
 
 /// A container within one request's scope: the items whose partition
-/// key `in_scope` accepts, live at `now`, and (on a resumed page) after
-/// `after`. The HTTP layer's scope is its `FeedScope`; the tests', a
-/// logical partition or the whole container.
+/// key `in_scope` accepts, live at `now`, and (on a resumed page)
+/// numbered after `after`. The HTTP layer's scope is its `FeedScope`; the
+/// tests', a logical partition or the whole container.
 pub struct ScopedView<'c, S> {
     pub c: &'c Container,
     pub in_scope: S,
-    pub after: Option<ItemKey>,
+    pub after: Option<u64>,
     pub now: i64,
 }
 
@@ -35,13 +35,18 @@ impl<'c, S: FnMut(&str) -> bool> ContainerView<'c> for ScopedView<'c, S> {
         self.c.spatial_column(path)
     }
 
-    fn live_body(&mut self, key: &ItemKey) -> Option<&'c Bytes> {
+    fn after(&self) -> Option<u64> {
+        self.after
+    }
+
+    fn live_body(&mut self, key: &ItemKey) -> Option<(u64, &'c Bytes)> {
         let c = self.c;
-        let after = self.after.as_ref();
-        (after.is_none_or(|after| key > after) && (self.in_scope)(key.pk()))
+        let after = self.after.unwrap_or(0);
+        (self.in_scope)(key.pk())
             .then(|| c.get(key, self.now))
             .flatten()
-            .map(|item| &item.body)
+            .filter(|item| item.number > after)
+            .map(|item| (item.number, &item.body))
     }
 }
 

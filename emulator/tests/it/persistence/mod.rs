@@ -9,8 +9,8 @@
 //! - a restart keeps container settings, offers, users and permissions,
 //!   ranges after a split, items with their system properties, the
 //!   all-versions-and-deletes change feed, session and resource tokens, the
-//!   manual clock, time to live (manual and system clock) and the RID
-//!   counters;
+//!   manual clock, time to live (manual and system clock), the RID
+//!   counters and the write order scans read items in;
 //! - a restore of a named snapshot, and a reset, survive a SIGKILL right
 //!   after their answer (the restored clock and TTL included);
 //! - a torn or corrupt log is cut where it goes bad, and said so; a damaged
@@ -24,4 +24,5 @@ pub(crate) mod support;
 
 mod damaged;
 mod kill;
+mod order;
 mod restart;

@@ -12,7 +12,6 @@ mod spatial;
 use bytes::Bytes;
 
 use super::ScopedView;
-use crate::item_key::ItemKey;
 use crate::partition_key::KeyScope;
 use crate::query::view::ContainerView;
 use crate::query::{Continuation, PageLimit, PreparedQuery, QueryBody};
@@ -31,7 +30,7 @@ fn prepared(text: &str) -> PreparedQuery {
 }
 
 /// Every result of `text`, page by page (3 items a page where pages
-/// resume after a key), with the container's index or without any.
+/// resume after an item), with the container's index or without any.
 pub(super) fn results(
     c: &Container,
     text: &str,
@@ -39,11 +38,11 @@ pub(super) fn results(
     indexed: bool,
 ) -> Vec<String> {
     let query = prepared(text);
-    let items = |after: Option<&ItemKey>| {
+    let items = |after: Option<u64>| {
         c.live_items(scope, after, NOW)
-            .map(|(key, item)| (key.pk(), key.id(), &item.body))
+            .map(|(number, key, item)| (number, key, &item.body))
     };
-    let view = |after: Option<ItemKey>| ScopedView {
+    let view = |after: Option<u64>| ScopedView {
         c,
         in_scope: move |pk: &str| scope.is_none_or(|s| s.contains(pk)),
         now: NOW,
@@ -70,18 +69,15 @@ pub(super) fn results(
         bytes: usize::MAX,
     };
     let mut all = Vec::new();
-    let mut after: Option<ItemKey> = None;
+    let mut after: Option<u64> = None;
     loop {
-        let mut page_view = view(after.clone());
+        let mut page_view = view(after);
         let page_view = indexed.then_some(&mut page_view as &mut dyn ContainerView);
-        let continuation = after.as_ref().map(|key| Continuation::After {
-            pk: key.pk().into(),
-            id: key.id().into(),
-        });
+        let continuation = after.map(|after| Continuation::After { after });
         let page = query
             .run_page(
                 Default::default(),
-                items(after.as_ref()),
+                items(after),
                 page_view,
                 continuation.as_ref(),
                 limit,
@@ -90,7 +86,7 @@ pub(super) fn results(
             .0;
         all.extend(texts(page.documents));
         match page.continuation {
-            Some(Continuation::After { pk, id }) => after = Some(ItemKey::new(&pk, &id)),
+            Some(Continuation::After { after: number }) => after = Some(number),
             _ => return all,
         }
     }
