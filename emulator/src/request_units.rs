@@ -159,12 +159,12 @@ impl ChargeModel {
     /// connection that failed with no answer), charged to a request a fault
     /// rule answered instead of running it: an application error the
     /// partition worked out (400, 404, 409, 412, 413, 449...) costs a
-    /// failed read's charge ("these charges include requests that don't
-    /// complete successfully due to application errors like 400, 412, and
-    /// 449"); a refusal before any partition worked on it costs nothing: a
-    /// throttled request (429), an authorization failure (401, 403), a
-    /// timeout, a gone replica (408, 410), a server error (5xx) or a broken
-    /// connection. `docs/src/request-units.md` has the table.
+    /// failed read's charge ("these charges include requests that do not
+    /// complete successfully due to application errors such as 400, 412,
+    /// 449, etc."); a refusal before any partition worked on it costs
+    /// nothing: a throttled request (429), an authorization failure (401,
+    /// 403), a timeout, a gone replica (408, 410), a server error (5xx) or
+    /// a broken connection. `docs/src/request-units.md` has the table.
     pub fn failure(self, status: Option<u16>) -> Charge {
         match status {
             None | Some(401 | 403 | 408 | 410 | 429) => Charge::ZERO,
