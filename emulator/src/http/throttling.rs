@@ -79,7 +79,7 @@ pub async fn throttle(state: &AppState, request: Request, next: Next) -> Respons
             let mut partitions: Vec<PartitionId> = budget
                 .ranges
                 .iter()
-                .map(|range| (budget.container.clone(), *range))
+                .map(|range| (budget.owner.clone(), *range))
                 .collect();
             limiter
                 .admit(&mut partitions, budget.ru_per_partition, now_ms, priority)
