@@ -169,6 +169,24 @@ impl ChargeModel {
         }
     }
 
+    /// What the service charges for a failure of HTTP `status` (`None`: a
+    /// connection that failed with no answer), charged to a request a fault
+    /// rule answered instead of running it: an application error the
+    /// partition worked out (400, 404, 409, 412, 413, 449...) costs a
+    /// failed read's charge ("these charges include requests that do not
+    /// complete successfully due to application errors such as 400, 412,
+    /// 449, etc."); a refusal before any partition worked on it costs
+    /// nothing: a throttled request (429), an authorization failure (401,
+    /// 403), a timeout, a gone replica (408, 410), a server error (5xx) or
+    /// a broken connection. `docs/src/request-units.md` has the table.
+    pub fn failure(self, status: Option<u16>) -> Charge {
+        match status {
+            None | Some(401 | 403 | 408 | 410 | 429) => Charge::ZERO,
+            Some(400..=499) => self.read(0, false),
+            Some(_) => Charge::ZERO,
+        }
+    }
+
     /// A write of a document of `bytes` holding `indexed_terms` values the
     /// indexing policy indexes (0 with indexing off).
     pub fn write(self, kind: WriteKind, bytes: usize, indexed_terms: usize) -> Charge {
@@ -367,6 +385,19 @@ mod tests {
             "{empty:?} {reads:?} {returns:?}"
         );
         assert_eq!(model.query(10, 10 * KB, 0, true).ru(), 2.0 * reads.ru());
+    }
+
+    #[test]
+    fn a_failure_costs_what_the_service_charges_for_it() {
+        for model in [ChargeModel::Documented, ChargeModel::Fixed] {
+            for charged in [400, 404, 409, 412, 413, 449] {
+                assert_eq!(model.failure(Some(charged)).ru(), 1.0, "{charged}");
+            }
+            for free in [401, 403, 408, 410, 429, 500, 503] {
+                assert_eq!(model.failure(Some(free)).ru(), 0.0, "{free}");
+            }
+            assert_eq!(model.failure(None).ru(), 0.0, "a broken connection");
+        }
     }
 
     #[test]

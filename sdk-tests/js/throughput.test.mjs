@@ -109,6 +109,82 @@ describe("throughput [--rate-limit]", () => {
     assert.ok(Math.max(...spent.values()) > BUDGET, "the first batch overshot its second, as the service allows");
   });
 
+  test("one busy container may use its shared database's whole throughput; one of its own keeps its budget apart", async () => {
+    const { database } = await client.databases.create({ id: unique("shared"), throughput: 400 });
+    databases.push(database);
+    const make = async (id, options = {}) =>
+      (await database.containers.create({ id: unique(id), partitionKey: { paths: ["/pk"] }, ...options })).container;
+    const busy = await make("busy");
+    const idle = await make("idle");
+    const own = await make("own", { throughput: 400 });
+    await emulator.clock.advance(1);
+    // The idle container aside, the busy one spends all 400 RU of the database's
+    // second, as the service shares it (not 400 divided by two containers).
+    const quick = (c) => noRetries.database(database.id).container(c.id);
+    let spent = 0;
+    for (let i = 0; ; i++) {
+      try {
+        spent += (await quick(busy).items.create(item(i))).requestCharge;
+      } catch (error) {
+        assert.equal(error.code, 429);
+        assert.equal(error.substatus, 3200);
+        break;
+      }
+    }
+    assert.ok(spent >= BUDGET && spent < BUDGET + 15, `${spent}`);
+    // The second is the database's: the idle container is refused in it too,
+    await assert.rejects(quick(idle).items.create({ id: "b", pk: "p" }), (error) => error.code === 429);
+    // while the container of its own 400 RU/s is not.
+    const { resource } = await quick(own).items.create({ id: "c", pk: "p" });
+    assert.equal(resource.id, "c");
+    await emulator.clock.advance(1);
+  });
+
+  test("an after rule answers neither a throttled nor a conflicting create", async () => {
+    const c = await newContainer();
+    const rule = await emulator.addFault({
+      match: { database: c.database.id, container: c.id, operation: "create" },
+      respond: { status: 408 },
+      when: "after",
+    });
+    const hits = async () => (await emulator.faults()).find((f) => f.id === rule.id).hitCount;
+    const quick = noRetries.database(c.database.id).container(c.id);
+    try {
+      // It ran and was kept, then the rule answered (the SDK does not retry a write's 408).
+      await assert.rejects(quick.items.create({ id: "a", pk: "p" }), (error) => {
+        assert.equal(error.code, 408);
+        assert.match(error.message, /the operation ran and its changes were kept/);
+        return true;
+      });
+      assert.equal(await hits(), 1);
+      // A 409 is the create's own answer, and no hit.
+      await assert.rejects(quick.items.create({ id: "a", pk: "p" }), (error) => error.code === 409);
+      assert.equal(await hits(), 1);
+      // A second spent by upserts (the rule matches creates only): the create the budget
+      // throttles gets the budget's 429, never the rule's 408.
+      for (let i = 0; ; i++) {
+        try {
+          await quick.items.upsert(item(i));
+        } catch (error) {
+          assert.equal(error.code, 429);
+          break;
+        }
+      }
+      await assert.rejects(quick.items.create({ id: "b", pk: "p" }), (error) => {
+        assert.equal(error.code, 429);
+        assert.equal(error.substatus, 3200);
+        return true;
+      });
+      assert.equal(await hits(), 1, "a throttled request is no hit");
+      await emulator.clock.advance(1);
+      const { statusCode } = await c.item("b", "p").read();
+      assert.equal(statusCode, 404, "nothing was written");
+    } finally {
+      await emulator.clearFaults();
+      await emulator.clock.advance(1);
+    }
+  });
+
   test("charges follow the documented points", async () => {
     const c = await newContainer();
     const created = await c.items.create({ id: "s", pk: "p", blob: "x".repeat(700) });

@@ -134,3 +134,93 @@ def test_charges_follow_the_documented_points(limited, container):
     assert read == 1.0, "a 1 KB point read is 1 RU"
     assert 5.5 <= insert < 7, insert
     assert abs(replace - 2 * insert) < 0.02, (replace, insert)
+
+
+def impatient(limited) -> CosmosClient:
+    """A client that meets a 429 after one quick retry instead of nine waits:
+    the spent second stays spent on the manual clock, so waiting helps nothing."""
+    return CosmosClient(limited.endpoint, KEY, retry_throttle_total=1, retry_fixed_interval=1)
+
+
+def spend_quickly(container, prefix: str) -> float:
+    """Creates items until the second's budget refuses one: the RU they spent."""
+    spent = 0.0
+    with pytest.raises(exceptions.CosmosHttpResponseError) as throttled:
+        for i in range(10_000):
+            container.create_item({"id": f"{prefix}{i}", "pk": "p", "blob": "x" * 800})
+            spent += float(container.client_connection.last_response_headers["x-ms-request-charge"])
+    assert throttled.value.status_code == 429
+    assert throttled.value.sub_status == 3200
+    return spent
+
+
+def test_one_busy_container_may_use_its_shared_databases_whole_throughput(limited):
+    client = impatient(limited)
+    db = client.create_database(unique("shared"), offer_throughput=400)
+    try:
+        busy = db.create_container(unique("busy"), PartitionKey("/pk"))
+        idle = db.create_container(unique("idle"), PartitionKey("/pk"))
+        own = db.create_container(unique("own"), PartitionKey("/pk"), offer_throughput=400)
+        limited.clock.advance(1)
+        # The other container idle, the busy one spends all 400 RU of the
+        # database's second (the service shares it; not 400 / 2).
+        spent = spend_quickly(busy, "a")
+        assert BUDGET <= spent < BUDGET + 15, spent
+        # The second is the database's: the idle container is refused too...
+        with pytest.raises(exceptions.CosmosHttpResponseError) as refused:
+            idle.create_item({"id": "b", "pk": "p"})
+        assert refused.value.status_code == 429
+        # ...while a container of its own throughput keeps its budget apart.
+        assert own.create_item({"id": "c", "pk": "p"})["id"] == "c"
+    finally:
+        limited.clock.advance(1)
+        client.delete_database(db.id)
+
+
+def test_an_after_rule_answers_neither_a_throttled_nor_a_refused_create(limited):
+    client = impatient(limited)
+    db = client.create_database(unique("db"))
+    container = db.create_container(unique("c"), PartitionKey("/pk"))
+    limited.clock.advance(1)
+    rule = limited.add_fault(
+        {
+            "match": {"database": db.id, "container": container.id, "operation": "create"},
+            "respond": {"status": 408},
+            "when": "after",
+        }
+    )
+
+    def hits() -> int:
+        return next(f for f in limited.faults() if f["id"] == rule["id"])["hitCount"]
+
+    try:
+        # The create ran and was kept, then the rule answered: the SDK does
+        # not retry a write's 408, the app sees it and the item is there.
+        with pytest.raises(exceptions.CosmosHttpResponseError) as late:
+            container.create_item({"id": "a", "pk": "p"})
+        assert late.value.status_code == 408
+        assert "the operation ran and its changes were kept" in late.value.message
+        assert hits() == 1
+        assert container.read_item("a", "p")["id"] == "a"
+        # A create refused with 409 gets its own answer, and is no hit.
+        with pytest.raises(exceptions.CosmosResourceExistsError):
+            container.create_item({"id": "a", "pk": "p"})
+        assert hits() == 1
+        # A second spent by upserts (the rule matches creates only): a create
+        # throttled by the budget is the budget's 429, never the rule's 408.
+        with pytest.raises(exceptions.CosmosHttpResponseError) as throttled:
+            for i in range(10_000):
+                container.upsert_item({"id": f"u{i}", "pk": "p", "blob": "x" * 800})
+        assert throttled.value.status_code == 429
+        with pytest.raises(exceptions.CosmosHttpResponseError) as refused:
+            container.create_item({"id": "b", "pk": "p"})
+        assert refused.value.status_code == 429
+        assert refused.value.sub_status == 3200
+        assert hits() == 1, "a throttled request is no hit"
+        limited.clock.advance(1)
+        with pytest.raises(exceptions.CosmosResourceNotFoundError):
+            container.read_item("b", "p")
+    finally:
+        limited.clear_faults()
+        limited.clock.advance(1)
+        client.delete_database(db.id)

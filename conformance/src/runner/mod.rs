@@ -1,6 +1,8 @@
 //! Runs cases against a target: one database of the run's own (random name,
-//! deleted at the end), one container per case, the steps in order; each
-//! step's request is `target.rs`'s.
+//! deleted at the end), one container per case (a case of
+//! `database-throughput` in a database of its own, shared with idle
+//! containers, deleted after it), the steps in order; each step's request
+//! is `target.rs`'s.
 
 use crate::client::{segment, Client, Request, Response};
 use crate::clock::{excerpt, TimeMode, Timeline, WallClock};
@@ -103,8 +105,56 @@ impl Session {
         Ok(())
     }
 
-    /// Runs one case in a container of its own (`index` keeps names unique).
+    /// Runs one case in a container of its own (`index` keeps names
+    /// unique); a case of `database-throughput` in a database of its own,
+    /// deleted after it.
     pub async fn run_case(&self, case: &Case, index: usize) -> CaseRun {
+        let run = self.run_case_in(case, index).await;
+        if case.database_throughput.is_some() {
+            let link = format!("dbs/{}", case_database(&self.database, index));
+            let request = Request::new(Method::DELETE, path(&link), "dbs", link);
+            // Best effort: a database left behind is the run's to clean.
+            let _ = self.client.send(request).await;
+        }
+        run
+    }
+
+    /// A database of `throughput` RU/s shared by the case's container and
+    /// `shared_with` empty ones.
+    async fn shared_database(
+        &self,
+        database: &str,
+        throughput: u32,
+        shared_with: u32,
+    ) -> Result<(), String> {
+        let request = Request::new(Method::POST, "dbs".to_string(), "dbs", String::new())
+            .header("x-ms-offer-throughput", throughput.to_string())
+            .json(&json!({ "id": database }));
+        let response = self.client.send(request).await.map_err(|e| e.to_string())?;
+        if response.status != 201 {
+            return Err(format!(
+                "creating the case's database of {throughput} RU/s answered {}",
+                describe(&response)
+            ));
+        }
+        let link = format!("dbs/{database}");
+        for i in 0..shared_with {
+            let colls = format!("{link}/colls");
+            let body = json!({"id": format!("idle-{i}"), "partitionKey": {"paths": ["/pk"], "kind": "Hash"}});
+            let request =
+                Request::new(Method::POST, path(&colls), "colls", link.clone()).json(&body);
+            let response = self.client.send(request).await.map_err(|e| e.to_string())?;
+            if response.status != 201 {
+                return Err(format!(
+                    "creating a container sharing the database answered {}",
+                    describe(&response)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    async fn run_case_in(&self, case: &Case, index: usize) -> CaseRun {
         let mut run = CaseRun {
             id: case.id.clone(),
             steps: case.steps.iter().map(not_run).collect(),
@@ -136,12 +186,29 @@ impl Session {
             }
             TimeMode::Manual => None,
         };
+        let database = match case.database_throughput {
+            Some(throughput) => {
+                let database = case_database(&self.database, index);
+                if let Err(error) = self
+                    .shared_database(&database, throughput, case.shared_with)
+                    .await
+                {
+                    run.setup_error = Some(error);
+                    return run;
+                }
+                database
+            }
+            None => self.database.clone(),
+        };
         let mut target = CaseTarget {
             client: &self.client,
             wall,
-            collection_link: format!("dbs/{}/colls/{}", self.database, container_id(case, index)),
-            database_link: format!("dbs/{}", self.database),
-            throughput: case.throughput.or(self.container_throughput),
+            collection_link: format!("dbs/{database}/colls/{}", container_id(case, index)),
+            database_link: format!("dbs/{database}"),
+            throughput: match case.database_throughput {
+                Some(_) => None,
+                None => case.throughput.or(self.container_throughput),
+            },
             partition_key: case.id.clone(),
             purge_wait: self.purge_wait,
             sprocs: BTreeSet::new(),
@@ -154,7 +221,10 @@ impl Session {
                 Ok(response) if response.status == 201 => {
                     // A case's own throughput is its own: the run's ranges
                     // are those of the containers the run's throughput made.
-                    if self.container_throughput.is_some() && case.throughput.is_none() {
+                    if self.container_throughput.is_some()
+                        && case.throughput.is_none()
+                        && case.database_throughput.is_none()
+                    {
                         match crate::ranges::count(&self.client, &target.collection_link).await {
                             Ok(count) => {
                                 self.ranges_seen
@@ -317,6 +387,12 @@ fn skip_reason(wall: &WallClock, unobservable: &[crate::clock::Unobservable]) ->
 }
 
 /// `c<index>-<id>`: unique in the run, readable in the target's portal.
+/// The database a case of `database-throughput` runs in: the run's name
+/// and the case's index.
+fn case_database(run: &str, index: usize) -> String {
+    format!("{run}-{index}")
+}
+
 fn container_id(case: &Case, index: usize) -> String {
     let id: String = case
         .id

@@ -238,7 +238,18 @@ fn a_throughput_case_cites_no_seed_and_needs_a_test_clock() {
     assert!(case.source.seeds.is_empty());
     assert_eq!(case.source.to_string(), "T1, T7");
     assert_eq!(case.throughput, Some(400));
+    assert_eq!((case.database_throughput, case.shared_with), (None, 0));
     assert!(case.needs_test_clock());
+    // A container sharing a database's throughput: the flood's budget is
+    // the database's.
+    let shared = FLOOD.replacen(
+        "throughput = 400",
+        "database-throughput = 400\nshared-with = 3",
+        1,
+    );
+    let case = &parse_file(Path::new("shared.toml"), &shared).unwrap()[0];
+    assert_eq!(case.throughput, None);
+    assert_eq!((case.database_throughput, case.shared_with), (Some(400), 3));
     assert!(!all_cases()
         .iter()
         .filter(|c| c.area != "throughput")
@@ -283,6 +294,26 @@ fn a_throughput_case_cites_no_seed_and_needs_a_test_clock() {
     "needs the case's `throughput`"
 )]
 #[case::odd_throughput("throughput = 400", "throughput = 450", "multiples of 100")]
+#[case::both_throughputs(
+    "throughput = 400",
+    "throughput = 400\ndatabase-throughput = 400",
+    "not both"
+)]
+#[case::odd_database_throughput(
+    "throughput = 400",
+    "database-throughput = 450",
+    "`database-throughput` is RU/s in multiples of 100"
+)]
+#[case::shared_with_alone(
+    "throughput = 400",
+    "throughput = 400\nshared-with = 1",
+    "`shared-with` goes with `database-throughput`"
+)]
+#[case::shared_with_too_many(
+    "throughput = 400",
+    "database-throughput = 400\nshared-with = 25",
+    "1 to 24 other containers"
+)]
 #[case::budget_over_throughput(
     r#"expect = "429/3200 after 400 RU""#,
     r#"expect = "429/3200 after 500 RU""#,

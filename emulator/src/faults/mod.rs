@@ -7,6 +7,9 @@
 //! With no rule, [`Faults::is_empty`] is one atomic load: the layer does
 //! nothing more. A hit is counted under the rules' lock, so a rule with
 //! `hits: 3` applies to exactly three requests however many arrive at once.
+//! An `after` rule's hit is counted when the request starts and given back
+//! ([`Faults::give_back`]) when its operation did not run (refused by the
+//! budget, or failed): only what ran and committed counts.
 
 mod rule;
 
@@ -143,6 +146,21 @@ impl Faults {
             .find(|e| e.rule.id == id)
             .map(|e| e.rule.to_json(e.hit_count))
             .ok_or_else(|| not_found(id))
+    }
+
+    /// Gives back the hit [`Faults::hit`] counted for `rule`: an `after`
+    /// rule whose request was refused or failed, so never answered by it.
+    /// Nothing when the rule has been deleted since (a rule made again
+    /// under its id is another rule).
+    pub fn give_back(&self, rule: &Arc<Rule>) {
+        let mut rules = self.lock();
+        if let Some(entry) = rules
+            .entries
+            .iter_mut()
+            .find(|e| Arc::ptr_eq(&e.rule, rule))
+        {
+            entry.hit_count = entry.hit_count.saturating_sub(1);
+        }
     }
 
     /// Removes the rule `id`, or 404.

@@ -316,3 +316,37 @@ fn bad_bodies_are_refused_naming_the_field() {
     }
     assert!(faults.is_empty(), "nothing was added");
 }
+
+#[test]
+fn a_hit_given_back_is_not_counted_and_may_be_used_again() {
+    let faults = Faults::default();
+    faults
+        .add(
+            json!({"id": "late", "match": {"operation": "create"}, "respond": {"status": 408},
+                   "when": "after", "hits": 1}),
+            0,
+        )
+        .unwrap();
+    let hit = faults.hit(&create("create"), 0, no_range).unwrap();
+    assert_eq!(hit.when, When::After);
+    assert!(
+        faults.hit(&create("create"), 0, no_range).is_none(),
+        "its one hit is taken while the first request runs"
+    );
+    faults.give_back(&hit);
+    assert_eq!(faults.list()[0]["hitCount"], 0);
+    let again = faults.hit(&create("create"), 0, no_range).unwrap();
+    assert_eq!(faults.list()[0]["hitCount"], 1);
+    // A rule deleted and made again under its id is another rule: an old
+    // hit given back leaves the new one's count alone.
+    faults.remove("late").unwrap();
+    faults
+        .add(
+            json!({"id": "late", "respond": {"status": 408}, "when": "after"}),
+            0,
+        )
+        .unwrap();
+    faults.hit(&create("create"), 0, no_range).unwrap();
+    faults.give_back(&again);
+    assert_eq!(faults.list()[0]["hitCount"], 1);
+}

@@ -1,13 +1,19 @@
 //! Applying the fault rules (`faults/`, `docs/src/faults.md`), the last
 //! step of `authenticate`: after the signature is checked (an unsigned
-//! request is still a 401), before the durability layer (a fault `after` a
-//! write answers once it is kept). Control requests never match. With no
-//! rule it costs one atomic load.
+//! request is still a 401), the region's answer (`http/regions.rs`) and
+//! the budget (`http/throttling.rs`: a throttled request meets no rule),
+//! before the durability layer (a fault `after` a write answers once it is
+//! kept). Control requests never match. With no rule it costs one atomic
+//! load.
 //!
 //! A matching rule answers as the service does: its status, `x-ms-substatus`,
 //! the `{"code", "message"}` body, `x-ms-retry-after-ms` (always on a 429),
-//! and the envelope's activity id, session token and charge; or it delays
-//! the real answer, or breaks the connection (`transport/breakable.rs`).
+//! the envelope's activity id and session token, and the charge of the
+//! failure it imitates (`request_units.rs`, `ChargeModel::failure`); or it
+//! delays the real answer, or breaks the connection
+//! (`transport/breakable.rs`). A rule `after` the operation answers only
+//! when the operation ran and succeeded ([`ran`]); otherwise the request
+//! gets its own answer and the rule's hit is given back.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,6 +25,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::operation::{classify, Classified, Operation};
 use super::request::CosmosHeaders;
+use super::response::charge_value;
 use super::{names, AppState};
 use crate::error::ApiError;
 use crate::faults::{Connection, Rule, Target, When};
@@ -54,7 +61,7 @@ pub async fn inject(state: &AppState, request: Request, next: Next) -> Response 
     };
     match rule {
         None => next.run(request).await,
-        Some(rule) => apply(rule, request, next).await,
+        Some(rule) => apply(state, rule, request, next).await,
     }
 }
 
@@ -83,7 +90,7 @@ fn range_of(state: &AppState, classified: &Classified<'_>, headers: &HeaderMap) 
         .map(|range| range.to_string())
 }
 
-async fn apply(rule: Arc<Rule>, request: Request, next: Next) -> Response {
+async fn apply(state: &AppState, rule: Arc<Rule>, request: Request, next: Next) -> Response {
     let respond = &rule.respond;
     let faulted = respond.status.is_some() || respond.connection.is_some();
     let delay = respond.delay_ms.map(Duration::from_millis);
@@ -100,24 +107,61 @@ async fn apply(rule: Arc<Rule>, request: Request, next: Next) -> Response {
             // bytes would reset rather than close, and an answer before the
             // body is read makes hyper close a connection the rule keeps.
             let _ = axum::body::to_bytes(request.into_body(), 8 * MAX_ITEM_BYTES).await;
-            answer(&rule, None, control)
+            answer(state, &rule, None, control)
         }
         When::After => {
             let real = next.run(request).await;
+            if !ran(real.status()) {
+                // Refused or failed: nothing ran for the rule to answer
+                // after, and no hit.
+                state.faults.give_back(&rule);
+                return real;
+            }
             if let Some(delay) = delay {
                 tokio::time::sleep(delay).await;
             }
             if !faulted {
                 return real;
             }
-            answer(&rule, Some(real), control)
+            answer(state, &rule, Some(real), control)
         }
     }
 }
 
+/// Whether an operation answered `status` ran and succeeded, so that a
+/// rule `after` it may answer instead: a 2xx (its changes are committed),
+/// or a change feed's 304 (it read, and found nothing new). Not a 207: a
+/// transactional batch that answers it committed nothing, and a bulk
+/// whose operation failed keeps its own per-operation answer.
+pub fn ran(status: StatusCode) -> bool {
+    (status.is_success() && status != StatusCode::MULTI_STATUS)
+        || status == StatusCode::NOT_MODIFIED
+}
+
 /// The rule's answer; `real` is the operation's own (a fault `after` it).
-fn answer(rule: &Rule, real: Option<Response>, control: Option<ConnectionControl>) -> Response {
+fn answer(
+    state: &AppState,
+    rule: &Rule,
+    real: Option<Response>,
+    control: Option<ConnectionControl>,
+) -> Response {
     let respond = &rule.respond;
+    // After the operation: what it charged (the service charges what ran),
+    // and the range its session token names. Before: the failure imitated.
+    let mut kept = HeaderMap::new();
+    match &real {
+        Some(real) => {
+            for name in [names::REQUEST_CHARGE, names::PARTITION_KEY_RANGE_ID] {
+                if let Some(value) = real.headers().get(&name) {
+                    kept.insert(name, value.clone());
+                }
+            }
+        }
+        None => {
+            let charge = state.charges.failure(respond.status);
+            kept.insert(names::REQUEST_CHARGE, charge_value(charge));
+        }
+    }
     if let Some(connection) = respond.connection {
         let Some(control) = control else {
             return ApiError::new(
@@ -134,8 +178,11 @@ fn answer(rule: &Rule, real: Option<Response>, control: Option<ConnectionControl
             Connection::Reset => Break::Reset,
             Connection::Hang => Break::Hang,
         });
-        // Never reaches the client: the connection breaks as hyper writes it.
-        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+        // Never reaches the client: the connection breaks as hyper writes
+        // it. Its charge is what the budget spends.
+        let mut response = StatusCode::SERVICE_UNAVAILABLE.into_response();
+        response.headers_mut().extend(kept);
+        return response;
     }
     let status = respond
         .status
@@ -161,13 +208,6 @@ fn answer(rule: &Rule, real: Option<Response>, control: Option<ConnectionControl
     if let Some(wait) = respond.retry_after_ms {
         headers.insert("x-ms-retry-after-ms", HeaderValue::from(wait));
     }
-    if let Some(real) = real {
-        // What the operation charged, and the range its session token names.
-        for name in [names::REQUEST_CHARGE, names::PARTITION_KEY_RANGE_ID] {
-            if let Some(value) = real.headers().get(&name) {
-                headers.insert(name, value.clone());
-            }
-        }
-    }
+    headers.extend(kept);
     response
 }

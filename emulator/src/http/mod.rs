@@ -148,8 +148,9 @@ pub fn app(state: AppState) -> App {
 }
 
 /// What every request passes through: the common headers (`envelope`),
-/// authentication of the routes (`authenticate`, which then applies the
-/// fault rules: `faults::inject`), the body limit,
+/// authentication of the routes (`authenticate`, which then answers for a
+/// region that is down, spends the budget (`throttling::throttle`) and
+/// applies the fault rules (`faults::inject`)), the body limit,
 /// Cosmos-shaped 404 and 405, and a panic, should one slip through,
 /// answered as a 500 instead of a dropped connection. The certificate route
 /// and the explorer page are public, outside authentication.
@@ -160,16 +161,6 @@ fn with_layers(routes: Router<AppState>, state: AppState) -> App {
         Some(_) => routes.route_layer(middleware::from_fn_with_state(
             state.clone(),
             durability::durable,
-        )),
-        None => routes,
-    };
-    // With --rate-limit, a request spends its partitions' budget (after
-    // authentication: an unsigned request spends nothing); without, it
-    // skips the layer.
-    let routes = match state.limiter {
-        Some(_) => routes.route_layer(middleware::from_fn_with_state(
-            state.clone(),
-            throttling::throttle,
         )),
         None => routes,
     };
@@ -269,7 +260,7 @@ async fn method_not_allowed() -> ApiError {
 }
 
 /// Checks the master-key signature of a request for a known route, then
-/// applies the fault rules.
+/// lets it through the region, the budget and the fault rules.
 async fn authenticate(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let verified = {
         let headers = request.headers();
@@ -309,15 +300,17 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
             .check_request(level.to_str().unwrap_or_default()),
         None => Ok(()),
     });
+    // What may answer instead of the handler, in this order (the guide's
+    // faults.md, "The order"): authentication (an unsigned request is a 401
+    // whatever else), the region (down, or refusing a write), the budget
+    // (`--rate-limit`: a 429 meets no rule), the fault rules (outside
+    // durability: a fault after a write answers once the write is kept).
     match verified {
-        // The fault rules, inside authentication (an unsigned request is a
-        // 401 whatever they say) and outside durability (a fault after a
-        // write answers once the write is kept).
         Ok(()) if state.topology.names().len() > 1 => {
             Box::pin(regions::admit(&state, request, next)).await
         }
-        Ok(()) if state.faults.is_empty() => next.run(request).await,
-        Ok(()) => Box::pin(faults::inject(&state, request, next)).await,
+        Ok(()) if state.faults.is_empty() && state.limiter.is_none() => next.run(request).await,
+        Ok(()) => Box::pin(throttling::throttle(&state, request, next)).await,
         Err(error) => {
             tracing::debug!(%error, "refused an unauthenticated request");
             // Read what the client is sending first: answering before the

@@ -38,7 +38,8 @@ const WRITE_FORBIDDEN: u32 = 3;
 const DATABASE_ACCOUNT_NOT_FOUND: u32 = 1008;
 
 /// Answers a request as its endpoint's region would: down, or refusing a
-/// write; otherwise lets it through to the fault rules and the handler.
+/// write; otherwise lets it through to the budget, the fault rules and the
+/// handler.
 /// Called by `authenticate` for accounts of more than one region.
 pub async fn admit(state: &AppState, request: Request, next: Next) -> Response {
     let classified = classify(request.method(), request.uri().path(), request.headers());
@@ -67,10 +68,7 @@ pub async fn admit(state: &AppState, request: Request, next: Next) -> Response {
         .with_substatus(WRITE_FORBIDDEN)
         .into_response();
     }
-    let response = match state.faults.is_empty() {
-        true => next.run(request).await,
-        false => Box::pin(super::faults::inject(state, request, next)).await,
-    };
+    let response = Box::pin(super::throttling::throttle(state, request, next)).await;
     if write {
         // What a lagging replica will have applied, and when.
         state.topology.record(now, state.store.session_lsn());

@@ -3,8 +3,13 @@
 //! spent, and the charge of what was let through. Control requests, the
 //! account read and the public routes are never throttled; metadata
 //! requests spend the account's metadata budget.
+//!
+//! A step of `authenticate`, after the region's answer (`http/regions.rs`)
+//! and before the fault rules (`http/faults.rs`): a request the budget
+//! refuses meets no rule (it did not run, and is no rule's hit), and what
+//! a rule answers is spent as it is charged (`docs/src/faults.md`).
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -47,14 +52,15 @@ fn spends(request: &Request) -> Spends {
     }
 }
 
-/// Admits, throttles or lets through a request, then charges it.
-pub async fn throttle(State(state): State<AppState>, request: Request, next: Next) -> Response {
+/// Admits or throttles a request; an admitted one goes on to the fault
+/// rules and the handler, then is charged what its answer says it cost.
+pub async fn throttle(state: &AppState, request: Request, next: Next) -> Response {
     let Some(limiter) = state.limiter.as_deref() else {
-        return next.run(request).await;
+        return super::faults::inject(state, request, next).await;
     };
     let now_ms = state.store.clock.now_millis();
     let admitted = match spends(&request) {
-        Spends::Nothing => return next.run(request).await,
+        Spends::Nothing => return super::faults::inject(state, request, next).await,
         Spends::Metadata => limiter.admit_metadata(now_ms).await,
         Spends::Container { db, coll } => {
             let headers = request.headers();
@@ -64,7 +70,7 @@ pub async fn throttle(State(state): State<AppState>, request: Request, next: Nex
                 .partition_budget(&db, &coll, headers.partition_key(), range);
             // A container that is not there: the handler says so, uncharged.
             let Ok(budget) = budget else {
-                return next.run(request).await;
+                return super::faults::inject(state, request, next).await;
             };
             let priority = match headers.text(names::PRIORITY_LEVEL) {
                 Some(level) if level.trim().eq_ignore_ascii_case("low") => Priority::Low,
@@ -73,7 +79,7 @@ pub async fn throttle(State(state): State<AppState>, request: Request, next: Nex
             let mut partitions: Vec<PartitionId> = budget
                 .ranges
                 .iter()
-                .map(|range| (budget.container.clone(), *range))
+                .map(|range| (budget.owner.clone(), *range))
                 .collect();
             limiter
                 .admit(&mut partitions, budget.ru_per_partition, now_ms, priority)
@@ -81,7 +87,10 @@ pub async fn throttle(State(state): State<AppState>, request: Request, next: Nex
         }
     };
     match admitted {
-        Ok(admission) => charged(admission, next.run(request).await),
+        Ok(admission) => charged(
+            admission,
+            Box::pin(super::faults::inject(state, request, next)).await,
+        ),
         Err(retry_after_ms) => {
             // Read what the client is sending first, as for any refusal
             // before the body: else hyper closes the connection.

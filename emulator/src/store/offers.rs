@@ -204,6 +204,12 @@ impl Offer {
         self.throughput.provisioned()
     }
 
+    /// Whether it is an autoscale offer (its partitions are laid out at
+    /// 10,000 RU/s of its maximum, not 6,000).
+    pub fn is_autoscale(&self) -> bool {
+        matches!(self.throughput, Throughput::Autoscale { .. })
+    }
+
     pub fn to_json(&self) -> Value {
         let mut content = json!({
             "offerThroughput": self.throughput.current(),

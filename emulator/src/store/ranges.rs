@@ -209,6 +209,16 @@ impl RangeMap {
         &self.ranges[index]
     }
 
+    /// The ids of this map's ranges that share part of the hash space with
+    /// `range`, a range of another map cut for the same hashing: which of
+    /// a shared database's physical partitions hold a container's range.
+    pub fn overlapping<'a>(&'a self, range: &'a Range) -> impl Iterator<Item = u32> + 'a {
+        self.ranges
+            .iter()
+            .filter(|r| r.low < range.high && range.low < r.high)
+            .map(|r| r.id)
+    }
+
     /// Splits the range `id` at the midpoint of its bounds into two children
     /// with the next unused ids; returns them.
     pub fn split(&mut self, id: &str) -> Result<[Range; 2], SplitRefusal> {
@@ -277,6 +287,22 @@ mod tests {
 
     fn id_of(map: &RangeMap, id: &str) -> Option<u32> {
         map.by_id(id).map(|r| r.id)
+    }
+
+    #[test]
+    fn ranges_of_another_map_overlap_where_their_bounds_meet() {
+        let def = definition(json!({"paths": ["/pk"]}));
+        let database = RangeMap::even(&def, 2);
+        let one = RangeMap::even(&def, 1);
+        let overlapping = |range: &Range| database.overlapping(range).collect::<Vec<_>>();
+        assert_eq!(overlapping(&one.ranges()[0]), [0, 1]);
+        let mut four = RangeMap::even(&def, 4);
+        assert_eq!(overlapping(&four.ranges()[1]), [0]);
+        assert_eq!(overlapping(&four.ranges()[2]), [1]);
+        let [left, _] = four.split("3").unwrap();
+        assert_eq!(overlapping(&left), [1]);
+        let three = RangeMap::even(&def, 3);
+        assert_eq!(overlapping(&three.ranges()[1]), [0, 1], "across the cut");
     }
 
     #[test]

@@ -14,6 +14,8 @@ mod common;
 mod computed_properties;
 mod conventions;
 mod faults;
+mod faults_order;
+mod faults_writers;
 mod fuzz;
 mod hostile;
 mod index;

@@ -160,41 +160,153 @@ fn each_physical_partition_has_its_share() {
     );
 }
 
-#[test]
-fn shared_database_throughput_is_divided_across_its_containers_partitions() {
-    let client = started(Config::for_tests());
+/// Writes to `coll` of the database `db` in `pk` until one is throttled:
+/// what the admitted writes spent.
+fn spend_until_throttled(client: &TestClient, db: &str, coll: &str, pk: &str, tag: &str) -> f64 {
+    let mut spent = 0.0;
+    for i in 0..10_000 {
+        let reply = client.post(
+            &format!("/dbs/{db}/colls/{coll}/docs"),
+            &item(&format!("{tag}{i}"), pk),
+            &[("x-ms-documentdb-partitionkey", &json!([pk]).to_string())],
+        );
+        if reply.status == 429 {
+            assert_eq!(reply.header("x-ms-substatus"), Some("3200"));
+            return spent;
+        }
+        assert_eq!(reply.status, 201, "{}", reply.body);
+        spent += charge(&reply);
+    }
+    panic!("never throttled");
+}
+
+/// A database of `ru` RU/s shared by the containers `colls`.
+fn shared_database(client: &TestClient, ru: &str, colls: &[&str]) {
     let reply = client.post(
         "/dbs",
         &json!({"id": "shared"}),
-        &[("x-ms-offer-throughput", "400")],
+        &[("x-ms-offer-throughput", ru)],
     );
     assert_eq!(reply.status, 201, "{}", reply.body);
-    for coll in ["one", "two"] {
+    for coll in colls {
         let body = json!({"id": coll, "partitionKey": {"paths": ["/pk"], "kind": "Hash"}});
         assert_eq!(client.post("/dbs/shared/colls", &body, &[]).status, 201);
     }
-    let write = |coll: &str, id: &str| {
+}
+
+#[test]
+fn one_busy_container_may_use_its_shared_databases_whole_throughput() {
+    for containers in [2, 4] {
+        let client = started(Config::for_tests());
+        let colls: Vec<String> = (0..containers).map(|i| format!("c{i}")).collect();
+        let colls: Vec<&str> = colls.iter().map(String::as_str).collect();
+        shared_database(&client, "400", &colls);
+        // The others idle: the busy one spends all 400 RU of the second
+        // (not 400 divided among the containers).
+        let spent = spend_until_throttled(&client, "shared", "c0", "p", "a");
+        assert!(
+            (400.0..415.0).contains(&spent),
+            "{containers} containers, one busy: {spent}"
+        );
+        // The second is the database's: every container sharing it is
+        // refused until the clock moves.
+        for coll in &colls[1..] {
+            let reply = client.post(
+                &format!("/dbs/shared/colls/{coll}/docs"),
+                &item("b", "q"),
+                &[("x-ms-documentdb-partitionkey", "[\"q\"]")],
+            );
+            reply.assert_error(429, "TooManyRequests");
+        }
+        client.emulator.advance(1).unwrap();
+        // Two busy ones share it: together they spend the 400 once.
+        let mut spent = 0.0;
+        let mut i = 0;
+        loop {
+            let coll = colls[i % 2];
+            let reply = client.post(
+                &format!("/dbs/shared/colls/{coll}/docs"),
+                &item(&format!("t{i}"), "p"),
+                &[("x-ms-documentdb-partitionkey", "[\"p\"]")],
+            );
+            if reply.status == 429 {
+                break;
+            }
+            assert_eq!(reply.status, 201, "{}", reply.body);
+            spent += charge(&reply);
+            i += 1;
+        }
+        assert!((400.0..415.0).contains(&spent), "two busy: {spent}");
+        assert!(i >= 4, "both wrote: {i}");
+    }
+}
+
+#[test]
+fn a_container_of_its_own_throughput_in_a_shared_database_keeps_its_budget_apart() {
+    let client = started(Config::for_tests());
+    shared_database(&client, "400", &["one"]);
+    let body = json!({"id": "own", "partitionKey": {"paths": ["/pk"], "kind": "Hash"}});
+    let reply = client.post(
+        "/dbs/shared/colls",
+        &body,
+        &[("x-ms-offer-throughput", "400")],
+    );
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    let shared = spend_until_throttled(&client, "shared", "one", "p", "a");
+    assert!((400.0..415.0).contains(&shared), "{shared}");
+    // The database's second is spent; the dedicated container's is whole.
+    let own = spend_until_throttled(&client, "shared", "own", "p", "b");
+    assert!((400.0..415.0).contains(&own), "its own 400: {own}");
+}
+
+#[test]
+fn a_shared_database_over_10000_rus_has_physical_partitions_of_its_own() {
+    let client = started(Config::for_tests());
+    // 12,000 RU/s are two physical partitions of 6,000 (as a container of
+    // its own 12,000 is): find a key in each through such a container,
+    // whose ranges cut the hash space where the database's do.
+    let body = json!({"id": "probe", "partitionKey": {"paths": ["/pk"], "kind": "Hash"}});
+    let reply = client.post(
+        "/dbs/db/colls",
+        &body,
+        &[("x-ms-offer-throughput", "12000")],
+    );
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    let range_of = |pk: &str| {
+        let reply = client.post(
+            "/dbs/db/colls/probe/docs",
+            &item(&format!("probe-{pk}"), pk),
+            &[("x-ms-documentdb-partitionkey", &json!([pk]).to_string())],
+        );
+        assert_eq!(reply.status, 201, "{}", reply.body);
+        reply
+            .header("x-ms-documentdb-partitionkeyrangeid")
+            .unwrap()
+            .to_string()
+    };
+    let first = range_of("k0");
+    let other = (1..100)
+        .map(|i| format!("k{i}"))
+        .find(|pk| range_of(pk) != first)
+        .expect("a key in the other range");
+    shared_database(&client, "12000", &["one", "two"]);
+    client.emulator.advance(1).unwrap();
+    let spent = spend_until_throttled(&client, "shared", "one", "k0", "a");
+    assert!(
+        (6000.0..6015.0).contains(&spent),
+        "one partition of 6,000: {spent}"
+    );
+    // The other container's items of the same key share that partition;
+    // those of the other key are in the other, unspent.
+    let write = |pk: &str, id: &str| {
         client.post(
-            &format!("/dbs/shared/colls/{coll}/docs"),
-            &item(id, "p"),
-            &[("x-ms-documentdb-partitionkey", "[\"p\"]")],
+            "/dbs/shared/colls/two/docs",
+            &item(id, pk),
+            &[("x-ms-documentdb-partitionkey", &json!([pk]).to_string())],
         )
     };
-    let mut spent = 0.0;
-    let mut i = 0;
-    loop {
-        let reply = write("one", &format!("a{i}"));
-        if reply.status == 429 {
-            break;
-        }
-        spent += charge(&reply);
-        i += 1;
-    }
-    assert!(
-        (200.0..215.0).contains(&spent),
-        "400 RU/s over two containers: {spent}"
-    );
-    assert_eq!(write("two", "b").status, 201);
+    write("k0", "x").assert_error(429, "TooManyRequests");
+    assert_eq!(write(&other, "y").status, 201);
 }
 
 #[test]

@@ -185,9 +185,14 @@ impl Container {
         if let [only] = self.ranges.ranges() {
             return only.id;
         }
+        self.ranges.range_of(&self.epk(pk)).id
+    }
+
+    /// The effective partition key of `pk` (a partition key's components,
+    /// as JSON text).
+    pub fn epk(&self, pk: &str) -> String {
         let components: Value = serde_json::from_str(pk).unwrap_or_default();
-        let key = crate::epk::effective_partition_key(self.partition_key(), &components);
-        self.ranges.range_of(&key).id
+        crate::epk::effective_partition_key(self.partition_key(), &components)
     }
 
     pub fn default_ttl(&self) -> Option<Ttl> {
