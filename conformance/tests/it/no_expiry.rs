@@ -93,6 +93,8 @@ const NOT_ABOUT_EXPIRY: &[(&str, &str)] = &[
     ("T.second.refill", "throughput: no TTL"),
     ("T.partition.budget", "throughput: no TTL"),
     ("T.priority.low-first", "throughput: no TTL"),
+    ("T.shared.one-busy", "throughput: no TTL"),
+    ("T.shared.one-busy-of-four", "throughput: no TTL"),
 ];
 
 /// The cases that fail against the proxy only on a write's status: their
