@@ -46,8 +46,13 @@ fn query_across(c: &TestClient, query: &str, max_items: &str) -> (Vec<String>, u
 
 /// Every page of the read feed with `headers`, 5 items a page.
 fn read_feed(c: &TestClient, headers: &[(&str, &str)]) -> Vec<String> {
+    read_feed_from(c, headers, None)
+}
+
+/// The read feed's pages with `headers` from `token` on, 5 items a page.
+fn read_feed_from(c: &TestClient, headers: &[(&str, &str)], token: Option<String>) -> Vec<String> {
     let mut ids = Vec::new();
-    let mut token: Option<String> = None;
+    let mut token = token;
     loop {
         let mut all = vec![("x-ms-max-item-count", "5")];
         all.extend_from_slice(headers);
@@ -276,24 +281,7 @@ fn in_order_of(seen: &[String], order: &[String]) -> bool {
 }
 
 fn range_feed(c: &TestClient, range: &str, token: Option<String>) -> Vec<String> {
-    let mut ids = Vec::new();
-    let mut token = token;
-    loop {
-        let mut headers = vec![
-            ("x-ms-documentdb-partitionkeyrangeid", range),
-            ("x-ms-max-item-count", "5"),
-        ];
-        if let Some(token) = &token {
-            headers.push(("x-ms-continuation", token));
-        }
-        let reply = c.get(&format!("{COLL}/docs"), &headers);
-        assert_eq!(reply.status, 200, "{}", reply.body);
-        ids.extend(reply.document_ids());
-        match reply.header("x-ms-continuation") {
-            Some(next) => token = Some(next.to_string()),
-            None => return ids,
-        }
-    }
+    read_feed_from(c, &[("x-ms-documentdb-partitionkeyrangeid", range)], token)
 }
 
 #[test]

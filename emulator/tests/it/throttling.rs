@@ -126,6 +126,28 @@ fn control_routes_the_account_and_metadata_are_not_spent_by_data() {
     assert_eq!(client.create_item(&item("fresh", "p")).status, 201);
 }
 
+/// A partition key whose range in `container` (of database `db`) is not
+/// the range of `k0`: probe items are written until one lands elsewhere.
+fn key_in_another_range_than_k0(client: &TestClient, container: &str) -> String {
+    let range_of = |pk: &str| {
+        let reply = client.post(
+            &format!("/dbs/db/colls/{container}/docs"),
+            &item(&format!("probe-{pk}"), pk),
+            &[("x-ms-documentdb-partitionkey", &json!([pk]).to_string())],
+        );
+        assert_eq!(reply.status, 201, "{}", reply.body);
+        reply
+            .header("x-ms-documentdb-partitionkeyrangeid")
+            .unwrap()
+            .to_string()
+    };
+    let first = range_of("k0");
+    (1..100)
+        .map(|i| format!("k{i}"))
+        .find(|pk| range_of(pk) != first)
+        .expect("a key in the other range")
+}
+
 #[test]
 fn each_physical_partition_has_its_share() {
     let client = started(Config {
@@ -133,19 +155,7 @@ fn each_physical_partition_has_its_share() {
         ..Config::for_tests()
     });
     assert_eq!(client.create_container("c", None).status, 201);
-    // Two keys in different ranges.
-    let range_of = |pk: &str| {
-        let reply = client.create_item(&item(&format!("probe-{pk}"), pk));
-        reply
-            .header("x-ms-documentdb-partitionkeyrangeid")
-            .unwrap()
-            .to_string()
-    };
-    let first = range_of("k0");
-    let other = (1..100)
-        .map(|i| format!("k{i}"))
-        .find(|pk| range_of(pk) != first)
-        .expect("a key in the other range");
+    let other = key_in_another_range_than_k0(&client, "c");
     client.emulator.advance(1).unwrap();
     let (charges, _) = write_until_throttled(&client, "c", "k0", "a");
     let spent: f64 = charges.iter().sum();
@@ -272,23 +282,7 @@ fn a_shared_database_over_10000_rus_has_physical_partitions_of_its_own() {
         &[("x-ms-offer-throughput", "12000")],
     );
     assert_eq!(reply.status, 201, "{}", reply.body);
-    let range_of = |pk: &str| {
-        let reply = client.post(
-            "/dbs/db/colls/probe/docs",
-            &item(&format!("probe-{pk}"), pk),
-            &[("x-ms-documentdb-partitionkey", &json!([pk]).to_string())],
-        );
-        assert_eq!(reply.status, 201, "{}", reply.body);
-        reply
-            .header("x-ms-documentdb-partitionkeyrangeid")
-            .unwrap()
-            .to_string()
-    };
-    let first = range_of("k0");
-    let other = (1..100)
-        .map(|i| format!("k{i}"))
-        .find(|pk| range_of(pk) != first)
-        .expect("a key in the other range");
+    let other = key_in_another_range_than_k0(&client, "probe");
     shared_database(&client, "12000", &["one", "two"]);
     client.emulator.advance(1).unwrap();
     let spent = spend_until_throttled(&client, "shared", "one", "k0", "a");
