@@ -253,15 +253,7 @@ fn a_continuation_this_emulator_never_gave_is_a_400_that_says_so() {
 /// A container of `throughput` RU/s with 40 items written in turn to 8
 /// partitions; the ids in write order.
 fn ranged(throughput: &str) -> (TestClient, Vec<String>) {
-    let c = TestClient::start();
-    assert_eq!(c.post("/dbs", &json!({"id": DB}), &[]).status, 201);
-    let body = json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash", "version": 2}});
-    let reply = c.post(
-        "/dbs/db/colls",
-        &body,
-        &[("x-ms-offer-throughput", throughput)],
-    );
-    assert_eq!(reply.status, 201, "{}", reply.body);
+    let c = crate::splits::container(throughput);
     // Ids falling in key order, so that write order is its reverse.
     let ids: Vec<String> = (0..40).map(|i| format!("i{:02}", 99 - i)).collect();
     for (i, id) in ids.iter().enumerate() {

@@ -12,7 +12,8 @@ use serde_json::{json, Value};
 
 const ITEMS: usize = 40;
 
-fn container(throughput: &str) -> TestClient {
+/// A container `c` of `throughput` RU/s (one range per 6,000 above 10,000).
+pub(crate) fn container(throughput: &str) -> TestClient {
     let c = TestClient::start();
     assert_eq!(c.post("/dbs", &json!({"id": DB}), &[]).status, 201);
     let body = json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash", "version": 2}});
