@@ -78,8 +78,13 @@ pub fn effective_partition_key(definition: &PartitionKeyDefinition, pk: &Value) 
     }
 }
 
-/// Whether the definition hashes with the legacy V1 scheme.
+/// Whether the definition hashes with the legacy V1 scheme: so does a
+/// container made without a partition key, whose system key the SDKs read
+/// without a version (`partition_key::system_key_definition`).
 pub fn is_hash_v1(definition: &PartitionKeyDefinition) -> bool {
+    if definition.wire.is_null() {
+        return true;
+    }
     definition.wire.get("kind").and_then(Value::as_str) != Some("MultiHash")
         && definition.wire.get("version").and_then(Value::as_i64) == Some(1)
 }

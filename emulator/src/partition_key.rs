@@ -9,6 +9,15 @@
 //! hierarchical (`MultiHash`) key each level is extracted this way, so an
 //! item that lacks a level is addressed with `{}` at that level (the
 //! JavaScript SDK's `["a", {}]`; `["a", null]` names another key).
+//!
+//! A container made without a partition key (the v2 SDKs, API versions
+//! before 2018-12-31) is shown with the system key `/_partitionKey`
+//! ([`system_key_definition`]) and keeps no key path: its items without a
+//! `_partitionKey` share the empty key `[]` (the SDKs' `PartitionKey.NONE`,
+//! sent as `[]` or `[{}]`), and an item with `"_partitionKey": "Doe"` is in
+//! the logical partition `["Doe"]`, addressed with that header, as
+//! Microsoft's "Migrate non-partitioned containers to partitioned
+//! containers" describes (see `docs/src/partition-keys.md`).
 
 use serde_json::{Map, Value};
 
@@ -100,8 +109,15 @@ impl PartitionKeyDefinition {
 
     /// The canonical key of an item: its values at the definition's paths,
     /// `{}` (undefined) where a path is missing or holds an object or an
-    /// array, as the service extracts them.
+    /// array, as the service extracts them. In a container without a
+    /// partition key: `[value]` of its system key `_partitionKey`, else `[]`.
     pub fn key_of(&self, item: &Map<String, Value>) -> String {
+        if self.paths.is_empty() {
+            return match item.get(SYSTEM_KEY) {
+                Some(Value::Object(_) | Value::Array(_)) | None => "[]".to_owned(),
+                Some(value) => Value::Array(vec![canonical_value(value)]).to_string(),
+            };
+        }
         let values: Vec<Value> = self
             .paths
             .iter()
@@ -169,7 +185,13 @@ impl PartitionKeyDefinition {
     pub fn key_object(&self, key: &str) -> Value {
         let components: Vec<Value> = serde_json::from_str(key).unwrap_or_default();
         let mut object = Value::Object(Map::new());
-        for (path, component) in self.paths.iter().zip(components) {
+        let system = [vec![SYSTEM_KEY.to_owned()]];
+        let paths = if self.paths.is_empty() {
+            &system[..]
+        } else {
+            &self.paths[..]
+        };
+        for (path, component) in paths.iter().zip(components) {
             if component == Value::Object(Map::new()) {
                 continue;
             }
@@ -215,7 +237,7 @@ impl PartitionKeyDefinition {
     pub fn scope_from_header(&self, header: &str) -> ApiResult<KeyScope> {
         // The common case, one plain string (`["tenant-1"]`), is already its
         // own canonical text: no JSON round trip on every point operation.
-        if self.paths.len() == 1 {
+        if self.paths.len() <= 1 {
             let inner = header
                 .strip_prefix("[\"")
                 .and_then(|h| h.strip_suffix("\"]"));
@@ -231,18 +253,23 @@ impl PartitionKeyDefinition {
         let Ok(Value::Array(values)) = serde_json::from_str::<Value>(header) else {
             return Err(invalid());
         };
-        if self.paths.is_empty() {
-            if values.is_empty() || values == [Value::Object(Map::new())] {
-                return Ok(KeyScope::Exact("[]".into()));
-            }
-            return Err(self.count_error(values.len()));
-        }
         for value in &values {
             match value {
                 Value::Object(o) if !o.is_empty() => return Err(component_error(header, value)),
                 Value::Array(_) => return Err(component_error(header, value)),
                 _ => {}
             }
+        }
+        if self.paths.is_empty() {
+            // PartitionKey.NONE (`[]`, or `[{}]` as the SDKs send it), or
+            // one value of the system key `_partitionKey`.
+            return match values.as_slice() {
+                [] | [Value::Object(_)] => Ok(KeyScope::Exact("[]".into())),
+                [one] => Ok(KeyScope::Exact(
+                    Value::Array(vec![canonical_value(one)]).to_string(),
+                )),
+                _ => Err(self.count_error(values.len())),
+            };
         }
         let prefix =
             self.is_hierarchical() && !values.is_empty() && values.len() < self.paths.len();
@@ -265,6 +292,14 @@ impl PartitionKeyDefinition {
     /// partition key mismatch substatus (1001), as the Python SDK's
     /// subpartition tests expect of a point read given a prefix.
     fn count_error(&self, given: usize) -> ApiError {
+        if self.paths.is_empty() {
+            return ApiError::bad_request(format!(
+                "{NOT_THE_DEFINITION} The container was made without a partition key: address \
+                 its items with [] (PartitionKey.NONE) or with one value of its system key \
+                 /_partitionKey, e.g. [\"Doe\"]; the header gives {given} value(s)."
+            ))
+            .with_substatus(1001);
+        }
         ApiError::bad_request(format!(
             "{NOT_THE_DEFINITION} The container's partition key has {} path(s) ({}), the header \
              gives {given} value(s).",
@@ -275,8 +310,12 @@ impl PartitionKeyDefinition {
     }
 }
 
+/// The property a container made without a partition key partitions by.
+pub const SYSTEM_KEY: &str = "_partitionKey";
+
 /// The partition key definition the service shows of a container made
-/// without one: its items are addressed with the empty key `[]`.
+/// without one: its items without `_partitionKey` are addressed with the
+/// empty key `[]`, the others with their `_partitionKey`.
 pub fn system_key_definition() -> Value {
     serde_json::json!({"paths": ["/_partitionKey"], "kind": "Hash", "systemKey": true})
 }
@@ -407,206 +446,4 @@ fn canonical_value(value: &Value) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use rstest::rstest;
-    use serde_json::json;
-
-    fn def() -> PartitionKeyDefinition {
-        PartitionKeyDefinition::parse(Some(&json!({"paths": ["/pk"]}))).unwrap()
-    }
-
-    #[test]
-    fn a_plain_string_header_is_its_own_canonical_key() {
-        for value in ["", "p1", "é ü 東京", "a b", "[x]", "a'b", "{}", "\u{7f}"] {
-            let header = json!([value]).to_string();
-            let key = def().key_from_header(&header).unwrap();
-            assert_eq!(key, header);
-            let item = json!({"id": "a", "pk": value});
-            assert_eq!(def().key_of(item.as_object().unwrap()), key, "{value:?}");
-        }
-        // Escapes take the JSON path and come out canonical.
-        assert_eq!(def().key_from_header(r#"["\u0041"]"#).unwrap(), r#"["A"]"#);
-        assert_eq!(def().key_from_header(r#"["a\"b"]"#).unwrap(), r#"["a\"b"]"#);
-        assert!(def().key_from_header(r#"["a","b"]"#).is_err());
-    }
-
-    #[test]
-    fn item_and_header_give_the_same_key() {
-        let item = json!({"id": "a", "pk": "x"});
-        let key = def().key_of(item.as_object().unwrap());
-        assert_eq!(key, def().key_from_header(r#"["x"]"#).unwrap());
-        let missing = def().key_of(json!({"id": "a"}).as_object().unwrap());
-        assert_eq!(missing, def().key_from_header("[{}]").unwrap());
-        let n = def().key_of(json!({"pk": 1.0}).as_object().unwrap());
-        assert_eq!(n, def().key_from_header("[1]").unwrap());
-    }
-
-    #[test]
-    fn nested_paths_and_bad_input() {
-        let d = PartitionKeyDefinition::parse(Some(&json!({"paths": ["/a/b"]}))).unwrap();
-        assert_eq!(
-            d.key_of(json!({"a": {"b": "v"}}).as_object().unwrap()),
-            r#"["v"]"#
-        );
-        assert!(def().key_from_header("x").is_err());
-        assert!(def().key_from_header(r#"["a","b"]"#).is_err());
-        assert!(PartitionKeyDefinition::parse(Some(&json!({"paths": "pk"}))).is_err());
-        assert!(PartitionKeyDefinition::parse(Some(&json!({"paths": ["pk"]}))).is_err());
-    }
-
-    fn parsed(paths: Value) -> PartitionKeyDefinition {
-        PartitionKeyDefinition::parse(Some(&json!({ "paths": paths }))).unwrap()
-    }
-
-    fn key(def: &PartitionKeyDefinition, item: Value) -> String {
-        def.key_of(item.as_object().unwrap())
-    }
-
-    // The Python SDK's own tests of quoted paths
-    // (test_partitioned_collection_partition_key_extraction_special_chars):
-    // the SDK extracts ["val1", "val2"] and ["val3", "val4"] from these items.
-    #[rstest]
-    #[case(r#"/"first level' 1*()"/"le/vel2""#, &["first level' 1*()", "le/vel2"])]
-    #[case(r#"/'first level" 1*()'/'first le/vel2'"#, &["first level\" 1*()", "first le/vel2"])]
-    #[case(r#"/'level" 1*()'/'le/vel2'"#, &["level\" 1*()", "le/vel2"])]
-    #[case("/a/b", &["a", "b"])]
-    #[case("/ spaced /b/", &["spaced", "b"])]
-    #[case(r#"/"say \"hi\"""#, &[r#"say \"hi\""#])]
-    fn paths_split_as_the_sdks_parse_them(#[case] path: &str, #[case] expected: &[&str]) {
-        assert_eq!(split_path(path).unwrap(), expected);
-    }
-
-    #[rstest]
-    #[case("/'open")]
-    #[case("/a//b")]
-    #[case(r#"/"a"b"#)]
-    fn malformed_paths_are_refused(#[case] path: &str) {
-        assert!(split_path(path).is_err(), "{path}");
-        let e = PartitionKeyDefinition::parse(Some(&json!({"paths": [path]}))).unwrap_err();
-        assert_eq!(e.status.as_u16(), 400);
-        assert!(e.message.contains(path), "{}", e.message);
-    }
-
-    #[test]
-    fn quoted_paths_find_their_properties() {
-        let def = parsed(json!([
-            r#"/"first level' 1*()"/"le/vel2""#,
-            r#"/'second level" 1*()'/'le/vel2'"#
-        ]));
-        let item = json!({
-            "id": "document1",
-            "first level' 1*()": {"le/vel2": "val1"},
-            "second level\" 1*()": {"le/vel2": "val2"}
-        });
-        assert_eq!(key(&def, item), r#"["val1","val2"]"#);
-    }
-
-    /// Objects, arrays and absent paths are all "undefined", which the SDKs
-    /// send as {}; null is a value of its own.
-    #[rstest]
-    #[case(json!({"id": "a"}), "[{}]")]
-    #[case(json!({"pk": {"nested": 1}}), "[{}]")]
-    #[case(json!({"pk": {}}), "[{}]")]
-    #[case(json!({"pk": [1, 2]}), "[{}]")]
-    #[case(json!({"pk": null}), "[null]")]
-    #[case(json!({"pk": "x"}), r#"["x"]"#)]
-    fn objects_arrays_and_absent_values_are_undefined(#[case] item: Value, #[case] expected: &str) {
-        assert_eq!(key(&def(), item), expected);
-        assert_eq!(def().key_from_header(expected).unwrap(), expected);
-    }
-
-    #[test]
-    fn a_hierarchical_item_lacking_levels_is_addressed_with_undefined_levels() {
-        let def = parsed(json!(["/city", "/zipcode"]));
-        let vancouver = key(&def, json!({"id": "d", "city": "Vancouver"}));
-        assert_eq!(vancouver, r#"["Vancouver",{}]"#);
-        // The JavaScript SDK's header for it names it.
-        assert_eq!(
-            def.key_from_header(r#"["Vancouver",{}]"#).unwrap(),
-            vancouver
-        );
-        // Python's ["Vancouver", null] names another key, and the service
-        // refuses it for this item with its definition message.
-        assert_ne!(
-            def.key_from_header(r#"["Vancouver",null]"#).unwrap(),
-            vancouver
-        );
-        let e = def.mismatch_error();
-        assert!(e.message.starts_with(
-            "Partition key provided either doesn't correspond to definition in the collection"
-        ));
-        assert_eq!(key(&def, json!({"id": "e"})), "[{},{}]");
-        assert_eq!(
-            key(&def, json!({"city": null, "zipcode": 1000.0})),
-            "[null,1000]"
-        );
-        // A single-path key keeps the message the service gives there.
-        assert!(self::def()
-            .mismatch_error()
-            .message
-            .starts_with("PartitionKey extracted from document doesn't match"));
-    }
-
-    #[test]
-    fn a_prefix_of_a_hierarchical_key_scopes_feeds_but_not_point_operations() {
-        let def = parsed(json!(["/state", "/city", "/zipcode"]));
-        let scope = def.scope_from_header(r#"["CA"]"#).unwrap();
-        assert_eq!(
-            scope,
-            KeyScope::Prefix {
-                text: r#"["CA","#.into(),
-                components: 1
-            }
-        );
-        for (pk, inside) in [
-            (r#"["CA","Oxnard","93033"]"#, true),
-            (r#"["CA",{},{}]"#, true),
-            (r#"["CAL","Oxnard","93033"]"#, false),
-            (r#"["WA","Seattle","98101"]"#, false),
-        ] {
-            assert_eq!(scope.contains(pk), inside, "{pk}");
-        }
-        let two = def.scope_from_header(r#"["CA", "Oxnard"]"#).unwrap();
-        assert!(two.contains(r#"["CA","Oxnard","93030"]"#));
-        assert!(!two.contains(r#"["CA","Oxnard2","93030"]"#));
-        // 1.0 and 1 are one key in a prefix too.
-        let numeric = def.scope_from_header("[1.0]").unwrap();
-        assert!(numeric.contains(r#"[1,"a","b"]"#));
-        assert_eq!(
-            def.scope_from_header(r#"["CA","Oxnard","93033"]"#).unwrap(),
-            KeyScope::Exact(r#"["CA","Oxnard","93033"]"#.into())
-        );
-        // A point operation needs the whole key (the Python SDK's test reads
-        // with ["Redmond"] on two levels and expects this 400).
-        let e = def.key_from_header(r#"["CA"]"#).unwrap_err();
-        assert_eq!(e.status.as_u16(), 400);
-        assert!(e.message.starts_with(
-            "Partition key provided either doesn't correspond to definition in the collection"
-        ));
-        for bad in ["[]", r#"["a","b","c","d"]"#] {
-            assert!(def.scope_from_header(bad).is_err(), "{bad}");
-        }
-        // A single-path key has no prefix.
-        assert!(self::def().scope_from_header("[]").is_err());
-    }
-
-    #[rstest]
-    #[case(r#"[{"a": 1}]"#)]
-    #[case("[[1, 2]]")]
-    #[case(r#"["x", [1]]"#)]
-    fn objects_and_arrays_in_the_header_are_refused(#[case] header: &str) {
-        let def = if header.starts_with("[\"x\"") {
-            parsed(json!(["/a", "/b"]))
-        } else {
-            def()
-        };
-        let e = def.scope_from_header(header).unwrap_err();
-        assert_eq!(e.status.as_u16(), 400);
-        assert!(
-            e.message.contains("never a partition key value"),
-            "{}",
-            e.message
-        );
-    }
-}
+mod tests;

@@ -11,9 +11,15 @@
 //! token names a later LSN is refused there with 404/1002, as the service
 //! refuses it. Reads without such a token see the store as it is.
 //!
+//! A session token names its partition's LSN, not the store's: each
+//! container's writes are noted with the store LSN they brought the store
+//! to ([`Topology::record_container`]), so that the container's LSN a
+//! lagging replica has applied follows from the store LSN it has applied
+//! ([`Topology::container_lsn_at`]).
+//!
 //! Nothing here knows HTTP: `http/regions.rs` applies it to requests.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, RwLock};
 
@@ -76,6 +82,15 @@ struct State {
 /// many seconds at any write rate a test makes.
 const HISTORY: usize = 4096;
 
+/// One container's writes as [`Topology::record_container`] noted them.
+#[derive(Debug, Default)]
+struct ContainerHistory {
+    /// `(store LSN, container LSN)`, both ascending.
+    writes: VecDeque<(u64, u64)>,
+    /// The container LSN of the newest pair dropped (0: none).
+    dropped: u64,
+}
+
 /// The regions of the account.
 #[derive(Debug)]
 pub struct Topology {
@@ -85,6 +100,10 @@ pub struct Topology {
     /// `(emulator ms, store LSN)` each time a write moved the LSN, oldest
     /// first: what a lagging replica had applied at an instant.
     history: Mutex<VecDeque<(i64, u64)>>,
+    /// Per container (by RID): `(store LSN, container LSN)` after each of
+    /// its writes, oldest first, and the container LSN of the newest pair
+    /// dropped to keep [`HISTORY`] of them.
+    containers: Mutex<HashMap<Vec<u8>, ContainerHistory>>,
     /// Whether each region's listener is open (`endpoints.rs` closes it
     /// while the region refuses connections): the control routes answer
     /// once it is as they asked.
@@ -125,6 +144,7 @@ impl Topology {
             names,
             multi_write,
             history: Mutex::new(VecDeque::new()),
+            containers: Mutex::new(HashMap::new()),
         })
     }
 
@@ -294,6 +314,40 @@ impl Topology {
         history.push_back((now_ms, lsn));
     }
 
+    /// Notes that a write brought the container `rid` to `lsn` and the
+    /// store to `store_lsn`.
+    pub fn record_container(&self, rid: &[u8], store_lsn: u64, lsn: u64) {
+        let mut containers = self.containers.lock().expect("not poisoned");
+        let history = containers.entry(rid.to_vec()).or_default();
+        if history.writes.back().is_some_and(|(_, last)| *last >= lsn) {
+            return;
+        }
+        if history.writes.len() == HISTORY {
+            if let Some((_, dropped)) = history.writes.pop_front() {
+                history.dropped = dropped;
+            }
+        }
+        history.writes.push_back((store_lsn, lsn));
+    }
+
+    /// The LSN of the container `rid` that a replica having applied the
+    /// store up to `store_lsn` has, the container being at `current`: its
+    /// last write noted at or before `store_lsn`. A container with no
+    /// write noted (none through a request) is all applied.
+    pub fn container_lsn_at(&self, rid: &[u8], store_lsn: u64, current: u64) -> u64 {
+        let containers = self.containers.lock().expect("not poisoned");
+        let Some(history) = containers.get(rid) else {
+            return current;
+        };
+        let applied = history
+            .writes
+            .iter()
+            .rev()
+            .find(|(store, _)| *store <= store_lsn)
+            .map_or(history.dropped, |(_, lsn)| *lsn);
+        applied.min(current)
+    }
+
     /// The LSN `region`'s replica has applied at `now_ms`, the store being
     /// at `current`: all of it for a region that writes or does not lag.
     pub fn replicated_lsn(&self, region: usize, now_ms: i64, current: u64) -> u64 {
@@ -403,5 +457,40 @@ mod tests {
         assert!(regions
             .set_replication("East US", Some(-1), None, 0)
             .is_err());
+    }
+
+    #[test]
+    fn a_containers_applied_lsn_follows_the_stores() {
+        let t = three();
+        // Container a written at store LSNs 2, 3, 7; b at 4, 5, 6.
+        for (rid, store, lsn) in [
+            ("a", 2, 1),
+            ("a", 3, 2),
+            ("b", 4, 1),
+            ("b", 5, 2),
+            ("b", 6, 3),
+            ("a", 7, 3),
+        ] {
+            t.record_container(rid.as_bytes(), store, lsn);
+        }
+        assert_eq!(t.container_lsn_at(b"a", 7, 3), 3);
+        assert_eq!(
+            t.container_lsn_at(b"a", 6, 3),
+            2,
+            "b's writes move a nowhere"
+        );
+        assert_eq!(t.container_lsn_at(b"a", 2, 3), 1);
+        assert_eq!(t.container_lsn_at(b"a", 1, 3), 0);
+        assert_eq!(t.container_lsn_at(b"b", 4, 3), 1);
+        assert_eq!(
+            t.container_lsn_at(b"none", 1, 5),
+            5,
+            "no write noted: all applied"
+        );
+        assert_eq!(
+            t.container_lsn_at(b"a", 7, 2),
+            2,
+            "never past the container"
+        );
     }
 }

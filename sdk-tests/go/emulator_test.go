@@ -250,10 +250,15 @@ func unique(prefix string) string {
 // signed returns the master-key headers of docs/src/reference/protocol.md
 // for a control route: resource type and link empty.
 func signed(verb string) http.Header {
+	return signedFor(verb, "", "")
+}
+
+// signedFor returns the master-key headers for a resource type and link.
+func signedFor(verb, resourceType, link string) http.Header {
 	secret, _ := base64.StdEncoding.DecodeString(Key)
 	date := time.Now().UTC().Format(http.TimeFormat)
 	mac := hmac.New(sha256.New, secret)
-	mac.Write([]byte(strings.ToLower(verb) + "\n\n\n" + strings.ToLower(date) + "\n\n"))
+	mac.Write([]byte(strings.ToLower(verb) + "\n" + strings.ToLower(resourceType) + "\n" + link + "\n" + strings.ToLower(date) + "\n\n"))
 	token := "type=master&ver=1.0&sig=" + base64.StdEncoding.EncodeToString(mac.Sum(nil))
 	h := http.Header{}
 	h.Set("x-ms-date", date)

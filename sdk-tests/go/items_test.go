@@ -1,10 +1,14 @@
 // Items through azcosmos: create, read, replace, upsert and delete with
 // their documented statuses, optimistic concurrency (If-Match, 412),
-// partial document update (patch), transactional batch and ReadManyItems.
+// partial document update (patch), transactional batch and ReadManyItems;
+// a container made without a partition key, by _partitionKey and the
+// empty key (PartitionKey.NONE).
 package sdktests
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"sort"
 	"testing"
@@ -308,5 +312,83 @@ func TestReadManyItems(t *testing.T) {
 		if len(got) != 3 || got[0] != "p/1" || got[1] != "q/2" || got[2] != "r/1" {
 			t.Fatalf("read many: %v", got)
 		}
+	})
+}
+
+// A container made without a partition key, as the v2 SDKs made them (no
+// partitionKey, API version 2018-06-18): an item with "_partitionKey" is in
+// that logical partition, one without it is reached with the empty key
+// (NewPartitionKey(), the SDKs' PartitionKey.NONE), as Microsoft's "Migrate
+// non-partitioned containers to partitioned containers" describes.
+func TestNonPartitionedContainer(t *testing.T) {
+	forEachScheme(t, func(t *testing.T, e *Emulator) {
+		ctx := context.Background()
+		client := e.Client(t)
+		database := e.NewDatabase(t, client)
+		request, err := http.NewRequest(http.MethodPost, e.Endpoint+"dbs/"+database.ID()+"/colls",
+			bytes.NewReader(jsonBytes(t, map[string]any{"id": "legacy"})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		request.Header = signedFor(http.MethodPost, "colls", "dbs/"+database.ID())
+		request.Header.Set("x-ms-version", "2018-06-18")
+		request.Header.Set("content-type", "application/json")
+		response, err := e.HTTP.Do(request)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, _ := io.ReadAll(response.Body)
+		response.Body.Close()
+		if response.StatusCode != http.StatusCreated {
+			t.Fatalf("create: %d %s", response.StatusCode, answer)
+		}
+		container, err := database.NewContainer("legacy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		properties := must[azcosmos.ContainerResponse](t)(container.Read(ctx, nil))
+		if paths := properties.ContainerProperties.PartitionKeyDefinition.Paths; len(paths) != 1 || paths[0] != "/_partitionKey" {
+			t.Fatalf("definition: %v", paths)
+		}
+		none := azcosmos.NewPartitionKey()
+		doe := azcosmos.NewPartitionKeyString("Doe")
+		for _, item := range []struct {
+			pk   azcosmos.PartitionKey
+			body map[string]any
+		}{
+			{none, map[string]any{"id": "old-1"}},
+			{doe, map[string]any{"id": "id-1", "_partitionKey": "Doe"}},
+			{doe, map[string]any{"id": "id-2", "_partitionKey": "Doe"}},
+		} {
+			must[azcosmos.ItemResponse](t)(container.CreateItem(ctx, item.pk, jsonBytes(t, item.body), nil))
+		}
+		read := must[azcosmos.ItemResponse](t)(container.ReadItem(ctx, doe, "id-1", nil))
+		if doc(t, read.Value)["_partitionKey"] != "Doe" {
+			t.Fatalf("read: %s", read.Value)
+		}
+		must[azcosmos.ItemResponse](t)(container.ReadItem(ctx, none, "old-1", nil))
+		_, err = container.ReadItem(ctx, none, "id-1", nil)
+		wantStatus(t, err, http.StatusNotFound, "an item of \"Doe\" read with the empty key")
+
+		ids := func(items []any) []string {
+			out := []string{}
+			for _, item := range items {
+				out = append(out, item.(map[string]any)["id"].(string))
+			}
+			sort.Strings(out)
+			return out
+		}
+		if got := ids(queryAll(t, container, "SELECT * FROM c", doe, nil)); len(got) != 2 || got[0] != "id-1" || got[1] != "id-2" {
+			t.Fatalf("query of \"Doe\": %v", got)
+		}
+		batch := container.NewTransactionalBatch(doe)
+		batch.CreateItem(jsonBytes(t, map[string]any{"id": "id-3", "_partitionKey": "Doe"}), nil)
+		batch.ReadItem("id-1", nil)
+		answered := must[azcosmos.TransactionalBatchResponse](t)(container.ExecuteTransactionalBatch(ctx, batch, nil))
+		if !answered.Success || answered.OperationResults[0].StatusCode != http.StatusCreated {
+			t.Fatalf("batch: %+v", answered.OperationResults)
+		}
+		must[azcosmos.ItemResponse](t)(container.DeleteItem(ctx, none, "old-1", nil))
+		must[azcosmos.ItemResponse](t)(container.DeleteItem(ctx, doe, "id-3", nil))
 	})
 }

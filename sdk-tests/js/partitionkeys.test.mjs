@@ -1,10 +1,12 @@
 // Partition keys through the official SDK (issue 12): hierarchical keys (MultiHash)
 // whose items lack levels (the SDK sends {} for them), prefix queries and a prefix
-// change feed, and deleteAllItemsForPartitionKey for a key and a hierarchical prefix.
+// change feed, and deleteAllItemsForPartitionKey for a key and a hierarchical prefix;
+// a container made without a partition key, addressed by _partitionKey and by the
+// SDK's none value.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ChangeFeedStartFrom } from "@azure/cosmos";
-import { forEachScheme, unique } from "./emulator.mjs";
+import { ChangeFeedStartFrom, PartitionKeyBuilder } from "@azure/cosmos";
+import { KEY, forEachScheme, masterKeyHeaders, request, unique } from "./emulator.mjs";
 
 const ZIP_CODES = [
   ["CA", "Newbury Park", "91319"],
@@ -98,5 +100,50 @@ forEachScheme("partition keys", (ctx) => {
     assert.deepEqual(await all(z), ["cal", "d0", "d4", "d5", "d6", "d7", "d8", "d9"]);
     await z.deleteAllItemsForPartitionKey(["CA"]);
     assert.deepEqual(await all(z), ["cal", "d8", "d9"]);
+  });
+  test("a container made without a partition key partitions by its system key", async () => {
+    // Made as the v2 SDKs made it: no partitionKey, API version 2018-06-18.
+    const db = await ctx.newDatabase();
+    const id = unique("legacy");
+    const headers = { ...masterKeyHeaders("POST", "colls", `dbs/${db.id}`, KEY), "x-ms-version": "2018-06-18" };
+    headers["content-type"] = "application/json";
+    const url = new URL(`dbs/${db.id}/colls`, ctx.emulator.endpoint).toString();
+    const made = await request(url, { method: "POST", headers, body: JSON.stringify({ id }), agent: ctx.emulator.agent });
+    assert.equal(made.status, 201, made.body);
+    const c = db.container(id);
+    const { resource: definition } = await c.read();
+    assert.deepEqual(definition.partitionKey.paths, ["/_partitionKey"]);
+    assert.equal(definition.partitionKey.systemKey, true);
+
+    const none = new PartitionKeyBuilder().addNoneValue().build();
+    await c.items.create({ id: "old-1" });
+    await c.items.create({ id: "old-2" });
+    await c.items.create({ id: "id-1", _partitionKey: "Doe" });
+    await c.items.create({ id: "id-2", _partitionKey: "Doe" });
+    await c.items.create({ id: "id-1", _partitionKey: "Roe" });
+
+    assert.equal((await c.item("id-1", "Doe").read()).resource._partitionKey, "Doe");
+    assert.equal((await c.item("old-1", none).read()).resource.id, "old-1");
+    assert.equal((await c.item("id-2", none).read()).statusCode, 404);
+
+    const query = async (options) => sortedIds((await c.items.query("SELECT * FROM c", options).fetchAll()).resources);
+    assert.deepEqual(await query({ partitionKey: "Doe" }), ["id-1", "id-2"]);
+    assert.deepEqual(await query({}), ["id-1", "id-1", "id-2", "old-1", "old-2"]);
+
+    const feed = c.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning("Doe") });
+    const { result } = await feed.readNext();
+    assert.deepEqual(sortedIds(result), ["id-1", "id-2"]);
+
+    const batch = await c.items.batch(
+      [
+        { operationType: "Create", resourceBody: { id: "id-3", _partitionKey: "Doe" } },
+        { operationType: "Read", id: "id-1" },
+      ],
+      "Doe",
+    );
+    assert.deepEqual(batch.result.map((r) => r.statusCode), [201, 200]);
+    await c.item("old-1", none).delete();
+    await c.item("id-3", "Doe").delete();
+    assert.deepEqual(await query({}), ["id-1", "id-1", "id-2", "old-2"]);
   });
 });

@@ -177,3 +177,79 @@ def test_delete_all_items_by_a_hierarchical_prefix(database):
     assert ids(c.read_all_items()) == {"d8", "d9", "cal"}
     c.delete_all_items_by_partition_key(["WA", "Seattle", "98101"])
     assert ids(c.read_all_items()) == {"d9", "cal"}
+
+
+def create_container_without_a_partition_key(emulator, database_id: str, container_id: str) -> None:
+    """POST /dbs/{db}/colls with no partitionKey at API version 2018-06-18, as the
+    v2 SDKs made containers (this SDK cannot)."""
+    import json
+    import urllib.request
+
+    from emulator import master_key_headers
+
+    headers = master_key_headers("POST", "colls", f"dbs/{database_id}")
+    headers["x-ms-version"] = "2018-06-18"
+    headers["content-type"] = "application/json"
+    url = f"{emulator.endpoint.rstrip('/')}/dbs/{database_id}/colls"
+    body = json.dumps({"id": container_id}).encode()
+    request = urllib.request.Request(url, data=body, method="POST", headers=headers)
+    with urllib.request.urlopen(request, context=emulator.ssl_context(), timeout=30) as response:
+        assert response.status == 201
+
+
+def test_a_container_without_a_partition_key_partitions_by_its_system_key(emulator, database):
+    """Microsoft's "Migrate non-partitioned containers to partitioned containers":
+    the SDK reads the system key /_partitionKey; an item with "_partitionKey": "Doe"
+    is in the logical partition "Doe", one without it is reached with
+    NonePartitionKeyValue, for point operations, queries, the change feed and
+    batches."""
+    name = unique("legacy")
+    create_container_without_a_partition_key(emulator, database.id, name)
+    container = database.get_container_client(name)
+    definition = container.read()["partitionKey"]
+    assert definition["paths"] == ["/_partitionKey"] and definition["systemKey"] is True
+
+    container.create_item({"id": "old-1"})  # the SDK sends the empty key
+    container.create_item({"id": "old-2"})
+    for item_id in ["id-1", "id-2"]:
+        created = container.create_item({"id": item_id, "_partitionKey": "Doe"})
+        assert created["_partitionKey"] == "Doe"
+    container.create_item({"id": "id-1", "_partitionKey": "Roe"})
+
+    assert container.read_item("id-1", partition_key="Doe")["_partitionKey"] == "Doe"
+    assert container.read_item("old-1", partition_key=NonePartitionKeyValue)["id"] == "old-1"
+    with pytest.raises(CosmosHttpResponseError) as missing:
+        container.read_item("id-2", partition_key=NonePartitionKeyValue)
+    assert missing.value.status_code == 404
+
+    def ids(items):
+        return sorted(item["id"] for item in items)
+
+    query = "SELECT * FROM c"
+    assert ids(container.query_items(query, partition_key="Doe")) == ["id-1", "id-2"]
+    assert ids(container.query_items(query, partition_key=NonePartitionKeyValue)) == ["old-1", "old-2"]
+    assert ids(container.query_items(query, enable_cross_partition_query=True)) == [
+        "id-1",
+        "id-1",
+        "id-2",
+        "old-1",
+        "old-2",
+    ]
+    changes = container.query_items_change_feed(start_time="Beginning", partition_key="Doe")
+    assert ids(changes) == ["id-1", "id-2"]
+
+    results = container.execute_item_batch(
+        [("create", ({"id": "id-3", "_partitionKey": "Doe"},)), ("read", ("id-1",))],
+        partition_key="Doe",
+    )
+    assert [r["statusCode"] for r in results] == [201, 200]
+    container.upsert_item({"id": "old-2", "n": 2})
+    assert container.read_item("old-2", partition_key=NonePartitionKeyValue)["n"] == 2
+    container.delete_item("old-1", partition_key=NonePartitionKeyValue)
+    container.delete_item("id-3", partition_key="Doe")
+    assert ids(container.query_items(query, enable_cross_partition_query=True)) == [
+        "id-1",
+        "id-1",
+        "id-2",
+        "old-2",
+    ]

@@ -101,6 +101,12 @@ pub fn execute(
     // point write names its own: `lsn` (test_batch_lsn reads it).
     let lsn = HeaderValue::from(lsn);
     let response_headers = response.headers_mut();
+    // Its container and range, as a point write names them (the session
+    // token is the range's).
+    let context = state
+        .store
+        .container_context_at(db, coll, headers.partition_key())?;
+    super::container_context::owner_headers(response_headers, &context);
     response_headers.insert(super::names::GLOBAL_COMMITTED_LSN, lsn.clone());
     response_headers.insert(super::names::LSN, lsn);
     Ok(response)

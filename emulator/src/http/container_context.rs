@@ -7,11 +7,12 @@
 //!
 //! The session token is the service's `{pkRangeId}:{version}#{globalLsn}`:
 //! the range of the item (of the range a feed read; `0` otherwise), version
-//! `-1`, with the store's LSN, which every write
-//! to any resource moves on (the envelope sets it on every response): the
-//! SDKs keep tokens from container responses too (the Rust SDK) and send
-//! them on item reads, so tokens must compare across all of them. The
-//! `lsn` headers are the container's change log LSN, as the change feed's.
+//! `-1`, with the LSN of the partition, as on the service: the container's
+//! change log LSN, the `lsn` header's and the items' `_lsn` (the envelope
+//! writes it on every response that names a container's LSN; in a lagging
+//! read region, the LSN its replica has applied). The Java change feed
+//! estimator subtracts a pending item's `_lsn` from it. Other responses
+//! (databases, containers, the account) carry none.
 
 use axum::http::header::CONTENT_LOCATION;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
@@ -82,8 +83,10 @@ pub fn verify(
     if read {
         if let Some(token) = headers.text(names::SESSION_TOKEN).filter(|t| !t.is_empty()) {
             let seen = session_lsn(token)?;
-            // A lagging region's replica has not reached what the store has.
-            if seen > super::regions::visible_lsn(state) {
+            // A lagging region's replica has not reached what the container has.
+            let visible =
+                super::regions::visible_container_lsn(state, &context.owner.rid, context.lsn);
+            if seen > visible {
                 // The SDKs clear the session (keyed by the owner path) and retry.
                 let mut response = ApiError::new(
                     StatusCode::NOT_FOUND,
@@ -152,7 +155,7 @@ pub fn decorate(
     }
 }
 
-fn owner_headers(headers: &mut HeaderMap, context: &ContainerContext) {
+pub(super) fn owner_headers(headers: &mut HeaderMap, context: &ContainerContext) {
     headers.insert(names::CONTENT_PATH, shared_value(&context.owner.rid));
     headers.insert(names::ALT_CONTENT_PATH, shared_value(&context.owner.path));
     // The item's range (or the range a feed read): the Python SDK takes a

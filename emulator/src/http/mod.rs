@@ -357,11 +357,7 @@ async fn envelope(State(state): State<AppState>, request: Request, next: Next) -
         tracing::error!(activity_id = id, %method, path, %cause, "a request handler panicked");
         response = internal_error(Some(id)).into_response();
     }
-    common_headers(
-        response.headers_mut(),
-        activity_id,
-        regions::visible_lsn(&state),
-    );
+    common_headers(&state, response.headers_mut(), activity_id);
     if response.status().is_success() && !response.headers().contains_key(names::ALT_CONTENT_PATH) {
         if let Some(owner) = owner_path::of(uri.path()) {
             response
@@ -379,13 +375,24 @@ fn new_activity_id() -> HeaderValue {
     HeaderValue::from_str(text).expect("uuid is ascii")
 }
 
-/// `lsn`: the state this endpoint's region has (a lagging replica's
-/// tokens must not name writes it has not applied).
-fn common_headers(headers: &mut HeaderMap, activity_id: HeaderValue, lsn: u64) {
+/// The session token of a response that names a container's LSN (`lsn`):
+/// that LSN, as far as this endpoint's region has applied it (a lagging
+/// replica's tokens must not name writes it has not applied).
+fn common_headers(state: &AppState, headers: &mut HeaderMap, activity_id: HeaderValue) {
     headers.insert(names::ACTIVITY_ID, activity_id);
-    // Read after the handler: a write's token names at least its own LSN.
-    let token = container_context::session_token(headers.get(names::PARTITION_KEY_RANGE_ID), lsn);
-    headers.insert(names::SESSION_TOKEN, token);
+    // Read after the handler: a write's token names its own LSN.
+    let lsn = headers
+        .get(names::LSN)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if let Some(lsn) = lsn {
+        let lsn = match headers.get(names::CONTENT_PATH) {
+            Some(rid) => regions::visible_container_lsn(state, rid.as_bytes(), lsn),
+            None => lsn,
+        };
+        let token =
+            container_context::session_token(headers.get(names::PARTITION_KEY_RANGE_ID), lsn);
+        headers.insert(names::SESSION_TOKEN, token);
+    }
     headers
         .entry(names::REQUEST_CHARGE)
         .or_insert(HeaderValue::from_static("1"));

@@ -70,8 +70,20 @@ pub async fn admit(state: &AppState, request: Request, next: Next) -> Response {
     }
     let response = Box::pin(super::throttling::throttle(state, request, next)).await;
     if write {
-        // What a lagging replica will have applied, and when.
-        state.topology.record(now, state.store.session_lsn());
+        // What a lagging replica will have applied, and when; for a write
+        // to a container, the container's LSN it reached (its session
+        // tokens name that one).
+        let store_lsn = state.store.session_lsn();
+        state.topology.record(now, store_lsn);
+        let headers = response.headers();
+        let container_lsn = headers
+            .get(super::names::LSN)
+            .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+        if let Some((rid, lsn)) = headers.get(super::names::CONTENT_PATH).zip(container_lsn) {
+            state
+                .topology
+                .record_container(rid.as_bytes(), store_lsn, lsn);
+        }
     }
     response
 }
@@ -344,6 +356,20 @@ pub fn visible_lsn(state: &AppState) -> u64 {
     state
         .topology
         .replicated_lsn(state.region_index, now, current)
+}
+
+/// The LSN of the container `rid` (at `current`) that reads at this
+/// endpoint's region can see now: what session tokens name and are checked
+/// against.
+pub fn visible_container_lsn(state: &AppState, rid: &[u8], current: u64) -> u64 {
+    if state.topology.names().len() == 1 {
+        return current;
+    }
+    let store_lsn = visible_lsn(state);
+    if store_lsn >= state.store.session_lsn() {
+        return current; // all applied (the write region, or no lag)
+    }
+    state.topology.container_lsn_at(rid, store_lsn, current)
 }
 
 #[cfg(test)]

@@ -249,6 +249,25 @@ impl Store {
         })
     }
 
+    /// [`Self::container_context`] naming the range of the partition key
+    /// header `partition_key` (a batch's), when it names one.
+    pub fn container_context_at(
+        &self,
+        database: &str,
+        container: &str,
+        partition_key: Option<&str>,
+    ) -> ApiResult<ContainerContext> {
+        self.with_container(database, container, |c, _| {
+            let key = partition_key.and_then(|h| c.partition_key().key_from_header(h).ok());
+            Ok(ContainerContext {
+                owner: c.owner.clone(),
+                lsn: c.log().last_lsn(),
+                range: key.map_or(c.ranges().ranges()[0].id, |k| c.range_of(&k)),
+                indexes_writes: c.indexes_writes(),
+            })
+        })
+    }
+
     /// Runs `f` on a container under the shared lock.
     pub fn with_container<T>(
         &self,

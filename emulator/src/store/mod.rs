@@ -77,7 +77,9 @@ pub struct Store {
     reindex_wakeup: Notify,
     /// The instant the purge task is sleeping towards (`i64::MAX`: none).
     next_purge_at: AtomicI64,
-    /// Logical sequence number of the last write, for session tokens.
+    /// Logical sequence number of the last write to any resource: the
+    /// account's progress, which read regions replicate (session tokens
+    /// name a container's own LSN, see `http/container_context.rs`).
     lsn: AtomicU64,
     /// How long a container's change log keeps entries, emulator-clock seconds.
     change_feed_retention: i64,
@@ -188,9 +190,9 @@ impl Store {
         })
     }
 
-    /// The store-wide LSN of session tokens: it grows with every write to
-    /// any resource, so that a token from any response names a state every
-    /// later read has reached, whichever container it was kept for.
+    /// The store-wide LSN: it grows with every write to any resource. A
+    /// read region's replica has applied the store up to one of its values
+    /// (`regions.rs`), which says how far it has applied each container.
     pub fn session_lsn(&self) -> u64 {
         self.lsn.load(Ordering::Acquire)
     }

@@ -133,11 +133,9 @@ fn item_responses_carry_the_container_paths_and_lsns() {
     assert_eq!(feed.header("x-ms-content-path"), Some(rid.as_str()));
 }
 
-/// A read with a session token the emulator has reached is served, with a
-/// token from any response (a container's included, which the Rust SDK
-/// keeps); one naming a later state is the service's 404/1002, naming the
-/// container so that the SDK can clear its session; a malformed token is a
-/// 400.
+/// A read with a session token the container has reached is served; one
+/// naming a later state is the service's 404/1002, naming the container so
+/// that the SDK can clear its session; a malformed token is a 400.
 #[test]
 fn session_tokens_are_honoured() {
     let c = TestClient::with_container(None);
@@ -155,18 +153,6 @@ fn session_tokens_are_honoured() {
     };
     assert_eq!(read(&token).status, 200);
     assert_eq!(read("0:-1#1,1:-1#0").status, 200);
-    // Another container's writes move the store on; its tokens hold here.
-    c.create_container("other", None);
-    for i in 0..5 {
-        c.post(
-            "/dbs/db/colls/other/docs",
-            &json!({"id": format!("o{i}"), "pk": "p"}),
-            &[("x-ms-documentdb-partitionkey", key.as_str())],
-        );
-    }
-    let other_token = c.get("/dbs/db/colls/other", &[]);
-    let other_token = other_token.header("x-ms-session-token").unwrap();
-    assert_eq!(read(other_token).status, 200);
 
     let ahead = read("0:-1#999");
     ahead.assert_error(404, "NotFound");
@@ -611,4 +597,59 @@ fn resource_responses_name_their_owner() {
     let missing = c.get("/dbs/my%20db/colls/nope", &[]);
     missing.assert_error(404, "NotFound");
     assert_eq!(owner(&missing), None);
+}
+
+/// Session tokens name the partition's LSN, as on the service: three writes
+/// to one container with five to another between them answer `lsn: 3` and
+/// `x-ms-session-token: 0:-1#3`, the LSN of `_lsn` and of the change feed
+/// (the Java change feed estimator subtracts one from the other). A
+/// response that names no container's LSN (the container itself, the
+/// account) carries no token.
+#[test]
+fn session_tokens_name_the_partitions_lsn() {
+    let c = TestClient::with_container(None);
+    c.create_container("other", None);
+    let key = pk("p");
+    let mut last = None;
+    for i in 0..3 {
+        for j in 0..5 {
+            let other = c.post(
+                "/dbs/db/colls/other/docs",
+                &json!({"id": format!("o{i}-{j}"), "pk": "p"}),
+                &[("x-ms-documentdb-partitionkey", key.as_str())],
+            );
+            assert_eq!(other.status, 201);
+        }
+        last = Some(c.create_item(&json!({"id": format!("a{i}"), "pk": "p"})));
+    }
+    let last = last.unwrap();
+    assert_eq!(last.header("lsn"), Some("3"));
+    assert_eq!(last.header("x-ms-session-token"), Some("0:-1#3"));
+    let other = c.get(
+        "/dbs/db/colls/other/docs/o2-4",
+        &[("x-ms-documentdb-partitionkey", key.as_str())],
+    );
+    assert_eq!(other.header("x-ms-session-token"), Some("0:-1#15"));
+    // Reads, queries and feeds name the container's LSN too.
+    let read = c.read_item("a0", "p");
+    assert_eq!(read.header("x-ms-session-token"), Some("0:-1#3"));
+    let feed = c.get(&format!("{COLL}/docs"), &[("a-im", "Incremental Feed")]);
+    assert_eq!(feed.header("x-ms-session-token"), Some("0:-1#3"));
+    assert_eq!(feed.header("etag"), Some("\"3\""));
+    assert_eq!(feed.body["Documents"][2]["_lsn"], 3);
+    // A token of the container's own LSN is served; one past it is not.
+    let with_token = |token: &str| {
+        c.get(
+            &format!("{COLL}/docs/a0"),
+            &[
+                ("x-ms-documentdb-partitionkey", key.as_str()),
+                ("x-ms-session-token", token),
+            ],
+        )
+        .status
+    };
+    assert_eq!(with_token("0:-1#3"), 200);
+    assert_eq!(with_token("0:-1#4"), 404);
+    // The container resource names no partition's LSN.
+    assert_eq!(c.get(COLL, &[]).header("x-ms-session-token"), None);
 }

@@ -487,3 +487,111 @@ fn a_container_without_a_partition_key_shows_the_system_key() {
     assert_eq!(item.status, 201, "{}", item.body);
     assert_eq!(c.get(&format!("{path}/docs/a"), &empty).status, 200);
 }
+
+/// A container made without a partition key, addressed as Microsoft's
+/// "Migrate non-partitioned containers to partitioned containers" says: an
+/// item with `_partitionKey` is in that logical partition, one without it
+/// in PartitionKey.NONE (`[]`, or `[{}]` as the SDKs send it), for point
+/// operations, queries, the change feed, batches and delete by key.
+#[test]
+fn a_container_without_a_partition_key_partitions_by_its_system_key() {
+    let c = TestClient::start();
+    assert_eq!(c.post("/dbs", &json!({"id": DB}), &[]).status, 201);
+    let made = c.post(&format!("/dbs/{DB}/colls"), &json!({"id": "np"}), &[]);
+    assert_eq!(made.status, 201, "{}", made.body);
+    let doe = r#"["Doe"]"#;
+    let legacy = json!({"id": "legacy", "name": "no key"});
+    assert_eq!(c.post(&docs("np"), &legacy, &[]).status, 201);
+    let none = create(&c, "np", &json!({"id": "none-1"}), "[{}]");
+    assert_eq!(none.status, 201, "{}", none.body);
+    for id in ["id-1", "id-2"] {
+        let item = json!({"id": id, "_partitionKey": "Doe"});
+        let made = create(&c, "np", &item, doe);
+        assert_eq!(made.status, 201, "{}", made.body);
+        assert_eq!(made.body["_partitionKey"], "Doe");
+    }
+    // The same id in another logical partition is another item.
+    let twin = create(
+        &c,
+        "np",
+        &json!({"id": "id-1", "_partitionKey": "Roe"}),
+        r#"["Roe"]"#,
+    );
+    assert_eq!(twin.status, 201, "{}", twin.body);
+    // Without a header, the key comes from the item.
+    let inferred = c.post(
+        &docs("np"),
+        &json!({"id": "id-3", "_partitionKey": "Doe"}),
+        &[],
+    );
+    assert_eq!(inferred.status, 201, "{}", inferred.body);
+
+    assert_eq!(read(&c, "np", "id-1", doe).body["_partitionKey"], "Doe");
+    read(&c, "np", "id-1", "[{}]").assert_error(404, "NotFound");
+    for pk in ["[]", "[{}]"] {
+        assert_eq!(read(&c, "np", "legacy", pk).status, 200, "{pk}");
+        read(&c, "np", "id-2", pk).assert_error(404, "NotFound");
+    }
+    let mismatch = create(
+        &c,
+        "np",
+        &json!({"id": "x", "_partitionKey": "Doe"}),
+        "[{}]",
+    );
+    mismatch.assert_error(400, "BadRequest");
+    assert_eq!(mismatch.body["code"], "BadRequest");
+    create(&c, "np", &json!({"id": "x"}), r#"["a","b"]"#).assert_error(400, "BadRequest");
+
+    // Queries: one logical partition, PartitionKey.NONE, or all of them.
+    let pk = |v| [("x-ms-documentdb-partitionkey", v)];
+    assert_eq!(query_ids(&c, "np", &pk(doe)), ["id-1", "id-2", "id-3"]);
+    assert_eq!(query_ids(&c, "np", &pk("[{}]")), ["legacy", "none-1"]);
+    assert_eq!(query_ids(&c, "np", &pk("[]")), ["legacy", "none-1"]);
+    assert_eq!(
+        query_ids(&c, "np", &[]),
+        ["id-1", "id-1", "id-2", "id-3", "legacy", "none-1"]
+    );
+
+    // The change feed of one logical partition.
+    let feed = c.get(
+        &docs("np"),
+        &[
+            ("a-im", "Incremental Feed"),
+            ("x-ms-documentdb-partitionkey", doe),
+        ],
+    );
+    assert_eq!(
+        sorted_ids(&feed.body["Documents"]),
+        ["id-1", "id-2", "id-3"]
+    );
+    let feed = c.get(
+        &docs("np"),
+        &[
+            ("a-im", "Incremental Feed"),
+            ("x-ms-documentdb-partitionkey", "[{}]"),
+        ],
+    );
+    assert_eq!(sorted_ids(&feed.body["Documents"]), ["legacy", "none-1"]);
+
+    // A transactional batch in the logical partition "Doe".
+    let batch = c.post(
+        &docs("np"),
+        &json!([
+            {"operationType": "Create", "resourceBody": {"id": "id-4", "_partitionKey": "Doe"}},
+            {"operationType": "Read", "id": "id-1"},
+        ]),
+        &[
+            ("x-ms-cosmos-is-batch-request", "True"),
+            ("x-ms-cosmos-batch-atomic", "True"),
+            ("x-ms-documentdb-partitionkey", doe),
+        ],
+    );
+    assert_eq!(batch.status, 200, "{}", batch.body);
+    assert_eq!(batch.statuses(), [201, 200]);
+    assert_eq!(batch.body[1]["resourceBody"]["_partitionKey"], "Doe");
+
+    // Delete by partition key: "Doe" only.
+    assert_eq!(delete_partition(&c, "np", Some(doe)).status, 200);
+    assert_eq!(query_ids(&c, "np", &pk(doe)), Vec::<String>::new());
+    assert_eq!(query_ids(&c, "np", &[]), ["id-1", "legacy", "none-1"]);
+}

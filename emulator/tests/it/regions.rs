@@ -385,3 +385,60 @@ fn a_fault_rule_can_name_a_region() {
     assert_eq!(regions[2].get("/dbs/db/colls/c/docs/x", &pk).status, 200);
     assert_eq!(regions[0].get("/dbs/db/colls/c/docs/x", &pk).status, 200);
 }
+
+/// Session tokens name the container's LSN, and a read region checks them
+/// against the LSN of that container its replica has applied: writes to
+/// another container after replication paused hold back none of this
+/// container's reads, a write to this one does.
+#[test]
+fn a_read_region_checks_a_session_token_against_its_containers_lsn() {
+    let (client, regions) = three_regions(false);
+    assert_eq!(create_db(&regions[0], "db").status, 201);
+    for id in ["c", "other"] {
+        let container = json!({"id": id, "partitionKey": {"paths": ["/pk"], "kind": "Hash"}});
+        assert_eq!(
+            regions[0].post("/dbs/db/colls", &container, &[]).status,
+            201
+        );
+    }
+    let pk = [("x-ms-documentdb-partitionkey", "[\"a\"]")];
+    let write = |coll: &str, id: &str| {
+        let reply = regions[0].post(
+            &format!("/dbs/db/colls/{coll}/docs"),
+            &json!({"id": id, "pk": "a"}),
+            &pk,
+        );
+        assert_eq!(reply.status, 201, "{}", reply.body);
+        reply.header("x-ms-session-token").unwrap().to_string()
+    };
+    assert_eq!(write("c", "x"), "0:-1#1");
+    let before = write("c", "y");
+    assert_eq!(before, "0:-1#2");
+    let paused = client.post(
+        "/_emulator/regions/East%20US/replication",
+        &json!({"paused": true}),
+        &[],
+    );
+    assert_eq!(paused.status, 200, "{}", paused.body);
+    for i in 0..5 {
+        write("other", &format!("o{i}"));
+    }
+    let read = |api: &Api, token: &str| {
+        api.get(
+            "/dbs/db/colls/c/docs/x",
+            &[pk[0], ("x-ms-session-token", token)],
+        )
+    };
+    let served = read(&regions[1], &before);
+    assert_eq!(served.status, 200, "{}", served.body);
+    assert_eq!(served.header("x-ms-session-token"), Some("0:-1#2"));
+    let after = write("c", "z");
+    assert_eq!(after, "0:-1#3");
+    let behind = read(&regions[1], &after);
+    behind.assert_error(404, "NotFound");
+    assert_eq!(behind.header("x-ms-substatus"), Some("1002"));
+    // The paused region names what it has applied of this container.
+    let own = regions[1].get("/dbs/db/colls/c/docs/x", &pk);
+    assert_eq!(own.header("x-ms-session-token"), Some("0:-1#2"));
+    assert_eq!(read(&regions[0], &after).status, 200, "the write region");
+}

@@ -497,3 +497,39 @@ fn a_query_walking_the_ranges_continues_across_splits() {
     }
     assert_once(&seen, &expected);
 }
+
+/// The children of a split continue from their parent's LSN: a token from
+/// before the split holds on either child, and the next write names its
+/// child range with the LSN after the parent's last.
+#[test]
+fn session_tokens_of_the_children_continue_from_the_parent() {
+    let c = container("400");
+    fill(&c);
+    let before = c.read_item("i00", "p0");
+    let token = before.header("x-ms-session-token").unwrap().to_string();
+    assert_eq!(token, format!("0:-1#{ITEMS}"));
+    assert_eq!(split(&c, "0").status, 200);
+    for i in 0..8 {
+        let id = format!("i{i:02}");
+        let pk = format!("p{i}");
+        let read = c.get(
+            &format!("{COLL}/docs/{id}"),
+            &[
+                ("x-ms-documentdb-partitionkey", &format!("[\"{pk}\"]")),
+                ("x-ms-session-token", &token),
+            ],
+        );
+        assert_eq!(read.status, 200, "{}", read.body);
+        let range = read.header("x-ms-documentdb-partitionkeyrangeid").unwrap();
+        assert!(range == "1" || range == "2", "{range}");
+        assert_eq!(
+            read.header("x-ms-session-token"),
+            Some(format!("{range}:-1#{}", ITEMS + i).as_str())
+        );
+        let written = c.upsert_item(&json!({"id": id, "pk": pk, "n": -1}));
+        assert_eq!(
+            written.header("x-ms-session-token"),
+            Some(format!("{range}:-1#{}", ITEMS + i + 1).as_str())
+        );
+    }
+}

@@ -283,9 +283,11 @@ impl Container {
             "partitionKey".into(),
             if partition_key.is_null() {
                 // A container made without one (an API version before
-                // 2018-12-31): what the service shows of it since, which
-                // the SDKs read as "send the empty key" (the JavaScript
-                // SDK's bulk on a non-partitioned container needs it).
+                // 2018-12-31): what the service shows of it since. The
+                // SDKs send the empty key for items without _partitionKey
+                // (the JavaScript SDK's bulk on a non-partitioned container
+                // needs it) and an item's _partitionKey for the others
+                // (`partition_key.rs`).
                 crate::partition_key::system_key_definition()
             } else {
                 partition_key.clone()

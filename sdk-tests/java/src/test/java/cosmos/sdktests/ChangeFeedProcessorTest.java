@@ -3,8 +3,9 @@
 // on /id, two instances with different host names. Leases balance across
 // them (each lease document's Owner), every change is delivered at least
 // once, a stopped instance's leases are taken over, a split of the
-// monitored container while they run loses no change, and in all versions
-// and deletes mode a TTL expiry arrives as a delete. The current API,
+// monitored container while they run loses no change, in all versions
+// and deletes mode a TTL expiry arrives as a delete, and the estimator
+// counts exactly the pending changes. The current API,
 // handleLatestVersionChanges, reads the latest version in the change feed's
 // wire format 2021-09-15: each change a ChangeFeedProcessorItem with its
 // current version and its metadata (issue 47).
@@ -24,6 +25,7 @@ import com.azure.cosmos.CosmosAsyncDatabase;
 import com.azure.cosmos.models.ChangeFeedOperationType;
 import com.azure.cosmos.models.ChangeFeedProcessorItem;
 import com.azure.cosmos.models.ChangeFeedProcessorOptions;
+import com.azure.cosmos.models.ChangeFeedProcessorState;
 import com.azure.cosmos.models.CosmosContainerProperties;
 import com.azure.cosmos.models.CosmosItemRequestOptions;
 import com.azure.cosmos.models.CosmosQueryRequestOptions;
@@ -374,5 +376,45 @@ class ChangeFeedProcessorTest {
             ChangeFeedOperationType.DELETE + " e ttl"), ofE);
         List<String> ofD = changes.stream().filter(s -> s.endsWith(" d")).collect(Collectors.toList());
         assertEquals(List.of(ChangeFeedOperationType.CREATE + " d", ChangeFeedOperationType.DELETE + " d"), ofD);
+    }
+
+    static int estimatedLag(ChangeFeedProcessor processor) {
+        return processor.getEstimatedLag().block(WAIT).values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    static int currentStateLag(ChangeFeedProcessor processor) {
+        return processor.getCurrentState().block(WAIT).stream()
+            .mapToInt(ChangeFeedProcessorState::getEstimatedLag).sum();
+    }
+
+    /**
+     * The estimator (getEstimatedLag, getCurrentState) counts a lease's
+     * pending changes as the session token's LSN minus the first pending
+     * item's _lsn, plus one. Session tokens name the partition's LSN, so it
+     * is exactly what is pending, whatever another container (the lease
+     * container's own checkpoints included) writes meanwhile.
+     */
+    @Test
+    void theEstimatorCountsExactlyThePendingChanges() {
+        CosmosAsyncContainer feed = monitored(400, null); // one range
+        CosmosAsyncContainer leases = leases();
+        database.createContainer("elsewhere", "/pk").block();
+        CosmosAsyncContainer elsewhere = database.getContainer("elsewhere");
+        ChangeFeedProcessor processor = latestVersion("host-est", feed, leases);
+        processor.start().block();
+        write(feed, "seen-", 3);
+        waitFor("the first changes delivered and checkpointed",
+            () -> allDelivered().containsAll(expected("seen-", 3)) && estimatedLag(processor) == 0,
+            () -> leaseDocuments(leases).toString());
+        processor.stop().block(Duration.ofSeconds(30));
+
+        for (int i = 0; i < 10; i++) {
+            feed.createItem(item("pending-" + i, "k" + i)).block();
+            for (int j = 0; i % 2 == 0 && j < 5; j++) {
+                elsewhere.createItem(item("elsewhere-" + i + "-" + j, "p")).block();
+            }
+        }
+        assertEquals(10, estimatedLag(processor));
+        assertEquals(10, currentStateLag(processor));
     }
 }

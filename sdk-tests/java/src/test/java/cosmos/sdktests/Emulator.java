@@ -252,6 +252,24 @@ public final class Emulator implements AutoCloseable {
         return JSON.readTree(response.body());
     }
 
+    /**
+     * Creates a container without a partition key, as the v2 SDKs did (API
+     * version 2018-06-18, no partitionKey in the body): what the Java SDK 4
+     * cannot create but still reads and writes.
+     */
+    public void createContainerWithoutPartitionKey(String database, String id) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(endpoint + "dbs/" + database + "/colls"))
+            .timeout(Duration.ofSeconds(60))
+            .header("content-type", "application/json");
+        signed("POST", "colls", "dbs/" + database).forEach((name, value) ->
+            request.header(name, name.equals("x-ms-version") ? "2018-06-18" : value));
+        request.POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(Map.of("id", id))));
+        HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 201) {
+            throw new IllegalStateException("create " + id + ": " + response.statusCode() + " " + response.body());
+        }
+    }
+
     /** GET without signing: what any client may read (the explorer's certificate). */
     public HttpResponse<String> getUnsigned(String route) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(endpoint + route)).build(), HttpResponse.BodyHandlers.ofString());
