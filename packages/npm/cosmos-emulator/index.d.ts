@@ -120,7 +120,11 @@ export declare class Emulator implements AsyncDisposable {
   readonly agent: Agent | undefined;
   /** `{ endpoint, key, agent? }` for `new CosmosClient(...)`, with `extra` merged in. */
   clientOptions<T extends object = {}>(extra?: T): ClientOptions & T;
-  /** Moves the manual clock forward; resolves the new time in epoch seconds. */
+  /**
+   * Moves the manual clock forward by seconds, a fraction to the millisecond
+   * included (`1.5`); resolves the new time in whole epoch seconds (`_ts`
+   * stays whole, as the service's).
+   */
   advance(seconds: number): Promise<number>;
   /** The manual clock's time in epoch seconds. */
   now(): Promise<number>;

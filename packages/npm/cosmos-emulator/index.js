@@ -277,7 +277,7 @@ class Emulator {
     );
   }
 
-  /** Moves the manual clock forward by `seconds`; resolves the new time (epoch seconds). */
+  /** Moves the manual clock forward by `seconds` (a fraction to the millisecond too: 1.5); resolves the new time (whole epoch seconds). */
   async advance(seconds) {
     return (await this._control("POST", "_emulator/clock", { advance: seconds })).now;
   }

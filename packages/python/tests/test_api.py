@@ -54,9 +54,15 @@ def test_start_answers_at_once_and_stop_ends_the_process(clean_env):
         assert emulator.advance(5) == now + 5
         assert emulator.advance(timedelta(minutes=1)) == now + 65
         assert emulator.advance(2.0) == now + 67
-        with pytest.raises(ValueError, match="whole seconds"):
-            emulator.advance(0.5)
+        # Fractions to the millisecond: `now` stays whole, the halves add up.
+        assert emulator.advance(0.5) == now + 67
+        assert emulator.advance(timedelta(milliseconds=500)) == now + 68
+        assert emulator.advance(1.25) == now + 69
+        with pytest.raises(ValueError, match="whole milliseconds"):
+            emulator.advance(0.0001)
         assert emulator.set_clock(now + 1000) == now + 1000
+        with pytest.raises(ValueError, match="whole seconds"):
+            emulator.set_clock(now + 1000.5)
         assert emulator.now() == now + 1000
         with pytest.raises(cosmos_emulator.ControlError) as backwards:
             emulator.set_clock(now)
