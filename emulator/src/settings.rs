@@ -140,7 +140,8 @@ pub struct Flags {
     #[arg(long, value_parser = clap::value_parser!(i64).range(0..))]
     pub change_feed_retention: Option<i64>,
     /// Give every new container at least this many partition key ranges
-    /// (more if its throughput takes more: one per 10,000 RU/s), 1 to 1000
+    /// (more if its throughput takes more: one up to 10,000 RU/s, then one
+    /// per 6,000 RU/s; an autoscale maximum, one per 10,000), 1 to 1000
     /// [default: 1]
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub ranges_per_container: Option<u16>,
