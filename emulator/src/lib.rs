@@ -63,6 +63,7 @@ pub use auth::WELL_KNOWN_KEY;
 pub use clock::{Clock, ClockMode};
 pub use http::{app, AppState, SharedState, REGION};
 pub use store::Store;
+pub use tls::CertificateFiles;
 pub use transport::Protocol;
 
 /// Sets the allocator up for a long-running server: freed memory goes back
@@ -93,6 +94,14 @@ pub struct Config {
     /// Where to write the certificate clients should trust (with HTTPS or
     /// both), its directory created if missing.
     pub cert_out: Option<std::path::PathBuf>,
+    /// The certificate to serve (`--cert`): an authority's, which signs the
+    /// server certificates, or a server's own; `None`: an authority made at
+    /// start (or kept, below).
+    pub certificate: Option<CertificateFiles>,
+    /// Where the authority made at start is kept and read back by later
+    /// starts (`--cert-dir`); `None`: the data directory, if any, else
+    /// nowhere (a new one each start).
+    pub cert_dir: Option<std::path::PathBuf>,
     /// How long change log entries are kept, emulator-clock seconds.
     pub change_feed_retention: i64,
     /// The least number of partition key ranges a new container gets
@@ -146,6 +155,8 @@ impl Default for Config {
             background_purge: true,
             protocol: Protocol::Http,
             cert_out: None,
+            certificate: None,
+            cert_dir: None,
             change_feed_retention: store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
             min_ranges_per_container: 1,
             consistency: consistency::Consistency::default(),
@@ -198,7 +209,13 @@ impl Server {
         };
         let listeners = endpoints::bind_regions(&config.host, config.port, topology.names())?;
         let certificates = if config.protocol.serves_tls() {
-            let certificates = tls::generate(&config.host).map_err(io::Error::other)?;
+            // A kept authority lives in --cert-dir, else in the data directory.
+            let keep_in = config.cert_dir.as_ref().or(config.data_dir.as_ref());
+            let certificates = tls::prepare(
+                &config.host,
+                config.certificate.as_ref(),
+                keep_in.map(|p| p.as_path()),
+            )?;
             if let Some(path) = &config.cert_out {
                 write_cert_out(path, &certificates.authority_pem)?;
             }

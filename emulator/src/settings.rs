@@ -6,8 +6,8 @@
 //! that a container is configured by its environment alone. Some flags also
 //! read the variables container tools set for Microsoft's Linux emulator
 //! ("vNext": `PORT`, `PROTOCOL`, `KEY_FILE`, `DATA_PATH`, `LOG_LEVEL`,
-//! `ENABLE_EXPLORER`, `ENABLE_TELEMETRY`) and for its older image
-//! (`AZURE_COSMOS_EMULATOR_*`), so that either's command line or
+//! `ENABLE_EXPLORER`, `ENABLE_TELEMETRY`, `CERT_PATH`, `CERT_SECRET`) and
+//! for its older image (`AZURE_COSMOS_EMULATOR_*`), so that either's command line or
 //! environment starts this binary the same way (`vars.rs` lists them all).
 //! The rules:
 //!
@@ -24,6 +24,7 @@
 //! map instead of changing the process's environment.
 
 mod account;
+mod certificate;
 mod choices;
 mod data_dir;
 mod health_args;
@@ -42,6 +43,7 @@ use crate::persist::SyncMode;
 use crate::transport::Protocol;
 use crate::Config;
 
+pub use certificate::CertificateArgs;
 pub use choices::{ClockArg, LogLevel, ProtocolArg, RuChargesArg, SyncArg};
 pub use data_dir::default_data_dir;
 pub use health_args::HealthArgs;
@@ -94,6 +96,8 @@ pub struct Flags {
     /// COSMOS_EMULATOR_DEFAULT_CERT_OUT, which the container image sets]
     #[arg(long, value_name = "PATH")]
     pub cert_out: Option<PathBuf>,
+    #[command(flatten)]
+    pub certificate: CertificateArgs,
     /// Serve the SQL compute gateway on this port of --host too (Microsoft's
     /// emulator serves it on 8903 with /EnableSqlComputeEndpoint): the same
     /// account, with every id addressable as it was signed; 0 picks a free
@@ -355,6 +359,8 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
         None => None,
     };
 
+    let certificate = certificate::resolve(flags.certificate, env, protocol)?;
+
     let key = match (flags.key, &flags.key_file) {
         (Some(key), _) => checked_key(&key, "--key")?,
         (None, Some(path)) => key_from_file(path, "--key-file")?,
@@ -510,6 +516,8 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
         background_purge: true,
         protocol,
         cert_out,
+        certificate: certificate.certificate,
+        cert_dir: certificate.cert_dir,
         change_feed_retention: value(retention)
             .unwrap_or(crate::store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS),
         min_ranges_per_container: value(min_ranges).unwrap_or(1).into(),

@@ -422,7 +422,7 @@ fn thousands(n: u32) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -480,3 +480,5 @@ fn the_ranges_help_and_guide_say_what_the_store_does() {
         );
     }
 }
+
+mod certificate;
