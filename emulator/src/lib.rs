@@ -236,7 +236,7 @@ impl Server {
         }
         let region_addrs = listeners
             .iter()
-            .map(|l| l.local_addr())
+            .map(|l| l[0].local_addr())
             .collect::<io::Result<Arc<[SocketAddr]>>>()?;
         let shared = SharedState {
             store: Arc::new(store),
@@ -270,12 +270,12 @@ impl Server {
         };
         // One state per endpoint, sharing the account: the same store,
         // rules, budgets and regions, each with its own address and region.
-        let at = |listener: &std::net::TcpListener, region: usize, gateway| {
+        let at = |listeners: &[std::net::TcpListener], region: usize, gateway| {
             Ok::<_, io::Error>(AppState::new(SharedState {
                 store: Arc::clone(&shared.store),
                 key: shared.key.clone(),
                 certificate: shared.certificate.clone(),
-                local_addr: listener.local_addr()?,
+                local_addr: listeners[0].local_addr()?,
                 query_results: Default::default(),
                 advertise_host: shared.advertise_host.clone(),
                 gateway,
@@ -292,16 +292,20 @@ impl Server {
         let mut endpoints = Vec::with_capacity(listeners.len() + 1);
         let mut listeners = listeners.into_iter();
         let first = listeners.next().expect("an account has a region");
-        for (i, listener) in listeners.enumerate() {
-            let state = at(&listener, i + 1, auth::Gateway::Routing)?;
-            endpoints.push(endpoints::Endpoint::new(listener, state));
+        let host = config.host.as_str();
+        for (i, listeners) in listeners.enumerate() {
+            let state = at(&listeners, i + 1, auth::Gateway::Routing)?;
+            endpoints.push(endpoints::Endpoint::new(listeners, host, state));
         }
         if let Some(port) = config.compute_gateway_port {
-            let listener = endpoints::bind(&config.host, port)?;
-            let state = at(&listener, 0, auth::Gateway::Compute)?;
-            endpoints.push(endpoints::Endpoint::new(listener, state));
+            let listeners = transport::bind_host(host, port)?;
+            let state = at(&listeners, 0, auth::Gateway::Compute)?;
+            endpoints.push(endpoints::Endpoint::new(listeners, host, state));
         }
-        endpoints.insert(0, endpoints::Endpoint::new(first, AppState::new(shared)));
+        endpoints.insert(
+            0,
+            endpoints::Endpoint::new(first, host, AppState::new(shared)),
+        );
         Ok(Server {
             endpoints,
             background_purge: config.background_purge,
@@ -327,11 +331,26 @@ impl Server {
             .collect()
     }
 
+    /// The first address the account's endpoint listens on (for
+    /// `localhost`, IPv4's: `127.0.0.1`).
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.endpoints[0].local_addr()
     }
 
-    /// `http://HOST:PORT`, as clients should address it (`http` for auto).
+    /// Every address the account's endpoint listens on (`localhost`: both
+    /// loopbacks, one port), as `scheme://address` URLs, for tools that
+    /// want an address rather than a name.
+    pub fn endpoint_addresses(&self) -> io::Result<Vec<String>> {
+        let scheme = self.endpoints[0].state().scheme;
+        Ok(self.endpoints[0]
+            .local_addrs()?
+            .into_iter()
+            .map(|address| format!("{scheme}://{address}"))
+            .collect())
+    }
+
+    /// `http://HOST:PORT`, as clients should address it (`http` for auto;
+    /// `localhost` by name when it is the host).
     pub fn endpoint(&self) -> io::Result<String> {
         self.endpoints[0].url()
     }

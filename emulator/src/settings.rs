@@ -63,7 +63,9 @@ use values::{checked_key, key_from_file};
     args_conflicts_with_subcommands = true
 )]
 pub struct Flags {
-    /// Address to listen on (also the health server's) [default: 127.0.0.1]
+    /// Address to listen on (also the health server's); localhost is both
+    /// 127.0.0.1 and ::1 on one port, and the endpoint printed names it
+    /// [default: localhost]
     #[arg(long, value_parser = values::flag_host)]
     pub host: Option<String>,
     /// Port to listen on; 0 picks a free one [default: 8081]
@@ -228,6 +230,10 @@ pub fn command() -> clap::Command {
             })
         })
 }
+
+/// The binary's host: both loopbacks, printed by name (the library's
+/// [`Config::default`] keeps `127.0.0.1` for embedders).
+pub const DEFAULT_HOST: &str = "localhost";
 
 /// Everything the binary needs to start.
 #[derive(Debug, Clone)]
@@ -509,7 +515,7 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
     )?;
 
     let config = Config {
-        host: value(host).unwrap_or_else(|| Config::default().host),
+        host: value(host).unwrap_or_else(|| DEFAULT_HOST.to_string()),
         port: value(port).unwrap_or(8081),
         key,
         clock,

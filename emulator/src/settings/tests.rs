@@ -36,7 +36,7 @@ const OTHER_KEY: &str = "c2VjcmV0LWtleS1mb3ItdGhlLXRlc3Rz";
 fn defaults_without_flags_or_variables() {
     let s = ok(&[], &[]);
     assert_eq!(s.config.port, 8081);
-    assert_eq!(s.config.host, "127.0.0.1");
+    assert_eq!(s.config.host, "localhost");
     assert_eq!(s.config.key, WELL_KNOWN_KEY);
     assert_eq!(s.config.protocol, Protocol::Http);
     assert_eq!(s.config.data_dir, None);
@@ -407,7 +407,7 @@ fn the_help_states_the_defaults_the_code_applies() {
     let help = command().render_long_help().to_string();
     let defaults = Config::default();
     for stated in [
-        format!("[default: {}]", defaults.host),
+        format!("[default: {DEFAULT_HOST}]"),
         format!("[default: {}]", defaults.port),
         format!("[default: {}]", defaults.change_feed_retention),
     ] {
