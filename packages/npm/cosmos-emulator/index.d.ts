@@ -29,7 +29,7 @@ export interface StartOptions {
   ranges?: number;
   /** The base64 master key clients sign with; default WELL_KNOWN_KEY. */
   key?: string;
-  /** Address to listen on; default "127.0.0.1". */
+  /** Address to listen on; default "localhost" (both 127.0.0.1 and ::1, one port). */
   host?: string;
   /** Port to listen on; default 0, a free port. */
   port?: number;
@@ -98,7 +98,7 @@ export declare class EmulatorError extends Error {
 /** A running emulator, from `startEmulator()`. */
 export declare class Emulator implements AsyncDisposable {
   private constructor();
-  /** The endpoint with a trailing slash, e.g. "http://127.0.0.1:41233/". */
+  /** The endpoint with a trailing slash, e.g. "http://localhost:41233/". */
   readonly endpoint: string;
   /** The master key. */
   readonly key: string;

@@ -85,7 +85,7 @@ function commandLine(options, certPath) {
     dataDir,
     ranges,
     key = WELL_KNOWN_KEY,
-    host = "127.0.0.1",
+    host = "localhost",
     port = 0,
     args = [],
     dieWithParent = true,

@@ -44,7 +44,7 @@ def test_the_module_and_the_binary_come_from_the_installed_wheel(clean_env):
 def test_start_answers_at_once_and_stop_ends_the_process(clean_env):
     emulator = cosmos_emulator.start()
     try:
-        assert emulator.endpoint.startswith("http://127.0.0.1:")
+        assert emulator.endpoint.startswith("http://localhost:")
         assert emulator.endpoint.endswith("/")
         assert emulator.key == cosmos_emulator.WELL_KNOWN_KEY
         assert emulator.certificate is None
@@ -169,7 +169,7 @@ def test_a_port_in_use_says_so(clean_env):
         with pytest.raises(cosmos_emulator.EmulatorError) as error:
             cosmos_emulator.start(port=port)
     message = str(error.value)
-    assert f"port {port} on 127.0.0.1 is already in use" in message
+    assert f"port {port} on localhost is already in use" in message
     # The OS's words: Windows says "Only one usage of each socket address".
     assert "Address already in use" in error.value.stderr or "Only one usage" in error.value.stderr
 

@@ -88,7 +88,7 @@ def _control_headers(verb: str, key: str) -> Dict[str, str]:
 class Emulator:
     """One running cosmos-emulator process. Made by :func:`start`.
 
-    ``endpoint`` (``http://127.0.0.1:PORT/``, https with TLS), ``key`` and
+    ``endpoint`` (``http://localhost:PORT/``, https with TLS), ``key`` and
     ``certificate`` (the PEM file to trust with TLS, else None) are what a
     client needs; :meth:`client` makes an ``azure.cosmos.CosmosClient`` with
     them. A context manager: ``with start() as emulator: ...`` stops it at the
@@ -110,7 +110,7 @@ class Emulator:
         key: Optional[str] = None,
         *,
         port: int = 0,
-        host: str = "127.0.0.1",
+        host: str = "localhost",
         binary: Optional[Union[str, "os.PathLike[str]"]] = None,
         args: Sequence[str] = (),
         timeout: float = 30.0,
@@ -523,7 +523,7 @@ def start(
     key: Optional[str] = None,
     *,
     port: int = 0,
-    host: str = "127.0.0.1",
+    host: str = "localhost",
     binary: Optional[Union[str, "os.PathLike[str]"]] = None,
     args: Sequence[str] = (),
     timeout: float = 30.0,
