@@ -178,7 +178,7 @@ def main():
     emulator = os.path.join(args.bin_dir, "cosmos-emulator")
     bare = os.path.join(args.bin_dir, "bare-server")
     emulator_ir, emulator_dump = measure(
-        "emulator", emulator, ["--port", "0", "--clock", "manual"], args.out, args.reads, load_items
+        "emulator", emulator, ["--host", "127.0.0.1", "--port", "0", "--clock", "manual"], args.out, args.reads, load_items
     )
     bare_ir, bare_dump = measure("bare", bare, ["--port", "0", "--body-bytes", "1229"], args.out, args.reads, None)
     print(f"instructions per point read ({args.reads} reads, concurrency 1, every server thread)")

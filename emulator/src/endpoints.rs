@@ -3,7 +3,9 @@
 //! compute gateway (`--compute-gateway-port`). A region taken down with
 //! `refuse` (`POST /_emulator/regions/{name}/down`) closes its listener,
 //! so that clients see their connections refused as when a region is
-//! unreachable, and binds the same address again when it is brought up.
+//! unreachable, and binds the same addresses again when it is brought up.
+//! An endpoint on `localhost` listens on both loopbacks (`transport/listen.rs`),
+//! each served alike.
 
 use std::future::Future;
 use std::io;
@@ -14,50 +16,60 @@ use tokio::sync::watch;
 
 use crate::http::{app, AppState};
 use crate::regions::Outage;
-use crate::transport::Transport;
+use crate::transport::{self, Transport};
 
 /// How often a region's endpoint looks whether it must close or reopen.
 const OUTAGE_POLL: Duration = Duration::from_millis(20);
 
-/// A bound listener and the state of what it serves.
+/// The bound listeners of one endpoint (one, or both loopbacks for
+/// `localhost`) and the state of what it serves.
 pub struct Endpoint {
-    listener: std::net::TcpListener,
+    listeners: Vec<std::net::TcpListener>,
+    /// The host clients are told (`localhost` by name, else the address).
+    host: String,
     state: AppState,
 }
 
 impl Endpoint {
-    pub fn new(listener: std::net::TcpListener, state: AppState) -> Self {
-        Endpoint { listener, state }
+    pub fn new(listeners: Vec<std::net::TcpListener>, host: &str, state: AppState) -> Self {
+        Endpoint {
+            listeners,
+            host: host.to_string(),
+            state,
+        }
     }
 
     pub fn state(&self) -> &AppState {
         &self.state
     }
 
+    /// The first address bound (IPv4's, for `localhost`).
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.listener.local_addr()
+        self.listeners[0].local_addr()
     }
 
-    /// `scheme://address`, as clients should address it.
+    /// Every address bound.
+    pub fn local_addrs(&self) -> io::Result<Vec<SocketAddr>> {
+        self.listeners.iter().map(|l| l.local_addr()).collect()
+    }
+
+    /// `scheme://host:port`, as clients should address it.
     pub fn url(&self) -> io::Result<String> {
-        Ok(format!("{}://{}", self.state.scheme, self.local_addr()?))
+        Ok(transport::endpoint_url(
+            self.state.scheme,
+            &self.host,
+            self.local_addr()?,
+        ))
     }
 }
 
-/// Binds `host:port` without a runtime (non-blocking, for tokio).
-pub fn bind(host: &str, port: u16) -> io::Result<std::net::TcpListener> {
-    let listener = std::net::TcpListener::bind((host, port))?;
-    listener.set_nonblocking(true)?;
-    Ok(listener)
-}
-
-/// One listener per region: the first on `port`, the others on the ports
-/// after it, or on free ports when `port` is 0.
+/// One endpoint's listeners per region: the first on `port`, the others
+/// on the ports after it, or on free ports when `port` is 0.
 pub fn bind_regions(
     host: &str,
     port: u16,
     names: &[String],
-) -> io::Result<Vec<std::net::TcpListener>> {
+) -> io::Result<Vec<Vec<std::net::TcpListener>>> {
     names
         .iter()
         .enumerate()
@@ -71,7 +83,7 @@ pub fn bind_regions(
                     )
                 })?,
             };
-            bind(host, port).map_err(|e| {
+            transport::bind_host(host, port).map_err(|e| {
                 io::Error::new(
                     e.kind(),
                     format!("region '{name}' cannot listen on port {port}: {e}"),
@@ -90,8 +102,13 @@ pub async fn serve_all(
     let multi_region = endpoints
         .first()
         .is_some_and(|e| e.state.topology.names().len() > 1);
-    if endpoints.len() == 1 && !multi_region {
-        let Endpoint { listener, state } = endpoints.into_iter().next().expect("one");
+    if endpoints.len() == 1 && endpoints[0].listeners.len() == 1 && !multi_region {
+        let Endpoint {
+            mut listeners,
+            state,
+            ..
+        } = endpoints.into_iter().next().expect("one");
+        let listener = listeners.pop().expect("one");
         return transport.serve(listener, app(state), shutdown).await;
     }
     let (stop, stopped) = watch::channel(false);
@@ -108,20 +125,42 @@ pub async fn serve_all(
                 match multi_region {
                     true => serve_region(transport, endpoint, stopped).await,
                     false => {
-                        let Endpoint { listener, state } = endpoint;
-                        transport.serve(listener, app(state), until(stopped)).await
+                        serve_each(&transport, endpoint.listeners, &endpoint.state, stopped).await
                     }
                 }
             })
         })
         .collect();
-    // Each runs as its own task; waiting on them in turn waits for all.
+    join(served).await
+}
+
+/// Waits for every task, and answers the first failure (after all ended).
+async fn join(tasks: Vec<tokio::task::JoinHandle<io::Result<()>>>) -> io::Result<()> {
     let mut result = Ok(());
-    for served in served {
-        let served = served.await.map_err(io::Error::other).and_then(|r| r);
-        result = result.and(served);
+    for task in tasks {
+        let ended = task.await.map_err(io::Error::other).and_then(|r| r);
+        result = result.and(ended);
     }
     result
+}
+
+/// Serves `state` on each listener until `stopped` turns true.
+async fn serve_each(
+    transport: &Transport,
+    listeners: Vec<std::net::TcpListener>,
+    state: &AppState,
+    stopped: watch::Receiver<bool>,
+) -> io::Result<()> {
+    let served = listeners
+        .into_iter()
+        .map(|listener| {
+            let transport = transport.clone();
+            let app = app(state.clone());
+            let stopped = stopped.clone();
+            tokio::spawn(async move { transport.serve(listener, app, until(stopped)).await })
+        })
+        .collect();
+    join(served).await
 }
 
 /// Resolves once the server stops.
@@ -129,26 +168,37 @@ async fn until(mut stopped: watch::Receiver<bool>) {
     let _ = stopped.wait_for(|stop| *stop).await;
 }
 
-/// Serves a region's endpoint, closing its listener while the region
-/// refuses connections and binding the address again once it is up.
+/// Binds every address again (a region brought up), or none.
+fn bind_again(addresses: &[SocketAddr]) -> io::Result<Vec<std::net::TcpListener>> {
+    addresses
+        .iter()
+        .map(|address| {
+            let listener = std::net::TcpListener::bind(address)?;
+            listener.set_nonblocking(true)?;
+            Ok(listener)
+        })
+        .collect()
+}
+
+/// Serves a region's endpoint, closing its listeners while the region
+/// refuses connections and binding the addresses again once it is up.
 async fn serve_region(
     transport: Transport,
     endpoint: Endpoint,
     stopped: watch::Receiver<bool>,
 ) -> io::Result<()> {
-    let Endpoint { listener, state } = endpoint;
-    let address = listener.local_addr()?;
-    let mut listener = Some(listener);
+    let addresses = endpoint.local_addrs()?;
+    let Endpoint {
+        listeners, state, ..
+    } = endpoint;
+    let mut listeners = Some(listeners);
     loop {
-        let bound = match listener.take() {
+        let bound = match listeners.take() {
             Some(bound) => bound,
-            None => match std::net::TcpListener::bind(address).and_then(|l| {
-                l.set_nonblocking(true)?;
-                Ok(l)
-            }) {
+            None => match bind_again(&addresses) {
                 Ok(bound) => bound,
                 Err(error) => {
-                    tracing::warn!(%address, %error, "a region brought up cannot listen again yet");
+                    tracing::warn!(address = %addresses[0], %error, "a region brought up cannot listen again yet");
                     tokio::time::sleep(OUTAGE_POLL * 5).await;
                     if *stopped.borrow() {
                         return Ok(());
@@ -158,32 +208,32 @@ async fn serve_region(
             },
         };
         state.topology.set_listening(state.region_index, true);
-        let refusing = {
+        // This round ends when the server stops or the region refuses.
+        let (end_round, round_ended) = watch::channel(false);
+        let watcher = {
             let state = state.clone();
-            async move {
-                while !refuses(&state) {
-                    tokio::time::sleep(OUTAGE_POLL).await;
-                }
-            }
-        };
-        let stop = {
             let stopped = stopped.clone();
-            async move {
+            tokio::spawn(async move {
+                let refusing = async {
+                    while !refuses(&state) {
+                        tokio::time::sleep(OUTAGE_POLL).await;
+                    }
+                };
                 tokio::select! {
                     () = until(stopped) => {}
                     () = refusing => {}
                 }
-            }
+                let _ = end_round.send(true);
+            })
         };
-        transport
-            .clone()
-            .serve(bound, app(state.clone()), stop)
-            .await?;
+        let served = serve_each(&transport, bound, &state, round_ended).await;
+        watcher.abort();
+        served?;
         if *stopped.borrow() {
             return Ok(());
         }
         state.topology.set_listening(state.region_index, false);
-        tracing::info!(region = %state.region, %address, "the region refuses connections");
+        tracing::info!(region = %state.region, address = %addresses[0], "the region refuses connections");
         // Closed: nothing listens until the region is up or the server stops.
         while refuses(&state) {
             if *stopped.borrow() {

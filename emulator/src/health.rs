@@ -63,12 +63,11 @@ impl Health {
 }
 
 /// Binds `host:port` now (0: a free port), so that `/alive` answers while
-/// the rest starts.
-pub fn bind(host: &str, port: u16) -> io::Result<std::net::TcpListener> {
-    let listener = std::net::TcpListener::bind((host, port))
-        .map_err(|e| io::Error::new(e.kind(), format!("--health-port {port} on {host}: {e}")))?;
-    listener.set_nonblocking(true)?;
-    Ok(listener)
+/// the rest starts: for `localhost`, both loopbacks on one port, as the
+/// endpoint (`transport/listen.rs`).
+pub fn bind(host: &str, port: u16) -> io::Result<Vec<std::net::TcpListener>> {
+    crate::transport::bind_host(host, port)
+        .map_err(|e| io::Error::new(e.kind(), format!("--health-port {port} on {host}: {e}")))
 }
 
 /// Serves the three routes on `listener` until the process ends.

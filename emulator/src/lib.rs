@@ -63,6 +63,7 @@ pub use auth::WELL_KNOWN_KEY;
 pub use clock::{Clock, ClockMode};
 pub use http::{app, AppState, SharedState, REGION};
 pub use store::Store;
+pub use tls::CertificateFiles;
 pub use transport::Protocol;
 
 /// Sets the allocator up for a long-running server: freed memory goes back
@@ -93,6 +94,14 @@ pub struct Config {
     /// Where to write the certificate clients should trust (with HTTPS or
     /// both), its directory created if missing.
     pub cert_out: Option<std::path::PathBuf>,
+    /// The certificate to serve (`--cert`): an authority's, which signs the
+    /// server certificates, or a server's own; `None`: an authority made at
+    /// start (or kept, below).
+    pub certificate: Option<CertificateFiles>,
+    /// Where the authority made at start is kept and read back by later
+    /// starts (`--cert-dir`); `None`: the data directory, if any, else
+    /// nowhere (a new one each start).
+    pub cert_dir: Option<std::path::PathBuf>,
     /// How long change log entries are kept, emulator-clock seconds.
     pub change_feed_retention: i64,
     /// The least number of partition key ranges a new container gets
@@ -146,6 +155,8 @@ impl Default for Config {
             background_purge: true,
             protocol: Protocol::Http,
             cert_out: None,
+            certificate: None,
+            cert_dir: None,
             change_feed_retention: store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
             min_ranges_per_container: 1,
             consistency: consistency::Consistency::default(),
@@ -198,7 +209,13 @@ impl Server {
         };
         let listeners = endpoints::bind_regions(&config.host, config.port, topology.names())?;
         let certificates = if config.protocol.serves_tls() {
-            let certificates = tls::generate(&config.host).map_err(io::Error::other)?;
+            // A kept authority lives in --cert-dir, else in the data directory.
+            let keep_in = config.cert_dir.as_ref().or(config.data_dir.as_ref());
+            let certificates = tls::prepare(
+                &config.host,
+                config.certificate.as_ref(),
+                keep_in.map(|p| p.as_path()),
+            )?;
             if let Some(path) = &config.cert_out {
                 write_cert_out(path, &certificates.authority_pem)?;
             }
@@ -219,7 +236,7 @@ impl Server {
         }
         let region_addrs = listeners
             .iter()
-            .map(|l| l.local_addr())
+            .map(|l| l[0].local_addr())
             .collect::<io::Result<Arc<[SocketAddr]>>>()?;
         let shared = SharedState {
             store: Arc::new(store),
@@ -253,12 +270,12 @@ impl Server {
         };
         // One state per endpoint, sharing the account: the same store,
         // rules, budgets and regions, each with its own address and region.
-        let at = |listener: &std::net::TcpListener, region: usize, gateway| {
+        let at = |listeners: &[std::net::TcpListener], region: usize, gateway| {
             Ok::<_, io::Error>(AppState::new(SharedState {
                 store: Arc::clone(&shared.store),
                 key: shared.key.clone(),
                 certificate: shared.certificate.clone(),
-                local_addr: listener.local_addr()?,
+                local_addr: listeners[0].local_addr()?,
                 query_results: Default::default(),
                 advertise_host: shared.advertise_host.clone(),
                 gateway,
@@ -275,16 +292,20 @@ impl Server {
         let mut endpoints = Vec::with_capacity(listeners.len() + 1);
         let mut listeners = listeners.into_iter();
         let first = listeners.next().expect("an account has a region");
-        for (i, listener) in listeners.enumerate() {
-            let state = at(&listener, i + 1, auth::Gateway::Routing)?;
-            endpoints.push(endpoints::Endpoint::new(listener, state));
+        let host = config.host.as_str();
+        for (i, listeners) in listeners.enumerate() {
+            let state = at(&listeners, i + 1, auth::Gateway::Routing)?;
+            endpoints.push(endpoints::Endpoint::new(listeners, host, state));
         }
         if let Some(port) = config.compute_gateway_port {
-            let listener = endpoints::bind(&config.host, port)?;
-            let state = at(&listener, 0, auth::Gateway::Compute)?;
-            endpoints.push(endpoints::Endpoint::new(listener, state));
+            let listeners = transport::bind_host(host, port)?;
+            let state = at(&listeners, 0, auth::Gateway::Compute)?;
+            endpoints.push(endpoints::Endpoint::new(listeners, host, state));
         }
-        endpoints.insert(0, endpoints::Endpoint::new(first, AppState::new(shared)));
+        endpoints.insert(
+            0,
+            endpoints::Endpoint::new(first, host, AppState::new(shared)),
+        );
         Ok(Server {
             endpoints,
             background_purge: config.background_purge,
@@ -310,11 +331,26 @@ impl Server {
             .collect()
     }
 
+    /// The first address the account's endpoint listens on (for
+    /// `localhost`, IPv4's: `127.0.0.1`).
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.endpoints[0].local_addr()
     }
 
-    /// `http://HOST:PORT`, as clients should address it (`http` for auto).
+    /// Every address the account's endpoint listens on (`localhost`: both
+    /// loopbacks, one port), as `scheme://address` URLs, for tools that
+    /// want an address rather than a name.
+    pub fn endpoint_addresses(&self) -> io::Result<Vec<String>> {
+        let scheme = self.endpoints[0].state().scheme;
+        Ok(self.endpoints[0]
+            .local_addrs()?
+            .into_iter()
+            .map(|address| format!("{scheme}://{address}"))
+            .collect())
+    }
+
+    /// `http://HOST:PORT`, as clients should address it (`http` for auto;
+    /// `localhost` by name when it is the host).
     pub fn endpoint(&self) -> io::Result<String> {
         self.endpoints[0].url()
     }

@@ -83,14 +83,15 @@ async fn serve(settings: Settings) -> std::io::Result<()> {
     let health = Health::new(&config);
     // Before the data directory is read back: /alive answers meanwhile.
     if let Some(port) = settings.health_port {
-        let listener = health::bind(&config.host, port)?;
-        tracing::info!(address = %listener.local_addr()?, "health server listening");
-        let health = Arc::clone(&health);
-        tokio::spawn(async move {
-            if let Err(e) = health::serve(listener, health).await {
-                tracing::error!(error = %e, "the health server stopped");
-            }
-        });
+        for listener in health::bind(&config.host, port)? {
+            tracing::info!(address = %listener.local_addr()?, "health server listening");
+            let health = Arc::clone(&health);
+            tokio::spawn(async move {
+                if let Err(e) = health::serve(listener, health).await {
+                    tracing::error!(error = %e, "the health server stopped");
+                }
+            });
+        }
     }
     // Blocks this thread (not a worker's) while a data directory is read back.
     let server = Server::bind(&config)?;
@@ -100,10 +101,12 @@ async fn serve(settings: Settings) -> std::io::Result<()> {
     let endpoint = server.endpoint()?;
     // The port is bound, so the kernel queues connections: the endpoint serves.
     health.ready(endpoint.clone());
-    // Scripts read the first line; container tools wait for the other two
-    // (Java's Testcontainers module matches `.*Started\r\n$`). One write of
-    // all three: a reader that takes the first line and closes the pipe must
-    // not fail a later write (EPIPE), which would stop the emulator.
+    // Scripts read the first line (`localhost` by name on the loopback),
+    // tools that want the addresses the second; container tools wait for the
+    // last two (Java's Testcontainers module matches `.*Started\r\n$`). One
+    // write of all: a reader that takes the first line and closes the pipe
+    // must not fail a later write (EPIPE), which would stop the emulator.
+    let addresses = server.endpoint_addresses()?.join(" ");
     let compute = match server.compute_endpoint()? {
         Some(compute) => format!("compute gateway listening on {compute}\n"),
         None => String::new(),
@@ -117,7 +120,7 @@ async fn serve(settings: Settings) -> std::io::Result<()> {
             .collect(),
     };
     let lines = format!(
-        "listening on {endpoint}\n{compute}{regions}Now listening on: {endpoint}\nStarted\r\n"
+        "listening on {endpoint}\naddresses {addresses}\n{compute}{regions}Now listening on: {endpoint}\nStarted\r\n"
     );
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(lines.as_bytes())?;

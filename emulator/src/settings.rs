@@ -6,8 +6,8 @@
 //! that a container is configured by its environment alone. Some flags also
 //! read the variables container tools set for Microsoft's Linux emulator
 //! ("vNext": `PORT`, `PROTOCOL`, `KEY_FILE`, `DATA_PATH`, `LOG_LEVEL`,
-//! `ENABLE_EXPLORER`, `ENABLE_TELEMETRY`) and for its older image
-//! (`AZURE_COSMOS_EMULATOR_*`), so that either's command line or
+//! `ENABLE_EXPLORER`, `ENABLE_TELEMETRY`, `CERT_PATH`, `CERT_SECRET`) and
+//! for its older image (`AZURE_COSMOS_EMULATOR_*`), so that either's command line or
 //! environment starts this binary the same way (`vars.rs` lists them all).
 //! The rules:
 //!
@@ -24,6 +24,7 @@
 //! map instead of changing the process's environment.
 
 mod account;
+mod certificate;
 mod choices;
 mod data_dir;
 mod health_args;
@@ -42,6 +43,7 @@ use crate::persist::SyncMode;
 use crate::transport::Protocol;
 use crate::Config;
 
+pub use certificate::CertificateArgs;
 pub use choices::{ClockArg, LogLevel, ProtocolArg, RuChargesArg, SyncArg};
 pub use data_dir::default_data_dir;
 pub use health_args::HealthArgs;
@@ -61,7 +63,9 @@ use values::{checked_key, key_from_file};
     args_conflicts_with_subcommands = true
 )]
 pub struct Flags {
-    /// Address to listen on (also the health server's) [default: 127.0.0.1]
+    /// Address to listen on (also the health server's); localhost is both
+    /// 127.0.0.1 and ::1 on one port, and the endpoint printed names it
+    /// [default: localhost]
     #[arg(long, value_parser = values::flag_host)]
     pub host: Option<String>,
     /// Port to listen on; 0 picks a free one [default: 8081]
@@ -94,6 +98,8 @@ pub struct Flags {
     /// COSMOS_EMULATOR_DEFAULT_CERT_OUT, which the container image sets]
     #[arg(long, value_name = "PATH")]
     pub cert_out: Option<PathBuf>,
+    #[command(flatten)]
+    pub certificate: CertificateArgs,
     /// Serve the SQL compute gateway on this port of --host too (Microsoft's
     /// emulator serves it on 8903 with /EnableSqlComputeEndpoint): the same
     /// account, with every id addressable as it was signed; 0 picks a free
@@ -140,7 +146,8 @@ pub struct Flags {
     #[arg(long, value_parser = clap::value_parser!(i64).range(0..))]
     pub change_feed_retention: Option<i64>,
     /// Give every new container at least this many partition key ranges
-    /// (more if its throughput takes more: one per 10,000 RU/s), 1 to 1000
+    /// (more if its throughput takes more: one up to 10,000 RU/s, then one
+    /// per 6,000 RU/s; an autoscale maximum, one per 10,000), 1 to 1000
     /// [default: 1]
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub ranges_per_container: Option<u16>,
@@ -223,6 +230,10 @@ pub fn command() -> clap::Command {
             })
         })
 }
+
+/// The binary's host: both loopbacks, printed by name (the library's
+/// [`Config::default`] keeps `127.0.0.1` for embedders).
+pub const DEFAULT_HOST: &str = "localhost";
 
 /// Everything the binary needs to start.
 #[derive(Debug, Clone)]
@@ -353,6 +364,8 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
         }
         None => None,
     };
+
+    let certificate = certificate::resolve(flags.certificate, env, protocol)?;
 
     let key = match (flags.key, &flags.key_file) {
         (Some(key), _) => checked_key(&key, "--key")?,
@@ -502,13 +515,15 @@ pub fn resolve(flags: Flags, env: Env) -> Result<Settings, Invalid> {
     )?;
 
     let config = Config {
-        host: value(host).unwrap_or_else(|| Config::default().host),
+        host: value(host).unwrap_or_else(|| DEFAULT_HOST.to_string()),
         port: value(port).unwrap_or(8081),
         key,
         clock,
         background_purge: true,
         protocol,
         cert_out,
+        certificate: certificate.certificate,
+        cert_dir: certificate.cert_dir,
         change_feed_retention: value(retention)
             .unwrap_or(crate::store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS),
         min_ranges_per_container: value(min_ranges).unwrap_or(1).into(),

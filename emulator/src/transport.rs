@@ -5,12 +5,16 @@
 //! requests in flight get [`GRACE`] to finish. Each wraps its TCP
 //! connections in a [`Breakable`] (`breakable.rs`), whose control every
 //! request carries, so that a fault rule can close, reset or hang it.
+//! What is listened on comes first (`listen.rs`: `localhost` is both
+//! loopbacks on one port).
 
 mod auto;
 mod breakable;
+mod listen;
 mod query_string;
 
 pub use breakable::{Break, ConnectionControl};
+pub use listen::{bind_host, url as endpoint_url};
 pub use query_string::QueryIntoPath;
 
 use breakable::Breakable;

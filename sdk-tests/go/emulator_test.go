@@ -91,7 +91,7 @@ func binary() string {
 	return filepath.Join(filepath.Dir(here), "..", "..", "target", "debug", "cosmos-emulator")
 }
 
-func startEmulator(secure bool) (*Emulator, error) {
+func startEmulator(secure bool, extra ...string) (*Emulator, error) {
 	dir, err := os.MkdirTemp("", "cosmos-sdk-tests-go-")
 	if err != nil {
 		return nil, err
@@ -104,6 +104,7 @@ func startEmulator(secure bool) (*Emulator, error) {
 		e.CertPath = filepath.Join(dir, "cert.pem")
 		args = append(args, "--tls", "--cert-out", e.CertPath)
 	}
+	args = append(args, extra...)
 	e.stderr, err = os.Create(filepath.Join(dir, "stderr.log"))
 	if err != nil {
 		return nil, err

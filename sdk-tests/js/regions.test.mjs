@@ -71,6 +71,23 @@ describe("regions [--regions West US,East US]", () => {
     assert.equal(status, 200);
   };
 
+  test("the printed endpoint names localhost, and preferred regions work with it", async () => {
+    // The endpoint every helper hands the SDK (docs/src/running.md): both
+    // loopbacks answer on its port, whichever Node resolves localhost to.
+    assert.match(emulator.endpoint, /^http:\/\/localhost:\d+\/?$/);
+    const { client, served } = clientPreferring("East US", "West US");
+    try {
+      const container = await setupItem(client);
+      assert.deepEqual([...new Set(served.slice(-1).map(([port]) => port))], [ports["West US"]], "writes: the write region");
+      served.length = 0;
+      assert.equal((await container.item("a", "p").read()).resource.v, 1);
+      assert.deepEqual(served.map(([port]) => port), [ports["East US"]], "reads: the first preferred region");
+    } finally {
+      client.dispose();
+      await reset();
+    }
+  });
+
   test("reads go to the preferred region; one that refuses connections fails the read", async () => {
     const { client, served } = clientPreferring("East US", "West US");
     try {

@@ -65,6 +65,20 @@ def setup_item(client: CosmosClient):
     return container
 
 
+def test_the_printed_endpoint_names_localhost_and_preferred_regions_work_with_it(regional, ports, restore):
+    # The endpoint every helper hands the SDK (docs/src/running.md); both
+    # loopbacks answer on its port.
+    assert regional.endpoint.startswith("http://localhost:"), regional.endpoint
+    client = client_preferring(regional, "East US", "West US")
+    container = setup_item(client)
+    served = Served()
+    container.upsert_item({"id": "b", "pk": "p"}, raw_response_hook=served)
+    assert served.ports == [ports["West US"]], "writes go to the write region"
+    served = Served()
+    assert container.read_item("a", "p", raw_response_hook=served)["v"] == 1
+    assert served.ports == [ports["East US"]], "reads go to the first preferred region"
+
+
 def test_reads_go_to_the_preferred_region_and_fail_over_when_it_refuses_connections(regional, ports, restore):
     client = client_preferring(regional, "East US", "West US")
     container = setup_item(client)

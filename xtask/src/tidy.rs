@@ -151,6 +151,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "regions",
             "request_units",
             "store",
+            "tls",
             "transport",
         ],
     ),

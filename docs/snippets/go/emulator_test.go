@@ -29,7 +29,7 @@ const key = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZ
 // ANCHOR: start
 // startEmulator starts cosmos-emulator (from PATH) on a free port with the
 // manual test clock and returns its endpoint, such as
-// "http://127.0.0.1:40123/"; the emulator stops when the test ends, or with
+// "http://localhost:40123/"; the emulator stops when the test ends, or with
 // this process (--parent-pid) if it is killed.
 func startEmulator(t *testing.T, args ...string) string {
 	t.Helper()
@@ -48,7 +48,7 @@ func startEmulator(t *testing.T, args ...string) string {
 		_ = emulator.Process.Signal(syscall.SIGTERM)
 		_ = emulator.Wait()
 	})
-	// Its first line: "listening on http://127.0.0.1:<port>".
+	// Its first line: "listening on http://localhost:<port>".
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	endpoint, found := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
 	if err != nil || !found {

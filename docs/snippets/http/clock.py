@@ -12,7 +12,7 @@ def control(method, path, body=None):
     mac = hmac.new(base64.b64decode(KEY), payload.encode(), hashlib.sha256)
     token = "type=master&ver=1.0&sig=" + base64.b64encode(mac.digest()).decode()
     request = urllib.request.Request(
-        "http://127.0.0.1:8081" + path,
+        "http://localhost:8081" + path,
         method=method,
         data=None if body is None else json.dumps(body).encode(),
         headers={"x-ms-date": date, "authorization": urllib.parse.quote(token, safe=""),

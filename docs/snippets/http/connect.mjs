@@ -1,7 +1,7 @@
 import { CosmosClient } from "@azure/cosmos";
 
 const KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
-const client = new CosmosClient({ endpoint: "http://127.0.0.1:8081", key: KEY });
+const client = new CosmosClient({ endpoint: "http://localhost:8081", key: KEY });
 const { database } = await client.databases.createIfNotExists({ id: "app" });
 const { container } = await database.containers.createIfNotExists({
   id: "items",

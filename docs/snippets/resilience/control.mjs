@@ -4,7 +4,7 @@ import { createHmac } from "node:crypto";
 
 export const KEY =
   "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
-export const ENDPOINT = "http://127.0.0.1:8081";
+export const ENDPOINT = "http://localhost:8081";
 
 export async function control(method, path, body) {
   const date = new Date().toUTCString();

@@ -4,7 +4,7 @@ import base64, hashlib, hmac, json, urllib.parse, urllib.request
 from email.utils import formatdate
 
 KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
-ENDPOINT = "http://127.0.0.1:8081"
+ENDPOINT = "http://localhost:8081"
 
 
 def control(method, path, body=None):

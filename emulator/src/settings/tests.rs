@@ -36,7 +36,7 @@ const OTHER_KEY: &str = "c2VjcmV0LWtleS1mb3ItdGhlLXRlc3Rz";
 fn defaults_without_flags_or_variables() {
     let s = ok(&[], &[]);
     assert_eq!(s.config.port, 8081);
-    assert_eq!(s.config.host, "127.0.0.1");
+    assert_eq!(s.config.host, "localhost");
     assert_eq!(s.config.key, WELL_KNOWN_KEY);
     assert_eq!(s.config.protocol, Protocol::Http);
     assert_eq!(s.config.data_dir, None);
@@ -407,7 +407,7 @@ fn the_help_states_the_defaults_the_code_applies() {
     let help = command().render_long_help().to_string();
     let defaults = Config::default();
     for stated in [
-        format!("[default: {}]", defaults.host),
+        format!("[default: {DEFAULT_HOST}]"),
         format!("[default: {}]", defaults.port),
         format!("[default: {}]", defaults.change_feed_retention),
     ] {
@@ -416,3 +416,69 @@ fn the_help_states_the_defaults_the_code_applies() {
 }
 
 mod every_flag;
+
+/// `12345` as `12,345`, as the help and the guide write throughput.
+fn thousands(n: u32) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `--ranges-per-container`'s help and the guide's ranges page say how
+/// many ranges throughput takes: the numbers the store lays containers out
+/// by (`store/ranges.rs`), and the counts those numbers give.
+#[test]
+fn the_ranges_help_and_guide_say_what_the_store_does() {
+    use crate::store::{RangeMap, RU_PER_NEW_PHYSICAL_PARTITION, RU_PER_PHYSICAL_PARTITION};
+    let (one, per) = (
+        thousands(RU_PER_PHYSICAL_PARTITION),
+        thousands(RU_PER_NEW_PHYSICAL_PARTITION),
+    );
+    let help = command()
+        .get_arguments()
+        .find(|a| a.get_long() == Some("ranges-per-container"))
+        .and_then(|a| a.get_help())
+        .unwrap()
+        .to_string();
+    let guide = include_str!("../../../docs/src/ranges.md");
+    let guide = guide.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (text, said) in [
+        (
+            &help,
+            format!("one up to {one} RU/s, then one per {per} RU/s"),
+        ),
+        (&help, format!("an autoscale maximum, one per {one}")),
+        (
+            &guide,
+            format!("one up to {one} RU/s of its own throughput, then one per {per} RU/s"),
+        ),
+        (&guide, format!("an autoscale maximum counts one per {one}")),
+    ] {
+        assert!(text.contains(&said), "{said:?} in {text}");
+    }
+    // What those words mean, as the store counts (the guide's examples).
+    for (throughput, autoscale, ranges) in [
+        (400, false, 1),
+        (RU_PER_PHYSICAL_PARTITION, false, 1),
+        (RU_PER_PHYSICAL_PARTITION + 1, false, 2),
+        (12_000, false, 2),
+        (18_000, false, 3),
+        (30_000, false, 5),
+        (RU_PER_PHYSICAL_PARTITION, true, 1),
+        (20_000, true, 2),
+    ] {
+        assert_eq!(
+            RangeMap::count_for_throughput(throughput, autoscale),
+            ranges,
+            "{throughput} RU/s, autoscale {autoscale}"
+        );
+    }
+}
+
+mod certificate;

@@ -59,7 +59,10 @@ pub use log::{
     DEFAULT_RETENTION_SECONDS as DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
 };
 pub use offers::{serverless_offers, Migration, Throughput};
-pub use ranges::{parse_id as parse_range_id, Range, RangeMap, SplitRefusal};
+pub use ranges::{
+    parse_id as parse_range_id, Range, RangeMap, SplitRefusal, RU_PER_NEW_PHYSICAL_PARTITION,
+    RU_PER_PHYSICAL_PARTITION,
+};
 pub use scripts::{Script, ScriptCounts, ScriptKind, ScriptView, TriggerOperation, TriggerType};
 pub use transaction::{Committed, Conflict, ContainerNames, ScriptWork, Transaction};
 pub use usage::ContainerStats;

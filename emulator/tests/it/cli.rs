@@ -1,6 +1,7 @@
-//! The binary: the `listening on` line first on stdout (then the two lines
-//! container tools wait for), a working endpoint, a clean stop on SIGTERM
-//! and SIGINT.
+//! The binary: the `listening on` line first on stdout (`localhost` by
+//! name, then the addresses it stands for, then the two lines container
+//! tools wait for), a working endpoint on both loopbacks, a clean stop on
+//! SIGTERM and SIGINT.
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{ChildStdout, Command, Stdio};
@@ -44,17 +45,34 @@ fn prints_one_line_serves_and_stops_on_sigterm() {
         .strip_prefix("listening on ")
         .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
         .to_string();
-    assert!(endpoint.starts_with("http://127.0.0.1:"), "{endpoint}");
-    // Unauthenticated, but a Cosmos-shaped answer from a live server.
-    let reply = reqwest::blocking::get(format!("{endpoint}/_emulator/clock")).unwrap();
-    assert_eq!(reply.status().as_u16(), 401);
+    assert!(endpoint.starts_with("http://localhost:"), "{endpoint}");
+    let port = endpoint.rsplit(':').next().unwrap();
+    let mut second = String::new();
+    stdout.read_line(&mut second).unwrap();
+    let addresses: Vec<&str> = second
+        .trim()
+        .strip_prefix("addresses ")
+        .unwrap_or_else(|| panic!("unexpected second line {second:?}"))
+        .split(' ')
+        .collect();
+    assert_eq!(addresses[0], format!("http://127.0.0.1:{port}"));
+    // Where the machine has IPv6, ::1 on the same port.
+    if let Some(v6) = addresses.get(1) {
+        assert_eq!(*v6, format!("http://[::1]:{port}"));
+    }
+    // Unauthenticated, but a Cosmos-shaped answer from a live server: by
+    // name, and at each address.
+    for url in std::iter::once(endpoint.as_str()).chain(addresses.iter().copied()) {
+        let reply = reqwest::blocking::get(format!("{url}/_emulator/clock")).unwrap();
+        assert_eq!(reply.status().as_u16(), 401, "{url}");
+    }
     assert!(stop_with(&mut child, "-TERM").success());
     let mut rest = String::new();
     stdout.read_to_string(&mut rest).unwrap();
     assert_eq!(
         rest,
         format!("Now listening on: {endpoint}\nStarted\r\n"),
-        "stdout holds exactly three lines"
+        "stdout holds exactly four lines"
     );
 }
 
@@ -66,7 +84,7 @@ fn tls_prints_an_https_line_and_writes_the_certificate() {
     let (mut child, line, _) =
         start(&["--port", "0", "--tls", "--cert-out", pem.to_str().unwrap()]);
     assert!(
-        line.starts_with("listening on https://127.0.0.1:"),
+        line.starts_with("listening on https://localhost:"),
         "{line:?}"
     );
     let written = std::fs::read_to_string(&pem).unwrap();
@@ -113,6 +131,9 @@ fn the_compute_gateway_serves_the_same_account_reading_ids_as_signed() {
         .unwrap()
         .to_string();
     let mut second = String::new();
+    stdout.read_line(&mut second).unwrap();
+    assert!(second.starts_with("addresses "), "{second:?}");
+    second.clear();
     stdout.read_line(&mut second).unwrap();
     let compute = second
         .trim()

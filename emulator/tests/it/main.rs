@@ -39,6 +39,7 @@ mod search_policies;
 mod splits;
 mod throttling;
 mod tls;
+mod tls_given;
 mod ttl;
 mod unique_keys;
 mod users_permissions;

@@ -129,6 +129,38 @@ fn clock_control_api() {
     );
 }
 
+/// `{"advance": 1.5}` moves the clock by a second and a half: `now` and
+/// `_ts` stay whole seconds (the second under way), and an item with a
+/// one-second TTL expires once its second is over, not before.
+#[test]
+fn the_clock_advances_by_fractions_of_a_second() {
+    let c = TestClient::with_container(Some(json!(-1)));
+    let start = crate::common::START;
+    let moved = c.post("/_emulator/clock", &json!({"advance": 1.5}), &[]);
+    assert_eq!(moved.body, json!({"now": start + 1}));
+    let written = c.create_item(&json!({"id": "a", "pk": "p", "ttl": 1}));
+    assert_eq!(written.body["_ts"], json!(start + 1));
+    c.post("/_emulator/clock", &json!({"advance": 0.4}), &[]);
+    assert_eq!(c.now(), start + 1);
+    assert!(
+        c.is_visible("a", "p"),
+        "1.9 s: the item's second is not over"
+    );
+    let moved = c.post("/_emulator/clock", &json!({"advance": 0.1}), &[]);
+    assert_eq!(moved.body, json!({"now": start + 2}));
+    assert!(!c.is_visible("a", "p"), "expired at _ts + ttl");
+    // Finer than a millisecond, or not a number: refused, nothing moved.
+    for refused in [
+        json!({"advance": 0.0001}),
+        json!({"advance": -0.5}),
+        json!({"set": 1.5}),
+    ] {
+        c.post("/_emulator/clock", &refused, &[])
+            .assert_error(400, "BadRequest");
+    }
+    assert_eq!(c.now(), start + 2);
+}
+
 #[test]
 fn clock_api_is_absent_with_the_system_clock() {
     let c = TestClient::start_with(ClockMode::System, Purge::Background);

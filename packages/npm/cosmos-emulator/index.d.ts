@@ -29,7 +29,7 @@ export interface StartOptions {
   ranges?: number;
   /** The base64 master key clients sign with; default WELL_KNOWN_KEY. */
   key?: string;
-  /** Address to listen on; default "127.0.0.1". */
+  /** Address to listen on; default "localhost" (both 127.0.0.1 and ::1, one port). */
   host?: string;
   /** Port to listen on; default 0, a free port. */
   port?: number;
@@ -98,7 +98,7 @@ export declare class EmulatorError extends Error {
 /** A running emulator, from `startEmulator()`. */
 export declare class Emulator implements AsyncDisposable {
   private constructor();
-  /** The endpoint with a trailing slash, e.g. "http://127.0.0.1:41233/". */
+  /** The endpoint with a trailing slash, e.g. "http://localhost:41233/". */
   readonly endpoint: string;
   /** The master key. */
   readonly key: string;
@@ -120,7 +120,11 @@ export declare class Emulator implements AsyncDisposable {
   readonly agent: Agent | undefined;
   /** `{ endpoint, key, agent? }` for `new CosmosClient(...)`, with `extra` merged in. */
   clientOptions<T extends object = {}>(extra?: T): ClientOptions & T;
-  /** Moves the manual clock forward; resolves the new time in epoch seconds. */
+  /**
+   * Moves the manual clock forward by seconds, a fraction to the millisecond
+   * included (`1.5`); resolves the new time in whole epoch seconds (`_ts`
+   * stays whole, as the service's).
+   */
   advance(seconds: number): Promise<number>;
   /** The manual clock's time in epoch seconds. */
   now(): Promise<number>;

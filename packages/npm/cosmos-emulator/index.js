@@ -85,7 +85,7 @@ function commandLine(options, certPath) {
     dataDir,
     ranges,
     key = WELL_KNOWN_KEY,
-    host = "127.0.0.1",
+    host = "localhost",
     port = 0,
     args = [],
     dieWithParent = true,
@@ -277,7 +277,7 @@ class Emulator {
     );
   }
 
-  /** Moves the manual clock forward by `seconds`; resolves the new time (epoch seconds). */
+  /** Moves the manual clock forward by `seconds` (a fraction to the millisecond too: 1.5); resolves the new time (whole epoch seconds). */
   async advance(seconds) {
     return (await this._control("POST", "_emulator/clock", { advance: seconds })).now;
   }

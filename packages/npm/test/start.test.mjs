@@ -149,7 +149,7 @@ describe("the cosmos-emulator bin", () => {
   test("SIGTERM to the bin stops the emulator, which exits 0", { skip: posixOnly("no signals to pass on") }, async () => {
     const child = spawn(LAUNCHER, ["--port", "0", "--clock", "manual"], { stdio: ["ignore", "pipe", "pipe"] });
     const exited = new Promise((r) => child.on("exit", (code, signal) => r({ code, signal })));
-    assert.match(await firstLine(child), /^listening on http:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(await firstLine(child), /^listening on http:\/\/localhost:\d+$/);
     child.kill("SIGTERM");
     assert.deepEqual(await exited, { code: 0, signal: null });
   });

@@ -44,7 +44,7 @@ def test_the_module_and_the_binary_come_from_the_installed_wheel(clean_env):
 def test_start_answers_at_once_and_stop_ends_the_process(clean_env):
     emulator = cosmos_emulator.start()
     try:
-        assert emulator.endpoint.startswith("http://127.0.0.1:")
+        assert emulator.endpoint.startswith("http://localhost:")
         assert emulator.endpoint.endswith("/")
         assert emulator.key == cosmos_emulator.WELL_KNOWN_KEY
         assert emulator.certificate is None
@@ -54,9 +54,15 @@ def test_start_answers_at_once_and_stop_ends_the_process(clean_env):
         assert emulator.advance(5) == now + 5
         assert emulator.advance(timedelta(minutes=1)) == now + 65
         assert emulator.advance(2.0) == now + 67
-        with pytest.raises(ValueError, match="whole seconds"):
-            emulator.advance(0.5)
+        # Fractions to the millisecond: `now` stays whole, the halves add up.
+        assert emulator.advance(0.5) == now + 67
+        assert emulator.advance(timedelta(milliseconds=500)) == now + 68
+        assert emulator.advance(1.25) == now + 69
+        with pytest.raises(ValueError, match="whole milliseconds"):
+            emulator.advance(0.0001)
         assert emulator.set_clock(now + 1000) == now + 1000
+        with pytest.raises(ValueError, match="whole seconds"):
+            emulator.set_clock(now + 1000.5)
         assert emulator.now() == now + 1000
         with pytest.raises(cosmos_emulator.ControlError) as backwards:
             emulator.set_clock(now)
@@ -163,7 +169,7 @@ def test_a_port_in_use_says_so(clean_env):
         with pytest.raises(cosmos_emulator.EmulatorError) as error:
             cosmos_emulator.start(port=port)
     message = str(error.value)
-    assert f"port {port} on 127.0.0.1 is already in use" in message
+    assert f"port {port} on localhost is already in use" in message
     # The OS's words: Windows says "Only one usage of each socket address".
     assert "Address already in use" in error.value.stderr or "Only one usage" in error.value.stderr
 

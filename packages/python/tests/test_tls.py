@@ -21,7 +21,7 @@ def tls_emulator():
 
 
 def test_the_certificate_is_a_pem_file_and_the_endpoint_https(tls_emulator):
-    assert tls_emulator.endpoint.startswith("https://127.0.0.1:")
+    assert tls_emulator.endpoint.startswith("https://localhost:")
     with open(tls_emulator.certificate) as f:
         assert f.read().startswith("-----BEGIN CERTIFICATE-----")
 

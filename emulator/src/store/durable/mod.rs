@@ -409,6 +409,14 @@ impl Store {
         Ok(now)
     }
 
+    /// Moves the manual clock forward by `by` milliseconds (a fraction of
+    /// a second included) and records it, as [`Self::advance_clock`].
+    pub fn advance_clock_millis(&self, by: i64) -> ApiResult<i64> {
+        let now = self.clock.advance_millis(by)?;
+        self.clock_moved()?;
+        Ok(now)
+    }
+
     /// Sets the manual clock to `instant` (never earlier) and records it.
     pub fn set_clock(&self, instant: i64) -> ApiResult<i64> {
         let now = self.clock.set(instant)?;

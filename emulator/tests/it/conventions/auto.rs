@@ -30,7 +30,12 @@ fn auto_prints_the_http_endpoint_and_serves_https_on_its_port() {
         ],
     );
     let endpoint = emu.api.endpoint().to_string();
-    assert!(endpoint.starts_with("http://127.0.0.1:"), "{endpoint}");
+    assert!(endpoint.starts_with("http://localhost:"), "{endpoint}");
+    let addresses = emu.next_stdout_line().unwrap();
+    assert!(
+        addresses.starts_with("addresses http://127.0.0.1:"),
+        "{addresses:?}"
+    );
     assert_eq!(
         emu.next_stdout_line().as_deref(),
         Some(format!("Now listening on: {endpoint}\n").as_str())

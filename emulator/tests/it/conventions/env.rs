@@ -31,7 +31,7 @@ fn port_sets_the_port_and_the_flag_beats_it() {
     let scratch = Scratch::new("env-port");
     let port = free_port();
     let emu = start(&scratch, &[], &[(PORT, &port.to_string())]);
-    assert_eq!(emu.api.endpoint(), format!("http://127.0.0.1:{port}"));
+    assert_eq!(emu.api.endpoint(), format!("http://localhost:{port}"));
     assert_eq!(emu.api.get("/", &[]).status, 200);
     drop(emu);
     let other = free_port();
@@ -54,7 +54,7 @@ fn protocol_https_serves_tls_with_the_certificate_made_at_start() {
             &[(PROTOCOL, protocol)],
         );
         assert!(
-            emu.api.endpoint().starts_with("https://127.0.0.1:"),
+            emu.api.endpoint().starts_with("https://localhost:"),
             "{protocol}: {}",
             emu.api.endpoint()
         );
@@ -387,7 +387,7 @@ fn the_own_variables_reach_the_binary_and_disagreeing_aliases_stop_it() {
             (COSMOS_EMULATOR_CLOCK_START, "1234567890"),
         ],
     );
-    assert_eq!(emu.api.endpoint(), format!("http://127.0.0.1:{port}"));
+    assert_eq!(emu.api.endpoint(), format!("http://localhost:{port}"));
     assert_eq!(emu.api.now(), 1_234_567_890);
     drop(emu);
     let mut command = emulator_command();

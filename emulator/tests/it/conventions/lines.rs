@@ -5,12 +5,19 @@ use super::start;
 use super::support::Scratch;
 
 #[test]
-fn stdout_holds_the_three_lines_in_order_with_crlf_after_started() {
+fn stdout_holds_the_four_lines_in_order_with_crlf_after_started() {
     let scratch = Scratch::new("lines");
     let mut emu = start(&scratch, &["--port", "0"], &[]);
     let endpoint = emu.api.endpoint().to_string();
-    assert!(endpoint.starts_with("http://127.0.0.1:"), "{endpoint}");
+    assert!(endpoint.starts_with("http://localhost:"), "{endpoint}");
     assert!(!endpoint.ends_with('/'));
+    let port = endpoint.rsplit(':').next().unwrap();
+    let addresses = emu.next_stdout_line().unwrap();
+    assert!(
+        addresses == format!("addresses http://127.0.0.1:{port} http://[::1]:{port}\n")
+            || addresses == format!("addresses http://127.0.0.1:{port}\n"),
+        "{addresses:?}"
+    );
     assert_eq!(
         emu.next_stdout_line().as_deref(),
         Some(format!("Now listening on: {endpoint}\n").as_str())

@@ -88,7 +88,7 @@ def _control_headers(verb: str, key: str) -> Dict[str, str]:
 class Emulator:
     """One running cosmos-emulator process. Made by :func:`start`.
 
-    ``endpoint`` (``http://127.0.0.1:PORT/``, https with TLS), ``key`` and
+    ``endpoint`` (``http://localhost:PORT/``, https with TLS), ``key`` and
     ``certificate`` (the PEM file to trust with TLS, else None) are what a
     client needs; :meth:`client` makes an ``azure.cosmos.CosmosClient`` with
     them. A context manager: ``with start() as emulator: ...`` stops it at the
@@ -110,7 +110,7 @@ class Emulator:
         key: Optional[str] = None,
         *,
         port: int = 0,
-        host: str = "127.0.0.1",
+        host: str = "localhost",
         binary: Optional[Union[str, "os.PathLike[str]"]] = None,
         args: Sequence[str] = (),
         timeout: float = 30.0,
@@ -397,12 +397,14 @@ class Emulator:
         return int(self._request("GET", "_emulator/clock", None)["now"])
 
     def advance(self, seconds: Union[int, float, timedelta]) -> int:
-        """Moves the test clock forward by whole seconds (or a timedelta)
-        and returns the new time in epoch seconds. Everything that depends on
-        time (TTL, the change feed's retention) sees the new time at once;
-        :meth:`purge` waits until expired items are gone. The clock never goes
-        back, but :meth:`reset` with ``clock`` can set an earlier time."""
-        return int(self._request("POST", "_emulator/clock", {"advance": _whole_seconds(seconds)})["now"])
+        """Moves the test clock forward by seconds, a fraction to the
+        millisecond included (``1.5``, or a timedelta), and returns the new
+        time in whole epoch seconds (``_ts`` stays whole, as the service's).
+        Everything that depends on time (TTL, the change feed's retention,
+        fault windows) sees the new time at once; :meth:`purge` waits until
+        expired items are gone. The clock never goes back, but :meth:`reset`
+        with ``clock`` can set an earlier time."""
+        return int(self._request("POST", "_emulator/clock", {"advance": _seconds(seconds)})["now"])
 
     def set_clock(self, epoch_seconds: Union[int, float]) -> int:
         """Sets the test clock to this epoch second, at or after its current
@@ -475,6 +477,24 @@ class Emulator:
         return CosmosClient(**options)
 
 
+def _seconds(value: Union[int, float, timedelta]) -> Union[int, float]:
+    """Seconds to the millisecond: whole ones as an int, else a float."""
+    if isinstance(value, timedelta):
+        # Whole milliseconds, exactly (total_seconds() is a float).
+        millis, rest = divmod(value // timedelta(microseconds=1), 1000)
+        if rest:
+            raise ValueError(f"the test clock moves by whole milliseconds at the finest, not {value!r}")
+        return millis // 1000 if millis % 1000 == 0 else millis / 1000
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"expected seconds as a number, not {value!r}")
+    if isinstance(value, float):
+        if value.is_integer():
+            return int(value)
+        if abs(value * 1000 - round(value * 1000)) > 1e-6:
+            raise ValueError(f"the test clock moves by whole milliseconds at the finest, not {value!r}")
+    return value
+
+
 def _whole_seconds(value: Union[int, float, timedelta]) -> int:
     if isinstance(value, timedelta):
         value = value.total_seconds()
@@ -503,7 +523,7 @@ def start(
     key: Optional[str] = None,
     *,
     port: int = 0,
-    host: str = "127.0.0.1",
+    host: str = "localhost",
     binary: Optional[Union[str, "os.PathLike[str]"]] = None,
     args: Sequence[str] = (),
     timeout: float = 30.0,

@@ -82,6 +82,20 @@ public final class Emulator implements AutoCloseable {
         return repo().resolve("target/debug/cosmos-emulator").toString();
     }
 
+    /**
+     * The certificate authority every HTTPS emulator of this JVM signs with
+     * (--cert-dir, docs/src/tls.md): the trust store made from the first one's
+     * certificate trusts every one started after it, the regional ones too.
+     */
+    private static Path suiteAuthority;
+
+    private static synchronized Path suiteAuthority() throws IOException {
+        if (suiteAuthority == null) {
+            suiteAuthority = Files.createTempDirectory("cosmos-sdk-tests-java-ca-");
+        }
+        return suiteAuthority;
+    }
+
     public static Emulator start(boolean tls, String... extra) throws Exception {
         Path dir = Files.createTempDirectory("cosmos-sdk-tests-java-");
         Path cert = tls ? dir.resolve("cert.pem") : null;
@@ -89,7 +103,7 @@ public final class Emulator implements AutoCloseable {
             binary(), "--port", "0", "--clock", "manual", "--clock-start", Long.toString(CLOCK_START),
             "--parent-pid", Long.toString(ProcessHandle.current().pid())));
         if (tls) {
-            args.addAll(List.of("--tls", "--cert-out", cert.toString()));
+            args.addAll(List.of("--tls", "--cert-out", cert.toString(), "--cert-dir", suiteAuthority().toString()));
         }
         args.addAll(List.of(extra));
         Path stderr = dir.resolve("stderr.log");

@@ -14,6 +14,8 @@ import com.azure.cosmos.CosmosException;
 import com.azure.cosmos.models.CosmosContainerProperties;
 import com.azure.cosmos.models.CosmosContainerResponse;
 import com.azure.cosmos.models.CosmosDatabaseProperties;
+import com.azure.cosmos.models.PartitionKeyDefinition;
+import com.azure.cosmos.models.PartitionKeyDefinitionVersion;
 import com.azure.cosmos.models.ThroughputProperties;
 import com.azure.cosmos.models.ThroughputResponse;
 import java.util.List;
@@ -42,6 +44,24 @@ class ResourcesTest {
             assertEquals(204, client.getDatabase(name).delete().getStatusCode());
             CosmosException gone = assertThrows(CosmosException.class, () -> client.getDatabase(name).read());
             assertEquals(404, gone.getStatusCode());
+        }
+    }
+
+    /**
+     * The SDK sends no partition key version unless asked (docs/src/ranges.md):
+     * the container then hashes with version 1, as on the service.
+     */
+    @Test
+    void thePartitionKeyVersionIsOneUnlessAskedFor() {
+        try (Db db = new Db("pkver")) {
+            PartitionKeyDefinition sent = db.database.createContainer("plain", "/pk")
+                .getProperties().getPartitionKeyDefinition();
+            assertEquals(PartitionKeyDefinitionVersion.V1, sent.getVersion());
+            CosmosContainerProperties v2 = new CosmosContainerProperties("v2", "/pk");
+            v2.getPartitionKeyDefinition().setVersion(PartitionKeyDefinitionVersion.V2);
+            db.database.createContainer(v2);
+            assertEquals(PartitionKeyDefinitionVersion.V2,
+                db.database.getContainer("v2").read().getProperties().getPartitionKeyDefinition().getVersion());
         }
     }
 
