@@ -82,7 +82,19 @@ pub fn verify(
     }
     if read {
         if let Some(token) = headers.text(names::SESSION_TOKEN).filter(|t| !t.is_empty()) {
-            let seen = session_lsn(token)?;
+            // A token naming an LSN the container never reached, but that
+            // some container of the account has, was another container's:
+            // the Python SDK keeps the tokens of every container it first
+            // wrote with `no_response_on_write` under one key, the
+            // JavaScript SDK a dropped container's under its name. It asks
+            // for no more than this container committed. A token beyond
+            // anything the account wrote names a state that is not there.
+            let named = session_lsn(token)?;
+            let seen = if named <= state.store.session_lsn() {
+                named.min(context.lsn)
+            } else {
+                named
+            };
             // A lagging region's replica has not reached what the container has.
             let visible =
                 super::regions::visible_container_lsn(state, &context.owner.rid, context.lsn);
