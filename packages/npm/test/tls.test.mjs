@@ -31,7 +31,7 @@ describe("TLS", () => {
   });
 
   test("an https endpoint and the PEM certificate, as a file and as text", () => {
-    assert.match(emu.endpoint, /^https:\/\/127\.0\.0\.1:\d+\/$/);
+    assert.match(emu.endpoint, /^https:\/\/localhost:\d+\/$/);
     assert.ok(existsSync(emu.certificate), emu.certificate);
     assert.equal(readFileSync(emu.certificate, "utf8"), emu.certificatePem);
     assert.match(emu.certificatePem, /^-----BEGIN CERTIFICATE-----/);

@@ -37,7 +37,7 @@ describe("TTL through the test clock", () => {
   });
 
   test("the emulator it started: endpoint, key, clock", async () => {
-    assert.match(emu.endpoint, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+    assert.match(emu.endpoint, /^http:\/\/localhost:\d+\/$/);
     assert.equal(emu.key, WELL_KNOWN_KEY);
     assert.equal(emu.certificate, undefined);
     assert.equal(emu.connectionString, `AccountEndpoint=${emu.endpoint};AccountKey=${WELL_KNOWN_KEY};`);
