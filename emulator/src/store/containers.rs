@@ -239,14 +239,7 @@ impl Store {
         database: &str,
         container: &str,
     ) -> ApiResult<ContainerContext> {
-        self.with_container(database, container, |c, _| {
-            Ok(ContainerContext {
-                owner: c.owner.clone(),
-                lsn: c.log().last_lsn(),
-                range: c.ranges().ranges()[0].id,
-                indexes_writes: c.indexes_writes(),
-            })
-        })
+        self.container_context_at(database, container, None)
     }
 
     /// [`Self::container_context`] naming the range of the partition key
