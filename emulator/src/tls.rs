@@ -144,17 +144,10 @@ pub fn prepare(
     })
 }
 
-/// `der` in PEM, as `label`.
+/// `der` in PEM, as `label`, with the `\n` line endings rcgen writes.
 fn pem(label: &str, der: &[u8]) -> String {
-    use base64::Engine;
-    let encoded = base64::engine::general_purpose::STANDARD.encode(der);
-    let mut out = format!("-----BEGIN {label}-----\n");
-    for line in encoded.as_bytes().chunks(64) {
-        out.push_str(std::str::from_utf8(line).expect("base64 is ASCII"));
-        out.push('\n');
-    }
-    out.push_str(&format!("-----END {label}-----\n"));
-    out
+    let config = pem::EncodeConfig::new().set_line_ending(pem::LineEnding::LF);
+    pem::encode_config(&pem::Pem::new(label, der), config)
 }
 
 /// The names of the start's server certificate: the loopback's and `host`.
