@@ -168,18 +168,6 @@ async fn until(mut stopped: watch::Receiver<bool>) {
     let _ = stopped.wait_for(|stop| *stop).await;
 }
 
-/// Binds every address again (a region brought up), or none.
-fn bind_again(addresses: &[SocketAddr]) -> io::Result<Vec<std::net::TcpListener>> {
-    addresses
-        .iter()
-        .map(|address| {
-            let listener = std::net::TcpListener::bind(address)?;
-            listener.set_nonblocking(true)?;
-            Ok(listener)
-        })
-        .collect()
-}
-
 /// Serves a region's endpoint, closing its listeners while the region
 /// refuses connections and binding the addresses again once it is up.
 async fn serve_region(
@@ -195,7 +183,7 @@ async fn serve_region(
     loop {
         let bound = match listeners.take() {
             Some(bound) => bound,
-            None => match bind_again(&addresses) {
+            None => match transport::bind_again(&addresses) {
                 Ok(bound) => bound,
                 Err(error) => {
                     tracing::warn!(address = %addresses[0], %error, "a region brought up cannot listen again yet");

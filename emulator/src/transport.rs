@@ -14,7 +14,7 @@ mod listen;
 mod query_string;
 
 pub use breakable::{Break, ConnectionControl};
-pub use listen::{bind_host, url as endpoint_url};
+pub use listen::{bind_again, bind_host, url as endpoint_url};
 pub use query_string::QueryIntoPath;
 
 use breakable::Breakable;

@@ -63,6 +63,15 @@ pub fn url(scheme: &str, host: &str, bound: SocketAddr) -> String {
     }
 }
 
+/// Binds `addresses` again, as [`bind_host`] bound them (a region brought
+/// back up listens where it did), or none.
+pub fn bind_again(addresses: &[SocketAddr]) -> io::Result<Vec<TcpListener>> {
+    addresses
+        .iter()
+        .map(|address| nonblocking(TcpListener::bind(address)?))
+        .collect()
+}
+
 fn nonblocking(listener: TcpListener) -> io::Result<TcpListener> {
     listener.set_nonblocking(true)?;
     Ok(listener)
