@@ -56,13 +56,7 @@ pub fn runs(suite: &Path, out: &Path) -> Result<Vec<Run>, String> {
     for (transport, tls) in [("HTTP", false), ("HTTPS", true)] {
         let lower = transport.to_lowercase();
         let server = start(&bin, tls, &out.join(format!("{NAME}-{lower}.log")))?;
-        let mut options = Vec::new();
-        if list.exists() {
-            options.extend(["--expectations".to_string(), NAME.to_string()]);
-        }
-        if tls {
-            options.push("--insecure".into());
-        }
+        let options = super::peer_options(&list, NAME, tls);
         let flags = if tls { "" } else { " -DisableTls" };
         let run = suite_run(
             suite,

@@ -212,14 +212,7 @@ fn peer_runs(peer: &Peer, suite: &Path, out: &Path, node: &Path) -> Result<Vec<R
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let log = out.join(format!("{}-{}.log", peer.name, transport.to_lowercase()));
         let server = Server::start(node, &args, &log, STARTUP)?;
-        // A peer without a list yet runs without one; its list is made below.
-        let mut options = Vec::new();
-        if list.exists() {
-            options.extend(["--expectations".to_string(), peer.name.to_string()]);
-        }
-        if tls {
-            options.push("--insecure".into());
-        }
+        let options = peer_options(&list, peer.name, tls);
         let cli_flags = if tls { "" } else { " --no-ssl" };
         let run = suite_run(
             suite,
@@ -239,6 +232,20 @@ fn peer_runs(peer: &Peer, suite: &Path, out: &Path, node: &Path) -> Result<Vec<R
 }
 
 /// Rewrites a peer's list from a run, keeping the reasons written before.
+/// The suite's options for a peer's run: its expectations list `name`
+/// when `list` exists (a peer without one yet runs without; its list is
+/// made from the run), and `--insecure` over HTTPS (its own certificate).
+fn peer_options(list: &Path, name: &str, tls: bool) -> Vec<String> {
+    let mut options = Vec::new();
+    if list.exists() {
+        options.extend(["--expectations".to_string(), name.to_string()]);
+    }
+    if tls {
+        options.push("--insecure".into());
+    }
+    options
+}
+
 fn regenerate(list: &Path, run: &Run, implementation: &str) -> Result<(), String> {
     let previous = if list.exists() {
         Some(Expectations::load(list)?)
