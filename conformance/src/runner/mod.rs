@@ -386,13 +386,13 @@ fn skip_reason(wall: &WallClock, unobservable: &[crate::clock::Unobservable]) ->
     )
 }
 
-/// `c<index>-<id>`: unique in the run, readable in the target's portal.
 /// The database a case of `database-throughput` runs in: the run's name
 /// and the case's index.
 fn case_database(run: &str, index: usize) -> String {
     format!("{run}-{index}")
 }
 
+/// `c<index>-<id>`: unique in the run, readable in the target's portal.
 fn container_id(case: &Case, index: usize) -> String {
     let id: String = case
         .id
