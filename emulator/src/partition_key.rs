@@ -176,8 +176,6 @@ impl PartitionKeyDefinition {
             .join(", ")
     }
 
-    /// Refuses a key whose values take more than [`MAX_PARTITION_KEY_BYTES`]
-    /// (their JSON text, outside the enclosing array).
     /// The partition key of the canonical `key` (`["a"]`) as the object the
     /// change feed's delete metadata carries: `{"pk": "a"}`, nested for a
     /// nested path (`/a/b` → `{"a": {"b": ...}}`), one member per path of a
@@ -210,6 +208,8 @@ impl PartitionKeyDefinition {
         object
     }
 
+    /// Refuses a key whose values take more than [`MAX_PARTITION_KEY_BYTES`]
+    /// (their JSON text, outside the enclosing array).
     pub fn check_size(key: &str) -> ApiResult<()> {
         let size = key.len().saturating_sub(2);
         if size > MAX_PARTITION_KEY_BYTES + 2 {
