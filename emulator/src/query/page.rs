@@ -102,17 +102,9 @@ pub(super) fn page_of_values(results: Vec<Value>, offset: usize, limit: PageLimi
     fill(encoded, offset, total, limit)
 }
 
-/// A page of a whole result kept between pages (`results.rs`), from the
-/// offset the continuation names.
-pub fn page_of_encoded(
-    results: &[Bytes],
-    continuation: Option<&Continuation>,
-    limit: PageLimit,
-) -> Page {
-    let offset = match continuation {
-        Some(Continuation::Offset { offset }) => *offset,
-        _ => 0,
-    };
+/// A page of a whole result kept between pages (`results.rs`), from
+/// `offset` (the one its continuation names).
+pub fn page_of_encoded(results: &[Bytes], offset: usize, limit: PageLimit) -> Page {
     fill(
         results.iter().skip(offset).cloned(),
         offset,

@@ -50,7 +50,7 @@ impl Whole {
             Some(Continuation::Offset { offset }) => *offset,
             _ => 0,
         };
-        let page = page_of_encoded(&self.documents, continuation, limit);
+        let page = page_of_encoded(&self.documents, offset, limit);
         let retrieved = self
             .retrieved
             .share(offset, page.documents.len(), self.documents.len());
