@@ -12,10 +12,11 @@
 //! refuses it. Reads without such a token see the store as it is.
 //!
 //! A session token names its partition's LSN, not the store's: each
-//! container's writes are noted with the store LSN they brought the store
-//! to ([`Topology::record_container`]), so that the container's LSN a
+//! partition key range's writes are noted with the store LSN they brought
+//! the store to ([`Topology::record_range`]), so that the range's LSN a
 //! lagging replica has applied follows from the store LSN it has applied
-//! ([`Topology::container_lsn_at`]).
+//! ([`Topology::range_lsn_at`]). (The children of a split start with no
+//! history: a lagging replica is taken to have applied all of theirs.)
 //!
 //! Nothing here knows HTTP: `http/regions.rs` applies it to requests.
 
@@ -82,14 +83,17 @@ struct State {
 /// many seconds at any write rate a test makes.
 const HISTORY: usize = 4096;
 
-/// One container's writes as [`Topology::record_container`] noted them.
+/// One range's writes as [`Topology::record_range`] noted them.
 #[derive(Debug, Default)]
-struct ContainerHistory {
-    /// `(store LSN, container LSN)`, both ascending.
+struct RangeHistory {
+    /// `(store LSN, range LSN)`, both ascending.
     writes: VecDeque<(u64, u64)>,
-    /// The container LSN of the newest pair dropped (0: none).
+    /// The range LSN of the newest pair dropped (0: none).
     dropped: u64,
 }
+
+/// A range of a container: the container's RID and the range's id.
+type RangeOf = (Vec<u8>, u32);
 
 /// The regions of the account.
 #[derive(Debug)]
@@ -103,7 +107,7 @@ pub struct Topology {
     /// Per container (by RID): `(store LSN, container LSN)` after each of
     /// its writes, oldest first, and the container LSN of the newest pair
     /// dropped to keep [`HISTORY`] of them.
-    containers: Mutex<HashMap<Vec<u8>, ContainerHistory>>,
+    ranges: Mutex<HashMap<RangeOf, RangeHistory>>,
     /// Whether each region's listener is open (`endpoints.rs` closes it
     /// while the region refuses connections): the control routes answer
     /// once it is as they asked.
@@ -144,7 +148,7 @@ impl Topology {
             names,
             multi_write,
             history: Mutex::new(VecDeque::new()),
-            containers: Mutex::new(HashMap::new()),
+            ranges: Mutex::new(HashMap::new()),
         })
     }
 
@@ -314,11 +318,11 @@ impl Topology {
         history.push_back((now_ms, lsn));
     }
 
-    /// Notes that a write brought the container `rid` to `lsn` and the
-    /// store to `store_lsn`.
-    pub fn record_container(&self, rid: &[u8], store_lsn: u64, lsn: u64) {
-        let mut containers = self.containers.lock().expect("not poisoned");
-        let history = containers.entry(rid.to_vec()).or_default();
+    /// Notes that a write brought the range `range` of the container `rid`
+    /// to `lsn` and the store to `store_lsn`.
+    pub fn record_range(&self, rid: &[u8], range: u32, store_lsn: u64, lsn: u64) {
+        let mut ranges = self.ranges.lock().expect("not poisoned");
+        let history = ranges.entry((rid.to_vec(), range)).or_default();
         if history.writes.back().is_some_and(|(_, last)| *last >= lsn) {
             return;
         }
@@ -330,13 +334,13 @@ impl Topology {
         history.writes.push_back((store_lsn, lsn));
     }
 
-    /// The LSN of the container `rid` that a replica having applied the
-    /// store up to `store_lsn` has, the container being at `current`: its
-    /// last write noted at or before `store_lsn`. A container with no
-    /// write noted (none through a request) is all applied.
-    pub fn container_lsn_at(&self, rid: &[u8], store_lsn: u64, current: u64) -> u64 {
-        let containers = self.containers.lock().expect("not poisoned");
-        let Some(history) = containers.get(rid) else {
+    /// The LSN of the range `range` of the container `rid` that a replica
+    /// having applied the store up to `store_lsn` has, the range being at
+    /// `current`: its last write noted at or before `store_lsn`. A range
+    /// with no write noted (none through a request) is all applied.
+    pub fn range_lsn_at(&self, rid: &[u8], range: u32, store_lsn: u64, current: u64) -> u64 {
+        let ranges = self.ranges.lock().expect("not poisoned");
+        let Some(history) = ranges.get(&(rid.to_vec(), range)) else {
             return current;
         };
         let applied = history
@@ -460,9 +464,10 @@ mod tests {
     }
 
     #[test]
-    fn a_containers_applied_lsn_follows_the_stores() {
+    fn a_ranges_applied_lsn_follows_the_stores() {
         let t = three();
-        // Container a written at store LSNs 2, 3, 7; b at 4, 5, 6.
+        // Container a written at store LSNs 2, 3, 7; b at 4, 5, 6; a's
+        // range 1 at 8.
         for (rid, store, lsn) in [
             ("a", 2, 1),
             ("a", 3, 2),
@@ -471,26 +476,26 @@ mod tests {
             ("b", 6, 3),
             ("a", 7, 3),
         ] {
-            t.record_container(rid.as_bytes(), store, lsn);
+            t.record_range(rid.as_bytes(), 0, store, lsn);
         }
-        assert_eq!(t.container_lsn_at(b"a", 7, 3), 3);
+        t.record_range(b"a", 1, 8, 1);
+        assert_eq!(t.range_lsn_at(b"a", 1, 7, 1), 0, "range 1 of a: not yet");
+        assert_eq!(t.range_lsn_at(b"a", 1, 8, 1), 1);
+        assert_eq!(t.range_lsn_at(b"a", 0, 8, 3), 3, "range 0 untouched by 1");
+        assert_eq!(t.range_lsn_at(b"a", 0, 7, 3), 3);
         assert_eq!(
-            t.container_lsn_at(b"a", 6, 3),
+            t.range_lsn_at(b"a", 0, 6, 3),
             2,
             "b's writes move a nowhere"
         );
-        assert_eq!(t.container_lsn_at(b"a", 2, 3), 1);
-        assert_eq!(t.container_lsn_at(b"a", 1, 3), 0);
-        assert_eq!(t.container_lsn_at(b"b", 4, 3), 1);
+        assert_eq!(t.range_lsn_at(b"a", 0, 2, 3), 1);
+        assert_eq!(t.range_lsn_at(b"a", 0, 1, 3), 0);
+        assert_eq!(t.range_lsn_at(b"b", 0, 4, 3), 1);
         assert_eq!(
-            t.container_lsn_at(b"none", 1, 5),
+            t.range_lsn_at(b"none", 0, 1, 5),
             5,
             "no write noted: all applied"
         );
-        assert_eq!(
-            t.container_lsn_at(b"a", 7, 2),
-            2,
-            "never past the container"
-        );
+        assert_eq!(t.range_lsn_at(b"a", 0, 7, 2), 2, "never past the container");
     }
 }

@@ -105,7 +105,7 @@ pub fn execute(
     // token is the range's).
     let context = state
         .store
-        .container_context_at(db, coll, headers.partition_key())?;
+        .container_context_at(db, coll, headers.partition_key(), None)?;
     super::container_context::owner_headers(response_headers, &context);
     response_headers.insert(super::names::GLOBAL_COMMITTED_LSN, lsn.clone());
     response_headers.insert(super::names::LSN, lsn);

@@ -24,6 +24,8 @@
 //! by `x-ms-start-epk`/`x-ms-end-epk` (as the Python SDK sends a partition
 //! key or a feed range); see `scope.rs`.
 
+use std::collections::HashMap;
+
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
@@ -34,9 +36,10 @@ use super::response::{charge_value, feed};
 use super::scope::FeedScope;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
+use crate::partition_key::KeyScope;
 use crate::query::PageLimit;
 use crate::request_units::Charge;
-use crate::store::{Change, ChangeKind, Container, Item};
+use crate::store::{Change, ChangeKind, Container, FeedPosition, Item, Range};
 
 /// The change feed's wire format that wraps each change as `current` and
 /// `metadata`: required by the all-versions-and-deletes mode, optional in
@@ -55,12 +58,12 @@ enum Mode {
 }
 
 /// Where a read starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Start {
     Beginning,
     Now,
-    /// After this LSN.
-    After(u64),
+    /// After this position (an earlier answer's etag).
+    After(FeedPosition),
 }
 
 /// Whether a request to `.../docs` asks for the change feed.
@@ -112,59 +115,158 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
     state.store.with_container(db, coll, |c, now| {
         // A partition key (or a hierarchical prefix), or a feed range as a
         // range of effective partition keys within the range id's range.
-        // The etag is an LSN of the whole container, so each range's feed
-        // continues from it without losing or repeating that range's items.
         let mut scope = FeedScope::from_headers(c, headers)?;
-        let after = match start {
-            Start::Beginning => 0,
-            Start::Now => c.log().last_lsn(),
-            Start::After(lsn) => lsn,
-        };
-        let (documents, last) = match mode {
+        // LSNs are per range: the reader continues in each range of its
+        // scope past that range's LSN, and the log is read from a place
+        // before every one of them.
+        let cursor = cursor(ranges_in_scope(c, headers, &scope), &start)?;
+        let from = cursor
+            .iter()
+            .map(|(range, after)| range.lsns.log_position_after(*after))
+            .min()
+            .unwrap_or(0);
+        let mut index_of = range_index(c, &cursor);
+        let page = match mode {
             Mode::LatestVersion { wrapped } => {
                 let changes = c
-                    .latest_changes(after, now)
+                    .latest_changes(from, now)
                     .filter(|(key, item)| {
                         scope.contains(key.pk()) && since.is_none_or(|t| item.ts >= t)
                     })
-                    .map(|(_, item)| {
-                        let document = if wrapped {
-                            latest_version_wrapped(item)
-                        } else {
-                            item.with_lsn()
-                        };
-                        (item.lsn, document)
+                    .filter_map(|(key, item)| {
+                        let index = index_of(key.pk())?;
+                        (item.range_lsn > cursor[index].1).then(|| {
+                            let document = if wrapped {
+                                latest_version_wrapped(item)
+                            } else {
+                                item.with_lsn()
+                            };
+                            (item.lsn, index, item.range_lsn, document)
+                        })
                     });
-                page(changes, limit.items)
+                page(changes, limit.items, cursor.len())
             }
             Mode::AllVersionsAndDeletes => {
-                let log = c.log().after(after).map_err(|oldest| {
-                    ApiError::bad_request(format!(
-                        "The continuation asks for changes from LSN {} on, but this container's \
-                         change log now starts after LSN {oldest}: changes older than the \
-                         retention (--change-feed-retention), or past the log's bound of {} MB \
-                         of versions, are gone. Start again from now.",
-                        after + 1,
-                        crate::limits::MAX_CHANGE_LOG_BYTES / (1024 * 1024)
-                    ))
-                })?;
+                for (range, after) in &cursor {
+                    if *after < range.lsns.dropped() {
+                        return Err(ApiError::bad_request(format!(
+                            "The continuation asks for changes of the partition key range {} \
+                             from LSN {} on, but its change log now starts after LSN {}: \
+                             changes older than the retention (--change-feed-retention), or \
+                             past the log's bound of {} MB of versions, are gone. Start again \
+                             from now.",
+                            range.id,
+                            after + 1,
+                            range.lsns.dropped(),
+                            crate::limits::MAX_CHANGE_LOG_BYTES / (1024 * 1024)
+                        )));
+                    }
+                }
+                // What the log dropped is before every range's continuation.
+                let log = c.log().retained_after(from);
                 let changes = log
                     .filter(|change| scope.contains(change.key.pk()))
-                    .map(|change| (change.lsn, full_fidelity(c, change)));
-                page(changes, limit.items)
+                    .filter_map(|change| {
+                        let index = index_of(change.key.pk())?;
+                        (change.range_lsn > cursor[index].1).then(|| {
+                            let document = full_fidelity(c, change);
+                            (change.lsn, index, change.range_lsn, document)
+                        })
+                    });
+                page(changes, limit.items, cursor.len())
             }
         };
-        // A full page continues after its last change; otherwise the reader
-        // is up to date with the whole container.
-        let etag = match last {
-            Some(lsn) if documents.len() >= limit.items => lsn,
-            _ => c.log().last_lsn().max(after),
-        };
+        // Each range continues past its last change on a full page;
+        // otherwise the reader is up to date with each range.
+        let full = page.documents.len() >= limit.items;
+        let positions: Vec<(u32, u64)> = cursor
+            .iter()
+            .zip(&page.last)
+            .map(|((range, after), last)| {
+                let lsn = match (full, last) {
+                    (true, Some(lsn)) => *lsn,
+                    (true, None) => *after,
+                    (false, _) => range.lsns.last().max(*after),
+                };
+                (range.id, lsn)
+            })
+            .collect();
+        let etag = FeedPosition::etag(&positions);
+        let documents = page.documents;
         let bytes = documents.iter().map(Bytes::len).sum();
         let quorum = state.reads_quorum(headers);
         let charge = state.charges.change_feed(documents.len(), bytes, quorum);
-        Ok(answer(&c.rid, &documents, etag, charge))
+        Ok(answer(&c.rid, &documents, &etag, charge))
     })
+}
+
+/// The ranges a feed reads: the one it names, the one of its partition
+/// key, or every range its scope (a hierarchical prefix, a range of EPKs,
+/// nothing) reaches.
+fn ranges_in_scope<'c>(c: &'c Container, headers: &HeaderMap, scope: &FeedScope) -> Vec<&'c Range> {
+    let ranges = c.ranges();
+    if let Some(range) = headers
+        .text("x-ms-documentdb-partitionkeyrangeid")
+        .and_then(|id| ranges.by_id(id))
+    {
+        return vec![range];
+    }
+    if let [only] = ranges.ranges() {
+        return vec![only];
+    }
+    if let Some(KeyScope::Exact(pk)) = &scope.key {
+        return vec![ranges.range_of(&c.epk(pk))];
+    }
+    ranges
+        .ranges()
+        .iter()
+        .filter(|range| scope.epk.overlaps(&range.min, &range.max))
+        .collect()
+}
+
+/// Each range of the feed with the range LSN it continues past.
+fn cursor<'c>(ranges: Vec<&'c Range>, start: &Start) -> ApiResult<Vec<(&'c Range, u64)>> {
+    ranges
+        .into_iter()
+        .map(|range| {
+            let after = match start {
+                Start::Beginning => 0,
+                Start::Now => range.lsns.last(),
+                Start::After(position) => position.after(range).ok_or_else(|| {
+                    ApiError::bad_request(format!(
+                        "Invalid Continuation Token: it names no position in the partition key \
+                         range {} (nor in a range it was split from): send the etag of an \
+                         answer of this feed.",
+                        range.id
+                    ))
+                })?,
+            };
+            Ok((range, after))
+        })
+        .collect()
+}
+
+/// The index in `cursor` of the range holding the canonical partition key
+/// `pk` (none: outside the feed's ranges). With one range, no hashing;
+/// otherwise each partition is hashed once per request.
+fn range_index<'c>(
+    c: &'c Container,
+    cursor: &[(&Range, u64)],
+) -> impl FnMut(&str) -> Option<usize> + 'c {
+    let ids: Vec<u32> = cursor.iter().map(|(range, _)| range.id).collect();
+    let mut known: HashMap<Box<str>, Option<usize>> = HashMap::new();
+    move |pk: &str| {
+        if ids.len() == 1 {
+            return Some(0);
+        }
+        if let Some(index) = known.get(pk) {
+            return *index;
+        }
+        let id = c.range_of(pk);
+        let index = ids.iter().position(|r| *r == id);
+        known.insert(pk.into(), index);
+        index
+    }
 }
 
 fn mode(headers: &HeaderMap) -> ApiResult<Mode> {
@@ -199,30 +301,45 @@ fn mode(headers: &HeaderMap) -> ApiResult<Mode> {
     )))
 }
 
-/// A continuation: the `etag` of an earlier answer, an LSN, quoted or not.
-fn parse_token(token: &str) -> ApiResult<u64> {
-    token.trim_matches('"').parse().map_err(|_| {
+/// A continuation: the `etag` of an earlier answer, quoted or not.
+fn parse_token(token: &str) -> ApiResult<FeedPosition> {
+    FeedPosition::parse(token).ok_or_else(|| {
         ApiError::bad_request(format!(
             "Invalid Continuation Token: '{token}' is not the etag of a change feed answer."
         ))
     })
 }
 
-/// Up to `limit` changes, with the LSN of the last one. A page never ends
-/// inside a transactional batch (several changes under one LSN): it takes
-/// the rest of the batch past `limit`, since the continuation is an LSN and
-/// the next page starts after it.
-fn page(changes: impl Iterator<Item = (u64, Bytes)>, limit: usize) -> (Vec<Bytes>, Option<u64>) {
-    let mut documents = Vec::new();
-    let mut last = None;
-    for (lsn, document) in changes {
-        if documents.len() >= limit && last != Some(lsn) {
+/// A page of changes, and the range LSN of the last change of each range
+/// (by its index in the feed's cursor) it holds.
+struct Page {
+    documents: Vec<Bytes>,
+    last: Vec<Option<u64>>,
+}
+
+/// Up to `limit` changes, each `(log LSN, range index, range LSN, document)`
+/// in log order. A page never ends inside a transactional batch (several
+/// changes under one LSN): it takes the rest of the batch past `limit`,
+/// since the continuation is an LSN and the next page starts after it.
+fn page(
+    changes: impl Iterator<Item = (u64, usize, u64, Bytes)>,
+    limit: usize,
+    ranges: usize,
+) -> Page {
+    let mut page = Page {
+        documents: Vec::new(),
+        last: vec![None; ranges],
+    };
+    let mut last_log = None;
+    for (log, index, lsn, document) in changes {
+        if page.documents.len() >= limit && last_log != Some(log) {
             break;
         }
-        documents.push(document);
-        last = Some(lsn);
+        page.documents.push(document);
+        page.last[index] = Some(lsn);
+        last_log = Some(log);
     }
-    (documents, last)
+    page
 }
 
 /// One item as the latest-version mode serves it in the wire format
@@ -236,7 +353,7 @@ fn latest_version_wrapped(item: &Item) -> Bytes {
     let current = item.with_lsn();
     let metadata = format!(
         ",\"metadata\":{{\"lsn\":{},\"crts\":{}}}}}",
-        item.lsn, item.ts
+        item.range_lsn, item.ts
     );
     let mut out = Vec::with_capacity(current.len() + metadata.len() + 12);
     out.extend_from_slice(b"{\"current\":");
@@ -253,7 +370,7 @@ fn full_fidelity(c: &Container, change: &Change) -> Bytes {
             ChangeKind::Replace => "replace",
             ChangeKind::Delete { .. } => "delete",
         },
-        "lsn": change.lsn,
+        "lsn": change.range_lsn,
         "crts": change.crts,
     });
     if let Some(previous) = change.previous_lsn {
@@ -265,7 +382,7 @@ fn full_fidelity(c: &Container, change: &Change) -> Bytes {
     };
     let value = match change.kind {
         ChangeKind::Create | ChangeKind::Replace => {
-            json!({"current": image(change.lsn), "metadata": metadata})
+            json!({"current": image(change.range_lsn), "metadata": metadata})
         }
         // No `previous` image: the service documents none ("there is
         // currently no way to get the previous version"), and keeping one
@@ -281,8 +398,8 @@ fn full_fidelity(c: &Container, change: &Change) -> Bytes {
 }
 
 /// 200 with the changes, or 304 with none; `etag` is where to continue.
-fn answer(rid: &str, documents: &[Bytes], etag: u64, charge: Charge) -> Response {
-    let etag = HeaderValue::from_str(&format!("\"{etag}\"")).expect("digits");
+fn answer(rid: &str, documents: &[Bytes], etag: &str, charge: Charge) -> Response {
+    let etag = HeaderValue::from_str(&format!("\"{etag}\"")).expect("digits, colons, commas");
     let mut response = if documents.is_empty() {
         let mut response = StatusCode::NOT_MODIFIED.into_response();
         response

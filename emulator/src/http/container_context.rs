@@ -57,7 +57,12 @@ pub fn check(
     headers: &HeaderMap,
     read: bool,
 ) -> Result<ContainerContext, Refusal> {
-    let context = state.store.container_context(db, coll)?;
+    let context = state.store.container_context_at(
+        db,
+        coll,
+        headers.partition_key(),
+        headers.text(names::PARTITION_KEY_RANGE_ID.as_str()),
+    )?;
     verify(state, &context, headers, read)?;
     Ok(context)
 }
@@ -89,15 +94,19 @@ pub fn verify(
             // JavaScript SDK a dropped container's under its name. It asks
             // for no more than this container committed. A token beyond
             // anything the account wrote names a state that is not there.
-            let named = session_lsn(token)?;
+            let named = session_lsn(token, context.range)?;
             let seen = if named <= state.store.session_lsn() {
                 named.min(context.lsn)
             } else {
                 named
             };
             // A lagging region's replica has not reached what the container has.
-            let visible =
-                super::regions::visible_container_lsn(state, &context.owner.rid, context.lsn);
+            let visible = super::regions::visible_range_lsn(
+                state,
+                &context.owner.rid,
+                context.range,
+                context.lsn,
+            );
             if seen > visible {
                 // The SDKs clear the session (keyed by the owner path) and retry.
                 let mut response = ApiError::new(
@@ -114,9 +123,12 @@ pub fn verify(
     Ok(())
 }
 
-/// The highest global LSN a session token names: `0:-1#12`, or several
-/// ranges `0:-1#12,1:-1#7`, each maybe with regional progress `#1=5`.
-fn session_lsn(token: &str) -> ApiResult<u64> {
+/// The global LSN a session token names for the range `range`: `0:-1#12`,
+/// or several ranges `0:-1#12,1:-1#7`, each maybe with regional progress
+/// `#1=5`. LSNs are per range: the segment of `range` if the token has one;
+/// otherwise (a parent's token after a split, or one of another range) the
+/// highest it names, which the caller caps at what the account committed.
+fn session_lsn(token: &str, range: u32) -> ApiResult<u64> {
     let invalid = || {
         ApiError::bad_request(format!(
             "The session token provided '{token}' is invalid. A session token looks like \
@@ -124,8 +136,9 @@ fn session_lsn(token: &str) -> ApiResult<u64> {
         ))
     };
     let mut highest = 0;
+    let mut own = None;
     for pair in token.split(',') {
-        let (_range, vector) = pair.split_once(':').ok_or_else(invalid)?;
+        let (named_range, vector) = pair.split_once(':').ok_or_else(invalid)?;
         let mut segments = vector.split('#');
         let _version: i64 = segments
             .next()
@@ -136,8 +149,11 @@ fn session_lsn(token: &str) -> ApiResult<u64> {
             .and_then(|v| v.parse().ok())
             .ok_or_else(invalid)?;
         highest = highest.max(lsn);
+        if crate::store::parse_range_id(named_range) == Some(range) {
+            own = Some(own.unwrap_or(0).max(lsn));
+        }
     }
-    Ok(highest)
+    Ok(own.unwrap_or(highest))
 }
 
 /// The headers naming the container and the state a response reflects:
@@ -229,11 +245,14 @@ mod tests {
 
     #[test]
     fn session_tokens_as_the_sdks_send_them() {
-        assert_eq!(session_lsn("0:-1#12").unwrap(), 12);
-        assert_eq!(session_lsn("0:-1#12,1:-1#40").unwrap(), 40);
-        assert_eq!(session_lsn("0:0#7#1=5#2=9").unwrap(), 7);
+        assert_eq!(session_lsn("0:-1#12", 0).unwrap(), 12);
+        // Each range's own LSN; the highest for a range the token omits.
+        assert_eq!(session_lsn("0:-1#12,1:-1#40", 0).unwrap(), 12);
+        assert_eq!(session_lsn("0:-1#12,1:-1#40", 1).unwrap(), 40);
+        assert_eq!(session_lsn("0:-1#12,1:-1#40", 5).unwrap(), 40);
+        assert_eq!(session_lsn("0:0#7#1=5#2=9", 0).unwrap(), 7);
         for bad in ["12", "0:12", "0:-1#x", "0:a#1", ""] {
-            let error = session_lsn(bad).unwrap_err();
+            let error = session_lsn(bad, 0).unwrap_err();
             assert_eq!(error.status, 400, "{bad}");
         }
     }

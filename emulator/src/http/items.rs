@@ -99,7 +99,13 @@ pub async fn create_or_query(
     };
     let charge = state.charges.write(kind, stored.body.len(), terms);
     let mut response = item_written(status, &stored, charge, headers.return_minimal());
-    decorate(&mut response, &context, stored.lsn, Some(stored.lsn), &uri);
+    decorate(
+        &mut response,
+        &context,
+        stored.range_lsn,
+        Some(stored.range_lsn),
+        &uri,
+    );
     Ok(response)
 }
 
@@ -112,8 +118,7 @@ pub async fn read_feed(
 ) -> Reply {
     // A change feed read is a read too: the stale-container and session
     // checks, and the headers naming its container, as for any feed.
-    let mut context = container_context::check(&state, &db, &coll, &headers, true)?;
-    context.range = super::query::addressed_range(&headers).unwrap_or(context.range);
+    let context = container_context::check(&state, &db, &coll, &headers, true)?;
     if super::change_feed::is_change_feed(&headers) {
         let mut response = super::change_feed::read(&state, &db, &coll, &headers)?;
         decorate(&mut response, &context, context.lsn, None, &uri);
@@ -166,7 +171,13 @@ pub async fn read(
             .read(found.body.len(), state.reads_quorum(headers));
         item(StatusCode::OK, &found, charge)
     };
-    decorate(&mut response, &context, context.lsn, Some(found.lsn), uri);
+    decorate(
+        &mut response,
+        &context,
+        context.lsn,
+        Some(found.range_lsn),
+        uri,
+    );
     Ok(response)
 }
 
@@ -234,7 +245,13 @@ pub async fn replace(
         .charges
         .write(Priced::Replace, stored.body.len(), terms);
     let mut response = item_written(StatusCode::OK, &stored, charge, headers.return_minimal());
-    decorate(&mut response, &context, stored.lsn, Some(stored.lsn), &uri);
+    decorate(
+        &mut response,
+        &context,
+        stored.range_lsn,
+        Some(stored.range_lsn),
+        &uri,
+    );
     Ok(response)
 }
 
@@ -269,7 +286,13 @@ pub async fn patch(
     context.range = range;
     let charge = patched_charge(&state, &context, &stored);
     let mut response = item_written(StatusCode::OK, &stored, charge, headers.return_minimal());
-    decorate(&mut response, &context, stored.lsn, Some(stored.lsn), &uri);
+    decorate(
+        &mut response,
+        &context,
+        stored.range_lsn,
+        Some(stored.range_lsn),
+        &uri,
+    );
     Ok(response)
 }
 

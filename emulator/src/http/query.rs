@@ -77,7 +77,7 @@ pub(super) async fn query(
             }
         })?;
     }
-    let mut context = container_context::check(state, db, coll, headers, true)?;
+    let context = container_context::check(state, db, coll, headers, true)?;
     // The query as sent keys its whole result between pages, unless it
     // reads the clock (GetCurrentDateTime...), which moves every page.
     let source = query
@@ -86,7 +86,6 @@ pub(super) async fn query(
         .flatten()
         .filter(|text| !text.to_ascii_lowercase().contains("getcurrent"));
     let mut response = page(state, (db, coll), headers, &query, source, Priced::Query).await?;
-    context.range = addressed_range(headers).unwrap_or(context.range);
     decorate(&mut response, &context, context.lsn, None, uri);
     Ok(response)
 }

@@ -71,18 +71,18 @@ pub async fn admit(state: &AppState, request: Request, next: Next) -> Response {
     let response = Box::pin(super::throttling::throttle(state, request, next)).await;
     if write {
         // What a lagging replica will have applied, and when; for a write
-        // to a container, the container's LSN it reached (its session
-        // tokens name that one).
+        // to a container, the LSN its range reached (its session tokens
+        // name that one).
         let store_lsn = state.store.session_lsn();
         state.topology.record(now, store_lsn);
         let headers = response.headers();
-        let container_lsn = headers
-            .get(super::names::LSN)
-            .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
-        if let Some((rid, lsn)) = headers.get(super::names::CONTENT_PATH).zip(container_lsn) {
+        let number = |name| -> Option<u64> { headers.get(name)?.to_str().ok()?.parse().ok() };
+        let range_lsn = number(super::names::LSN);
+        let range = number(super::names::PARTITION_KEY_RANGE_ID).unwrap_or(0) as u32;
+        if let Some((rid, lsn)) = headers.get(super::names::CONTENT_PATH).zip(range_lsn) {
             state
                 .topology
-                .record_container(rid.as_bytes(), store_lsn, lsn);
+                .record_range(rid.as_bytes(), range, store_lsn, lsn);
         }
     }
     response
@@ -358,10 +358,10 @@ pub fn visible_lsn(state: &AppState) -> u64 {
         .replicated_lsn(state.region_index, now, current)
 }
 
-/// The LSN of the container `rid` (at `current`) that reads at this
-/// endpoint's region can see now: what session tokens name and are checked
-/// against.
-pub fn visible_container_lsn(state: &AppState, rid: &[u8], current: u64) -> u64 {
+/// The LSN of the range `range` of the container `rid` (at `current`) that
+/// reads at this endpoint's region can see now: what session tokens name
+/// and are checked against.
+pub fn visible_range_lsn(state: &AppState, rid: &[u8], range: u32, current: u64) -> u64 {
     if state.topology.names().len() == 1 {
         return current;
     }
@@ -369,7 +369,7 @@ pub fn visible_container_lsn(state: &AppState, rid: &[u8], current: u64) -> u64 
     if store_lsn >= state.store.session_lsn() {
         return current; // all applied (the write region, or no lag)
     }
-    state.topology.container_lsn_at(rid, store_lsn, current)
+    state.topology.range_lsn_at(rid, range, store_lsn, current)
 }
 
 #[cfg(test)]

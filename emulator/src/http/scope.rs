@@ -118,6 +118,14 @@ impl<'a> EpkFilter<'a> {
             (!(start.is_empty() && end.eq_ignore_ascii_case("FF"))).then_some((start, end));
     }
 
+    /// Whether the range reaches into `[min, max)` (a physical range's
+    /// bounds); the whole container reaches every range.
+    pub fn overlaps(&self, min: &str, max: &str) -> bool {
+        self.range.as_ref().is_none_or(|(start, end)| {
+            epk::compare(start, max) == Ordering::Less && epk::compare(min, end) == Ordering::Less
+        })
+    }
+
     /// Whether the canonical partition key `pk` hashes into the range.
     pub fn contains(&mut self, pk: &str) -> bool {
         let Some((start, end)) = &self.range else {

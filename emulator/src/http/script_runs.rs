@@ -181,7 +181,7 @@ pub(super) async fn write(
         &mut response,
         &context,
         lsn,
-        result.item.as_ref().map(|i| i.lsn),
+        result.item.as_ref().map(|i| i.range_lsn),
         uri,
     );
     Ok(response)

@@ -169,7 +169,7 @@ impl ScriptEngine {
             Ok((status, item))
         })?;
         let item = item.map(|mut item| {
-            item.lsn = committed.lsn;
+            item.range_lsn = committed.lsn;
             item
         });
         Ok(TriggeredResult {

@@ -104,8 +104,8 @@ type Written = Option<Option<i64>>;
 impl Store {
     /// Runs a transactional batch (`BatchMode::Atomic`, all in the partition
     /// `partition_key_header`) or a bulk request; one result per operation,
-    /// in order, and the container's last LSN once it ran (the one a batch's
-    /// writes share). A request-level refusal (the container, the partition
+    /// in order, and its range's LSN once it ran (the one a batch's writes
+    /// share). A request-level refusal (the container, the partition
     /// key, an operation for another partition) is an `Err` and changes
     /// nothing.
     pub fn batch(
@@ -125,7 +125,13 @@ impl Store {
                 bulk(c, partition_key_header, operations, continue_on_error, now)
             }
         };
-        let lsn = c.log().last_lsn();
+        // The LSN of the batch's range (a bulk request's may span several:
+        // the highest).
+        let key = partition_key_header.and_then(|h| c.partition_key().key_from_header(h).ok());
+        let lsn = match key {
+            Some(pk) => c.range_lsn(c.range_of(&pk)),
+            None => c.ranges().highest_lsn(),
+        };
         drop(catalog);
         if let Some(expires) = written {
             self.item_written(expires);
@@ -246,17 +252,18 @@ pub(super) fn commit(c: &mut Container, writes: Vec<(ItemKey, Option<Item>)>, no
     for (key, _) in &writes {
         live_or_discard(c, key, now);
     }
-    let lsn = c.next_lsn();
+    // One logical partition (a batch's, a script's): one range.
+    let lsns = c.next_lsn(writes[0].0.pk());
     let mut expires = None;
     for (key, version) in writes {
         match version {
             Some(mut item) => {
-                item.lsn = lsn;
+                item.stamp(lsns);
                 expires = earliest(expires, ttl::expires_at(c.default_ttl(), item.ttl, item.ts));
                 c.install(key, item);
             }
             None => {
-                c.remove_under(&key, now, lsn);
+                c.remove_under(&key, now, lsns);
             }
         }
     }

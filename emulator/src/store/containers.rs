@@ -239,23 +239,30 @@ impl Store {
         database: &str,
         container: &str,
     ) -> ApiResult<ContainerContext> {
-        self.container_context_at(database, container, None)
+        self.container_context_at(database, container, None, None)
     }
 
-    /// [`Self::container_context`] naming the range of the partition key
-    /// header `partition_key` (a batch's), when it names one.
+    /// [`Self::container_context`] naming the range a request addresses:
+    /// the range `range_id` (`x-ms-documentdb-partitionkeyrangeid`) if the
+    /// container has it, else the range of the partition key header
+    /// `partition_key`, else its first range.
     pub fn container_context_at(
         &self,
         database: &str,
         container: &str,
         partition_key: Option<&str>,
+        range_id: Option<&str>,
     ) -> ApiResult<ContainerContext> {
         self.with_container(database, container, |c, _| {
-            let key = partition_key.and_then(|h| c.partition_key().key_from_header(h).ok());
+            let named = range_id.and_then(|id| c.ranges().by_id(id)).map(|r| r.id);
+            let key = || partition_key.and_then(|h| c.partition_key().key_from_header(h).ok());
+            let range = named
+                .or_else(|| key().map(|k| c.range_of(&k)))
+                .unwrap_or(c.ranges().ranges()[0].id);
             Ok(ContainerContext {
                 owner: c.owner.clone(),
-                lsn: c.log().last_lsn(),
-                range: key.map_or(c.ranges().ranges()[0].id, |k| c.range_of(&k)),
+                lsn: c.range_lsn(range),
+                range,
                 indexes_writes: c.indexes_writes(),
             })
         })

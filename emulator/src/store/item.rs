@@ -25,8 +25,24 @@ pub struct Item {
     pub etag: Etag,
     /// The item's number in its container: the last part of its RID.
     pub number: u64,
-    /// The LSN of the change that wrote this version (the change feed's `_lsn`).
+    /// The container change log's LSN of the change that wrote this version:
+    /// its place in the log and in the change feed's order.
     pub lsn: u64,
+    /// Its partition key range's LSN of that change: the `_lsn` the change
+    /// feed serves, the `x-ms-item-lsn` header (see [`Lsns`]).
+    pub range_lsn: u64,
+}
+
+/// The LSNs a write takes (one per change, or one for a whole transactional
+/// batch): the container's change log orders every change of the container
+/// by `log` (the change feed's continuation is one); the service numbers
+/// each physical partition's writes on their own, and that `range` LSN is
+/// what clients see: `_lsn`, the `lsn` header, session tokens (the Java
+/// change feed estimator subtracts the one from the other).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Lsns {
+    pub log: u64,
+    pub range: u64,
 }
 
 /// A version stamp, written as the service does: a quoted UUID.
@@ -73,7 +89,13 @@ impl Item {
     /// The item as the change feed serves it: with `_lsn`, spliced in
     /// before the closing brace (no parse).
     pub fn with_lsn(&self) -> Bytes {
-        with_lsn(&self.body, self.lsn)
+        with_lsn(&self.body, self.range_lsn)
+    }
+
+    /// Stamps this version with the LSNs of the write that stores it.
+    pub fn stamp(&mut self, lsns: Lsns) {
+        self.lsn = lsns.log;
+        self.range_lsn = lsns.range;
     }
 
     pub fn parse(&self) -> Map<String, Value> {

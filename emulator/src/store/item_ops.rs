@@ -56,14 +56,16 @@ impl Store {
         id: &str,
     ) -> ApiResult<(ContainerContext, ApiResult<Item>)> {
         self.with_container(database, container, |c, now| {
+            let first = c.ranges().ranges()[0].id;
             let mut context = ContainerContext {
                 owner: c.owner.clone(),
-                lsn: c.log().last_lsn(),
-                range: c.ranges().ranges()[0].id,
+                lsn: c.range_lsn(first),
+                range: first,
                 indexes_writes: c.indexes_writes(),
             };
             let found = Self::key_from_header(c, partition_key, id).and_then(|key| {
                 context.range = c.range_of(key.pk());
+                context.lsn = c.range_lsn(context.range);
                 c.get(&key, now).cloned().ok_or_else(ApiError::not_found)
             });
             Ok((context, found))
@@ -161,9 +163,10 @@ impl Store {
     pub fn delete_item(&self, address: ItemAddress<'_>) -> ApiResult<Deleted> {
         let deleted = self.with_live_item(address, |c, key, now| {
             let bytes = c.remove(&key, now, false).map_or(0, |item| item.body.len());
+            let range = c.range_of(key.pk());
             Ok(Deleted {
-                lsn: c.log().last_lsn(),
-                range: c.range_of(key.pk()),
+                lsn: c.range_lsn(range),
+                range,
                 bytes,
             })
         })?;

@@ -11,7 +11,7 @@ use super::Owner;
 #[derive(Debug, Clone)]
 pub struct ContainerContext {
     pub owner: Owner,
-    /// The last LSN of the container's change log.
+    /// The LSN of the range the response names (see `item.rs`'s `Lsns`).
     pub lsn: u64,
     /// The partition key range the response names (the item's range for
     /// an item request): its `x-ms-documentdb-partitionkeyrangeid` and the

@@ -52,15 +52,19 @@ pub enum ChangeKind {
 /// One logged change.
 #[derive(Debug, Clone)]
 pub struct Change {
+    /// Its place in the container's log (see `item.rs`'s `Lsns`).
     pub lsn: u64,
+    /// Its range's LSN, as the feed serves it (`metadata.lsn`).
+    pub range_lsn: u64,
     /// When it was logged, emulator-clock epoch seconds (`crts`).
     pub crts: i64,
     pub key: ItemKey,
     pub kind: ChangeKind,
     /// The item after the change (create, replace); empty for a delete.
     pub body: Bytes,
-    /// The LSN of the item's version this change replaced or deleted
-    /// (LSNs start at 1: the niche keeps an entry at 80 bytes).
+    /// The range LSN of the item's version this change replaced or deleted
+    /// (`previousImageLSN`; LSNs start at 1: the niche keeps an entry at 88
+    /// bytes).
     pub previous_lsn: Option<NonZeroU64>,
 }
 
@@ -142,29 +146,34 @@ impl ChangeLog {
     }
 
     /// Appends a change logged at `crts` under `lsn` (from
-    /// [`Self::next_lsn`]), dropping what has outlived the retention.
-    pub fn append(&mut self, change: Change) {
+    /// [`Self::next_lsn`]), dropping what has outlived the retention;
+    /// returns what it dropped (the caller notes each range's).
+    #[must_use]
+    pub fn append(&mut self, change: Change) -> Vec<Change> {
         self.bytes += change.body.len();
         let crts = change.crts;
         self.entries.push(change);
-        self.expire_at(crts);
+        self.expire_at(crts)
     }
 
-    /// Drops the entries older than the retention at `now`.
-    pub fn expire(&mut self, now: i64) {
-        self.expire_at(now);
+    /// Drops the entries older than the retention at `now`; returns them.
+    #[must_use]
+    pub fn expire(&mut self, now: i64) -> Vec<Change> {
+        self.expire_at(now)
     }
 
-    fn expire_at(&mut self, now: i64) {
+    fn expire_at(&mut self, now: i64) -> Vec<Change> {
         let oldest_kept = now.saturating_sub(self.retention);
+        let mut dropped = Vec::new();
         while let Some(front) = self.entries.front() {
             if front.crts >= oldest_kept && self.bytes <= self.max_bytes {
                 break;
             }
             self.dropped_through = front.lsn;
             self.bytes -= front.body.len();
-            self.entries.pop_front();
+            dropped.extend(self.entries.pop_front());
         }
+        dropped
     }
 
     /// The entries after `lsn`, in order; `Err` with the oldest LSN still
@@ -174,6 +183,12 @@ impl ChangeLog {
             return Err(self.dropped_through);
         }
         Ok(self.entries.after(lsn))
+    }
+
+    /// The retained entries after `lsn`, in order, whether or not some
+    /// after it were dropped (the caller checks what it needed was kept).
+    pub fn retained_after(&self, lsn: u64) -> impl Iterator<Item = &Change> {
+        self.entries.after(lsn)
     }
 
     /// How many entries are retained (for tests and stats).
@@ -193,8 +208,9 @@ mod tests {
 
     fn change(log: &mut ChangeLog, id: &str, crts: i64) -> u64 {
         let lsn = log.next_lsn();
-        log.append(Change {
+        let _ = log.append(Change {
             lsn,
+            range_lsn: lsn,
             crts,
             key: ItemKey::new("[\"p\"]", id),
             kind: ChangeKind::Create,
@@ -229,7 +245,7 @@ mod tests {
             assert_eq!(lsns, expected, "after {after}");
         }
         // Retention drops whole and partial chunks from the front.
-        log.expire(1_000_000 + CHUNK as i64 + 10);
+        let _ = log.expire(1_000_000 + CHUNK as i64 + 10);
         assert_eq!(log.len(), 3 * CHUNK + 5 - (CHUNK + 10));
         assert_eq!(
             log.after(CHUNK as u64 + 10).unwrap().next().unwrap().lsn,
@@ -244,8 +260,9 @@ mod tests {
         log.max_bytes = 10;
         for id in ["a", "b", "c"] {
             let lsn = log.next_lsn();
-            log.append(Change {
+            let _ = log.append(Change {
                 lsn,
+                range_lsn: lsn,
                 crts: 1,
                 key: ItemKey::new("[\"p\"]", id),
                 kind: ChangeKind::Create,
@@ -269,7 +286,7 @@ mod tests {
         assert_eq!(log.after(0).err(), Some(1), "LSN 1 was dropped");
         let ids: Vec<&str> = log.after(1).unwrap().map(|c| c.key.id()).collect();
         assert_eq!(ids, ["kept", "new"]);
-        log.expire(1000);
+        let _ = log.expire(1000);
         assert_eq!(log.len(), 0);
         assert!(log.after(3).unwrap().next().is_none());
         assert!(log.after(2).is_err());

@@ -16,6 +16,7 @@ mod containers;
 mod durable;
 mod encryption_policy;
 mod expiry;
+mod feed_position;
 mod image;
 mod item;
 mod item_ops;
@@ -25,6 +26,7 @@ mod log;
 mod numbered;
 mod offers;
 mod purging;
+mod range_lsns;
 mod ranges;
 mod records;
 mod reindex;
@@ -48,6 +50,7 @@ pub use catalog::Database;
 pub use container::{Container, ContainerSettings, Owner, ScopedView};
 use durable::Durable;
 pub use durable::{unavailable, Compaction, COMPACT_AT_LEAST};
+pub use feed_position::FeedPosition;
 pub use item::{
     check_nesting, strip_system_properties, too_deep, validate_id, validate_name, with_lsn, Etag,
     Item, MAX_ITEM_BYTES,

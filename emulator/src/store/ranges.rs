@@ -12,6 +12,12 @@
 //! list the parent (and its own parents) in `parents`, and the parent's id
 //! is gone for good, as in the service.
 //!
+//! Each range also counts its LSNs (the partition's log sequence numbers,
+//! as the service numbers each physical partition's writes): a write takes
+//! the next LSN of its range, and a split's children continue from their
+//! parent's, so a session token or an `_lsn` read before the split stays
+//! comparable with the children's.
+//!
 //! Where the cuts fall depends on the hashing (see [`crate::epk`]):
 //! - Hash V2 and MultiHash: an EPK is 128 bits (per level) with the top two
 //!   bits cleared, so the space `[0, 2^126)` is cut and each boundary
@@ -21,6 +27,7 @@
 //!   boundary is that encoding of the cut (as Microsoft's emulator lays out
 //!   V1 containers, e.g. `05C1D9CD673398`).
 
+use super::range_lsns::RangeLsns;
 use crate::epk;
 use crate::partition_key::PartitionKeyDefinition;
 
@@ -53,6 +60,12 @@ pub struct Range {
     low: u128,
     #[serde(with = "u128_text")]
     high: u128,
+    /// Its LSNs (`range_lsns.rs`): the partition's, which its items'
+    /// `_lsn`, the `lsn` header, session tokens and change feed etags name.
+    /// (Absent in data written before LSNs were per range: the items'
+    /// records raise them.)
+    #[serde(flatten)]
+    pub lsns: RangeLsns,
 }
 
 /// Why a range cannot be split.
@@ -76,6 +89,10 @@ pub struct RangeMap {
     /// How many splits the map has seen: the `pkranges` etag names it.
     version: u64,
     hash_v1: bool,
+    /// False in data written while LSNs were the container's, not each
+    /// range's ([`Self::settle_container_lsns`]).
+    #[serde(default)]
+    lsns_per_range: bool,
 }
 
 mod u128_text {
@@ -141,6 +158,7 @@ impl RangeMap {
                     parents: Vec::new(),
                     low,
                     high,
+                    lsns: RangeLsns::default(),
                 }
             })
             .collect();
@@ -149,6 +167,7 @@ impl RangeMap {
             next_id: count as u32,
             version: 0,
             hash_v1,
+            lsns_per_range: true,
         }
     }
 
@@ -204,9 +223,62 @@ impl RangeMap {
 
     /// The range holding the EPK `epk`.
     pub fn range_of(&self, epk: &str) -> &Range {
+        &self.ranges[self.index_of(epk)]
+    }
+
+    /// The index of the range holding the EPK `epk`.
+    fn index_of(&self, epk: &str) -> usize {
         let last = self.ranges.len() - 1;
-        let index = self.ranges[..last].partition_point(|r| !epk::in_range(epk, "", &r.max));
-        &self.ranges[index]
+        self.ranges[..last].partition_point(|r| !epk::in_range(epk, "", &r.max))
+    }
+
+    /// The LSNs of the range holding the EPK `epk` (computed only when
+    /// there are several ranges).
+    pub fn lsns_at(&mut self, epk: impl FnOnce() -> String) -> &mut RangeLsns {
+        let index = match self.ranges.len() {
+            1 => 0,
+            _ => self.index_of(&epk()),
+        };
+        &mut self.ranges[index].lsns
+    }
+
+    /// Takes on the LSNs of `old`, this container's map before this one
+    /// replaced it: each range continues from the highest LSN of the old
+    /// ranges it overlaps, if that is beyond its own.
+    pub fn carry_lsns(&mut self, old: &RangeMap) {
+        for range in &mut self.ranges {
+            for before in old
+                .ranges
+                .iter()
+                .filter(|r| r.low < range.high && range.low < r.high)
+            {
+                range.lsns.carry(&before.lsns);
+            }
+        }
+    }
+
+    /// Data written while LSNs were the container's (`log_last`, its change
+    /// log's last) has been read: every range continues past it, so that a
+    /// continuation or a session token from then never names a later write
+    /// of a range as already seen.
+    pub fn settle_container_lsns(&mut self, log_last: u64) {
+        if !self.lsns_per_range {
+            for range in &mut self.ranges {
+                range.lsns.raise(log_last);
+            }
+            self.lsns_per_range = true;
+        }
+    }
+
+    /// The range `id`, if this container has it.
+    pub fn by_number(&self, id: u32) -> Option<&Range> {
+        self.ranges.iter().find(|r| r.id == id)
+    }
+
+    /// The highest LSN of any range (what a response naming no one range
+    /// reports).
+    pub fn highest_lsn(&self) -> u64 {
+        self.ranges.iter().map(|r| r.lsns.last()).max().unwrap_or(0)
     }
 
     /// The ids of this map's ranges that share part of the hash space with
@@ -245,6 +317,7 @@ impl RangeMap {
             parents: parents.clone(),
             low: parent.low,
             high: middle,
+            lsns: parent.lsns.clone(),
         };
         let right = Range {
             id: self.next_id + 1,
@@ -253,6 +326,7 @@ impl RangeMap {
             parents,
             low: middle,
             high: parent.high,
+            lsns: parent.lsns.clone(),
         };
         self.next_id += 2;
         self.version += 1;

@@ -8,7 +8,7 @@ use std::num::NonZeroU64;
 
 use bytes::{Buf, BufMut, Bytes};
 
-use super::item::{Etag, Item};
+use super::item::{Etag, Item, Lsns};
 use super::log::{Change, ChangeKind};
 use crate::item_key::ItemKey;
 use crate::ttl::Ttl;
@@ -30,7 +30,7 @@ pub enum Record {
     Remove {
         container: ContainerNumbers,
         key: ItemKey,
-        lsn: u64,
+        lsns: Lsns,
         crts: i64,
         ttl_expired: bool,
     },
@@ -77,6 +77,12 @@ const CHANGE: u8 = 6;
 const END: u8 = 7;
 const COUNTERS: u8 = 8;
 const RESET: u8 = 9;
+// Since LSNs are per range: an item, a removal and a change carry their
+// range's LSN after what the older tags held (which read as their log LSN).
+const INSTALL_RANGED: u8 = 10;
+const REMOVE_RANGED: u8 = 11;
+const ITEM_RANGED: u8 = 12;
+const CHANGE_RANGED: u8 = 13;
 
 impl Record {
     pub fn encode(&self, out: &mut Vec<u8>) {
@@ -89,10 +95,10 @@ impl Record {
             Record::Remove {
                 container,
                 key,
-                lsn,
+                lsns,
                 crts,
                 ttl_expired,
-            } => encode_remove(out, *container, key, *lsn, *crts, *ttl_expired),
+            } => encode_remove(out, *container, key, *lsns, *crts, *ttl_expired),
             Record::Meta { key, value } => {
                 out.put_u8(META);
                 put_bytes(out, key.as_bytes());
@@ -125,17 +131,18 @@ impl Record {
                 key,
                 item,
             } => {
-                out.put_u8(ITEM);
+                out.put_u8(ITEM_RANGED);
                 put_container(out, *container);
                 put_key(out, key);
                 put_item(out, item);
+                out.put_u64_le(item.range_lsn);
             }
             Record::Change {
                 container,
                 change,
                 body_is_current,
             } => {
-                out.put_u8(CHANGE);
+                out.put_u8(CHANGE_RANGED);
                 put_container(out, *container);
                 put_key(out, &change.key);
                 out.put_u64_le(change.lsn);
@@ -151,6 +158,7 @@ impl Record {
                 if !body_is_current {
                     put_bytes(out, &change.body);
                 }
+                out.put_u64_le(change.range_lsn);
             }
             Record::End(count) => {
                 out.put_u8(END);
@@ -181,11 +189,15 @@ impl Record {
     fn decode(input: &mut &[u8]) -> Result<Record, String> {
         let tag = get_u8(input)?;
         Ok(match tag {
-            INSTALL | ITEM => {
+            INSTALL | ITEM | INSTALL_RANGED | ITEM_RANGED => {
                 let container = get_container(input)?;
                 let key = get_key(input)?;
-                let item = get_item(input)?;
-                if tag == INSTALL {
+                let mut item = get_item(input)?;
+                item.range_lsn = match tag {
+                    INSTALL_RANGED | ITEM_RANGED => get_u64(input)?,
+                    _ => item.lsn,
+                };
+                if matches!(tag, INSTALL | INSTALL_RANGED) {
                     Record::Install {
                         container,
                         key,
@@ -199,13 +211,24 @@ impl Record {
                     }
                 }
             }
-            REMOVE => Record::Remove {
-                container: get_container(input)?,
-                key: get_key(input)?,
-                lsn: get_u64(input)?,
-                crts: get_u64(input)? as i64,
-                ttl_expired: get_u8(input)? != 0,
-            },
+            REMOVE | REMOVE_RANGED => {
+                let container = get_container(input)?;
+                let key = get_key(input)?;
+                let log = get_u64(input)?;
+                let crts = get_u64(input)? as i64;
+                let ttl_expired = get_u8(input)? != 0;
+                let range = match tag {
+                    REMOVE_RANGED => get_u64(input)?,
+                    _ => log,
+                };
+                Record::Remove {
+                    container,
+                    key,
+                    lsns: Lsns { log, range },
+                    crts,
+                    ttl_expired,
+                }
+            }
             META => Record::Meta {
                 key: get_str(input)?.to_string(),
                 value: match get_u8(input)? {
@@ -220,7 +243,7 @@ impl Record {
                 dropped_through: get_u64(input)?,
             },
             CLOCK => Record::Clock(get_u64(input)? as i64),
-            CHANGE => {
+            CHANGE | CHANGE_RANGED => {
                 let container = get_container(input)?;
                 let key = get_key(input)?;
                 let lsn = get_u64(input)?;
@@ -239,10 +262,15 @@ impl Record {
                 } else {
                     Bytes::copy_from_slice(get_bytes(input)?)
                 };
+                let range_lsn = match tag {
+                    CHANGE_RANGED => get_u64(input)?,
+                    _ => lsn,
+                };
                 Record::Change {
                     container,
                     change: Change {
                         lsn,
+                        range_lsn,
                         crts,
                         key,
                         kind,
@@ -266,10 +294,11 @@ impl Record {
 
 /// [`Record::Install`], from references (the write path's).
 pub fn encode_install(out: &mut Vec<u8>, container: ContainerNumbers, key: &ItemKey, item: &Item) {
-    out.put_u8(INSTALL);
+    out.put_u8(INSTALL_RANGED);
     put_container(out, container);
     put_key(out, key);
     put_item(out, item);
+    out.put_u64_le(item.range_lsn);
 }
 
 /// [`Record::Remove`], from references.
@@ -277,16 +306,17 @@ pub fn encode_remove(
     out: &mut Vec<u8>,
     container: ContainerNumbers,
     key: &ItemKey,
-    lsn: u64,
+    lsns: Lsns,
     crts: i64,
     ttl_expired: bool,
 ) {
-    out.put_u8(REMOVE);
+    out.put_u8(REMOVE_RANGED);
     put_container(out, container);
     put_key(out, key);
-    out.put_u64_le(lsn);
+    out.put_u64_le(lsns.log);
     out.put_i64_le(crts);
     out.put_u8(u8::from(ttl_expired));
+    out.put_u64_le(lsns.range);
 }
 
 fn put_container(out: &mut Vec<u8>, (database, container): ContainerNumbers) {
@@ -375,6 +405,8 @@ fn get_item(input: &mut &[u8]) -> Result<Item, String> {
         etag,
         number: get_u64(input)?,
         lsn: get_u64(input)?,
+        // Read after the record's other fields, by its tag.
+        range_lsn: 0,
     })
 }
 
@@ -390,6 +422,7 @@ mod tests {
             etag: Etag::new(),
             number: 42,
             lsn: 7,
+            range_lsn: 3,
         }
     }
 
@@ -405,7 +438,7 @@ mod tests {
             Record::Remove {
                 container: (1, 2),
                 key: key.clone(),
-                lsn: 9,
+                lsns: Lsns { log: 9, range: 2 },
                 crts: -5,
                 ttl_expired: true,
             },
@@ -433,6 +466,7 @@ mod tests {
                 container: (3, 4),
                 change: Change {
                     lsn: 5,
+                    range_lsn: 1,
                     crts: 6,
                     key: key.clone(),
                     kind: ChangeKind::Delete { ttl_expired: false },
@@ -453,5 +487,33 @@ mod tests {
         for cut in 0..bytes.len() {
             let _ = Record::decode_all(&bytes[..cut]);
         }
+    }
+
+    /// Data written before LSNs were per range: an install and a removal
+    /// under the older tags read with their range LSN as their log LSN
+    /// (then every LSN was the container's).
+    #[test]
+    fn records_from_before_range_lsns_read_with_the_log_lsn() {
+        let key = ItemKey::new("[\"p\"]", "a");
+        let mut old = Vec::new();
+        old.put_u8(INSTALL);
+        put_container(&mut old, (1, 2));
+        put_key(&mut old, &key);
+        put_item(&mut old, &item(b"{}", None));
+        old.put_u8(REMOVE);
+        put_container(&mut old, (1, 2));
+        put_key(&mut old, &key);
+        old.put_u64_le(9);
+        old.put_i64_le(100);
+        old.put_u8(0);
+        let read = Record::decode_all(&old).unwrap();
+        let Record::Install { item, .. } = &read[0] else {
+            panic!("{read:?}")
+        };
+        assert_eq!((item.lsn, item.range_lsn), (7, 7));
+        let Record::Remove { lsns, .. } = &read[1] else {
+            panic!("{read:?}")
+        };
+        assert_eq!(*lsns, Lsns { log: 9, range: 9 });
     }
 }

@@ -308,9 +308,10 @@ fn restamped(mut item: Item, now: i64) -> Item {
 }
 
 fn committed(c: &Container, pk: &str, writes: usize, work: ScriptWork) -> Committed {
+    let range = c.range_of(pk);
     Committed {
-        lsn: c.log().last_lsn(),
-        range: c.range_of(pk),
+        lsn: c.range_lsn(range),
+        range,
         writes,
         work,
     }

@@ -397,3 +397,242 @@ fn a_query_across_partitions_pages_range_by_range() {
         }
     }
 }
+
+/// LSNs are per range, as the service numbers each physical partition's
+/// writes (issue 47, point 9): a range's items carry `_lsn` 1, 2, 3... in
+/// its change feed, whatever the other ranges wrote meanwhile; the range's
+/// responses name its own LSN in `lsn` and the session token; a write in
+/// one range moves no other range's LSN.
+#[test]
+fn each_range_numbers_its_own_lsns() {
+    let c = container(Some("18000"));
+    fill(&c);
+    let mut counts = Vec::new();
+    for range in ["0", "1", "2"] {
+        let reply = c.get(
+            &format!("{COLL}/docs"),
+            &[
+                ("a-im", "Incremental Feed"),
+                ("x-ms-documentdb-partitionkeyrangeid", range),
+                ("x-ms-max-item-count", "1000"),
+            ],
+        );
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        let lsns: Vec<u64> = reply.body["Documents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["_lsn"].as_u64().unwrap())
+            .collect();
+        let n = lsns.len() as u64;
+        assert!(n > 0 && n < ITEMS as u64, "range {range}: {lsns:?}");
+        assert_eq!(lsns, (1..=n).collect::<Vec<_>>(), "range {range}");
+        assert_eq!(reply.header("lsn"), Some(n.to_string().as_str()));
+        assert_eq!(
+            reply.header("x-ms-session-token"),
+            Some(format!("{range}:-1#{n}").as_str())
+        );
+        counts.push(n);
+    }
+    assert_eq!(counts.iter().sum::<u64>(), ITEMS as u64);
+    // One item of each range, found by its point read's range.
+    let mut in_range = std::collections::HashMap::new();
+    for i in 0..ITEMS {
+        let read = c.read_item(&format!("i{i}"), &format!("p{i}"));
+        let range = read.header("x-ms-documentdb-partitionkeyrangeid").unwrap();
+        let index: usize = range.parse().unwrap();
+        assert_eq!(
+            read.header("x-ms-session-token"),
+            Some(format!("{range}:-1#{}", counts[index]).as_str())
+        );
+        in_range.entry(index).or_insert(i);
+    }
+    // A delete in range 0 takes its next LSN; range 1 stays where it was.
+    let i = in_range[&0];
+    let deleted = c.delete_item(&format!("i{i}"), &format!("p{i}"));
+    assert_eq!(deleted.status, 204);
+    assert_eq!(
+        deleted.header("x-ms-session-token"),
+        Some(format!("0:-1#{}", counts[0] + 1).as_str())
+    );
+    let j = in_range[&1];
+    let read = c.read_item(&format!("i{j}"), &format!("p{j}"));
+    assert_eq!(
+        read.header("x-ms-session-token"),
+        Some(format!("1:-1#{}", counts[1]).as_str())
+    );
+    // A token of range 0 beyond range 1's LSN, sent with a read in range
+    // 1, names range 0's state: it holds there.
+    let token = format!("0:-1#{}", counts[0] + 1);
+    let read = c.get(
+        &format!("{COLL}/docs/i{j}"),
+        &[
+            ("x-ms-documentdb-partitionkey", &format!("[\"p{j}\"]")),
+            ("x-ms-session-token", &token),
+        ],
+    );
+    assert_eq!(read.status, 200, "{}", read.body);
+}
+
+/// One page of the change feed with `headers`, from `start` (an etag).
+fn feed_page(
+    c: &TestClient,
+    headers: &[(&str, &str)],
+    start: Option<&str>,
+) -> crate::common::Reply {
+    let mut all = headers.to_vec();
+    if let Some(start) = start {
+        all.push(("if-none-match", start));
+    }
+    c.get(&format!("{COLL}/docs"), &all)
+}
+
+/// A change feed's etag is its range's LSN, as on the service: the `lsn`
+/// of a write continues the feed of its partition right after it (the
+/// JavaScript idiom `continuation: headers["lsn"]`), and a feed of one range
+/// ends at the range's LSN. A feed that spans ranges (no range, no key)
+/// names each range's LSN, and continues across a split, each change once.
+#[test]
+fn change_feed_etags_are_each_ranges_lsn() {
+    let c = container(Some("18000"));
+    fill(&c);
+    let first = c.create_item(&json!({"id": "x", "pk": "px"}));
+    let lsn = first.header("lsn").unwrap().to_string();
+    let range = first
+        .header("x-ms-documentdb-partitionkeyrangeid")
+        .unwrap()
+        .to_string();
+    for n in 1..=2 {
+        assert_eq!(
+            c.upsert_item(&json!({"id": format!("x{n}"), "pk": "px"}))
+                .status,
+            201
+        );
+    }
+    let scoped = [
+        ("a-im", "Incremental Feed"),
+        ("x-ms-documentdb-partitionkey", "[\"px\"]"),
+    ];
+    let after = feed_page(&c, &scoped, Some(&format!("\"{lsn}\"")));
+    assert_eq!(after.status, 200, "{}", after.body);
+    assert_eq!(
+        ids(after.body["Documents"].as_array().unwrap()),
+        ["x1", "x2"]
+    );
+    let last = c.read_item("x2", "px");
+    assert_eq!(
+        after.header("etag"),
+        Some(format!("\"{}\"", last.header("lsn").unwrap()).as_str())
+    );
+    let of_range = [
+        ("a-im", "Incremental Feed"),
+        ("x-ms-documentdb-partitionkeyrangeid", range.as_str()),
+    ];
+    let whole = feed_page(&c, &of_range, None);
+    assert_eq!(
+        whole.header("etag"),
+        after.header("etag"),
+        "the range's LSN"
+    );
+
+    // Across every range, in pages of 7: each range's LSN in the etag.
+    let across = [("a-im", "Incremental Feed"), ("x-ms-max-item-count", "7")];
+    let mut seen = Vec::new();
+    let mut etag: Option<String> = None;
+    loop {
+        let page = feed_page(&c, &across, etag.as_deref());
+        etag = Some(page.header("etag").unwrap().to_string());
+        if page.status == 304 {
+            break;
+        }
+        seen.extend(ids(page.body["Documents"].as_array().unwrap()));
+    }
+    assert_eq!(seen.len(), ITEMS + 3, "{seen:?}");
+    let etag = etag.unwrap();
+    assert!(
+        etag.starts_with("\"0:") && etag.contains(",1:") && etag.contains(",2:"),
+        "{etag}"
+    );
+    // A split, then writes to every partition: each once, after the etag.
+    let split = c.post(
+        "/_emulator/split",
+        &json!({"database": "db", "container": "c", "range": "1"}),
+        &[],
+    );
+    assert_eq!(split.status, 200, "{}", split.body);
+    for i in 0..ITEMS {
+        let item = json!({"id": format!("i{i}"), "pk": format!("p{i}"), "n": -2});
+        assert_eq!(c.upsert_item(&item).status, 200);
+    }
+    let mut again = Vec::new();
+    let mut next = Some(etag);
+    loop {
+        let page = feed_page(&c, &across, next.as_deref());
+        next = Some(page.header("etag").unwrap().to_string());
+        if page.status == 304 {
+            break;
+        }
+        again.extend(ids(page.body["Documents"].as_array().unwrap()));
+    }
+    again.sort();
+    let mut expected: Vec<String> = (0..ITEMS).map(|i| format!("i{i}")).collect();
+    expected.sort();
+    assert_eq!(again, expected);
+    let after_split = next.unwrap();
+    assert!(
+        after_split.contains(",3:") && after_split.contains(",4:"),
+        "{after_split}"
+    );
+}
+
+/// The all-versions-and-deletes feed's retention is each range's: a reader
+/// of a range whose changes are all kept goes on, though another range's
+/// older changes left the log; a reader of that other range is refused.
+#[test]
+fn all_versions_retention_is_each_ranges() {
+    let c = container(Some("18000"));
+    let full = [
+        ("a-im", "Full-Fidelity Feed"),
+        ("x-ms-cosmos-changefeed-wire-format-version", "2021-09-15"),
+    ];
+    let now: Vec<String> = ["0", "1", "2"]
+        .iter()
+        .map(|range| {
+            let mut headers = full.to_vec();
+            headers.push(("x-ms-documentdb-partitionkeyrangeid", range));
+            feed_page(&c, &headers, Some("*"))
+                .header("etag")
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    // An old write in one range, an hour, then writes in another only.
+    let mut range_of = std::collections::HashMap::new();
+    for i in 0..ITEMS {
+        let item = json!({"id": format!("i{i}"), "pk": format!("p{i}")});
+        let written = c.create_item(&item);
+        let range = written
+            .header("x-ms-documentdb-partitionkeyrangeid")
+            .unwrap()
+            .to_string();
+        range_of.entry(range).or_insert(i);
+        if range_of.len() == 2 {
+            break;
+        }
+        if range_of.len() == 1 && i == 0 {
+            c.advance(3601);
+        }
+    }
+    let old: &str = range_of.iter().find(|(_, i)| **i == 0).unwrap().0;
+    let new: &str = range_of.iter().find(|(_, i)| **i != 0).unwrap().0;
+    for (range, status) in [(new, 200), (old, 400)] {
+        let mut headers = full.to_vec();
+        headers.push(("x-ms-documentdb-partitionkeyrangeid", range));
+        let index: usize = range.parse().unwrap();
+        let reply = feed_page(&c, &headers, Some(&now[index]));
+        assert_eq!(reply.status, status, "range {range}: {}", reply.body);
+        if status == 400 {
+            assert!(reply.message().contains("retention"), "{}", reply.body);
+        }
+    }
+}

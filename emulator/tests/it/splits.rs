@@ -499,8 +499,9 @@ fn a_query_walking_the_ranges_continues_across_splits() {
 }
 
 /// The children of a split continue from their parent's LSN: a token from
-/// before the split holds on either child, and the next write names its
-/// child range with the LSN after the parent's last.
+/// before the split holds on either child, and each child then counts its
+/// own writes (LSNs are per range): the next write names its child range
+/// with the LSN after that child's last.
 #[test]
 fn session_tokens_of_the_children_continue_from_the_parent() {
     let c = container("400");
@@ -509,6 +510,8 @@ fn session_tokens_of_the_children_continue_from_the_parent() {
     let token = before.header("x-ms-session-token").unwrap().to_string();
     assert_eq!(token, format!("0:-1#{ITEMS}"));
     assert_eq!(split(&c, "0").status, 200);
+    let mut lsns =
+        std::collections::HashMap::from([("1".to_string(), ITEMS), ("2".to_string(), ITEMS)]);
     for i in 0..8 {
         let id = format!("i{i:02}");
         let pk = format!("p{i}");
@@ -522,14 +525,20 @@ fn session_tokens_of_the_children_continue_from_the_parent() {
         assert_eq!(read.status, 200, "{}", read.body);
         let range = read.header("x-ms-documentdb-partitionkeyrangeid").unwrap();
         assert!(range == "1" || range == "2", "{range}");
+        let lsn = lsns.get_mut(range).unwrap();
         assert_eq!(
             read.header("x-ms-session-token"),
-            Some(format!("{range}:-1#{}", ITEMS + i).as_str())
+            Some(format!("{range}:-1#{lsn}").as_str())
         );
         let written = c.upsert_item(&json!({"id": id, "pk": pk, "n": -1}));
+        *lsn += 1;
         assert_eq!(
             written.header("x-ms-session-token"),
-            Some(format!("{range}:-1#{}", ITEMS + i + 1).as_str())
+            Some(format!("{range}:-1#{lsn}").as_str())
         );
     }
+    assert!(
+        lsns.values().all(|lsn| *lsn > ITEMS),
+        "both children written: {lsns:?}"
+    );
 }

@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 
 use super::encryption_policy;
 use super::expiry::ExpiryIndex;
-use super::item::{new_etag, Etag, Item, MAX_ITEM_BYTES};
+use super::item::{new_etag, Etag, Item, Lsns, MAX_ITEM_BYTES};
 use super::log::{Change, ChangeKind, ChangeLog};
 use super::numbered::NumberedKeys;
 use super::ranges::{Range, RangeMap, SplitRefusal};
@@ -107,6 +107,12 @@ impl Owner {
     }
 }
 
+/// The effective partition key of the canonical key text `pk` under `definition`.
+fn epk_of(definition: &PartitionKeyDefinition, pk: &str) -> String {
+    let components: Value = serde_json::from_str(pk).unwrap_or_default();
+    crate::epk::effective_partition_key(definition, &components)
+}
+
 /// The hash maps of a container: foldhash (hashbrown's own default) instead
 /// of SipHash, which was a tenth of a purge's time. Keys are chosen by the
 /// emulator's own clients, so resistance to hash flooding is not needed.
@@ -191,8 +197,7 @@ impl Container {
     /// The effective partition key of `pk` (a partition key's components,
     /// as JSON text).
     pub fn epk(&self, pk: &str) -> String {
-        let components: Value = serde_json::from_str(pk).unwrap_or_default();
-        crate::epk::effective_partition_key(self.partition_key(), &components)
+        epk_of(self.partition_key(), pk)
     }
 
     pub fn default_ttl(&self) -> Option<Ttl> {
@@ -356,7 +361,7 @@ impl Container {
             None => self.next_number(),
         };
         let mut item = self.version(number, body, item_ttl, now)?;
-        item.lsn = self.log.next_lsn();
+        item.stamp(self.next_lsn(key.pk()));
         self.install(key, item.clone());
         Ok(item)
     }
@@ -378,7 +383,7 @@ impl Container {
         // Built first: a body over the size limit changes nothing.
         let mut item = self.version(self.next_number(), body, item_ttl, now)?;
         self.remove(from, now, false);
-        item.lsn = self.log.next_lsn();
+        item.stamp(self.next_lsn(to.pk()));
         self.install(to, item.clone());
         Ok(item)
     }
@@ -389,7 +394,7 @@ impl Container {
     }
 
     /// Builds an item version numbered `number`, written at `now`, without
-    /// storing it (its `lsn` is 0 until [`Self::install`]): the system
+    /// storing it (its LSNs are 0 until it is stamped): the system
     /// properties are added and the stored size is checked.
     pub fn version(
         &self,
@@ -426,25 +431,27 @@ impl Container {
             etag,
             number,
             lsn: 0,
+            range_lsn: 0,
         })
     }
 
     /// Stores a version built by [`Self::version`] at `key`, under its
-    /// `lsn` (from [`Self::next_lsn`]), and logs it as a create or a replace.
+    /// LSNs (from [`Self::next_lsn`]), and logs it as a create or a replace.
     pub fn install(&mut self, key: ItemKey, item: Item) {
         if let Some(journal) = &self.journal {
             let numbers = (self.database_number, self.number);
             journal.record(|out| records::encode_install(out, numbers, &key, &item));
         }
         self.next_item = self.next_item.max(item.number);
-        let (lsn, number, ttl, ts) = (item.lsn, item.number, item.ttl, item.ts);
+        let (lsn, range_lsn) = (item.lsn, item.range_lsn);
+        let (number, ttl, ts) = (item.number, item.ttl, item.ts);
         let body = item.body.clone();
         let previous_lsn = match self.items.insert(key.clone(), item) {
             Some(old) => {
                 self.indexes.put(number, &key, Some(&old.body), &body);
                 self.expiry.remove(&key, old.ttl, old.ts, old.lsn);
                 self.by_lsn.remove(old.lsn, &key);
-                NonZeroU64::new(old.lsn)
+                NonZeroU64::new(old.range_lsn)
             }
             None => {
                 self.indexes.put(number, &key, None, &body);
@@ -460,8 +467,9 @@ impl Container {
         self.spatial.put(number, &key, &body);
         self.expiry.insert(&key, ttl, ts, lsn);
         self.by_lsn.insert(lsn, key.clone());
-        self.log.append(Change {
+        self.log_change(Change {
             lsn,
+            range_lsn,
             crts: ts,
             key,
             kind: match previous_lsn {
@@ -473,10 +481,38 @@ impl Container {
         });
     }
 
-    /// Gives out the next LSN of the container's change log: one per change,
-    /// or one for a whole transactional batch.
-    pub fn next_lsn(&mut self) -> u64 {
-        self.log.next_lsn()
+    /// Gives out the next LSNs of a write in the partition `pk` (canonical
+    /// key text): the change log's and its range's. One per change, or one
+    /// for a whole transactional batch.
+    pub fn next_lsn(&mut self, pk: &str) -> Lsns {
+        let log = self.log.next_lsn();
+        let definition = &self.settings.partition_key;
+        let range = self.ranges.lsns_at(|| epk_of(definition, pk)).next(log);
+        Lsns { log, range }
+    }
+
+    /// The LSN of the range `id` (the partition's LSN a response names);
+    /// the highest of the container's ranges for a range it does not have.
+    pub fn range_lsn(&self, id: u32) -> u64 {
+        self.ranges
+            .by_number(id)
+            .map_or_else(|| self.ranges.highest_lsn(), |r| r.lsns.last())
+    }
+
+    /// Appends a change to the log, and notes in each range the newest of
+    /// its changes the log dropped.
+    fn log_change(&mut self, change: Change) {
+        let dropped = self.log.append(change);
+        self.note_dropped(dropped);
+    }
+
+    fn note_dropped(&mut self, dropped: Vec<Change>) {
+        let definition = &self.settings.partition_key;
+        for change in dropped {
+            self.ranges
+                .lsns_at(|| epk_of(definition, change.key.pk()))
+                .dropped_from_log(change.range_lsn);
+        }
     }
 
     /// Removes an item from storage and from every index, logging its
@@ -484,27 +520,27 @@ impl Container {
     pub fn remove(&mut self, key: &ItemKey, now: i64, ttl_expired: bool) -> Option<Item> {
         let item = self.items.remove(key)?;
         self.expiry.remove(key, item.ttl, item.ts, item.lsn);
-        let lsn = self.log.next_lsn();
-        self.forget(key, &item, now, ttl_expired, lsn);
+        let lsns = self.next_lsn(key.pk());
+        self.forget(key, &item, now, ttl_expired, lsns);
         Some(item)
     }
 
-    /// Removes an item deleted by a client, logging the delete under `lsn`
+    /// Removes an item deleted by a client, logging the delete under `lsns`
     /// (a transactional batch's one LSN).
-    pub fn remove_under(&mut self, key: &ItemKey, now: i64, lsn: u64) -> Option<Item> {
+    pub fn remove_under(&mut self, key: &ItemKey, now: i64, lsns: Lsns) -> Option<Item> {
         let item = self.items.remove(key)?;
         self.expiry.remove(key, item.ttl, item.ts, item.lsn);
-        self.forget(key, &item, now, false, lsn);
+        self.forget(key, &item, now, false, lsns);
         Some(item)
     }
 
     /// Drops a removed item from the other indexes and logs its delete.
     /// The delete keeps no image of the item: a purge of a million items
     /// logs a million deletes of a few dozen bytes each, and frees the items.
-    fn forget(&mut self, key: &ItemKey, item: &Item, now: i64, ttl_expired: bool, lsn: u64) {
+    fn forget(&mut self, key: &ItemKey, item: &Item, now: i64, ttl_expired: bool, lsns: Lsns) {
         if let Some(journal) = &self.journal {
             let numbers = (self.database_number, self.number);
-            journal.record(|out| records::encode_remove(out, numbers, key, lsn, now, ttl_expired));
+            journal.record(|out| records::encode_remove(out, numbers, key, lsns, now, ttl_expired));
         }
         self.by_partition.remove(item.number, key);
         if let Some(unique) = &mut self.unique {
@@ -515,13 +551,14 @@ impl Container {
         self.indexes.remove(item.number, key, &item.body);
         self.by_number.remove(item.number, key);
         self.by_lsn.remove(item.lsn, key);
-        self.log.append(Change {
-            lsn,
+        self.log_change(Change {
+            lsn: lsns.log,
+            range_lsn: lsns.range,
             crts: now,
             key: key.clone(),
             kind: ChangeKind::Delete { ttl_expired },
             body: Bytes::new(),
-            previous_lsn: NonZeroU64::new(item.lsn),
+            previous_lsn: NonZeroU64::new(item.range_lsn),
         });
     }
 
@@ -535,8 +572,8 @@ impl Container {
         for key in &due {
             if let Some(item) = self.items.remove(key) {
                 // One TTL delete per expired item, logged when it is purged.
-                let lsn = self.log.next_lsn();
-                self.forget(key, &item, now, true, lsn);
+                let lsns = self.next_lsn(key.pk());
+                self.forget(key, &item, now, true, lsns);
                 purged.push(item);
             }
         }
@@ -580,7 +617,8 @@ impl Container {
 
     /// Drops log entries past the retention at `now`.
     pub fn expire_log(&mut self, now: i64) {
-        self.log.expire(now);
+        let dropped = self.log.expire(now);
+        self.note_dropped(dropped);
     }
 
     /// The next instant at which an item expires under the current settings.

@@ -7,7 +7,7 @@ use super::{Container, ContainerSettings};
 use crate::error::ApiResult;
 use crate::item_key::ItemKey;
 use crate::store::durable::meta::ContainerMeta;
-use crate::store::item::Item;
+use crate::store::item::{Item, Lsns};
 use crate::store::log::Change;
 
 impl Container {
@@ -34,6 +34,12 @@ impl Container {
             self.log.last_lsn(),
             self.log.dropped_through(),
         )
+    }
+
+    /// Once the data directory is read: if it was written while LSNs were
+    /// the container's, each range continues past the container's last.
+    pub fn settle_container_lsns(&mut self) {
+        self.ranges.settle_container_lsns(self.log.last_lsn());
     }
 
     /// Takes a snapshot's counters (they only grow).
@@ -93,7 +99,11 @@ impl Container {
         }
         self.ts = meta.ts;
         self.etag = meta.etag.clone();
-        self.ranges = meta.ranges.clone();
+        // A split's record carries its children's LSNs; the items replayed
+        // since may have raised the ranges' further.
+        let mut ranges = meta.ranges.clone();
+        ranges.carry_lsns(&self.ranges);
+        self.ranges = ranges;
         self.scripts = meta.scripts.clone();
         Ok(())
     }
@@ -118,6 +128,7 @@ impl Container {
             self.next_item = self.next_item.max(item.number);
             self.expiry.insert(&key, item.ttl, item.ts, item.lsn);
             self.by_lsn.insert(item.lsn, key.clone());
+            self.restore_range_lsn(&key, item.range_lsn, item.lsn);
             self.by_partition.insert(item.number, key.clone());
             by_number.push((item.number, key.clone()));
             self.restore_unique(&key, &item.body);
@@ -139,23 +150,41 @@ impl Container {
                 change.body = item.body.clone();
             }
         }
+        self.restore_range_lsn(&change.key.clone(), change.range_lsn, change.lsn);
         self.log.restore_entry(change);
     }
 
     /// Replays a journal's install: as it happened, logged again.
     pub fn replay_install(&mut self, key: ItemKey, item: Item) {
         self.log.restore_last_lsn(item.lsn);
+        self.restore_range_lsn(&key, item.range_lsn, item.lsn);
         self.install(key, item);
     }
 
     /// Replays a journal's delete; `false` if the item was not there.
-    pub fn replay_remove(&mut self, key: &ItemKey, lsn: u64, crts: i64, ttl_expired: bool) -> bool {
-        self.log.restore_last_lsn(lsn);
+    pub fn replay_remove(
+        &mut self,
+        key: &ItemKey,
+        lsns: Lsns,
+        crts: i64,
+        ttl_expired: bool,
+    ) -> bool {
+        self.log.restore_last_lsn(lsns.log);
+        self.restore_range_lsn(key, lsns.range, lsns.log);
         let Some(item) = self.items.remove(key) else {
             return false;
         };
         self.expiry.remove(key, item.ttl, item.ts, item.lsn);
-        self.forget(key, &item, crts, ttl_expired, lsn);
+        self.forget(key, &item, crts, ttl_expired, lsns);
         true
+    }
+
+    /// A write in the range of `key` took the range LSN `lsn` under the
+    /// log LSN `log`.
+    fn restore_range_lsn(&mut self, key: &ItemKey, lsn: u64, log: u64) {
+        let definition = &self.settings.partition_key;
+        self.ranges
+            .lsns_at(|| super::epk_of(definition, key.pk()))
+            .restore(lsn, log);
     }
 }

@@ -211,6 +211,7 @@ impl Store {
             .flat_map(|db| db.containers.values_mut())
         {
             c.attach(Some(journal.clone()));
+            c.settle_container_lsns();
             c.expire_log(now);
         }
         let mut written_meta = WrittenMeta::default();
@@ -295,7 +296,7 @@ impl Store {
                 Record::Remove {
                     container,
                     key,
-                    lsn,
+                    lsns,
                     crts,
                     ttl_expired,
                 } => {
@@ -303,7 +304,7 @@ impl Store {
                     catalog
                         .container_by_numbers(container)
                         .ok_or_else(|| unknown(container))?
-                        .replay_remove(&key, lsn, crts, ttl_expired);
+                        .replay_remove(&key, lsns, crts, ttl_expired);
                 }
                 Record::End(_) | Record::Meta { .. } | Record::Clock(_) => {
                     return Err("a snapshot's end record in a log".into())

@@ -416,3 +416,117 @@ pub(crate) fn a_restore_and_a_reset_survive_a_sigkill() {
     assert_eq!(api.now(), START + 100);
     emu.terminate();
 }
+
+/// LSNs are per range (issue 47, point 9): each range's LSN comes back
+/// exactly after a restart from the journal, after a compaction whose
+/// range's last LSN was a delete (no live item holds it), and for the
+/// children of a split, which continue from their parent's.
+#[test]
+pub(crate) fn each_ranges_lsn_survives_restarts_compactions_and_splits() {
+    let scratch = Scratch::new("range-lsns");
+    let mut emu = Emu::start(&scratch, &[]);
+    let api = emu.api();
+    api.ok(api.post("/dbs", &json!({"id": "db"}), &[]));
+    let body = json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash", "version": 2}});
+    let reply = api.post(
+        "/dbs/db/colls",
+        &body,
+        &[("x-ms-offer-throughput", "18000")],
+    );
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    // Each range's last LSN, and a partition key of each.
+    let mut last: BTreeMap<String, u64> = BTreeMap::new();
+    let mut key_of: BTreeMap<String, String> = BTreeMap::new();
+    let range = |reply: &Reply| {
+        reply
+            .header("x-ms-documentdb-partitionkeyrangeid")
+            .expect("a range")
+            .to_string()
+    };
+    let write = |api: &Api, id: &str, pk: &str, last: &mut BTreeMap<String, u64>| {
+        let written = api.create_item(&json!({"id": id, "pk": pk}));
+        assert_eq!(written.status, 201, "{}", written.body);
+        let r = range(&written);
+        let lsn = session_lsn(&written);
+        if let Some(before) = last.get(&r) {
+            assert_eq!(lsn, before + 1, "range {r} after {before}");
+        }
+        last.insert(r.clone(), lsn);
+        r
+    };
+    for i in 0..30 {
+        let pk = format!("p{i}");
+        let r = write(&api, &format!("a{i}"), &pk, &mut last);
+        key_of.entry(r).or_insert(pk);
+    }
+    assert_eq!(last.len(), 3, "{last:?}");
+    assert_eq!(
+        last.values().sum::<u64>(),
+        30,
+        "one LSN per write: {last:?}"
+    );
+    emu.kill();
+
+    // From the journal.
+    let mut emu = Emu::start(&scratch, &[]);
+    let api = emu.api();
+    for (r, pk) in &key_of {
+        assert_eq!(&write(&api, &format!("b{r}"), pk, &mut last), r);
+    }
+    // Range 0's last LSN is a delete's, then a compaction.
+    let deleted = api.delete(
+        &format!("{COLL}/docs/b0"),
+        &[(
+            "x-ms-documentdb-partitionkey",
+            &format!("[\"{}\"]", key_of["0"]),
+        )],
+    );
+    assert_eq!(deleted.status, 204);
+    assert_eq!(session_lsn(&deleted), last["0"] + 1);
+    last.insert("0".into(), last["0"] + 1);
+    api.ok(api.post("/_emulator/compact", &json!({}), &[]));
+    emu.kill();
+
+    // From the snapshot.
+    let mut emu = Emu::start(&scratch, &[]);
+    let api = emu.api();
+    for (r, pk) in &key_of {
+        assert_eq!(&write(&api, &format!("c{r}"), pk, &mut last), r);
+    }
+    // A split of range 0: both children continue from its LSN.
+    let split = api.post(
+        "/_emulator/split",
+        &json!({"database": "db", "container": "c", "range": "0"}),
+        &[],
+    );
+    api.ok(split);
+    let parent = last["0"];
+    let mut children = BTreeMap::new();
+    for i in 0..40 {
+        let pk = format!("q{i}");
+        let written = api.create_item(&json!({"id": format!("d{i}"), "pk": &pk}));
+        let r = range(&written);
+        if r == "3" || r == "4" {
+            let lsn = session_lsn(&written);
+            let before = *children.get(&r).unwrap_or(&parent);
+            assert_eq!(lsn, before + 1, "child {r}");
+            children.insert(r.clone(), lsn);
+            key_of.entry(r).or_insert(pk);
+        }
+    }
+    assert_eq!(children.len(), 2, "both children written: {children:?}");
+    emu.kill();
+
+    let emu = Emu::start(&scratch, &[]);
+    let api = emu.api();
+    for (r, lsn) in &children {
+        let written = api.create_item(&json!({"id": format!("e{r}"), "pk": &key_of[r]}));
+        assert_eq!(written.status, 201, "{}", written.body);
+        assert_eq!(&range(&written), r);
+        assert_eq!(
+            session_lsn(&written),
+            lsn + 1,
+            "child {r} after the restart"
+        );
+    }
+}

@@ -61,6 +61,8 @@ class ChangeFeedProcessorTest {
     final List<ChangeFeedProcessor> running = new ArrayList<>();
     /** Every id each host was handed, in order (repeats kept). */
     final Map<String, List<String>> delivered = new ConcurrentHashMap<>();
+    /** Once set, handlers fail: nothing handled after it is checkpointed. */
+    volatile boolean frozen;
 
     @BeforeEach
     void database() {
@@ -111,7 +113,12 @@ class ChangeFeedProcessorTest {
             .feedContainer(feed)
             .leaseContainer(leases)
             .options(quick())
-            .handleChanges((List<JsonNode> docs) -> docs.forEach(d -> delivered.get(host).add(d.get("id").asText())))
+            .handleChanges((List<JsonNode> docs) -> {
+                if (frozen) {
+                    throw new IllegalStateException("frozen: not handled, so not checkpointed");
+                }
+                docs.forEach(d -> delivered.get(host).add(d.get("id").asText()));
+            })
             .buildChangeFeedProcessor();
         running.add(processor);
         return processor;
@@ -378,6 +385,16 @@ class ChangeFeedProcessorTest {
         assertEquals(List.of(ChangeFeedOperationType.CREATE + " d", ChangeFeedOperationType.DELETE + " d"), ofD);
     }
 
+    /**
+     * Stops a processor for good: stop() may return while a lease's worker
+     * still reads (and sometimes without releasing its lease), so its
+     * handler fails from now on and nothing more is checkpointed.
+     */
+    void stopForGood(ChangeFeedProcessor processor) {
+        frozen = true;
+        processor.stop().block(Duration.ofSeconds(30));
+    }
+
     static int estimatedLag(ChangeFeedProcessor processor) {
         return processor.getEstimatedLag().block(WAIT).values().stream().mapToInt(Integer::intValue).sum();
     }
@@ -406,7 +423,7 @@ class ChangeFeedProcessorTest {
         waitFor("the first changes delivered and checkpointed",
             () -> allDelivered().containsAll(expected("seen-", 3)) && estimatedLag(processor) == 0,
             () -> leaseDocuments(leases).toString());
-        processor.stop().block(Duration.ofSeconds(30));
+        stopForGood(processor);
 
         for (int i = 0; i < 10; i++) {
             feed.createItem(item("pending-" + i, "k" + i)).block();
@@ -416,5 +433,73 @@ class ChangeFeedProcessorTest {
         }
         assertEquals(10, estimatedLag(processor));
         assertEquals(10, currentStateLag(processor));
+    }
+
+    /**
+     * The same over four ranges: each lease's session token names its own
+     * range's LSN (LSNs are per partition, as on the service), so each
+     * lease's lag is its range's pending writes and the total is exact,
+     * however the writes interleave across ranges and deletes in between.
+     */
+    @Test
+    void theEstimatorCountsExactlyThePendingChangesOfEveryRange() {
+        CosmosAsyncContainer feed = monitored(24000, null); // four ranges
+        CosmosAsyncContainer leases = leases();
+        ChangeFeedProcessor processor = latestVersion("host-est4", feed, leases);
+        processor.start().block();
+        write(feed, "seen-", 20);
+        waitFor("the first changes delivered and checkpointed on four leases",
+            () -> allDelivered().containsAll(expected("seen-", 20)) && owners(leases).size() == 4
+                && estimatedLag(processor) == 0,
+            () -> leaseDocuments(leases).toString());
+        stopForGood(processor);
+
+        // Deletes take LSNs too, but what is pending is the 40 live items.
+        feed.deleteItem("seen-3", new PartitionKey("k3")).block();
+        feed.deleteItem("seen-4", new PartitionKey("k4")).block();
+        write(feed, "pending-", 40);
+        Map<String, Integer> perLease = processor.getEstimatedLag().block(WAIT);
+        assertEquals(4, perLease.size(), perLease::toString);
+        assertEquals(40, estimatedLag(processor), perLease::toString);
+        assertEquals(40, currentStateLag(processor));
+    }
+
+    /**
+     * The current API's estimator (handleLatestVersionChanges, whose
+     * getCurrentState subtracts a lease's continuation from the range's
+     * latest, both change feed etags): etags are each range's LSN, as on
+     * the service, so over four ranges it counts exactly what is pending.
+     */
+    @Test
+    void theCurrentApisEstimatorCountsExactlyThePendingChangesOfEveryRange() {
+        CosmosAsyncContainer feed = monitored(24000, null); // four ranges
+        CosmosAsyncContainer leases = leases();
+        List<String> handled = Collections.synchronizedList(new ArrayList<>());
+        ChangeFeedProcessor processor = new ChangeFeedProcessorBuilder()
+            .hostName("host-current")
+            .feedContainer(feed)
+            .leaseContainer(leases)
+            .options(quick())
+            .handleLatestVersionChanges((List<ChangeFeedProcessorItem> items) -> {
+                if (frozen) {
+                    throw new IllegalStateException("frozen: not handled, so not checkpointed");
+                }
+                items.forEach(item -> handled.add(item.getCurrent().get("id").asText()));
+            })
+            .buildChangeFeedProcessor();
+        running.add(processor);
+        processor.start().block();
+        write(feed, "seen-", 20);
+        waitFor("the first changes handled and checkpointed on four leases",
+            () -> handled.containsAll(expected("seen-", 20)) && owners(leases).size() == 4
+                && currentStateLag(processor) == 0,
+            () -> leaseDocuments(leases).toString());
+        stopForGood(processor);
+
+        write(feed, "pending-", 40);
+        List<ChangeFeedProcessorState> states = processor.getCurrentState().block(WAIT);
+        assertEquals(4, states.size(), states::toString);
+        assertEquals(40, currentStateLag(processor), () -> states.stream()
+            .map(s -> s.getLeaseToken() + "=" + s.getEstimatedLag()).collect(Collectors.joining(",")));
     }
 }
