@@ -517,4 +517,29 @@ mod tests {
         let mut map = RangeMap::even(&def, MAX_RANGES);
         assert_eq!(map.split("0"), Err(SplitRefusal::TooMany));
     }
+
+    /// A map read back from data written while LSNs were the container's
+    /// (no per-range LSNs in its JSON) continues every range past the
+    /// container's last LSN once; a map written since keeps its own.
+    #[test]
+    fn a_map_from_before_per_range_lsns_settles_past_the_containers() {
+        let def = definition(json!({"paths": ["/pk"], "kind": "Hash", "version": 2}));
+        let mut map = RangeMap::even(&def, 2);
+        map.lsns_at(String::new).next(1);
+        let mut legacy = serde_json::to_value(&map).unwrap();
+        legacy.as_object_mut().unwrap().remove("lsns_per_range");
+        for range in legacy["ranges"].as_array_mut().unwrap() {
+            range.as_object_mut().unwrap().remove("lsn");
+        }
+        let mut legacy: RangeMap = serde_json::from_value(legacy).unwrap();
+        legacy.settle_container_lsns(40);
+        assert!(legacy.ranges().iter().all(|r| r.lsns.last() == 40));
+        legacy.settle_container_lsns(90);
+        assert!(legacy.ranges().iter().all(|r| r.lsns.last() == 40), "once");
+        let mut current: RangeMap =
+            serde_json::from_str(&serde_json::to_string(&map).unwrap()).unwrap();
+        current.settle_container_lsns(40);
+        let lsns: Vec<u64> = current.ranges().iter().map(|r| r.lsns.last()).collect();
+        assert_eq!(lsns, [1, 0]);
+    }
 }

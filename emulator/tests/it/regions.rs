@@ -442,3 +442,67 @@ fn a_read_region_checks_a_session_token_against_its_containers_lsn() {
     assert_eq!(own.header("x-ms-session-token"), Some("0:-1#2"));
     assert_eq!(read(&regions[0], &after).status, 200, "the write region");
 }
+
+/// The same per range: a read region checks a session token against the
+/// LSN of the token's range its replica has applied. Writes to one range
+/// after replication paused hold back none of another range's reads.
+#[test]
+fn a_read_region_checks_a_session_token_against_its_ranges_lsn() {
+    let (client, regions) = three_regions(false);
+    assert_eq!(create_db(&regions[0], "db").status, 201);
+    let container =
+        json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash", "version": 2}});
+    let created = regions[0].post(
+        "/dbs/db/colls",
+        &container,
+        &[("x-ms-offer-throughput", "18000")],
+    );
+    assert_eq!(created.status, 201, "{}", created.body);
+    let write = |pk: &str, id: &str| {
+        let reply = regions[0].post(
+            "/dbs/db/colls/c/docs",
+            &json!({"id": id, "pk": pk}),
+            &[("x-ms-documentdb-partitionkey", &format!("[\"{pk}\"]"))],
+        );
+        assert_eq!(reply.status, 201, "{}", reply.body);
+        let range = reply
+            .header("x-ms-documentdb-partitionkeyrangeid")
+            .unwrap()
+            .to_string();
+        (
+            range,
+            reply.header("x-ms-session-token").unwrap().to_string(),
+        )
+    };
+    // Two partitions in two ranges.
+    let (range_a, token_a) = write("a", "a0");
+    let (b, (range_b, _)) = (0..50)
+        .map(|i| format!("b{i}"))
+        .map(|pk| (pk.clone(), write(&pk, "first")))
+        .find(|(_, (range, _))| *range != range_a)
+        .expect("a partition in another range");
+    assert_eq!(token_a, format!("{range_a}:-1#1"));
+    let paused = client.post(
+        "/_emulator/regions/East%20US/replication",
+        &json!({"paused": true}),
+        &[],
+    );
+    assert_eq!(paused.status, 200, "{}", paused.body);
+    let (_, token_b) = write(&b, "second");
+    assert!(token_b.starts_with(&format!("{range_b}:-1#")), "{token_b}");
+    let read = |pk: &str, id: &str, token: &str| {
+        regions[1].get(
+            &format!("/dbs/db/colls/c/docs/{id}"),
+            &[
+                ("x-ms-documentdb-partitionkey", &format!("[\"{pk}\"]")),
+                ("x-ms-session-token", token),
+            ],
+        )
+    };
+    let served = read("a", "a0", &token_a);
+    assert_eq!(served.status, 200, "{}", served.body);
+    assert_eq!(served.header("x-ms-session-token"), Some(token_a.as_str()));
+    let behind = read(&b, "first", &token_b);
+    behind.assert_error(404, "NotFound");
+    assert_eq!(behind.header("x-ms-substatus"), Some("1002"));
+}
