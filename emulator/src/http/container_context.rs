@@ -57,12 +57,17 @@ pub fn check(
     headers: &HeaderMap,
     read: bool,
 ) -> Result<ContainerContext, Refusal> {
-    let context = state.store.container_context_at(
-        db,
-        coll,
-        headers.partition_key(),
-        headers.text(names::PARTITION_KEY_RANGE_ID.as_str()),
-    )?;
+    // A read's range (its session token's, its answer's); a write's is
+    // its item's, which its handler names once it is written.
+    let context = match read {
+        true => state.store.container_context_at(
+            db,
+            coll,
+            headers.partition_key(),
+            headers.text(names::PARTITION_KEY_RANGE_ID.as_str()),
+        )?,
+        false => state.store.container_context(db, coll)?,
+    };
     verify(state, &context, headers, read)?;
     Ok(context)
 }

@@ -94,8 +94,7 @@ impl Store {
                 return Err(ApiError::conflict());
             }
             c.check_unique_replacing(&key, &from, &write.body, now)?;
-            let range = c.range_of(key.pk());
-            let item = c.rename(&from, key, write.body, item_ttl, now)?;
+            let (item, range) = c.rename(&from, key, write.body, item_ttl, now)?;
             let expires = ttl::expires_at(c.default_ttl(), item_ttl, now);
             drop(catalog);
             self.item_written(expires);
@@ -112,8 +111,7 @@ impl Store {
             (_, None) => StatusCode::CREATED,
         };
         c.check_unique(&key, &write.body, now)?;
-        let range = c.range_of(key.pk());
-        let (item, expires) = write_and_expiry(c, key, write.body, item_ttl, now)?;
+        let (item, range, expires) = write_and_expiry(c, key, write.body, item_ttl, now)?;
         drop(catalog);
         self.item_written(expires);
         Ok((status, item, range))
@@ -150,8 +148,7 @@ impl Store {
             let current = c.get(&key, now).expect("live");
             let (body, item_ttl) = edited(c, &key, id, current, edit)?;
             c.check_unique(&key, &body, now)?;
-            let range = c.range_of(key.pk());
-            let (item, expires) = write_and_expiry(c, key, body, item_ttl, now)?;
+            let (item, range, expires) = write_and_expiry(c, key, body, item_ttl, now)?;
             Ok((item, expires, range))
         })?;
         self.item_written(expires);
@@ -238,14 +235,15 @@ impl Store {
     }
 }
 
-/// Stores an item version; returns it with the instant it will expire.
+/// Stores an item version; returns it with the id of its range and the
+/// instant it will expire.
 fn write_and_expiry(
     c: &mut Container,
     key: ItemKey,
     body: Map<String, Value>,
     item_ttl: Option<ttl::Ttl>,
     now: i64,
-) -> ApiResult<(Item, Option<i64>)> {
-    let item = c.write(key, body, item_ttl, now)?;
-    Ok((item, ttl::expires_at(c.default_ttl(), item_ttl, now)))
+) -> ApiResult<(Item, u32, Option<i64>)> {
+    let (item, range) = c.write(key, body, item_ttl, now)?;
+    Ok((item, range, ttl::expires_at(c.default_ttl(), item_ttl, now)))
 }

@@ -223,23 +223,34 @@ impl RangeMap {
 
     /// The range holding the EPK `epk`.
     pub fn range_of(&self, epk: &str) -> &Range {
-        &self.ranges[self.index_of(epk)]
+        &self.ranges[self.position_of(epk)]
     }
 
     /// The index of the range holding the EPK `epk`.
-    fn index_of(&self, epk: &str) -> usize {
+    fn position_of(&self, epk: &str) -> usize {
         let last = self.ranges.len() - 1;
         self.ranges[..last].partition_point(|r| !epk::in_range(epk, "", &r.max))
+    }
+
+    /// The index (in [`Self::ranges`]) of the range holding the EPK `epk`,
+    /// computed only when there are several ranges.
+    pub fn index_of(&self, epk: impl FnOnce() -> String) -> usize {
+        match self.ranges.len() {
+            1 => 0,
+            _ => self.position_of(&epk()),
+        }
+    }
+
+    /// The LSNs of the range at `index` (in [`Self::ranges`]).
+    pub fn lsns_mut(&mut self, index: usize) -> &mut RangeLsns {
+        &mut self.ranges[index].lsns
     }
 
     /// The LSNs of the range holding the EPK `epk` (computed only when
     /// there are several ranges).
     pub fn lsns_at(&mut self, epk: impl FnOnce() -> String) -> &mut RangeLsns {
-        let index = match self.ranges.len() {
-            1 => 0,
-            _ => self.index_of(&epk()),
-        };
-        &mut self.ranges[index].lsns
+        let index = self.index_of(epk);
+        self.lsns_mut(index)
     }
 
     /// Takes on the LSNs of `old`, this container's map before this one

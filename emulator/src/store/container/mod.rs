@@ -188,10 +188,13 @@ impl Container {
     /// The id of the range holding the items of the canonical partition key
     /// `pk`: for the pkrangeid and session token of an item's responses.
     pub fn range_of(&self, pk: &str) -> u32 {
-        if let [only] = self.ranges.ranges() {
-            return only.id;
-        }
-        self.ranges.range_of(&self.epk(pk)).id
+        self.ranges.ranges()[self.range_index(pk)].id
+    }
+
+    /// The index (in its range map) of the range holding `pk`: hashed only
+    /// when there are several ranges.
+    fn range_index(&self, pk: &str) -> usize {
+        self.ranges.index_of(|| self.epk(pk))
     }
 
     /// The effective partition key of `pk` (a partition key's components,
@@ -347,23 +350,25 @@ impl Container {
         self.items.len()
     }
 
-    /// Stores `body` at `key` as the item's new version, written at `now`.
-    /// The caller has validated the body and decided that the write may happen.
+    /// Stores `body` at `key` as the item's new version, written at `now`;
+    /// returns it with the id of its range. The caller has validated the
+    /// body and decided that the write may happen.
     pub fn write(
         &mut self,
         key: ItemKey,
         body: Map<String, Value>,
         item_ttl: Option<Ttl>,
         now: i64,
-    ) -> ApiResult<Item> {
+    ) -> ApiResult<(Item, u32)> {
         let number = match self.items.get(&key) {
             Some(old) => old.number,
             None => self.next_number(),
         };
         let mut item = self.version(number, body, item_ttl, now)?;
-        item.stamp(self.next_lsn(key.pk()));
+        let range = self.range_index(key.pk());
+        item.stamp(self.next_lsn_at(range));
         self.install(key, item.clone());
-        Ok(item)
+        Ok((item, self.ranges.ranges()[range].id))
     }
 
     /// A replace that names a new id: the item at `from` leaves (logged as a
@@ -379,13 +384,14 @@ impl Container {
         body: Map<String, Value>,
         item_ttl: Option<Ttl>,
         now: i64,
-    ) -> ApiResult<Item> {
+    ) -> ApiResult<(Item, u32)> {
         // Built first: a body over the size limit changes nothing.
         let mut item = self.version(self.next_number(), body, item_ttl, now)?;
         self.remove(from, now, false);
-        item.stamp(self.next_lsn(to.pk()));
+        let range = self.range_index(to.pk());
+        item.stamp(self.next_lsn_at(range));
         self.install(to, item.clone());
-        Ok(item)
+        Ok((item, self.ranges.ranges()[range].id))
     }
 
     /// The number a new item would get (the last part of its RID).
@@ -485,9 +491,14 @@ impl Container {
     /// key text): the change log's and its range's. One per change, or one
     /// for a whole transactional batch.
     pub fn next_lsn(&mut self, pk: &str) -> Lsns {
+        let range = self.range_index(pk);
+        self.next_lsn_at(range)
+    }
+
+    /// [`Self::next_lsn`] in the range at `index` of the range map.
+    fn next_lsn_at(&mut self, index: usize) -> Lsns {
         let log = self.log.next_lsn();
-        let definition = &self.settings.partition_key;
-        let range = self.ranges.lsns_at(|| epk_of(definition, pk)).next(log);
+        let range = self.ranges.lsns_mut(index).next(log);
         Lsns { log, range }
     }
 
