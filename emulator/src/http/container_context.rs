@@ -7,12 +7,12 @@
 //!
 //! The session token is the service's `{pkRangeId}:{version}#{globalLsn}`:
 //! the range of the item (of the range a feed read; `0` otherwise), version
-//! `-1`, with the LSN of the partition, as on the service: the container's
-//! change log LSN, the `lsn` header's and the items' `_lsn` (the envelope
-//! writes it on every response that names a container's LSN; in a lagging
-//! read region, the LSN its replica has applied). The Java change feed
-//! estimator subtracts a pending item's `_lsn` from it. Other responses
-//! (databases, containers, the account) carry none.
+//! `-1`, with the LSN of the partition, as on the service: the range's LSN
+//! (`store/range_lsns.rs`), the `lsn` header's and the items' `_lsn` (the
+//! envelope writes it on every response that names a range's LSN; in a
+//! lagging read region, the LSN its replica has applied). The Java change
+//! feed estimator subtracts a pending item's `_lsn` from it. Other
+//! responses (databases, containers, the account) carry none.
 
 use axum::http::header::CONTENT_LOCATION;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
@@ -162,9 +162,9 @@ fn session_lsn(token: &str, range: u32) -> ApiResult<u64> {
 }
 
 /// The headers naming the container and the state a response reflects:
-/// `lsn` is the container's change log LSN after the request (for a write,
-/// at least the write's own), `item_lsn` the LSN of the item served, if one
-/// is. (The envelope adds the session token.)
+/// `lsn` is the LSN of the range the response names after the request (for
+/// a write, at least the write's own), `item_lsn` the LSN of the item
+/// served, if one is. (The envelope adds the session token.)
 pub fn decorate(
     response: &mut Response,
     context: &ContainerContext,

@@ -375,7 +375,7 @@ fn new_activity_id() -> HeaderValue {
     HeaderValue::from_str(text).expect("uuid is ascii")
 }
 
-/// The session token of a response that names a container's LSN (`lsn`):
+/// The session token of a response that names a range's LSN (`lsn`):
 /// that LSN, as far as this endpoint's region has applied it (a lagging
 /// replica's tokens must not name writes it has not applied).
 fn common_headers(state: &AppState, headers: &mut HeaderMap, activity_id: HeaderValue) {

@@ -232,8 +232,8 @@ impl Store {
     }
 
     /// The container an item request addresses, as its responses name it,
-    /// with its change log's last LSN: the state a read from now on sees
-    /// at least (the session token).
+    /// with its first range's LSN: the state a read from now on sees at
+    /// least (the session token).
     pub fn container_context(
         &self,
         database: &str,

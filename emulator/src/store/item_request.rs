@@ -22,8 +22,8 @@ pub struct ContainerContext {
     pub indexes_writes: bool,
 }
 
-/// What a point delete did: the change's LSN, the range that held the
-/// item, and the size it had (what the delete costs).
+/// What a point delete did: its range's LSN after it, the range that held
+/// the item, and the size it had (what the delete costs).
 #[derive(Debug, Clone, Copy)]
 pub struct Deleted {
     pub lsn: u64,
