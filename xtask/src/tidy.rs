@@ -263,6 +263,78 @@ fn crate_paths(code: &str) -> BTreeSet<String> {
     found
 }
 
+/// How deep a file of `emulator/src` sits in the module tree: 1 for
+/// `clock.rs` and `http/mod.rs`, 2 for `query/index/mod.rs` and
+/// `http/items.rs`; 0 for `lib.rs` and `main.rs`.
+fn module_depth(file: &str) -> usize {
+    let Some(path) = file.strip_prefix(EMULATOR_SRC) else {
+        return 0;
+    };
+    let path = path.trim_end_matches(".rs");
+    let segments: Vec<&str> = path.split('/').collect();
+    match segments.as_slice() {
+        ["lib"] | ["main"] => 0,
+        [.., "mod"] => segments.len() - 1,
+        _ => segments.len(),
+    }
+}
+
+/// `code` with every `super::` chain that climbs to the crate's root
+/// written as `crate::`, so that [`crate_paths`] sees what it names:
+/// `use super::super::store::Store` in `query/index/mod.rs` names the
+/// store as `crate::store::Store` does. `depth` is the file's
+/// ([`module_depth`]); an inline module (`mod tests { ... }`) is one
+/// deeper, so `super::` inside it names the file's own module.
+fn with_super_resolved(code: &str, depth: usize) -> String {
+    let bytes = code.as_bytes();
+    let mut out = String::with_capacity(code.len());
+    // The brace depth at which each open inline module's body started.
+    let mut inline: Vec<usize> = Vec::new();
+    let mut braces = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &code[i..];
+        let after_ident = i > 0 && (is_ident(bytes[i - 1]) || bytes[i - 1] == b':');
+        if !after_ident && rest.starts_with("mod ") {
+            // `mod name {` opens an inline module; `mod name;` does not.
+            let tail = rest["mod ".len()..].trim_start();
+            let name_end = tail
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(tail.len());
+            if name_end > 0 && tail[name_end..].trim_start().starts_with('{') {
+                inline.push(braces + 1);
+            }
+        }
+        if !after_ident && rest.starts_with("super::") {
+            let mut count = 0;
+            let mut chain = rest;
+            while let Some(next) = chain.strip_prefix("super::") {
+                count += 1;
+                chain = next;
+            }
+            if count == depth + inline.len() {
+                out.push_str("crate::");
+                i += count * "super::".len();
+                continue;
+            }
+        }
+        match bytes[i] {
+            b'{' => braces += 1,
+            b'}' => {
+                if inline.last() == Some(&braces) {
+                    inline.pop();
+                }
+                braces = braces.saturating_sub(1);
+            }
+            _ => {}
+        }
+        let len = rest.chars().next().map_or(1, char::len_utf8);
+        out.push_str(&rest[..len]);
+        i += len;
+    }
+    out
+}
+
 fn first_segment(path: &str) -> Option<String> {
     let path = path.trim_start();
     let end = path
@@ -320,7 +392,8 @@ fn module_edges() -> BTreeMap<(String, String), String> {
         let Some(from) = module_of(&source.path) else {
             continue;
         };
-        for name in crate_paths(&source.code()) {
+        let code = with_super_resolved(&source.code(), module_depth(&source.path));
+        for name in crate_paths(&code) {
             let to = if modules.contains(&name) {
                 name
             } else {
@@ -498,6 +571,19 @@ fn the_scanner_sees_code_not_comments_or_strings() {
     );
     let found: Vec<String> = crate_paths(&code).into_iter().collect();
     assert_eq!(found, ["a", "h", "j", "l", "m"]);
+    // `super::` chains that climb to the root name what `crate::` names;
+    // shorter ones, and `super::` in an inline module, stay inside.
+    assert_eq!(module_depth("emulator/src/query/index/mod.rs"), 2);
+    assert_eq!(module_depth("emulator/src/http/items.rs"), 2);
+    assert_eq!(module_depth("emulator/src/clock.rs"), 1);
+    assert_eq!(module_depth("emulator/src/lib.rs"), 0);
+    let resolved = with_super_resolved(
+        "use super::super::store::Store; use super::eval; \
+         mod tests { use super::*; use super::super::super::http::x; }",
+        2,
+    );
+    let found: Vec<String> = crate_paths(&resolved).into_iter().collect();
+    assert_eq!(found, ["http", "store"], "{resolved}");
     let exports = root_reexports("pub use clock::{Clock, ClockMode};\npub use store::Store;");
     assert_eq!(exports.get("ClockMode").map(String::as_str), Some("clock"));
     assert_eq!(exports.get("Store").map(String::as_str), Some("store"));
