@@ -198,11 +198,11 @@ impl Topology {
     }
 
     fn state(&self) -> std::sync::RwLockReadGuard<'_, State> {
-        self.state.read().expect("not poisoned")
+        self.state.read().unwrap_or_else(|e| e.into_inner())
     }
 
     fn state_mut(&self) -> std::sync::RwLockWriteGuard<'_, State> {
-        self.state.write().expect("not poisoned")
+        self.state.write().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn write_region(&self) -> usize {
@@ -308,7 +308,7 @@ impl Topology {
 
     /// Notes that the store's LSN is `lsn` at `now_ms` (after a write).
     pub fn record(&self, now_ms: i64, lsn: u64) {
-        let mut history = self.history.lock().expect("not poisoned");
+        let mut history = self.history.lock().unwrap_or_else(|e| e.into_inner());
         if history.back().is_some_and(|(_, last)| *last >= lsn) {
             return;
         }
@@ -321,7 +321,7 @@ impl Topology {
     /// Notes that a write brought the range `range` of the container `rid`
     /// to `lsn` and the store to `store_lsn`.
     pub fn record_range(&self, rid: &[u8], range: u32, store_lsn: u64, lsn: u64) {
-        let mut ranges = self.ranges.lock().expect("not poisoned");
+        let mut ranges = self.ranges.lock().unwrap_or_else(|e| e.into_inner());
         let history = ranges.entry((rid.to_vec(), range)).or_default();
         if history.writes.back().is_some_and(|(_, last)| *last >= lsn) {
             return;
@@ -339,7 +339,7 @@ impl Topology {
     /// `current`: its last write noted at or before `store_lsn`. A range
     /// with no write noted (none through a request) is all applied.
     pub fn range_lsn_at(&self, rid: &[u8], range: u32, store_lsn: u64, current: u64) -> u64 {
-        let ranges = self.ranges.lock().expect("not poisoned");
+        let ranges = self.ranges.lock().unwrap_or_else(|e| e.into_inner());
         let Some(history) = ranges.get(&(rid.to_vec(), range)) else {
             return current;
         };
@@ -367,7 +367,7 @@ impl Topology {
             current
         } else {
             // The last LSN written at or before `now - lag`.
-            let history = self.history.lock().expect("not poisoned");
+            let history = self.history.lock().unwrap_or_else(|e| e.into_inner());
             history
                 .iter()
                 .rev()

@@ -157,7 +157,10 @@ impl Limiter {
 
     /// Forgets every partition's spending (`POST /_emulator/reset`).
     pub fn clear(&self) {
-        self.partitions.lock().expect("not poisoned").clear();
+        self.partitions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
     }
 
     /// Admits a request on `partitions` (each with `budget` RU/s) at
@@ -172,7 +175,7 @@ impl Limiter {
     ) -> Result<Admission, u64> {
         partitions.sort();
         let handles: Vec<Arc<Mutex<Bucket>>> = {
-            let mut all = self.partitions.lock().expect("not poisoned");
+            let mut all = self.partitions.lock().unwrap_or_else(|e| e.into_inner());
             partitions
                 .iter()
                 .map(|id| Arc::clone(all.entry(id.clone()).or_default()))

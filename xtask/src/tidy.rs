@@ -511,6 +511,28 @@ fn a_query_run_keeps_nothing_in_thread_locals() {
     );
 }
 
+/// One way with a poisoned lock: recover it (`unwrap_or_else(|e|
+/// e.into_inner())`). A panic in one request's handler must not turn every
+/// later request that takes the same lock into a panic too.
+#[test]
+fn a_poisoned_lock_is_recovered_everywhere() {
+    let found: Vec<String> = rust_sources(EMULATOR_SRC)
+        .into_iter()
+        .filter(|s| {
+            let code = s.code();
+            ["lock", "read", "write"].iter().any(|call| {
+                code.contains(&format!(".{call}().unwrap()"))
+                    || code.contains(&format!(".{call}().expect("))
+            })
+        })
+        .map(|s| s.path)
+        .collect();
+    assert!(
+        found.is_empty(),
+        "a lock taken with unwrap() or expect(): recover a poisoned one instead: {found:?}"
+    );
+}
+
 /// `#[path]` includes that are not unit tests: the quick start's example,
 /// compiled by the Rust SDK tests as the guide shows it.
 const PATH_INCLUDES: &[&str] = &["sdk-tests/rust/tests/sdk.rs"];
