@@ -202,13 +202,10 @@ pub(super) fn owner_headers(headers: &mut HeaderMap, context: &ContainerContext)
 
 /// A header value over bytes the store built once and shares: no copy.
 /// A name with a control character, which no header may hold, is sent
-/// percent-encoded.
+/// percent-encoded (`owner_path::header_value`).
 fn shared_value(bytes: &Bytes) -> HeaderValue {
-    HeaderValue::from_maybe_shared(bytes.clone()).unwrap_or_else(|_| {
-        let text = String::from_utf8_lossy(bytes);
-        let encoded = percent_encoding::utf8_percent_encode(&text, percent_encoding::CONTROLS);
-        HeaderValue::from_str(&encoded.to_string()).expect("percent-encoded")
-    })
+    HeaderValue::from_maybe_shared(bytes.clone())
+        .unwrap_or_else(|_| super::owner_path::header_value(&String::from_utf8_lossy(bytes)))
 }
 
 /// `{range}:-1#{lsn}`, written on the stack: the header copies it once.
