@@ -83,6 +83,12 @@ const INSTALL_RANGED: u8 = 10;
 const REMOVE_RANGED: u8 = 11;
 const ITEM_RANGED: u8 = 12;
 const CHANGE_RANGED: u8 = 13;
+// Since items' RIDs are numbered per physical partition: an item carries
+// the last part of its RID after its range's LSN; the older tags' items
+// read with their number as that part (their RIDs end in it: range 0's
+// numbering, `rid::item_document`).
+const INSTALL_WITH_RID: u8 = 14;
+const ITEM_WITH_RID: u8 = 15;
 
 impl Record {
     pub fn encode(&self, out: &mut Vec<u8>) {
@@ -131,11 +137,12 @@ impl Record {
                 key,
                 item,
             } => {
-                out.put_u8(ITEM_RANGED);
+                out.put_u8(ITEM_WITH_RID);
                 put_container(out, *container);
                 put_key(out, key);
                 put_item(out, item);
                 out.put_u64_le(item.range_lsn);
+                out.put_u64_le(item.rid);
             }
             Record::Change {
                 container,
@@ -189,15 +196,19 @@ impl Record {
     fn decode(input: &mut &[u8]) -> Result<Record, String> {
         let tag = get_u8(input)?;
         Ok(match tag {
-            INSTALL | ITEM | INSTALL_RANGED | ITEM_RANGED => {
+            INSTALL | ITEM | INSTALL_RANGED | ITEM_RANGED | INSTALL_WITH_RID | ITEM_WITH_RID => {
                 let container = get_container(input)?;
                 let key = get_key(input)?;
                 let mut item = get_item(input)?;
                 item.range_lsn = match tag {
-                    INSTALL_RANGED | ITEM_RANGED => get_u64(input)?,
-                    _ => item.lsn,
+                    INSTALL | ITEM => item.lsn,
+                    _ => get_u64(input)?,
                 };
-                if matches!(tag, INSTALL | INSTALL_RANGED) {
+                item.rid = match tag {
+                    INSTALL_WITH_RID | ITEM_WITH_RID => get_u64(input)?,
+                    _ => item.number,
+                };
+                if matches!(tag, INSTALL | INSTALL_RANGED | INSTALL_WITH_RID) {
                     Record::Install {
                         container,
                         key,
@@ -294,11 +305,12 @@ impl Record {
 
 /// [`Record::Install`], from references (the write path's).
 pub fn encode_install(out: &mut Vec<u8>, container: ContainerNumbers, key: &ItemKey, item: &Item) {
-    out.put_u8(INSTALL_RANGED);
+    out.put_u8(INSTALL_WITH_RID);
     put_container(out, container);
     put_key(out, key);
     put_item(out, item);
     out.put_u64_le(item.range_lsn);
+    out.put_u64_le(item.rid);
 }
 
 /// [`Record::Remove`], from references.
@@ -407,6 +419,7 @@ fn get_item(input: &mut &[u8]) -> Result<Item, String> {
         lsn: get_u64(input)?,
         // Read after the record's other fields, by its tag.
         range_lsn: 0,
+        rid: 0,
     })
 }
 
@@ -421,6 +434,7 @@ mod tests {
             ttl,
             etag: Etag::new(),
             number: 42,
+            rid: crate::rid::item_document(1, 3),
             lsn: 7,
             range_lsn: 3,
         }
@@ -483,6 +497,17 @@ mod tests {
         }
         let read = Record::decode_all(&bytes).unwrap();
         assert_eq!(format!("{records:?}"), format!("{read:?}"));
+        // A data directory's records from before RIDs were numbered per
+        // partition: the same, without the RID part, which is the number.
+        let mut old = Vec::new();
+        records[0].encode(&mut old);
+        assert_eq!(old[0], INSTALL_WITH_RID);
+        old[0] = INSTALL_RANGED;
+        old.truncate(old.len() - 8);
+        match &Record::decode_all(&old).unwrap()[..] {
+            [Record::Install { item, .. }] => assert_eq!((item.number, item.rid), (42, 42)),
+            other => panic!("{other:?}"),
+        }
         // A record cut anywhere is an error, not a panic.
         for cut in 0..bytes.len() {
             let _ = Record::decode_all(&bytes[..cut]);
@@ -511,6 +536,8 @@ mod tests {
             panic!("{read:?}")
         };
         assert_eq!((item.lsn, item.range_lsn), (7, 7));
+        // Nor their RIDs per physical partition: the RID ends in the number.
+        assert_eq!(item.rid, 42);
         let Record::Remove { lsns, .. } = &read[1] else {
             panic!("{read:?}")
         };
