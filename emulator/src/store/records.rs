@@ -59,6 +59,14 @@ pub enum Record {
         last_lsn: u64,
         dropped_through: u64,
     },
+    /// Snapshot only: each physical partition's highest RID counter given
+    /// in a container, (`ridPrefix`, counter) (`container/rids.rs`),
+    /// before its `Counters`. Snapshots from before have none: the
+    /// counters then come from the items.
+    RidCounters {
+        container: ContainerNumbers,
+        counters: Vec<(u32, u64)>,
+    },
     /// Snapshot only: the last record, with how many came before it.
     End(u64),
     /// The account was reset or restored (`POST /_emulator/reset`, a
@@ -89,6 +97,7 @@ const CHANGE_RANGED: u8 = 13;
 // numbering, `rid::item_document`).
 const INSTALL_WITH_RID: u8 = 14;
 const ITEM_WITH_RID: u8 = 15;
+const RID_COUNTERS: u8 = 16;
 
 impl Record {
     pub fn encode(&self, out: &mut Vec<u8>) {
@@ -127,6 +136,18 @@ impl Record {
                 out.put_u64_le(*next_item);
                 out.put_u64_le(*last_lsn);
                 out.put_u64_le(*dropped_through);
+            }
+            Record::RidCounters {
+                container,
+                counters,
+            } => {
+                out.put_u8(RID_COUNTERS);
+                put_container(out, *container);
+                out.put_u32_le(u32::try_from(counters.len()).expect("fewer ranges than 2^32"));
+                for (prefix, counter) in counters {
+                    out.put_u32_le(*prefix);
+                    out.put_u64_le(*counter);
+                }
             }
             Record::Clock(now) => {
                 out.put_u8(CLOCK);
@@ -253,6 +274,21 @@ impl Record {
                 last_lsn: get_u64(input)?,
                 dropped_through: get_u64(input)?,
             },
+            RID_COUNTERS => {
+                let container = get_container(input)?;
+                let count = get_u32(input)?;
+                // Each pair is 12 bytes: a count beyond the record is an error.
+                if input.len() < count as usize * 12 {
+                    return Err(short());
+                }
+                let counters = (0..count)
+                    .map(|_| Ok((get_u32(input)?, get_u64(input)?)))
+                    .collect::<Result<_, String>>()?;
+                Record::RidCounters {
+                    container,
+                    counters,
+                }
+            }
             CLOCK => Record::Clock(get_u64(input)? as i64),
             CHANGE | CHANGE_RANGED => {
                 let container = get_container(input)?;
@@ -469,6 +505,10 @@ mod tests {
                 next_item: 3,
                 last_lsn: 4,
                 dropped_through: 5,
+            },
+            Record::RidCounters {
+                container: (1, 2),
+                counters: vec![(0, 7), (3, 1)],
             },
             Record::Clock(1_800_000_000),
             Record::Item {

@@ -45,7 +45,18 @@ impl Container {
     /// Keeps the RIDs it gives beyond `other`'s: RIDs are not reused (a
     /// restored snapshot replacing the account's current container).
     pub fn keep_rids_growing(&mut self, other: &Container) {
-        self.by_rid.keep_growing(&other.by_rid);
+        self.by_rid.keep_growing(&other.by_rid.counters());
+    }
+
+    /// Each physical partition's (`ridPrefix`, highest RID counter given):
+    /// what a snapshot keeps beside the items (`rids.rs`).
+    pub fn rid_counters(&self) -> Vec<(u32, u64)> {
+        self.by_rid.counters()
+    }
+
+    /// Takes a snapshot's RID counters (they only grow).
+    pub fn restore_rid_counters(&mut self, counters: &[(u32, u64)]) {
+        self.by_rid.keep_growing(counters);
     }
 
     /// Takes a snapshot's counters (they only grow).

@@ -67,12 +67,23 @@ impl RidIndex {
         }
     }
 
-    /// Counters only grow: takes `other`'s where they are higher (a
-    /// restored snapshot beside the account it replaces).
-    pub(super) fn keep_growing(&mut self, other: &RidIndex) {
-        for (prefix, counted) in &other.prefixes {
+    /// Each prefix's highest counter given, deleted items' too: what a
+    /// snapshot keeps, so that no RID is given twice.
+    pub(super) fn counters(&self) -> Vec<(u32, u64)> {
+        let mut counters: Vec<(u32, u64)> = self
+            .prefixes
+            .iter()
+            .map(|(prefix, counted)| (*prefix, counted.last))
+            .collect();
+        counters.sort_unstable();
+        counters
+    }
+
+    /// Counters only grow: takes `counters` where they are higher.
+    pub(super) fn keep_growing(&mut self, counters: &[(u32, u64)]) {
+        for (prefix, last) in counters {
             let mine = self.prefixes.entry(*prefix).or_default();
-            mine.last = mine.last.max(counted.last);
+            mine.last = mine.last.max(*last);
         }
     }
 }
@@ -124,9 +135,9 @@ mod tests {
         }
         assert_eq!(rid::split_item_document(index.next(0)), (0, 8));
         assert_eq!(rid::split_item_document(index.next(1)), (1, 3));
-        let mut other = RidIndex::default();
-        other.insert(rid::item_document(1, 9), key("x"));
-        index.keep_growing(&other);
+        index.keep_growing(&[(1, 9), (0, 2), (5, 4)]);
         assert_eq!(rid::split_item_document(index.next(1)), (1, 10));
+        assert_eq!(rid::split_item_document(index.next(0)), (0, 8));
+        assert_eq!(index.counters(), [(0, 7), (1, 9), (5, 4)]);
     }
 }
