@@ -22,12 +22,43 @@ pub fn container(db: u32, container: u32) -> String {
     encode(&bytes)
 }
 
+/// An item's RID: the container's 8 bytes, then `item`, the document part
+/// ([`item_document`]), as 8 little-endian bytes.
 pub fn item(db: u32, container: u32, item: u64) -> String {
     let mut bytes = [0u8; 16];
     bytes[..4].copy_from_slice(&db.to_le_bytes());
     bytes[4..8].copy_from_slice(&(container | 0x8000_0000).to_be_bytes());
     bytes[8..].copy_from_slice(&item.to_le_bytes());
     encode(&bytes)
+}
+
+/// Bits of an item's document part that count its physical partition's
+/// items; the partition's `ridPrefix` lies above them.
+const ITEM_COUNTER_BITS: u32 = 32;
+/// Bits above the counter for the `ridPrefix`, below the kind nibble.
+const RID_PREFIX_BITS: u32 = 60 - ITEM_COUNTER_BITS;
+
+/// The document part of an item's RID as the service lays it out: each
+/// physical partition numbers its own items from 1 (`counter`, from bit 0
+/// up), and its `ridPrefix` (the `pkranges` field, here the range's id)
+/// lies bit-reversed from bit 59 down, under the kind nibble (0, a
+/// document). Range 1's items end in `...AAAAAAAACA==` (byte 15 is 0x08),
+/// range 2's in `...BA==`, range 3's in `...DA==`: the RIDs a
+/// five-partition container of the service gave (`docs/src/search.md`).
+/// Items stay unique across splits: a child range has a new id.
+pub fn item_document(rid_prefix: u32, counter: u64) -> u64 {
+    debug_assert!(counter < 1 << ITEM_COUNTER_BITS, "{counter}");
+    let reversed = u64::from(rid_prefix.reverse_bits() >> (32 - RID_PREFIX_BITS));
+    (reversed << ITEM_COUNTER_BITS) | (counter & ((1 << ITEM_COUNTER_BITS) - 1))
+}
+
+/// The (`ridPrefix`, counter) of an item's document part: the inverse of
+/// [`item_document`]. A data directory's items from before it have the
+/// container's own number as their document part: prefix 0, that counter.
+pub fn split_item_document(document: u64) -> (u32, u64) {
+    let counter = document & ((1 << ITEM_COUNTER_BITS) - 1);
+    let reversed = ((document >> ITEM_COUNTER_BITS) & ((1 << RID_PREFIX_BITS) - 1)) as u32;
+    (reversed.reverse_bits() >> (32 - RID_PREFIX_BITS), counter)
 }
 
 /// A partition key range's RID: the container's, then 8 bytes (a kind
@@ -158,6 +189,36 @@ mod tests {
         assert_eq!(parse_item(&doc), Some((7, 1, 42)));
         assert_eq!(parse_item(&coll), None);
         assert_eq!(parse_item("not a rid"), None);
+    }
+
+    #[test]
+    fn items_carry_their_partitions_rid_prefix_bit_reversed_under_the_kind() {
+        // Items of the service's five-partition container (25,000 RU/s; the
+        // JavaScript SDK's fullTextSearch.spec.ts, `docs/src/search.md`):
+        // byte 15 is 0x00, 0x08, 0x04, 0x0C or 0x02, ridPrefix 0 to 4
+        // bit-reversed; the counters run to 22 (100 items over 5).
+        let service = [
+            "7oh8AIMy9ekIAAAAAAAAAg==",
+            "7oh8AIMy9ekUAAAAAAAADA==",
+            "7oh8AIMy9ekUAAAAAAAABA==",
+            "7oh8AIMy9ekBAAAAAAAAAA==",
+            "7oh8AIMy9ekIAAAAAAAACA==",
+            "JfY-AKTpHRQWAAAAAAAABA==",
+        ];
+        let mut prefixes = Vec::new();
+        for rid in service {
+            let (db, container, document) = parse_item(rid).unwrap();
+            let (prefix, counter) = split_item_document(document);
+            assert!(prefix < 5 && (1..=22).contains(&counter), "{rid}");
+            assert_eq!(item(db, container, item_document(prefix, counter)), rid);
+            prefixes.push(prefix);
+        }
+        assert_eq!(prefixes, [4, 3, 2, 0, 1, 2]);
+        // Range 0's documents are what every item's was before.
+        assert_eq!(item_document(0, 42), 42);
+        assert_eq!(split_item_document(42), (0, 42));
+        assert_eq!(split_item_document(item_document(1000, 3)), (1000, 3));
+        assert_ne!(item_document(1, 1), item_document(2, 1));
     }
 
     #[test]

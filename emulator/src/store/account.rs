@@ -200,6 +200,7 @@ fn keep_numbers_growing(fresh: &mut Catalog, current: &Catalog) {
             if let Some(old) = old.containers.values().find(|o| o.rid == c.rid) {
                 let (next_item, last_lsn, dropped_through) = old.counters();
                 c.restore_counters(next_item, last_lsn, dropped_through);
+                c.keep_rids_growing(old);
                 c.scripts.keep_numbers_growing(&old.scripts);
             }
         }

@@ -372,11 +372,19 @@ impl<'c> Stage<'c> {
     }
 
     fn put(&mut self, key: ItemKey, body: Map<String, Value>, ttl: Option<Ttl>) -> ApiResult<Item> {
-        let number = self
-            .current(&key)
-            .map_or(self.next_number, |item| item.number);
+        // A stage writes one logical partition, so one physical partition:
+        // its new items take that range's next RID counters in turn, one
+        // for each number it gave before. (A script's stage outlives a hold
+        // of the lock: if the container took new items meanwhile, the
+        // commit is refused, and these RIDs are never stored.)
+        let staged_before = self.next_number.saturating_sub(self.c.next_number());
+        let numbers = match self.current(&key) {
+            Some(item) => (item.number, item.rid),
+            None => (self.next_number, self.c.next_rid(&key) + staged_before),
+        };
+        let number = numbers.0;
         let entries = self.check_unique(&key, &body)?;
-        let item = self.c.version(number, body, ttl, self.now)?;
+        let item = self.c.version(numbers, body, ttl, self.now)?;
         // Checked and built: from here on nothing fails.
         if number == self.next_number {
             self.next_number += 1;

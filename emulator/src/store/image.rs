@@ -40,6 +40,8 @@ pub struct ContainerImage {
     pub changes: Vec<(Change, bool)>,
     /// (next item number, last LSN, LSN of the newest dropped log entry).
     pub counters: (u64, u64, u64),
+    /// Each physical partition's highest RID counter given.
+    pub rid_counters: Vec<(u32, u64)>,
 }
 
 impl Image {
@@ -71,6 +73,7 @@ impl Image {
                     })
                     .collect(),
                 counters: c.counters(),
+                rid_counters: c.rid_counters(),
             })
             .collect();
         Image {
@@ -116,8 +119,13 @@ impl Image {
                     body_is_current: *body_is_current,
                 });
             let (next_item, last_lsn, dropped_through) = c.counters;
+            let rid_counters = Record::RidCounters {
+                container,
+                counters: c.rid_counters.clone(),
+            };
             items
                 .chain(changes)
+                .chain(std::iter::once(rid_counters))
                 .chain(std::iter::once(Record::Counters {
                     container,
                     next_item,
@@ -178,7 +186,7 @@ struct Pending {
 }
 
 impl PendingContainers {
-    /// Takes an `Item`, `Change` or `Counters` record; refuses others.
+    /// Takes an `Item`, `Change`, `RidCounters` or `Counters` record; refuses others.
     pub fn apply(&mut self, catalog: &mut Catalog, record: Record) -> Result<(), String> {
         match record {
             Record::Item {
@@ -212,6 +220,13 @@ impl PendingContainers {
                 }
                 c.restore_counters(next_item, last_lsn, dropped_through);
             }
+            Record::RidCounters {
+                container,
+                counters,
+            } => catalog
+                .container_by_numbers(container)
+                .ok_or_else(|| unknown(container))?
+                .restore_rid_counters(&counters),
             _ => return Err("a record that belongs in no snapshot".into()),
         }
         Ok(())

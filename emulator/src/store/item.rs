@@ -23,8 +23,12 @@ pub struct Item {
     /// The item's own `ttl`, validated (R3, R9).
     pub ttl: Option<Ttl>,
     pub etag: Etag,
-    /// The item's number in its container: the last part of its RID.
+    /// The item's number in its container: its place in write order
+    /// (`container/scan.rs`), given once by its create.
     pub number: u64,
+    /// The last part of its RID (`rid::item_document`): numbered within
+    /// its physical partition, as the service does (`container/rids.rs`).
+    pub rid: u64,
     /// The container change log's LSN of the change that wrote this version:
     /// its place in the log and in the change feed's order.
     pub lsn: u64,

@@ -59,6 +59,14 @@ pub enum Record {
         last_lsn: u64,
         dropped_through: u64,
     },
+    /// Snapshot only: each physical partition's highest RID counter given
+    /// in a container, (`ridPrefix`, counter) (`container/rids.rs`),
+    /// before its `Counters`. Snapshots from before have none: the
+    /// counters then come from the items.
+    RidCounters {
+        container: ContainerNumbers,
+        counters: Vec<(u32, u64)>,
+    },
     /// Snapshot only: the last record, with how many came before it.
     End(u64),
     /// The account was reset or restored (`POST /_emulator/reset`, a
@@ -83,6 +91,13 @@ const INSTALL_RANGED: u8 = 10;
 const REMOVE_RANGED: u8 = 11;
 const ITEM_RANGED: u8 = 12;
 const CHANGE_RANGED: u8 = 13;
+// Since items' RIDs are numbered per physical partition: an item carries
+// the last part of its RID after its range's LSN; the older tags' items
+// read with their number as that part (their RIDs end in it: range 0's
+// numbering, `rid::item_document`).
+const INSTALL_WITH_RID: u8 = 14;
+const ITEM_WITH_RID: u8 = 15;
+const RID_COUNTERS: u8 = 16;
 
 impl Record {
     pub fn encode(&self, out: &mut Vec<u8>) {
@@ -122,6 +137,18 @@ impl Record {
                 out.put_u64_le(*last_lsn);
                 out.put_u64_le(*dropped_through);
             }
+            Record::RidCounters {
+                container,
+                counters,
+            } => {
+                out.put_u8(RID_COUNTERS);
+                put_container(out, *container);
+                out.put_u32_le(u32::try_from(counters.len()).expect("fewer ranges than 2^32"));
+                for (prefix, counter) in counters {
+                    out.put_u32_le(*prefix);
+                    out.put_u64_le(*counter);
+                }
+            }
             Record::Clock(now) => {
                 out.put_u8(CLOCK);
                 out.put_i64_le(*now);
@@ -131,11 +158,12 @@ impl Record {
                 key,
                 item,
             } => {
-                out.put_u8(ITEM_RANGED);
+                out.put_u8(ITEM_WITH_RID);
                 put_container(out, *container);
                 put_key(out, key);
                 put_item(out, item);
                 out.put_u64_le(item.range_lsn);
+                out.put_u64_le(item.rid);
             }
             Record::Change {
                 container,
@@ -189,15 +217,19 @@ impl Record {
     fn decode(input: &mut &[u8]) -> Result<Record, String> {
         let tag = get_u8(input)?;
         Ok(match tag {
-            INSTALL | ITEM | INSTALL_RANGED | ITEM_RANGED => {
+            INSTALL | ITEM | INSTALL_RANGED | ITEM_RANGED | INSTALL_WITH_RID | ITEM_WITH_RID => {
                 let container = get_container(input)?;
                 let key = get_key(input)?;
                 let mut item = get_item(input)?;
                 item.range_lsn = match tag {
-                    INSTALL_RANGED | ITEM_RANGED => get_u64(input)?,
-                    _ => item.lsn,
+                    INSTALL | ITEM => item.lsn,
+                    _ => get_u64(input)?,
                 };
-                if matches!(tag, INSTALL | INSTALL_RANGED) {
+                item.rid = match tag {
+                    INSTALL_WITH_RID | ITEM_WITH_RID => get_u64(input)?,
+                    _ => item.number,
+                };
+                if matches!(tag, INSTALL | INSTALL_RANGED | INSTALL_WITH_RID) {
                     Record::Install {
                         container,
                         key,
@@ -242,6 +274,21 @@ impl Record {
                 last_lsn: get_u64(input)?,
                 dropped_through: get_u64(input)?,
             },
+            RID_COUNTERS => {
+                let container = get_container(input)?;
+                let count = get_u32(input)?;
+                // Each pair is 12 bytes: a count beyond the record is an error.
+                if input.len() < count as usize * 12 {
+                    return Err(short());
+                }
+                let counters = (0..count)
+                    .map(|_| Ok((get_u32(input)?, get_u64(input)?)))
+                    .collect::<Result<_, String>>()?;
+                Record::RidCounters {
+                    container,
+                    counters,
+                }
+            }
             CLOCK => Record::Clock(get_u64(input)? as i64),
             CHANGE | CHANGE_RANGED => {
                 let container = get_container(input)?;
@@ -294,11 +341,12 @@ impl Record {
 
 /// [`Record::Install`], from references (the write path's).
 pub fn encode_install(out: &mut Vec<u8>, container: ContainerNumbers, key: &ItemKey, item: &Item) {
-    out.put_u8(INSTALL_RANGED);
+    out.put_u8(INSTALL_WITH_RID);
     put_container(out, container);
     put_key(out, key);
     put_item(out, item);
     out.put_u64_le(item.range_lsn);
+    out.put_u64_le(item.rid);
 }
 
 /// [`Record::Remove`], from references.
@@ -407,6 +455,7 @@ fn get_item(input: &mut &[u8]) -> Result<Item, String> {
         lsn: get_u64(input)?,
         // Read after the record's other fields, by its tag.
         range_lsn: 0,
+        rid: 0,
     })
 }
 
@@ -421,6 +470,7 @@ mod tests {
             ttl,
             etag: Etag::new(),
             number: 42,
+            rid: crate::rid::item_document(1, 3),
             lsn: 7,
             range_lsn: 3,
         }
@@ -456,6 +506,10 @@ mod tests {
                 last_lsn: 4,
                 dropped_through: 5,
             },
+            Record::RidCounters {
+                container: (1, 2),
+                counters: vec![(0, 7), (3, 1)],
+            },
             Record::Clock(1_800_000_000),
             Record::Item {
                 container: (3, 4),
@@ -483,6 +537,17 @@ mod tests {
         }
         let read = Record::decode_all(&bytes).unwrap();
         assert_eq!(format!("{records:?}"), format!("{read:?}"));
+        // A data directory's records from before RIDs were numbered per
+        // partition: the same, without the RID part, which is the number.
+        let mut old = Vec::new();
+        records[0].encode(&mut old);
+        assert_eq!(old[0], INSTALL_WITH_RID);
+        old[0] = INSTALL_RANGED;
+        old.truncate(old.len() - 8);
+        match &Record::decode_all(&old).unwrap()[..] {
+            [Record::Install { item, .. }] => assert_eq!((item.number, item.rid), (42, 42)),
+            other => panic!("{other:?}"),
+        }
         // A record cut anywhere is an error, not a panic.
         for cut in 0..bytes.len() {
             let _ = Record::decode_all(&bytes[..cut]);
@@ -511,6 +576,8 @@ mod tests {
             panic!("{read:?}")
         };
         assert_eq!((item.lsn, item.range_lsn), (7, 7));
+        // Nor their RIDs per physical partition: the RID ends in the number.
+        assert_eq!(item.rid, 42);
         let Record::Remove { lsns, .. } = &read[1] else {
             panic!("{read:?}")
         };

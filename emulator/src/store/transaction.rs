@@ -237,11 +237,11 @@ impl Store {
     /// The id of the item with this RID in the transaction's partition, as
     /// it sees it (a link built from `_self`).
     pub fn transaction_id_by_rid(&self, tx: &Transaction, item_rid: &str) -> Option<String> {
-        let (_, _, number) = crate::rid::parse_item(item_rid)?;
+        let (_, _, rid) = crate::rid::parse_item(item_rid)?;
         if let Some((key, _)) = tx
             .staged
             .as_ref()
-            .and_then(|s| s.staged_in(&tx.pk).find(|(_, item)| item.number == number))
+            .and_then(|s| s.staged_in(&tx.pk).find(|(_, item)| item.rid == rid))
         {
             return Some(key.id().to_string());
         }

@@ -19,6 +19,7 @@ mod faults_writers;
 mod fuzz;
 mod hostile;
 mod index;
+mod item_rids;
 mod items_protocol;
 mod lifetimes;
 mod offers;

@@ -101,15 +101,22 @@ pub fn hybrid(select: &Select, policies: &super::Policies) -> ApiResult<Value> {
             })
         })
         .collect::<ApiResult<_>>()?;
+    // Without TOP or LIMIT, `take` is null and the component queries have
+    // no TOP: every row is a candidate. The .NET SDK adds a take stage only
+    // when `take` is not null, and the JavaScript SDK's fullTextSearch.spec.ts
+    // gets all 15 matches of such a query from the service (with
+    // `allowUnboundedNonStreamingQueries`); the Python SDK refuses it.
     let (skip, take) = match (select.top, select.offset, select.limit) {
-        (_, Some(offset), Some(limit)) => (Some(offset), limit),
-        (Some(top), _, _) => (None, top),
-        _ => (None, 0),
+        (_, Some(offset), Some(limit)) => (Some(offset), Some(limit)),
+        (Some(top), _, _) => (None, Some(top)),
+        _ => (None, None),
     };
-    let candidates = skip
-        .unwrap_or(0)
-        .saturating_add(take)
-        .saturating_mul(CANDIDATES_PER_RESULT);
+    let candidates = take.map(|take| {
+        skip.unwrap_or(0)
+            .saturating_add(take)
+            .saturating_mul(CANDIDATES_PER_RESULT)
+    });
+    let top_clause = candidates.map_or_else(String::new, |n| format!("TOP {n} "));
     let payload = super::super::plan::payload_sql(select, aliases);
     let component_scores = components
         .iter()
@@ -130,7 +137,7 @@ pub fn hybrid(select: &Select, policies: &super::Policies) -> ApiResult<Value> {
         .map(|c| {
             let direction = if c.descending { "DESC" } else { "ASC" };
             let rewritten = format!(
-                "SELECT TOP {candidates} {first}._rid, [{{\"item\": {score}}}] AS orderByItems, \
+                "SELECT {top_clause}{first}._rid, [{{\"item\": {score}}}] AS orderByItems, \
                  {{\"payload\": {payload}, \"componentScores\": [{component_scores}]}} AS payload \
                  {from} WHERE {filter} ORDER BY {score} {direction}",
                 score = c.score

@@ -384,7 +384,7 @@ fn run_as_sdk(query: &str, ranges: &[Vec<Value>]) -> Vec<Value> {
     let mut ranked: Vec<(f64, Value)> = scores.into_iter().zip(rows).collect();
     ranked.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap());
     let skip = info["skip"].as_u64().unwrap_or(0) as usize;
-    let take = info["take"].as_u64().unwrap() as usize;
+    let take = info["take"].as_u64().map_or(usize::MAX, |t| t as usize);
     ranked
         .into_iter()
         .skip(skip)
@@ -418,6 +418,8 @@ fn hybrid_plans_rank_across_ranges_as_one_range_does() {
         "SELECT c.id FROM c ORDER BY RANK RRF(VectorDistance(c.v, [3, 1, 0]), FullTextScore(c.text, 'united states'), [2, -0.5]) OFFSET 2 LIMIT 6",
         "SELECT TOP 7 c.id FROM c WHERE FullTextContainsAny(c.text, 'river', 'light') ORDER BY RANK FullTextScore(c.text, 'river', 'light')",
         "SELECT TOP 4 * FROM c ORDER BY RANK RRF(FullTextScore(c.text, 'walk'), FullTextScore(c.text, 'river'))",
+        // Unbounded: every row of every range is a candidate.
+        "SELECT c.id FROM c WHERE FullTextContains(c.text, 'river') ORDER BY RANK RRF(FullTextScore(c.text, 'river'), FullTextScore(c.text, 'light'))",
     ];
     let docs = corpus();
     for query in queries {
@@ -468,6 +470,19 @@ fn hybrid_plans_have_the_shape_the_sdks_read() {
         rewritten.contains("(_VectorScore(c.image, [1, 2, 3]) ?? 1.79769e+308)"),
         "{rewritten}"
     );
+    // Without TOP or LIMIT: no take, and no TOP on the components.
+    let plan = prepared(
+        "SELECT c.title FROM c ORDER BY RANK RRF(FullTextScore(c.text, 'swim'), FullTextScore(c.title, 'run'))",
+    )
+    .plan()
+    .unwrap();
+    let info = &plan["hybridSearchQueryInfo"];
+    assert_eq!((&info["take"], &info["skip"]), (&Value::Null, &Value::Null));
+    for component in info["componentQueryInfos"].as_array().unwrap() {
+        assert_eq!(component["top"], Value::Null);
+        let rewritten = component["rewrittenQuery"].as_str().unwrap();
+        assert!(rewritten.starts_with("SELECT c._rid, "), "{rewritten}");
+    }
 }
 
 #[test]

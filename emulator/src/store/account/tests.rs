@@ -13,7 +13,9 @@ use crate::clock::{Clock, ClockMode};
 fn readable(store: &Store) -> Value {
     let mut print = fingerprint(store);
     for c in print["containers"].as_array_mut().unwrap() {
-        c.as_object_mut().unwrap().remove("counters");
+        let c = c.as_object_mut().unwrap();
+        c.remove("counters");
+        c.remove("rid_counters");
     }
     let catalog = print["catalog"].as_array_mut().unwrap();
     catalog.retain(|piece| piece[0] != "counters");
@@ -108,7 +110,17 @@ fn numbers_behind_rids_and_lsns_keep_growing_across_a_restore() {
         .with_container("db", "c", |c, _| Ok(c.log().last_lsn()))
         .unwrap();
     assert!(lsn_written > lsn_before);
+    let rids_written = store
+        .with_container("db", "c", |c, _| Ok(c.rid_counters()))
+        .unwrap();
     store.restore_snapshot("base").unwrap();
+    assert_eq!(
+        store
+            .with_container("db", "c", |c, _| Ok(c.rid_counters()))
+            .unwrap(),
+        rids_written,
+        "the items written after the snapshot keep their RIDs given"
+    );
     let next = store
         .create_container(
             "db",

@@ -27,6 +27,7 @@ use crate::query::search::policy::{check_embeddings_kept, check_vector_indexes_k
 
 mod index;
 mod restore;
+mod rids;
 mod scan;
 mod settings;
 mod unique;
@@ -54,9 +55,12 @@ pub struct Container {
     /// Each partition's keys in write order (`scan.rs`), for scans of one.
     by_partition: scan::PartitionOrder,
     expiry: ExpiryIndex,
-    /// Item number (the last part of an item's RID) to key, for RID-based
-    /// paths, and in write order for scans of the whole container (`scan.rs`).
+    /// Item number to key, in write order for scans of the whole
+    /// container (`scan.rs`).
     by_number: NumberedKeys,
+    /// The last part of an item's RID to key, for RID-based paths; each
+    /// physical partition numbers its own (`rids.rs`).
+    by_rid: rids::RidIndex,
     next_item: u64,
     /// Every change, for the all-versions-and-deletes feed (see `log.rs`).
     log: ChangeLog,
@@ -147,6 +151,7 @@ impl Container {
             by_partition: scan::PartitionOrder::default(),
             expiry: ExpiryIndex::default(),
             by_number: NumberedKeys::default(),
+            by_rid: rids::RidIndex::default(),
             next_item: 1,
             log: ChangeLog::new(retention),
             by_lsn: NumberedKeys::default(),
@@ -360,15 +365,16 @@ impl Container {
         item_ttl: Option<Ttl>,
         now: i64,
     ) -> ApiResult<(Item, u32)> {
-        let number = match self.items.get(&key) {
-            Some(old) => old.number,
-            None => self.next_number(),
-        };
-        let mut item = self.version(number, body, item_ttl, now)?;
         let range = self.range_index(key.pk());
+        let range_id = self.ranges.ranges()[range].id;
+        let (number, rid) = match self.items.get(&key) {
+            Some(old) => (old.number, old.rid),
+            None => (self.next_number(), self.by_rid.next(range_id)),
+        };
+        let mut item = self.version((number, rid), body, item_ttl, now)?;
         item.stamp(self.next_lsn_at(range));
         self.install(key, item.clone());
-        Ok((item, self.ranges.ranges()[range].id))
+        Ok((item, range_id))
     }
 
     /// A replace that names a new id: the item at `from` leaves (logged as a
@@ -386,31 +392,42 @@ impl Container {
         now: i64,
     ) -> ApiResult<(Item, u32)> {
         // Built first: a body over the size limit changes nothing.
-        let mut item = self.version(self.next_number(), body, item_ttl, now)?;
-        self.remove(from, now, false);
         let range = self.range_index(to.pk());
+        let range_id = self.ranges.ranges()[range].id;
+        let numbers = (self.next_number(), self.by_rid.next(range_id));
+        let mut item = self.version(numbers, body, item_ttl, now)?;
+        self.remove(from, now, false);
         item.stamp(self.next_lsn_at(range));
         self.install(to, item.clone());
-        Ok((item, self.ranges.ranges()[range].id))
+        Ok((item, range_id))
     }
 
-    /// The number a new item would get (the last part of its RID).
+    /// The number a new item would get (its place in write order).
     pub fn next_number(&self) -> u64 {
         self.next_item + 1
     }
 
-    /// Builds an item version numbered `number`, written at `now`, without
-    /// storing it (its LSNs are 0 until it is stamped): the system
-    /// properties are added and the stored size is checked.
+    /// The last part of the RID a new item at `key` would get: the next
+    /// of its physical partition's (`rids.rs`).
+    pub fn next_rid(&self, key: &ItemKey) -> u64 {
+        self.by_rid.next(self.range_of(key.pk()))
+    }
+
+    /// Builds an item version numbered `number` whose RID ends in `rid`
+    /// (from [`Self::next_number`] and [`Self::next_rid`], or the
+    /// version it replaces), written at `now`, without storing it (its
+    /// LSNs are 0 until it is stamped): the system properties are added
+    /// and the stored size is checked.
     pub fn version(
         &self,
-        number: u64,
+        (number, rid): (u64, u64),
         mut body: Map<String, Value>,
         item_ttl: Option<Ttl>,
         now: i64,
     ) -> ApiResult<Item> {
         let etag = Etag::new();
-        let rid = rid::item(self.database_number, self.number, number);
+        let document = rid;
+        let rid = rid::item(self.database_number, self.number, document);
         let database_rid = rid::database(self.database_number);
         body.insert(
             "_self".into(),
@@ -436,6 +453,7 @@ impl Container {
             ttl: item_ttl,
             etag,
             number,
+            rid: document,
             lsn: 0,
             range_lsn: 0,
         })
@@ -450,7 +468,7 @@ impl Container {
         }
         self.next_item = self.next_item.max(item.number);
         let (lsn, range_lsn) = (item.lsn, item.range_lsn);
-        let (number, ttl, ts) = (item.number, item.ttl, item.ts);
+        let (number, rid, ttl, ts) = (item.number, item.rid, item.ttl, item.ts);
         let body = item.body.clone();
         let previous_lsn = match self.items.insert(key.clone(), item) {
             Some(old) => {
@@ -463,6 +481,7 @@ impl Container {
                 self.indexes.put(number, &key, None, &body);
                 self.by_partition.insert(number, key.clone());
                 self.by_number.insert(number, key.clone());
+                self.by_rid.insert(rid, key.clone());
                 None
             }
         };
@@ -561,6 +580,7 @@ impl Container {
         self.spatial.remove(key);
         self.indexes.remove(item.number, key, &item.body);
         self.by_number.remove(item.number, key);
+        self.by_rid.remove(item.rid, key);
         self.by_lsn.remove(item.lsn, key);
         self.log_change(Change {
             lsn: lsns.log,
@@ -601,11 +621,11 @@ impl Container {
 
     /// The key of the item with this RID, if it is one of this container's.
     pub fn key_by_rid(&self, item_rid: &str) -> Option<&ItemKey> {
-        let (db, container, number) = rid::parse_item(item_rid)?;
+        let (db, container, document) = rid::parse_item(item_rid)?;
         if (db, container) != (self.database_number, self.number) {
             return None;
         }
-        self.by_number.get(number)
+        self.by_rid.get(document)
     }
 
     /// The live items changed after `lsn`, in the order of their last write

@@ -42,6 +42,23 @@ impl Container {
         self.ranges.settle_container_lsns(self.log.last_lsn());
     }
 
+    /// Keeps the RIDs it gives beyond `other`'s: RIDs are not reused (a
+    /// restored snapshot replacing the account's current container).
+    pub fn keep_rids_growing(&mut self, other: &Container) {
+        self.by_rid.keep_growing(&other.by_rid.counters());
+    }
+
+    /// Each physical partition's (`ridPrefix`, highest RID counter given):
+    /// what a snapshot keeps beside the items (`rids.rs`).
+    pub fn rid_counters(&self) -> Vec<(u32, u64)> {
+        self.by_rid.counters()
+    }
+
+    /// Takes a snapshot's RID counters (they only grow).
+    pub fn restore_rid_counters(&mut self, counters: &[(u32, u64)]) {
+        self.by_rid.keep_growing(counters);
+    }
+
     /// Takes a snapshot's counters (they only grow).
     pub fn restore_counters(&mut self, next_item: u64, last_lsn: u64, dropped_through: u64) {
         self.next_item = self.next_item.max(next_item);
@@ -123,6 +140,7 @@ impl Container {
     /// replaces an earlier, expired one), logging nothing.
     pub fn restore_items(&mut self, items: Vec<(ItemKey, Item)>) {
         let mut by_number: Vec<(u64, ItemKey)> = Vec::with_capacity(items.len());
+        let mut by_rid: Vec<(u64, ItemKey)> = Vec::with_capacity(items.len());
         self.drop_indexes();
         for (key, item) in items {
             self.next_item = self.next_item.max(item.number);
@@ -131,6 +149,7 @@ impl Container {
             self.restore_range_lsn(&key, item.range_lsn, item.lsn);
             self.by_partition.insert(item.number, key.clone());
             by_number.push((item.number, key.clone()));
+            by_rid.push((item.rid, key.clone()));
             self.restore_unique(&key, &item.body);
             self.vectors.put(item.number, &key, &item.body);
             self.spatial.put(item.number, &key, &item.body);
@@ -140,6 +159,7 @@ impl Container {
         for (number, key) in by_number {
             self.by_number.insert(number, key);
         }
+        self.by_rid.restore(by_rid);
     }
 
     /// Restores a snapshot's log entry; `body_is_current`: its body is the

@@ -279,9 +279,10 @@ impl Store {
                         clock.restart_at(at);
                     }
                 }
-                Record::Item { .. } | Record::Change { .. } | Record::Counters { .. } => {
-                    pending.apply(catalog, record)?
-                }
+                Record::Item { .. }
+                | Record::Change { .. }
+                | Record::RidCounters { .. }
+                | Record::Counters { .. } => pending.apply(catalog, record)?,
                 Record::Install {
                     container,
                     key,
@@ -327,9 +328,10 @@ impl Store {
                 Record::End(expected) => {
                     return Err(format!("it says {expected} records, {count} were read"))
                 }
-                Record::Item { .. } | Record::Change { .. } | Record::Counters { .. } => {
-                    pending.apply(catalog, record)?
-                }
+                Record::Item { .. }
+                | Record::Change { .. }
+                | Record::RidCounters { .. }
+                | Record::Counters { .. } => pending.apply(catalog, record)?,
                 _ => return Err("a log record in a snapshot".into()),
             }
             Ok(())

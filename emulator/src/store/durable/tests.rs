@@ -51,6 +51,7 @@ pub(in crate::store) fn fingerprint(store: &Store) -> Value {
                         item.ttl.map(crate::ttl::Ttl::to_i64),
                         item.etag.to_string(),
                         item.number,
+                        item.rid,
                         item.lsn
                     ])
                 })
@@ -69,7 +70,7 @@ pub(in crate::store) fn fingerprint(store: &Store) -> Value {
                     ])
                 })
                 .collect();
-            json!({"items": items, "log": log, "counters": c.counters()})
+            json!({"items": items, "log": log, "counters": c.counters(), "rid_counters": c.rid_counters()})
         })
         .collect();
     json!({

@@ -323,7 +323,18 @@ pub(crate) fn with_the_system_clock_items_that_expired_while_stopped_are_purged_
 
 #[test]
 pub(crate) fn rids_are_never_reused_after_a_restart() {
-    let scratch = Scratch::new("rids");
+    rids_are_never_reused(false);
+}
+
+/// The same with a compaction after the deletes: the snapshot, which
+/// holds only live items, keeps each range's highest RID counter given.
+#[test]
+pub(crate) fn rids_are_never_reused_after_a_compaction_and_a_restart() {
+    rids_are_never_reused(true);
+}
+
+fn rids_are_never_reused(compact: bool) {
+    let scratch = Scratch::new(if compact { "rids-compacted" } else { "rids" });
     let start = START.to_string();
     let args = ["--clock", "manual", "--clock-start", &start];
     let mut emu = Emu::start(&scratch, &args);
@@ -351,6 +362,9 @@ pub(crate) fn rids_are_never_reused_after_a_restart() {
     );
     let gone_rid = api.ok(gone)["_rid"].as_str().unwrap().to_string();
     assert_eq!(api.delete("/dbs/db/colls/gone", &[]).status, 204);
+    if compact {
+        api.ok(api.post("/_emulator/compact", &json!({}), &[]));
+    }
     emu.kill();
 
     let emu = Emu::start(&scratch, &args);
