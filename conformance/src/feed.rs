@@ -6,8 +6,10 @@
 //! `#change-feed-all-versions-and-deletes`);
 //! the matching rules are in the README ("Change feed").
 
-use crate::client::{segment, Client, Request, Response, TransportError};
-use crate::clock::{excerpt, TimeMode, Timeline};
+use crate::client::{
+    excerpt, partition_key_header, segment, Client, Request, Response, TransportError,
+};
+use crate::clock::{TimeMode, Timeline};
 use crate::fixtures::grammar::{canonical, normalize_rows, render_rows};
 use crate::fixtures::{Changes, Expect, FeedMode, FeedStart};
 use crate::outcome::{observe_error, Observed};
@@ -253,7 +255,7 @@ fn request(
         .header("a-im", a_im(changes.mode))
         .header(
             "x-ms-documentdb-partitionkey",
-            crate::runner::partition_key_header(partition_key),
+            partition_key_header(partition_key),
         );
     if changes.mode == FeedMode::AllVersions {
         request = request.header(

@@ -19,8 +19,7 @@
 //! `code`, the body's shape) is protocol: a difference there is a protocol
 //! note beside the verdict, never the verdict.
 
-use crate::client::{Response, TransportError};
-use crate::clock::excerpt;
+use crate::client::{excerpt, Response, TransportError};
 use crate::fixtures::grammar::{canonical, normalize_rows, render_rows, ttl_part};
 use serde_json::{Map, Value};
 
