@@ -10,7 +10,8 @@ use crate::client::{
     excerpt, partition_key_header, segment, Client, Request, Response, TransportError,
 };
 use crate::clock::{TimeMode, Timeline};
-use crate::fixtures::grammar::{canonical, normalize_rows, render_rows};
+use crate::fixtures::canonical::canonical;
+use crate::fixtures::grammar::{normalize_rows, render_rows};
 use crate::fixtures::{Changes, Expect, FeedMode, FeedStart};
 use crate::outcome::{observe_error, Observed};
 use reqwest::Method;

@@ -40,7 +40,7 @@ use sha2::{Digest, Sha256};
 
 use crate::client::{describe, excerpt, Response};
 use crate::clock::WallClock;
-use crate::fixtures::grammar::canonical;
+use crate::fixtures::canonical::canonical;
 use crate::fixtures::Sproc;
 use crate::outcome::Observed;
 
