@@ -16,9 +16,8 @@ use std::cmp::Ordering;
 use bytes::Bytes;
 use serde_json::Value;
 
-use crate::connection::Connection;
+use crate::connection::{expect_success, Connection};
 use crate::cosmos::Signer;
-use crate::measure::expect_success;
 
 /// What this client declares it can merge (the query plan request's
 /// `x-ms-cosmos-supported-query-features`).
