@@ -2,13 +2,12 @@
 //! against the measurements (pass, miss, or not measured), and the
 //! throughput ratios they rest on.
 
-use serde::Serialize;
-
+use crate::figures::{count, mib, ms};
 use crate::load::Throughput;
 use crate::measure::conformance::Conformance;
 use crate::measure::persistence::{PersistenceResults, Storage};
 use crate::measure::purge::Purge;
-use crate::report::{mib, ms, TargetResults};
+use crate::results::{Check, Ratio, TargetResults};
 
 pub const READY_MS: f64 = 50.0;
 pub const IDLE_RSS_BYTES: u64 = 20 * 1024 * 1024;
@@ -28,25 +27,6 @@ pub const PERSISTED_READY_MS: f64 = 1000.0;
 pub const EMPTY_DIR_READY_MS: f64 = 50.0;
 /// RSS after loading from disk over RSS of the same items in memory.
 pub const PERSISTED_RSS: f64 = 1.5;
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Check {
-    pub target: String,
-    pub measured: String,
-    /// `None`: not measured.
-    pub pass: Option<bool>,
-}
-
-/// The emulator's throughput over another target's, at one concurrency.
-#[derive(Debug, Clone, Serialize)]
-pub struct Ratio {
-    pub operation: &'static str,
-    pub concurrency: usize,
-    pub versus: String,
-    pub emulator_per_second: f64,
-    pub other_per_second: f64,
-    pub ratio: f64,
-}
 
 /// Ratios at every concurrency both measured.
 pub fn ratios(
@@ -90,9 +70,9 @@ fn peak_read_ratio(ratios: &[Ratio], versus: &str) -> Option<(f64, String)> {
         ratio,
         format!(
             "{ratio:.2}× (peaks {} at concurrency {} vs {} at {}; per concurrency: {})",
-            crate::report::count(emulator.emulator_per_second),
+            count(emulator.emulator_per_second),
             emulator.concurrency,
-            crate::report::count(other.other_per_second),
+            count(other.other_per_second),
             other.concurrency,
             per_concurrency.join(", ")
         ),
@@ -120,8 +100,8 @@ fn persisted_writes(persistence: Option<&PersistenceResults>) -> Option<(f64, St
         ratio,
         format!(
             "{ratio:.2}× ({} vs {} writes/s{never})",
-            crate::report::count(periodic),
-            crate::report::count(memory)
+            count(periodic),
+            count(memory)
         ),
     ))
 }

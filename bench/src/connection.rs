@@ -1,5 +1,6 @@
 //! One keep-alive HTTP/1.1 connection to a target: plain TCP, or TLS that
-//! accepts any certificate (only for the peer emulator's self-signed one).
+//! accepts any certificate (only for the peer emulator's self-signed one);
+//! its responses read whole, and `expect_success` to want a 2xx of one.
 
 use std::io;
 use std::sync::{Arc, OnceLock};
@@ -65,6 +66,20 @@ pub struct Response {
     pub status: StatusCode,
     pub headers: hyper::HeaderMap,
     pub body: Bytes,
+}
+
+/// A response that is a 2xx, or a message naming what came instead.
+pub fn expect_success(result: Result<Response, hyper::Error>) -> Result<Response, String> {
+    let response = result.map_err(|e| format!("request failed: {e}"))?;
+    if response.status.is_success() {
+        Ok(response)
+    } else {
+        Err(format!(
+            "answered {}: {:.300}",
+            response.status,
+            String::from_utf8_lossy(&response.body)
+        ))
+    }
 }
 
 /// One connection; requests go one at a time.

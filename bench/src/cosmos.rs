@@ -150,9 +150,10 @@ impl Signer {
         )
     }
 
-    /// The query plan of a cross-partition query, as the SDKs ask for it
-    /// (`crate::plan_query::SUPPORTED_FEATURES` declared).
-    pub fn query_plan(&self, db: &str, coll: &str, body: Bytes) -> Request<Body> {
+    /// The query plan of a cross-partition query, as the SDKs ask for it:
+    /// `features` is what the asking client can merge
+    /// (`x-ms-cosmos-supported-query-features`).
+    pub fn query_plan(&self, db: &str, coll: &str, body: Bytes, features: &str) -> Request<Body> {
         let link = format!("dbs/{db}/colls/{coll}");
         self.signed(
             Method::POST,
@@ -164,10 +165,7 @@ impl Signer {
                 ("x-ms-documentdb-isquery", "True"),
                 ("x-ms-documentdb-query-enablecrosspartition", "True"),
                 ("x-ms-cosmos-is-query-plan-request", "True"),
-                (
-                    "x-ms-cosmos-supported-query-features",
-                    crate::plan_query::SUPPORTED_FEATURES,
-                ),
+                ("x-ms-cosmos-supported-query-features", features),
                 ("x-ms-cosmos-query-version", "1.0"),
             ],
             body,

@@ -8,18 +8,23 @@
 //! `load` (the load generator and its measurement window), `process`
 //! (servers under test, /proc), `targets` (the three servers),
 //! `measure` (one module per measurement), `plan_query` (a cross-partition
-//! query through its plan, as the SDKs run one), `checks` (targets and ratios),
-//! `report` (results.json and results.md), `run` (the sequence).
+//! query through its plan, as the SDKs run one), `settings` (what a run is
+//! given), `figures` (how a number is written), `results` (the model of
+//! results.json), `checks` (targets and ratios), `report` (results.md),
+//! `run` (the sequence).
 
 pub mod checks;
 pub mod connection;
 pub mod cosmos;
 pub mod documents;
+pub mod figures;
 pub mod load;
 pub mod measure;
 pub mod plan_query;
 pub mod process;
 pub mod report;
+pub mod results;
 pub mod run;
+pub mod settings;
 pub mod stats;
 pub mod targets;

@@ -16,9 +16,8 @@ use std::cmp::Ordering;
 use bytes::Bytes;
 use serde_json::Value;
 
-use crate::connection::Connection;
+use crate::connection::{expect_success, Connection};
 use crate::cosmos::Signer;
-use crate::measure::expect_success;
 
 /// What this client declares it can merge (the query plan request's
 /// `x-ms-cosmos-supported-query-features`).
@@ -108,8 +107,12 @@ pub async fn run(
     page_size: i64,
 ) -> Result<PlanRun, String> {
     let body = query_json(query);
-    let response = expect_success(connection.send(signer.query_plan(db, coll, body)).await)
-        .map_err(|e| format!("the query plan {e}"))?;
+    let response = expect_success(
+        connection
+            .send(signer.query_plan(db, coll, body, SUPPORTED_FEATURES))
+            .await,
+    )
+    .map_err(|e| format!("the query plan {e}"))?;
     let plan: Value = serde_json::from_slice(&response.body)
         .map_err(|e| format!("the query plan is not JSON: {e}"))?;
     let merge = merge_of(&plan)?;

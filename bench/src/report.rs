@@ -1,149 +1,20 @@
-//! The results of a run: the model written to `results.json`, and the
-//! Markdown tables written to `results.md` and printed.
+//! The results of a run as the Markdown tables written to `results.md`
+//! and printed (the model itself, written to `results.json`, is
+//! `results.rs`).
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
-
-use crate::checks::{Check, Ratio};
+use crate::figures::{count, mib, ms};
 use crate::load::Throughput;
 use crate::measure::batch::BatchResults;
-use crate::measure::change_feed::ChangeFeedRead;
-use crate::measure::conformance::Conformance;
-use crate::measure::dataset::Memory;
-use crate::measure::isolation::{self, IsolationRow};
-use crate::measure::persistence::{self, PersistenceResults};
+use crate::measure::isolation;
+use crate::measure::persistence;
 use crate::measure::purge::Purge;
-use crate::measure::query::QueryLatency;
-use crate::measure::ranges::{self, RangesResults};
+use crate::measure::ranges;
 use crate::measure::scripts::ScriptsResults;
 use crate::measure::search::SearchResults;
-use crate::measure::startup::Startup;
-use crate::run::Settings;
+use crate::results::{Results, TargetResults};
 use crate::stats::Latency;
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Results {
-    /// Seconds since the epoch when the run ended.
-    pub finished_unix: u64,
-    /// What was measured, e.g. the git revision.
-    pub label: Option<String>,
-    pub machine: Machine,
-    pub settings: Settings,
-    pub targets: Vec<TargetResults>,
-    /// Transactional batch and bulk against single creates (emulator).
-    pub batch: Option<BatchResults>,
-    /// Stored procedures and UDFs (emulator).
-    pub scripts: Option<ScriptsResults>,
-    /// Vector and full-text search (emulator).
-    pub search: Option<SearchResults>,
-    pub purge: Option<Purge>,
-    /// One partition key range beside ten (emulator).
-    pub ranges: Option<RangesResults>,
-    /// `--data-dir` against in memory (emulator).
-    pub persistence: Option<PersistenceResults>,
-    /// Reset, snapshot and restore of the whole account (emulator).
-    pub isolation: Option<Vec<IsolationRow>>,
-    pub conformance: Option<Conformance>,
-    pub ratios: Vec<Ratio>,
-    pub checks: Vec<Check>,
-    /// Skips and failures, in words.
-    pub notes: Vec<String>,
-}
-
-/// Everything measured on one target.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct TargetResults {
-    pub name: String,
-    pub description: String,
-    pub startup: Option<Startup>,
-    pub idle_rss_bytes: Option<u64>,
-    pub empty_container_rss_bytes: Option<u64>,
-    pub memory: Vec<Memory>,
-    /// Size of a point read's answer body.
-    pub point_read_body_bytes: Option<usize>,
-    /// A point read's answer headers (`name: value`), but those hyper
-    /// writes itself (`content-length`, `date`): what the bare server
-    /// answers with, so that both answers weigh the same on the wire.
-    pub point_read_headers: Vec<String>,
-    pub reads: Vec<Throughput>,
-    pub writes: Vec<Throughput>,
-    pub queries: Vec<QueryLatency>,
-    /// The latest-version change feed read from the beginning, per size.
-    pub change_feed: Vec<ChangeFeedRead>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Machine {
-    pub cpus: usize,
-    pub cpu_model: String,
-    pub kernel: String,
-    pub memory_bytes: u64,
-    /// /proc/loadavg at the start and the end: the machine is shared.
-    pub load_average_start: String,
-    pub load_average_end: String,
-}
-
-impl Machine {
-    pub fn probe() -> Machine {
-        let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
-        let cpuinfo = read("/proc/cpuinfo");
-        let meminfo = read("/proc/meminfo");
-        Machine {
-            cpus: std::thread::available_parallelism().map_or(0, |n| n.get()),
-            cpu_model: cpuinfo
-                .lines()
-                .find_map(|l| l.strip_prefix("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-                .unwrap_or_default(),
-            kernel: read("/proc/sys/kernel/osrelease").trim().to_string(),
-            memory_bytes: meminfo
-                .lines()
-                .find_map(|l| l.strip_prefix("MemTotal:"))
-                .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
-                .map_or(0, |kb| kb * 1024),
-            load_average_start: load_average(),
-            load_average_end: String::new(),
-        }
-    }
-}
-
-pub fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default()
-}
-
-/// `12.3 MiB`
-pub fn mib(bytes: u64) -> String {
-    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
-}
-
-/// Microseconds as milliseconds: `0.42 ms`, `12.3 ms`, `1234 ms`.
-pub fn ms(us: u32) -> String {
-    let ms = f64::from(us) / 1000.0;
-    if ms < 10.0 {
-        format!("{ms:.2} ms")
-    } else if ms < 100.0 {
-        format!("{ms:.1} ms")
-    } else {
-        format!("{ms:.0} ms")
-    }
-}
-
-/// A rate with thousands separators: `12,345`.
-pub fn count(value: f64) -> String {
-    let digits = format!("{:.0}", value.max(0.0));
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
 
 fn latency_cells(latency: &Option<Latency>) -> (String, String) {
     match latency {
@@ -712,32 +583,4 @@ fn purge_table(md: &mut String, p: &Purge) {
         "\nProgress (expired items still stored): {}.",
         progress.join("; ")
     );
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rstest::rstest;
-
-    #[rstest]
-    #[case(0.0, "0")]
-    #[case(999.4, "999")]
-    #[case(1000.0, "1,000")]
-    #[case(1234567.0, "1,234,567")]
-    fn counts(#[case] value: f64, #[case] expected: &str) {
-        assert_eq!(count(value), expected);
-    }
-
-    #[rstest]
-    #[case(420, "0.42 ms")]
-    #[case(12_345, "12.3 ms")]
-    #[case(1_234_567, "1235 ms")]
-    fn milliseconds(#[case] us: u32, #[case] expected: &str) {
-        assert_eq!(ms(us), expected);
-    }
-
-    #[test]
-    fn mebibytes() {
-        assert_eq!(mib(20 * 1024 * 1024), "20.0 MiB");
-    }
 }

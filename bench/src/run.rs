@@ -1,90 +1,31 @@
 //! One benchmark run: every measurement on every target, in order, with
 //! progress on stderr; failures of one measurement become notes.
 
-use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-use serde::Serialize;
 
 use crate::checks;
 use crate::connection::Endpoint;
 use crate::cosmos::Signer;
-use crate::load::{throughput, Window};
+use crate::figures::{count, mib, ms};
+use crate::load::throughput;
 use crate::measure::batch;
 use crate::measure::change_feed;
 use crate::measure::conformance;
 use crate::measure::dataset::{self, Memory, DATABASE};
-use crate::measure::isolation::{self, IsolationSettings};
-use crate::measure::persistence::{self, PersistenceSettings};
-use crate::measure::purge::{self, PurgeSettings};
-use crate::measure::query::{self, QueryKind};
+use crate::measure::isolation;
+use crate::measure::persistence;
+use crate::measure::purge;
+use crate::measure::query;
 use crate::measure::ranges;
 use crate::measure::scripts;
 use crate::measure::search;
 use crate::measure::{point, send_once, startup};
 use crate::process::ServerProcess;
-use crate::report::{self, count, mib, ms, Machine, Results, TargetResults};
+use crate::results::{self, Machine, Results, TargetResults};
+use crate::settings::{Parts, Paths, Settings};
 use crate::targets::{self, Target};
 
 const CONTAINER: &str = "items";
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Settings {
-    pub window: Window,
-    pub startup_runs: usize,
-    pub item_bytes: usize,
-    /// Item counts at which memory and queries are measured; point loads
-    /// run over the largest.
-    pub sizes: Vec<usize>,
-    pub concurrencies: Vec<usize>,
-    pub fill_concurrency: usize,
-    /// The queries measured, at every size, on every Cosmos target.
-    pub queries: Vec<QueryKind>,
-    pub query_budget: Duration,
-    pub query_runs: (usize, usize),
-    pub purge: PurgeSettings,
-    pub persistence: PersistenceSettings,
-    pub isolation: IsolationSettings,
-    pub conformance_runs: usize,
-    pub client_threads: usize,
-    pub peer_tls: bool,
-    /// The bare server answers with `content-type` alone instead of the
-    /// emulator's point-read headers (`--bare-plain`).
-    pub bare_plain: bool,
-}
-
-/// Where things are.
-#[derive(Debug, Clone)]
-pub struct Paths {
-    /// Holds cosmos-emulator, bare-server, cosmos-conformance.
-    pub bin_dir: PathBuf,
-    /// Where the peer is installed; `None`: skip it.
-    pub peer_dir: Option<PathBuf>,
-    pub fixtures: PathBuf,
-    pub out_dir: PathBuf,
-}
-
-/// Which parts to run.
-#[derive(Debug, Clone, Copy)]
-pub struct Parts {
-    pub emulator: bool,
-    pub bare: bool,
-    pub peer: bool,
-    /// Transactional batch and bulk against single creates (emulator).
-    pub batch: bool,
-    pub purge: bool,
-    pub conformance: bool,
-    /// One partition key range beside ten (emulator).
-    pub ranges: bool,
-    /// Stored procedures and UDFs (emulator).
-    pub scripts: bool,
-    /// Vector and full-text search (emulator).
-    pub search: bool,
-    /// `--data-dir` against in memory (emulator).
-    pub persistence: bool,
-    /// Reset, snapshot and restore of the whole account (emulator).
-    pub isolation: bool,
-}
 
 pub async fn run(
     paths: &Paths,
@@ -348,7 +289,7 @@ pub async fn run(
         persistence.as_ref(),
         conformance.as_ref(),
     );
-    machine.load_average_end = report::load_average();
+    machine.load_average_end = results::load_average();
     Results {
         finished_unix: SystemTime::now()
             .duration_since(UNIX_EPOCH)

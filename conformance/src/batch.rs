@@ -20,8 +20,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::client::Response;
-use crate::clock::{excerpt, WallClock};
+use crate::client::{excerpt, Response};
+use crate::clock::WallClock;
 use crate::outcome::{observe_error, Observed};
 
 /// The operation types a batch may hold.

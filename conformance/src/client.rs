@@ -1,12 +1,13 @@
 //! Signed HTTP to a Cosmos DB endpoint: master-key authorization, the
-//! standard headers, and responses reduced to what the suite observes.
-//! This is the only module that talks to the target.
+//! standard headers, request paths, and responses reduced to what the suite
+//! observes (and to one line for messages). This is the only module that
+//! talks to the target.
 
 use base64::Engine as _;
 use hmac::{Hmac, KeyInit, Mac};
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use reqwest::Method;
-use serde_json::Value;
+use serde_json::{json, Value};
 use sha2::Sha256;
 use std::fmt;
 use std::time::{Duration, SystemTime};
@@ -87,6 +88,16 @@ pub fn segment(id: &str) -> String {
     utf8_percent_encode(id, SEGMENT_ESCAPE).to_string()
 }
 
+/// A resource link as a request path, each segment escaped.
+pub fn path(link: &str) -> String {
+    link.split('/').map(segment).collect::<Vec<_>>().join("/")
+}
+
+/// The `x-ms-documentdb-partitionkey` header's value for a string key.
+pub fn partition_key_header(value: &str) -> String {
+    json!([value]).to_string()
+}
+
 /// What a request came back with.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Response {
@@ -120,6 +131,30 @@ impl Response {
             .unwrap_or("")
             .to_string();
         Some((code, message))
+    }
+}
+
+/// A response for messages: its status with the error's code and message,
+/// or with the start of its body.
+pub fn describe(response: &Response) -> String {
+    match response.error() {
+        Some((code, message)) => format!("{} {code}: {message}", response.status),
+        None => format!("{}: {}", response.status, excerpt(&response.body)),
+    }
+}
+
+/// The start of a body, for messages, on one line: a pretty-printed JSON
+/// body (`{\n    "message": "Conflict"\n}`) would otherwise cut a
+/// progress line, which shows a message's first line, at its `{`.
+pub fn excerpt(body: &str) -> String {
+    const MAX: usize = 200;
+    let body = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    if body.is_empty() {
+        return "(empty body)".to_string();
+    }
+    match body.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}...", &body[..cut]),
+        None => body.to_string(),
     }
 }
 
@@ -286,7 +321,7 @@ impl Client {
         let retry_after_ms = header("x-ms-retry-after-ms");
         let body = response.text().await.map_err(|e| TransportError {
             kind: TransportKind::Other,
-            message: format!("{what}: reading the body: {}", describe(&e)),
+            message: format!("{what}: reading the body: {}", describe_failure(&e)),
         })?;
         Ok(Response {
             status,
@@ -302,7 +337,7 @@ impl Client {
 
 fn transport_error(what: &str, error: &reqwest::Error, https: bool) -> TransportError {
     use std::error::Error as _;
-    let text = describe(error);
+    let text = describe_failure(error);
     let mut io_kinds = Vec::new();
     let mut source = error.source();
     while let Some(cause) = source {
@@ -339,7 +374,7 @@ fn transport_error(what: &str, error: &reqwest::Error, https: bool) -> Transport
     }
 }
 
-fn describe(error: &reqwest::Error) -> String {
+fn describe_failure(error: &reqwest::Error) -> String {
     use std::error::Error as _;
     let mut text = if error.is_timeout() {
         "timed out".to_string()

@@ -1,16 +1,16 @@
 //! Time strategies: move the target's test clock (exact), or wait on the wall
 //! clock with the fixtures' seconds scaled down (approximate, so some
-//! checkpoints cannot be observed and their cases are skipped, never guessed).
+//! checkpoints cannot be observed and their cases are skipped, never guessed:
+//! `unobservable.rs` finds them).
 
-use crate::client::{Client, Request};
-use crate::fixtures::{Action, Case};
+use crate::client::{excerpt, Client, Request};
 use reqwest::Method;
 use serde_json::{json, Map, Value};
 use std::time::{Duration, SystemTime};
 use tokio::time::Instant;
 
 /// The largest TTL value; it and anything larger are never scaled.
-const MAX_TTL: u64 = 2_147_483_647;
+pub const MAX_TTL: u64 = 2_147_483_647;
 
 /// How `_ts` being whole seconds blurs an expiry instant on the wall clock.
 const WHOLE_SECOND: f64 = 1.0;
@@ -115,21 +115,6 @@ fn parse_now(body: &str) -> Result<i64, String> {
         })
 }
 
-/// The start of a body, for messages, on one line: a pretty-printed JSON
-/// body (`{\n    "message": "Conflict"\n}`) would otherwise cut a
-/// progress line, which shows a message's first line, at its `{`.
-pub fn excerpt(body: &str) -> String {
-    const MAX: usize = 200;
-    let body = body.split_whitespace().collect::<Vec<_>>().join(" ");
-    if body.is_empty() {
-        return "(empty body)".to_string();
-    }
-    match body.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}...", &body[..cut]),
-        None => body.to_string(),
-    }
-}
-
 /// One case's timeline: lets case time pass up to each step's `at`.
 pub struct Timeline {
     mode: TimeMode,
@@ -196,14 +181,6 @@ pub struct WallClock {
     pub scale: f64,
 }
 
-/// A step of a case that the wall clock cannot observe reliably.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Unobservable {
-    pub at: u64,
-    /// The nearest possible expiry instant, in fixture seconds.
-    pub instant: u64,
-}
-
 impl WallClock {
     pub fn new(scale: f64) -> Result<WallClock, String> {
         if scale.is_finite() && scale > 0.0 {
@@ -263,96 +240,4 @@ impl WallClock {
             })
             .collect()
     }
-
-    /// The steps of `case` whose outcome the wall clock cannot decide: those
-    /// within the tolerance of any instant at which something in the case
-    /// might expire (any write time plus any TTL value of the case), or
-    /// whose order against such an instant the scaling would change. The
-    /// set is deliberately larger than what the documentation predicts, so
-    /// that the judgement does not depend on the rules under test.
-    pub fn unobservable(&self, case: &Case) -> Vec<Unobservable> {
-        let values = ttl_values(case);
-        let writes: Vec<u64> = case
-            .steps
-            .iter()
-            .filter(|s| s.action.is_item_write())
-            .map(|s| s.at)
-            .collect();
-        let mut found = Vec::new();
-        for step in &case.steps {
-            let nearest = writes
-                .iter()
-                .filter(|&&w| w <= step.at)
-                .flat_map(|&w| values.iter().map(move |&v| (w, v)))
-                .filter(|&(w, v)| !self.separates(step.at, w, v))
-                .map(|(w, v)| w + v)
-                .min_by_key(|instant| instant.abs_diff(step.at));
-            if let Some(instant) = nearest {
-                found.push(Unobservable {
-                    at: step.at,
-                    instant,
-                });
-            }
-        }
-        found
-    }
-
-    /// Whether a step at `at` is reliably on the fixture's side of the
-    /// instant `write + value`.
-    fn separates(&self, at: u64, write: u64, value: u64) -> bool {
-        let instant = write + value;
-        if at == instant {
-            return false;
-        }
-        let sent = self.ttl(&json!(value)).as_u64().unwrap_or(value) as f64;
-        let real = (at as f64 - write as f64) * self.scale - sent;
-        (real > 0.0) == (at > instant) && real.abs() >= self.tolerance()
-    }
-}
-
-/// Every positive TTL value that appears anywhere in a case.
-fn ttl_values(case: &Case) -> Vec<u64> {
-    let mut values = Vec::new();
-    let mut take = |value: Option<&Value>| {
-        if let Some(v) = value
-            .and_then(Value::as_u64)
-            .filter(|v| *v > 0 && *v < MAX_TTL)
-        {
-            values.push(v);
-        }
-    };
-    if let Some(container) = &case.container {
-        take(container.get("defaultTtl"));
-    }
-    for step in &case.steps {
-        match &step.action {
-            Action::Create(body) | Action::Upsert(body) | Action::Replace(body) => {
-                take(body.get("ttl"))
-            }
-            Action::CreateContainer(body) | Action::ReplaceContainer(body) => {
-                take(body.get("defaultTtl"))
-            }
-            Action::Patch { operations, .. } => {
-                for op in operations {
-                    if op.get("path").and_then(Value::as_str) == Some("/ttl") {
-                        take(op.get("value"));
-                    }
-                }
-            }
-            Action::Batch(operations) => {
-                for value in crate::batch::written_ttls(operations) {
-                    take(Some(value));
-                }
-            }
-            Action::Sproc(sproc) => {
-                for value in crate::sproc::written_ttls(sproc) {
-                    take(Some(value));
-                }
-            }
-            _ => {}
-        }
-    }
-    values.sort_unstable();
-    values.dedup();
-    values
 }

@@ -6,10 +6,8 @@
 //! be set up, or got no answer, is never excused by the list.
 
 use crate::outcome::{CaseRun, Verdict};
-use crate::report::{Report, Status};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// An implementation's known failures against the conformance suite
@@ -100,50 +98,6 @@ impl Expectations {
             .collect()
     }
 
-    /// The list a report calls for: every case that failed (listed or not),
-    /// keeping the reasons already written; cases that now pass drop out,
-    /// skipped cases keep their entry (the run could not tell).
-    pub fn from_report(
-        report: &Report,
-        previous: Option<&Expectations>,
-        implementation: &str,
-        generated: &str,
-    ) -> Expectations {
-        let previous_entry = |id: &str| previous.and_then(|p| p.find(id));
-        let mut failures: BTreeMap<&str, KnownFailure> = BTreeMap::new();
-        for case in &report.cases {
-            let entry = match case.status {
-                // Only a failure observed to the end can be listed: an
-                // error (setup, no answer) would never count as expected.
-                Status::Failed | Status::ExpectedFailure if case.ran_fully() => KnownFailure {
-                    id: case.id.clone(),
-                    reason: previous_entry(&case.id)
-                        .map(|p| p.reason.clone())
-                        .unwrap_or_else(|| {
-                            let message = case.message.as_deref().unwrap_or("failed");
-                            format!("observed: {}", first_line(message))
-                        }),
-                    mismatches: case.mismatches.clone(),
-                },
-                Status::Skipped => match previous_entry(&case.id) {
-                    Some(entry) => entry.clone(),
-                    None => continue,
-                },
-                _ => continue,
-            };
-            failures.insert(&case.id, entry);
-        }
-        // Keep the fixtures' order, which reads like the documentation.
-        let order: Vec<&str> = report.cases.iter().map(|c| c.id.as_str()).collect();
-        let mut failures: Vec<KnownFailure> = failures.into_values().collect();
-        failures.sort_by_key(|f| order.iter().position(|id| *id == f.id));
-        Expectations {
-            implementation: implementation.to_string(),
-            generated: Some(generated.to_string()),
-            failures,
-        }
-    }
-
     pub fn to_toml(&self) -> String {
         let header = "# Known failures of one implementation against the conformance suite.\n\
                       # A listed case that fails is an expected failure; a listed case that\n\
@@ -156,8 +110,40 @@ impl Expectations {
     }
 }
 
-fn first_line(text: &str) -> &str {
-    text.lines().next().unwrap_or(text)
+/// A case's status once its expectation (if any) is applied to its run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    Passed,
+    Failed,
+    ExpectedFailure,
+    UnexpectedPass,
+    Skipped,
+}
+
+impl Status {
+    pub const ALL: [Status; 5] = [
+        Status::Passed,
+        Status::Failed,
+        Status::ExpectedFailure,
+        Status::UnexpectedPass,
+        Status::Skipped,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::Failed => "failed",
+            Status::ExpectedFailure => "expected-failure",
+            Status::UnexpectedPass => "unexpected-pass",
+            Status::Skipped => "skipped",
+        }
+    }
+
+    /// Whether this status makes the run fail.
+    pub fn fails_run(self) -> bool {
+        matches!(self, Status::Failed | Status::UnexpectedPass)
+    }
 }
 
 /// A case's status once expectations are applied.

@@ -6,9 +6,12 @@
 //! `#change-feed-all-versions-and-deletes`);
 //! the matching rules are in the README ("Change feed").
 
-use crate::client::{segment, Client, Request, Response, TransportError};
-use crate::clock::{excerpt, TimeMode, Timeline};
-use crate::fixtures::grammar::{canonical, normalize_rows, render_rows};
+use crate::client::{
+    excerpt, partition_key_header, segment, Client, Request, Response, TransportError,
+};
+use crate::clock::{TimeMode, Timeline};
+use crate::fixtures::canonical::canonical;
+use crate::fixtures::grammar::{normalize_rows, render_rows};
 use crate::fixtures::{Changes, Expect, FeedMode, FeedStart};
 use crate::outcome::{observe_error, Observed};
 use reqwest::Method;
@@ -253,7 +256,7 @@ fn request(
         .header("a-im", a_im(changes.mode))
         .header(
             "x-ms-documentdb-partitionkey",
-            crate::runner::partition_key_header(partition_key),
+            partition_key_header(partition_key),
         );
     if changes.mode == FeedMode::AllVersions {
         request = request.header(

@@ -24,6 +24,7 @@ pub mod snapshot;
 pub mod source;
 pub mod sproc;
 pub mod throughput;
+pub mod unobservable;
 
 use client::{Client, Credentials};
 use clock::ClockChoice;

@@ -19,9 +19,9 @@
 //! `code`, the body's shape) is protocol: a difference there is a protocol
 //! note beside the verdict, never the verdict.
 
-use crate::client::{Response, TransportError};
-use crate::clock::excerpt;
-use crate::fixtures::grammar::{canonical, normalize_rows, render_rows, ttl_part};
+use crate::client::{excerpt, Response, TransportError};
+use crate::fixtures::canonical::canonical;
+use crate::fixtures::grammar::{normalize_rows, render_rows, ttl_part};
 use serde_json::{Map, Value};
 
 /// The token written for a step the runner did not get to.

@@ -3,8 +3,7 @@
 //! target cannot be reached must not look like a run whose cases failed,
 //! and never like one whose failures were expected: it does not start.
 
-use crate::client::{Client, Request, TransportKind};
-use crate::clock::excerpt;
+use crate::client::{excerpt, Client, Request, TransportKind};
 use reqwest::Method;
 use serde_json::Value;
 use std::fmt;

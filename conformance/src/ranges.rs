@@ -3,9 +3,7 @@
 //! (`GET .../pkranges`, the request every SDK sends before a cross-partition
 //! query or change feed).
 
-use crate::client::{Client, Request};
-use crate::clock::excerpt;
-use crate::runner::{describe, path};
+use crate::client::{describe, excerpt, path, Client, Request};
 use reqwest::Method;
 use serde_json::Value;
 use std::collections::BTreeSet;

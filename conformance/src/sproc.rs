@@ -38,9 +38,9 @@
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use crate::client::Response;
-use crate::clock::{excerpt, WallClock};
-use crate::fixtures::grammar::canonical;
+use crate::client::{describe, excerpt, Response};
+use crate::clock::WallClock;
+use crate::fixtures::canonical::canonical;
 use crate::fixtures::Sproc;
 use crate::outcome::Observed;
 
@@ -153,7 +153,7 @@ pub fn not_created(response: &Response) -> Observed {
         token: format!("not created ({})", response.status),
         detail: Some(format!(
             "creating the stored procedure answered {}",
-            crate::runner::describe(response)
+            describe(response)
         )),
     }
 }

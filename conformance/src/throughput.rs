@@ -24,8 +24,7 @@
 //! The charges are read from the headers, which carry two decimals, so
 //! each comparison allows half a hundredth per admitted write.
 
-use crate::client::Response;
-use crate::clock::excerpt;
+use crate::client::{excerpt, Response};
 use crate::fixtures::grammar::Bound;
 use crate::outcome::{observe_error, Observed};
 

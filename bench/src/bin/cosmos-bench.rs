@@ -12,7 +12,8 @@ use cosmos_bench::measure::isolation::IsolationSettings;
 use cosmos_bench::measure::persistence::PersistenceSettings;
 use cosmos_bench::measure::purge::PurgeSettings;
 use cosmos_bench::measure::query::QueryKind;
-use cosmos_bench::run::{self, Parts, Paths, Settings};
+use cosmos_bench::run;
+use cosmos_bench::settings::{Parts, Paths, Settings};
 
 #[derive(Debug, Parser)]
 #[command(about = "Benchmarks the emulator beside a peer emulator and the bare HTTP stack")]

@@ -15,7 +15,7 @@ pub mod scripts;
 pub mod search;
 pub mod startup;
 
-use crate::connection::{Connection, Endpoint, Response};
+use crate::connection::{expect_success, Connection, Endpoint, Response};
 use crate::cosmos::Body;
 use hyper::Request;
 
@@ -25,18 +25,4 @@ pub async fn send_once(endpoint: &Endpoint, request: Request<Body>) -> Result<Re
         .await
         .map_err(|e| format!("cannot connect to {}: {e}", endpoint.url()))?;
     expect_success(connection.send(request).await)
-}
-
-/// A response that is a 2xx, or a message naming what came instead.
-pub fn expect_success(result: Result<Response, hyper::Error>) -> Result<Response, String> {
-    let response = result.map_err(|e| format!("request failed: {e}"))?;
-    if response.status.is_success() {
-        Ok(response)
-    } else {
-        Err(format!(
-            "answered {}: {:.300}",
-            response.status,
-            String::from_utf8_lossy(&response.body)
-        ))
-    }
 }

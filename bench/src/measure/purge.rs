@@ -17,11 +17,11 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::connection::{Connection, Endpoint};
+use crate::connection::{expect_success, Connection, Endpoint};
 use crate::cosmos::Signer;
 use crate::load::{Counted, Load};
 use crate::measure::dataset::{self, DATABASE};
-use crate::measure::{expect_success, point, send_once};
+use crate::measure::{point, send_once};
 use crate::process::ServerProcess;
 use crate::stats::Latency;
 use crate::targets::Target;

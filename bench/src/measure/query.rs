@@ -13,11 +13,10 @@ use bytes::Bytes;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::connection::{Connection, Endpoint};
+use crate::connection::{expect_success, Connection, Endpoint};
 use crate::cosmos::{query_body, Signer};
 use crate::documents;
 use crate::measure::dataset::DATABASE;
-use crate::measure::expect_success;
 use crate::stats::Latency;
 
 /// The longest one run may take; the measurement stops at the first run

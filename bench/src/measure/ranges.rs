@@ -15,12 +15,12 @@ use serde_json::Value;
 
 use crate::connection::{Connection, Endpoint};
 use crate::cosmos::Signer;
+use crate::figures::{count, ms};
 use crate::load::{throughput, Throughput, Window};
 use crate::measure::dataset::{self, DATABASE};
 use crate::measure::{point, send_once};
 use crate::plan_query;
 use crate::process::ServerProcess;
-use crate::report::{count, ms};
 use crate::targets::Target;
 
 /// The two containers: name, throughput sent, ranges expected.

@@ -26,15 +26,15 @@ use bytes::Bytes;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::connection::{Connection, Endpoint};
+use crate::connection::{expect_success, Connection, Endpoint};
 use crate::cosmos::Signer;
 use crate::documents::{id, partition, partition_header, PARTITIONS};
+use crate::figures::{count, ms};
 use crate::load::{run_count, throughput, Counted, MakeRequest, Throughput, Window};
 use crate::measure::batch::{self, OPERATIONS};
 use crate::measure::dataset::{self, DATABASE};
-use crate::measure::{expect_success, send_once};
+use crate::measure::send_once;
 use crate::process::ServerProcess;
-use crate::report::{count, ms};
 use crate::stats::median;
 use crate::targets::Target;
 

@@ -28,12 +28,12 @@ use serde_json::{json, Value};
 use crate::connection::{Connection, Endpoint};
 use crate::cosmos::{query_body, Signer};
 use crate::documents::{group, id, partition};
+use crate::figures::{count, mib};
 use crate::load::Counted;
 use crate::measure::dataset::{self, DATABASE};
 use crate::measure::query;
 use crate::measure::send_once;
 use crate::process::ServerProcess;
-use crate::report::{count, mib};
 use crate::stats::median;
 use crate::targets::Target;
 

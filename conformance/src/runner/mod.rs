@@ -4,11 +4,12 @@
 //! containers, deleted after it), the steps in order; each step's request
 //! is `target.rs`'s.
 
-use crate::client::{segment, Client, Request, Response};
-use crate::clock::{excerpt, TimeMode, Timeline, WallClock};
+use crate::client::{describe, path, Client, Request};
+use crate::clock::{TimeMode, Timeline};
 use crate::feed::DEFAULT_PURGE_WAIT;
 use crate::fixtures::{Action, Case, Step};
 use crate::outcome::{CaseRun, Observed, StepOutcome, NOT_RUN};
+use crate::unobservable;
 use reqwest::Method;
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
@@ -170,9 +171,9 @@ impl Session {
                 return run;
             }
             TimeMode::Wall(wall) => {
-                let unobservable = wall.unobservable(case);
+                let unobservable = unobservable::steps(&wall, case);
                 if !unobservable.is_empty() {
-                    run.skipped = Some(skip_reason(&wall, &unobservable));
+                    run.skipped = Some(unobservable::skip_reason(&wall, &unobservable));
                     return run;
                 }
                 if let Some(step) = case.steps.iter().find(|s| waits_for_nothing(s)) {
@@ -362,30 +363,6 @@ fn not_run(step: &Step) -> StepOutcome {
     }
 }
 
-fn skip_reason(wall: &WallClock, unobservable: &[crate::clock::Unobservable]) -> String {
-    let nearest = unobservable
-        .iter()
-        .map(|u| u.at.abs_diff(u.instant))
-        .min()
-        .unwrap_or(0);
-    let mut at: Vec<String> = unobservable.iter().map(|u| format!("@{}", u.at)).collect();
-    at.dedup();
-    let hint = if nearest == 0 {
-        "a step falls on an expiry instant: only a test clock can observe it".to_string()
-    } else {
-        format!(
-            "needs --time-scale of about {:.3} or a test clock",
-            wall.tolerance() / nearest as f64 * 1.05
-        )
-    };
-    format!(
-        "not observable on the wall clock at time scale {}: {} within {:.1} s of an expiry instant ({hint})",
-        wall.scale,
-        at.join(", "),
-        wall.tolerance()
-    )
-}
-
 /// The database a case of `database-throughput` runs in: the run's name
 /// and the case's index.
 fn case_database(run: &str, index: usize) -> String {
@@ -401,19 +378,4 @@ fn container_id(case: &Case, index: usize) -> String {
         .take(200)
         .collect();
     format!("c{index}-{id}")
-}
-
-pub(crate) fn path(link: &str) -> String {
-    link.split('/').map(segment).collect::<Vec<_>>().join("/")
-}
-
-pub(crate) fn describe(response: &Response) -> String {
-    match response.error() {
-        Some((code, message)) => format!("{} {code}: {message}", response.status),
-        None => format!("{}: {}", response.status, excerpt(&response.body)),
-    }
-}
-
-pub(crate) fn partition_key_header(value: &str) -> String {
-    json!([value]).to_string()
 }

@@ -4,9 +4,10 @@
 //! created, the change feed cursors). [`CaseTarget::perform`] turns each
 //! action into its request(s) and the answer into a token.
 
-use super::{partition_key_header, path};
-use crate::client::{Client, Request, Response, TransportError};
-use crate::clock::{excerpt, Timeline, WallClock};
+use crate::client::{
+    excerpt, partition_key_header, path, Client, Request, Response, TransportError,
+};
+use crate::clock::{Timeline, WallClock};
 use crate::feed::{self, FeedOutcome, FeedState};
 use crate::fixtures::{Action, Expect, Flood, Priority, Sproc, Step};
 use crate::outcome::{observe_error, observe_read, observe_rows, observe_write, Observed};

@@ -10,6 +10,7 @@ use cosmos_conformance::outcome::{
     observe_read, observe_rows, observe_write, CaseRun, StepOutcome, Verdict,
 };
 use cosmos_conformance::report::{Report, Status, Target};
+use cosmos_conformance::unobservable;
 use rstest::rstest;
 use serde_json::{json, Map, Value};
 
@@ -300,9 +301,8 @@ fn wall_clock_leaves_special_and_invalid_values_alone(#[case] value: Value) {
 #[case::e3_3_needs_more_than_e3_1(0.002, "E3.3", &[1500])]
 fn wall_clock_observability(#[case] scale: f64, #[case] id: &str, #[case] unobservable: &[u64]) {
     let case = cases(&[id]).remove(0);
-    let found: Vec<u64> = WallClock::new(scale)
-        .unwrap()
-        .unobservable(&case)
+    let wall = WallClock::new(scale).unwrap();
+    let found: Vec<u64> = unobservable::steps(&wall, &case)
         .iter()
         .map(|u| u.at)
         .collect();

@@ -33,13 +33,13 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::connection::{Connection, Endpoint};
+use crate::connection::{expect_success, Connection, Endpoint};
 use crate::cosmos::Signer;
 use crate::documents::{id, partition_header};
 use crate::load::{Counted, Throughput, Window};
 use crate::measure::dataset::DATABASE;
+use crate::measure::send_once;
 use crate::measure::startup::first_success;
-use crate::measure::{expect_success, send_once};
 use crate::process::ServerProcess;
 use crate::stats::Latency;
 use crate::targets::Target;

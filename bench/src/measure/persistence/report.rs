@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use super::*;
+use crate::figures::{count, mib, ms};
 use crate::load::Throughput;
-use crate::report::{count, mib, ms};
 use crate::stats::Latency;
 
 fn latency_ms(latency: &Option<Latency>, pick: fn(&Latency) -> u32) -> String {

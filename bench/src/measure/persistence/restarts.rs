@@ -4,10 +4,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::*;
+use crate::figures::{count, mib};
 use crate::load::{throughput, Load};
 use crate::measure::dataset::{self};
 use crate::measure::point;
-use crate::report::{count, mib};
 use crate::stats::{median, Latency};
 use crate::targets::Target;
 

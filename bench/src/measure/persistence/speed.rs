@@ -3,10 +3,10 @@
 use std::path::Path;
 
 use super::*;
+use crate::figures::{count, ms};
 use crate::load::throughput;
 use crate::measure::dataset::{self};
 use crate::measure::point;
-use crate::report::{count, ms};
 use crate::targets::Target;
 
 /// The speed part: writes and reads in memory and under each `--sync`.
