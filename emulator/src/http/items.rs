@@ -99,13 +99,7 @@ pub async fn create_or_query(
     };
     let charge = state.charges.write(kind, stored.body.len(), terms);
     let mut response = item_written(status, &stored, charge, headers.return_minimal());
-    decorate(
-        &mut response,
-        &context,
-        stored.range_lsn,
-        Some(stored.range_lsn),
-        &uri,
-    );
+    decorate_write(&mut response, &context, &stored, &uri);
     Ok(response)
 }
 
@@ -245,13 +239,7 @@ pub async fn replace(
         .charges
         .write(Priced::Replace, stored.body.len(), terms);
     let mut response = item_written(StatusCode::OK, &stored, charge, headers.return_minimal());
-    decorate(
-        &mut response,
-        &context,
-        stored.range_lsn,
-        Some(stored.range_lsn),
-        &uri,
-    );
+    decorate_write(&mut response, &context, &stored, &uri);
     Ok(response)
 }
 
@@ -286,13 +274,7 @@ pub async fn patch(
     context.range = range;
     let charge = patched_charge(&state, &context, &stored);
     let mut response = item_written(StatusCode::OK, &stored, charge, headers.return_minimal());
-    decorate(
-        &mut response,
-        &context,
-        stored.range_lsn,
-        Some(stored.range_lsn),
-        &uri,
-    );
+    decorate_write(&mut response, &context, &stored, &uri);
     Ok(response)
 }
 
@@ -342,4 +324,21 @@ pub async fn delete_partition(
     let mut response = no_content(METADATA_WRITE);
     *response.status_mut() = StatusCode::OK;
     Ok(response)
+}
+
+/// The headers of a write's answer: the LSN its item's range reached is
+/// both the response's and the item's.
+fn decorate_write(
+    response: &mut Response,
+    context: &crate::store::ContainerContext,
+    stored: &crate::store::Item,
+    uri: &Uri,
+) {
+    decorate(
+        response,
+        context,
+        stored.range_lsn,
+        Some(stored.range_lsn),
+        uri,
+    );
 }
