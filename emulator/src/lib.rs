@@ -9,12 +9,19 @@
 //!   `persist` (the data directory and its journal), `query` (the SQL
 //!   dialect), `script` (stored procedures, triggers and UDFs), `patch`
 //!   (partial updates), `partition_key` (definitions, values, headers),
-//!   `epk` (effective partition keys), `rid` (resource ids), `json` (JSON
-//!   within the nesting limit), `limits` (the quotas, in one place);
-//! - the wire: `http` (routes and handlers), `auth` (master-key
-//!   signatures), `resource_token` (permission tokens), `error` (the wire
-//!   format of failures), `clock` (the one source of time), `faults` (the
-//!   fault rules of the control API, which know nothing of HTTP);
+//!   `item_key` (an item's address), `epk` (effective partition keys),
+//!   `rid` (resource ids), `json` (JSON within the nesting limit), `limits`
+//!   (the quotas, in one place);
+//! - the account's behaviour: `request_units` (what operations cost),
+//!   `throttle` (throttling by throughput), `consistency` (the account's
+//!   level and a request's), `regions` (failover, outages, replication
+//!   lag), `faults` (the fault rules of the control API, which know
+//!   nothing of HTTP);
+//! - the wire: `http` (routes and handlers), `endpoints` (each region's
+//!   gateway and the compute gateway, together), `auth` (master-key
+//!   signatures), `resource_token` (permission tokens), `entra_token`
+//!   (Entra ID tokens), `error` (the wire format of failures), `clock`
+//!   (the one source of time);
 //! - for the binary: `settings` (flags and environment variables), `health`
 //!   (the health server), `probe` (the `health` subcommand that asks it)
 //!   and `shutdown` (signals and `--parent-pid`); for both, `transport`

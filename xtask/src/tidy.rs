@@ -457,6 +457,46 @@ fn every_module_of_the_emulator_is_placed() {
     assert!(missing.is_empty(), "not in LAYERS: {missing:?}");
 }
 
+/// Every top-level module of the emulator is named where a newcomer looks
+/// first: `lib.rs`'s opening list (as `` `name` ``) and the architecture
+/// page's concept map (as `name.rs` or `name/` at the start of a line).
+#[test]
+fn every_module_is_in_the_concept_maps() {
+    let modules: BTreeSet<String> = rust_sources(EMULATOR_SRC)
+        .iter()
+        .filter_map(|s| module_of(&s.path))
+        .filter(|module| module != "lib")
+        .collect();
+    let lib = fs::read_to_string(root().join(EMULATOR_SRC).join("lib.rs")).expect("lib.rs");
+    let opening: String = lib
+        .lines()
+        .take_while(|line| line.starts_with("//!"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let page = fs::read_to_string(root().join("docs/src/architecture.md")).expect("the page");
+    let mapped: BTreeSet<String> = page
+        .lines()
+        .filter_map(|line| line.strip_prefix("  "))
+        .filter_map(|line| line.split_whitespace().next())
+        .map(|entry| {
+            entry
+                .trim_end_matches('/')
+                .trim_end_matches(".rs")
+                .to_string()
+        })
+        .collect();
+    let mut missing = Vec::new();
+    for module in &modules {
+        if !opening.contains(&format!("`{module}`")) {
+            missing.push(format!("lib.rs's opening list: `{module}`"));
+        }
+        if !mapped.contains(module) {
+            missing.push(format!("architecture.md's concept map: {module}"));
+        }
+    }
+    assert!(missing.is_empty(), "modules not named: {missing:#?}");
+}
+
 #[test]
 fn no_web_framework_below_http() {
     let mut found = Vec::new();
