@@ -14,6 +14,7 @@ mod image;
 mod package;
 mod scorecard;
 mod sdk_suites;
+mod sdk_venv;
 mod server;
 mod test;
 #[cfg(test)]

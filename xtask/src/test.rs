@@ -11,7 +11,6 @@
 //! which downloads no browser: `CHROMIUM` names the binary, /usr/bin/chromium
 //! by default); last `cargo xtask docs` (the guide and its examples).
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use crate::{cargo, root, target_dir};
@@ -32,7 +31,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     )?;
     let binary = target_dir().join("debug").join("cosmos-emulator");
 
-    let python = python_env()?;
+    let python = crate::sdk_venv::python()?;
     let mut pytest = Command::new(&python);
     pytest
         .args(["-m", "pytest", "-q"])
@@ -103,25 +102,4 @@ fn step(what: &str, command: &mut Command) -> Result<(), String> {
 
 fn npm() -> Command {
     crate::host::npm()
-}
-
-/// The virtualenv's python, made and filled on first use; pip is run every
-/// time so that a changed requirements file takes effect (it is quick when
-/// nothing changed).
-pub(crate) fn python_env() -> Result<PathBuf, String> {
-    let venv = target_dir().join("sdk-venv");
-    // In Scripts on Windows (the release workflow's runner, dist --run).
-    let python = crate::host::venv_bin(&venv, "python");
-    if !python.exists() {
-        step(
-            "create the Python virtualenv",
-            &mut crate::host::new_venv(&venv),
-        )?;
-    }
-    let requirements: &Path = &root().join("sdk-tests/python/requirements.txt");
-    step(
-        "install the Python SDK: pip install -r sdk-tests/python/requirements.txt",
-        crate::pip_install(&python).arg("-r").arg(requirements),
-    )?;
-    Ok(python)
 }

@@ -28,7 +28,7 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::request::Body;
+use super::request::{optional_body, Body, NoParameters};
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 
@@ -87,24 +87,6 @@ fn set_seconds(instant: &serde_json::Number) -> ApiResult<i64> {
 struct Reset {
     clock: Option<i64>,
 }
-
-/// An empty control body, or a JSON object of shape `T` (an array is
-/// refused: serde would read it as the struct's fields in order).
-pub(super) fn optional_body<T: serde::de::DeserializeOwned + Default>(
-    body: &Body,
-    what: &str,
-) -> ApiResult<T> {
-    if body.0.iter().all(u8::is_ascii_whitespace) {
-        return Ok(T::default());
-    }
-    serde_json::from_value(serde_json::Value::Object(body.object()?))
-        .map_err(|e| ApiError::bad_request(format!("The {what} body is invalid: {e}.")))
-}
-
-/// An empty body or `{}`: the routes that take no parameters.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct NoParameters {}
 
 fn manual_only(state: &AppState) -> ApiResult<()> {
     if state.store.clock.is_manual() {

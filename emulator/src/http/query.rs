@@ -90,11 +90,6 @@ pub(super) async fn query(
     Ok(response)
 }
 
-/// The id of the range a feed request names; it answered, so the range exists.
-pub(super) fn addressed_range(headers: &HeaderMap) -> Option<u32> {
-    crate::store::parse_range_id(headers.text("x-ms-documentdb-partitionkeyrangeid")?)
-}
-
 /// How a page is charged: as a query, or as a read feed (no query base).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Priced {

@@ -23,9 +23,9 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::control::optional_body;
 use super::operation::{classify, Operation};
 use super::request::Body;
+use super::request::{optional_body, NoParameters};
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::regions::{Outage, Refusal};
@@ -256,7 +256,7 @@ pub async fn bring_up(
     Path(name): Path<String>,
     body: Body,
 ) -> ApiResult<Response> {
-    let super::control::NoParameters {} = optional_body(&body, "region")?;
+    let NoParameters {} = optional_body(&body, "region")?;
     state.topology.bring_up(&name).map_err(refused)?;
     settled(&state).await;
     Ok(regions_answer(&state))

@@ -130,6 +130,12 @@ pub trait CosmosHeaders {
         self.text("x-ms-max-item-count")
     }
 
+    /// The number of the partition key range a request names
+    /// (`x-ms-documentdb-partitionkeyrangeid`), if it names one.
+    fn range_id(&self) -> Option<u32> {
+        crate::store::parse_range_id(self.text(super::names::PARTITION_KEY_RANGE_ID)?)
+    }
+
     /// Whether the client asked for no body on a write (`Prefer:
     /// return=minimal`: Python's `no_response`, JavaScript's
     /// `contentResponseOnWriteEnabled: false`).
@@ -138,6 +144,21 @@ pub trait CosmosHeaders {
             .is_some_and(|p| p.trim().eq_ignore_ascii_case("return=minimal"))
     }
 }
+
+/// An empty control body, or a JSON object of shape `T` (an array is
+/// refused: serde would read it as the struct's fields in order).
+pub fn optional_body<T: DeserializeOwned + Default>(body: &Body, what: &str) -> ApiResult<T> {
+    if body.0.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    serde_json::from_value(Value::Object(body.object()?))
+        .map_err(|e| ApiError::bad_request(format!("The {what} body is invalid: {e}.")))
+}
+
+/// An empty body or `{}`: the control routes that take no parameters.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoParameters {}
 
 /// Whether a POST that creates a user, permission or script asks for an
 /// upsert (`x-ms-documentdb-is-upsert`).

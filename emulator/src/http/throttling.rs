@@ -64,7 +64,7 @@ pub async fn throttle(state: &AppState, request: Request, next: Next) -> Respons
         Spends::Metadata => limiter.admit_metadata(now_ms).await,
         Spends::Container { db, coll } => {
             let headers = request.headers();
-            let range = super::query::addressed_range(headers);
+            let range = headers.range_id();
             let budget = state
                 .store
                 .partition_budget(&db, &coll, headers.partition_key(), range);

@@ -447,6 +447,29 @@ impl Projection {
 }
 
 impl Select {
+    /// The ORDER BY payload: what the query returns per document, as SQL
+    /// (a plan's rewritten queries carry it).
+    pub fn payload_sql(&self, alias: &[String]) -> String {
+        match &self.projection {
+            Projection::Star => alias.first().map_or("c", String::as_str).to_string(),
+            Projection::Value(e) => e.to_sql(alias),
+            Projection::Fields(fields) => format!(
+                "{{{}}}",
+                fields
+                    .iter()
+                    .map(|(e, name)| {
+                        format!(
+                            "{}: {}",
+                            serde_json::Value::from(name.as_str()),
+                            e.to_sql(alias)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+
     /// The expressions of its clauses other than the projection: WHERE,
     /// ORDER BY, GROUP BY, and what FROM and its JOINs range over (not a
     /// derived table's query, nor the inside of subqueries).

@@ -233,7 +233,7 @@ impl PreparedQuery {
                 .iter()
                 .map(|k| format!("{{\"item\": {}}}", k.expr.to_sql(alias)))
                 .collect();
-            let payload = payload_sql(s, alias);
+            let payload = s.payload_sql(alias);
             let top = s.top.map(|n| format!("TOP {n} ")).unwrap_or_default();
             let order: Vec<String> = s
                 .order_by
@@ -328,22 +328,6 @@ fn projection_sql(s: &Select, alias: &[String]) -> String {
             .map(|(e, name)| format!("{} AS {name}", e.to_sql(alias)))
             .collect::<Vec<_>>()
             .join(", "),
-    }
-}
-
-/// The ORDER BY payload: what the original query would have returned per document.
-pub(super) fn payload_sql(s: &Select, alias: &[String]) -> String {
-    match &s.projection {
-        Projection::Star => alias.first().map_or("c", String::as_str).to_string(),
-        Projection::Value(e) => e.to_sql(alias),
-        Projection::Fields(fields) => format!(
-            "{{{}}}",
-            fields
-                .iter()
-                .map(|(e, name)| format!("{}: {}", Value::from(name.as_str()), e.to_sql(alias)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
     }
 }
 

@@ -57,7 +57,7 @@ pub fn check(target: &Target, binary: &Path) -> Result<(), String> {
     )?;
     eprintln!("   conformance: {:.1} s", started.elapsed().as_secs_f64());
 
-    let python = crate::test::python_env()?;
+    let python = crate::sdk_venv::python()?;
     let smoke = dir.join("smoke.py");
     std::fs::write(&smoke, include_str!("smoke.py"))
         .map_err(|e| format!("{}: {e}", smoke.display()))?;

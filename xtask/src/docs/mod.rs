@@ -46,7 +46,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         }
     };
     let python = match run_snippets {
-        true => Some(crate::test::python_env()?),
+        true => Some(crate::sdk_venv::python()?),
         false => None,
     };
     check(python.as_deref())?;
@@ -54,7 +54,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
 }
 
 /// The blocks, the book and its links; with `python` (the SDK virtualenv's,
-/// `crate::test::python_env`), the go/, http/, tls/ and java/ snippets too.
+/// `crate::sdk_venv::python`), the go/, http/, tls/ and java/ snippets too.
 pub fn check(python: Option<&Path>) -> Result<(), String> {
     let problems = blocks::check(&root())?;
     if !problems.is_empty() {

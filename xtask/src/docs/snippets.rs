@@ -25,7 +25,7 @@ use super::{files_under, read};
 use crate::server::Server;
 use crate::{root, target_dir};
 
-/// `python` is the SDK virtualenv's (`crate::test::python_env`).
+/// `python` is the SDK virtualenv's (`crate::sdk_venv::python`).
 pub fn run_all(python: &Path) -> Result<(), String> {
     let js = root().join("sdk-tests/js");
     crate::npm_ci_unless_installed("docs", &js, "@azure/cosmos")?;

@@ -117,7 +117,7 @@ pub fn hybrid(select: &Select, policies: &super::Policies) -> ApiResult<Value> {
             .saturating_mul(CANDIDATES_PER_RESULT)
     });
     let top_clause = candidates.map_or_else(String::new, |n| format!("TOP {n} "));
-    let payload = super::super::plan::payload_sql(select, aliases);
+    let payload = select.payload_sql(aliases);
     let component_scores = components
         .iter()
         .map(|c| format!("({} ?? {})", c.score, c.missing))
