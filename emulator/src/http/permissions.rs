@@ -10,8 +10,11 @@
 //! - Any permission in a container lets its holder read the container and
 //!   its partition key ranges, which the SDKs read before items; any valid
 //!   token reads the database account.
-//! - Databases, containers' creation, replacement and deletion, users,
-//!   permissions and the emulator's control routes need the master key.
+//! - `All` on a whole container (no item, script or partition key) also
+//!   replaces and deletes the container itself ("read, write, and delete
+//!   access to a resource").
+//! - Databases, containers' creation, users, permissions and the
+//!   emulator's control routes need the master key.
 //!
 //! Outside the grant: 403 with the service's message.
 
@@ -61,9 +64,21 @@ pub fn authorize(
                 }
             };
             let partition = || check_partition(state, &grant, db, coll, headers);
+            let whole_container =
+                grant.item_id.is_none() && grant.script.is_none() && grant.partition_key.is_none();
             match rest {
                 // Container metadata the SDKs read before items.
                 [] | ["pkranges"] if reads => Ok(()),
+                // "The All mode provides read, write, and delete access to
+                // a resource": All on the whole container replaces and
+                // deletes it (the JavaScript SDK's authorization.spec.ts
+                // deletes its container with such a token).
+                [] if *method == Method::PUT || *method == Method::DELETE => {
+                    if !whole_container {
+                        return Err(forbidden(&grant, "changes the container it is inside"));
+                    }
+                    needs(grant.mode == PermissionMode::All)
+                }
                 ["docs", ..] | ["operations", ..] if grant.script.is_some() => Err(forbidden(
                     &grant,
                     "addresses items, and it covers one script",

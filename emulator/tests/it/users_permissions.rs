@@ -415,6 +415,39 @@ fn an_all_token_writes_its_container_and_a_rid_based_resource_works() {
     ));
 }
 
+/// "The All mode provides read, write, and delete access to a resource":
+/// All on a whole container replaces and deletes the container itself (the
+/// JavaScript SDK's `authorization.spec.ts`, "Modifying container by
+/// resourceTokens"); Read, or All on one partition or one item, does not.
+#[test]
+fn an_all_token_on_a_container_replaces_and_deletes_it() {
+    let client = setup();
+    let settings =
+        json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash"}, "defaultTtl": 60});
+    for (id, mode, resource, pk) in [
+        ("read-c", "Read", COLL.to_string(), None),
+        ("all-p1", "All", COLL.to_string(), Some(json!(["p1"]))),
+        ("all-a", "All", format!("{COLL}/docs/a"), None),
+    ] {
+        let token = grant(&client, id, mode, &resource, pk);
+        for method in [Method::PUT, Method::DELETE] {
+            let body = (method == Method::PUT).then_some(&settings);
+            assert_forbidden(&with_token(&client, &token, method, COLL, &[], body));
+        }
+        // One permission per resource and user: the next takes its place.
+        let path = format!("{USERS}/alice/permissions/{id}");
+        assert_eq!(client.delete(&path, &[]).status, 204);
+    }
+    assert_eq!(client.get(COLL, &[]).status, 200, "nothing changed");
+    let token = grant(&client, "all-c", "All", COLL, None);
+    let replaced = with_token(&client, &token, Method::PUT, COLL, &[], Some(&settings));
+    assert_eq!(replaced.status, 200, "{}", replaced.body);
+    assert_eq!(client.get(COLL, &[]).body["defaultTtl"], 60);
+    let deleted = with_token(&client, &token, Method::DELETE, COLL, &[], None);
+    assert_eq!(deleted.status, 204, "{}", deleted.body);
+    assert_eq!(client.get(COLL, &[]).status, 404);
+}
+
 /// The service takes a link of RIDs that names nothing, as the SDKs' own
 /// tests do ("dbs/AQAAAA==/colls/AQAAAJ0fgTc=", "a random one"); its token
 /// then opens nothing that exists. A link of names must still resolve.
