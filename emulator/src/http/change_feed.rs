@@ -119,7 +119,7 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
         // LSNs are per range: the reader continues in each range of its
         // scope past that range's LSN, and the log is read from a place
         // before every one of them.
-        let cursor = cursor(ranges_in_scope(c, headers, &scope), &start)?;
+        let cursor = cursor(ranges_in_scope(c, &scope), &start)?;
         let from = cursor
             .iter()
             .map(|(range, after)| range.lsns.log_position_after(*after))
@@ -203,12 +203,9 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
 /// The ranges a feed reads: the one it names, the one of its partition
 /// key, or every range its scope (a hierarchical prefix, a range of EPKs,
 /// nothing) reaches.
-fn ranges_in_scope<'c>(c: &'c Container, headers: &HeaderMap, scope: &FeedScope) -> Vec<&'c Range> {
+fn ranges_in_scope<'c>(c: &'c Container, scope: &FeedScope<'c>) -> Vec<&'c Range> {
     let ranges = c.ranges();
-    if let Some(range) = headers
-        .text("x-ms-documentdb-partitionkeyrangeid")
-        .and_then(|id| ranges.by_id(id))
-    {
+    if let Some(range) = scope.range {
         return vec![range];
     }
     if let [only] = ranges.ranges() {

@@ -385,10 +385,7 @@ fn common_headers(state: &AppState, headers: &mut HeaderMap, activity_id: Header
         .get(names::LSN)
         .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if let Some(lsn) = lsn {
-        let range = headers
-            .get(names::PARTITION_KEY_RANGE_ID)
-            .and_then(|v| v.to_str().ok()?.parse::<u32>().ok())
-            .unwrap_or(0);
+        let range = headers.range_id().unwrap_or(0);
         let lsn = match headers.get(names::CONTENT_PATH) {
             Some(rid) => regions::visible_range_lsn(state, rid.as_bytes(), range, lsn),
             None => lsn,

@@ -257,7 +257,7 @@ impl Source for ContainerScope<'_> {
                     &c.settings.indexing_policy,
                 )?;
                 let query = resolved.as_ref().unwrap_or(query);
-                let FeedScope { key, mut epk } = FeedScope::from_headers(c, headers)?;
+                let FeedScope { key, mut epk, .. } = FeedScope::from_headers(c, headers)?;
                 // A query in one logical partition finds it by the key's order.
                 let key_index = key.as_ref().and_then(|_| c.partition_key().index_spec());
                 let walk = range_walk::step(c, headers, !query.needs_whole_result(), continuation);
@@ -272,6 +272,7 @@ impl Source for ContainerScope<'_> {
                 let mut scope = FeedScope {
                     key: key.clone(),
                     epk: epk.clone(),
+                    range: None,
                 };
                 let mut view = ScopedView {
                     c,

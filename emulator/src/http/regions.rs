@@ -24,8 +24,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::operation::{classify, Operation};
-use super::request::Body;
-use super::request::{optional_body, NoParameters};
+use super::request::{optional_body, Body, CosmosHeaders, NoParameters};
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::regions::{Outage, Refusal};
@@ -76,9 +75,10 @@ pub async fn admit(state: &AppState, request: Request, next: Next) -> Response {
         let store_lsn = state.store.session_lsn();
         state.topology.record(now, store_lsn);
         let headers = response.headers();
-        let number = |name| -> Option<u64> { headers.get(name)?.to_str().ok()?.parse().ok() };
-        let range_lsn = number(super::names::LSN);
-        let range = number(super::names::PARTITION_KEY_RANGE_ID).unwrap_or(0) as u32;
+        let range_lsn = headers
+            .text(super::names::LSN)
+            .and_then(|v| v.parse::<u64>().ok());
+        let range = headers.range_id().unwrap_or(0);
         if let Some((rid, lsn)) = headers.get(super::names::CONTENT_PATH).zip(range_lsn) {
             state
                 .topology

@@ -20,7 +20,7 @@ use super::request::CosmosHeaders;
 use crate::epk;
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::{KeyScope, PartitionKeyDefinition};
-use crate::store::{Container, RangeMap};
+use crate::store::{Container, Range, RangeMap};
 
 /// A request's scope within one container.
 pub struct FeedScope<'a> {
@@ -28,6 +28,8 @@ pub struct FeedScope<'a> {
     /// only its items (see `Container::live_items`).
     pub key: Option<KeyScope>,
     pub epk: EpkFilter<'a>,
+    /// The physical range the request names, if it names one.
+    pub range: Option<&'a Range>,
 }
 
 impl<'a> FeedScope<'a> {
@@ -38,12 +40,16 @@ impl<'a> FeedScope<'a> {
             .map(|h| definition.scope_from_header(h))
             .transpose()?;
         let mut epk = EpkFilter::from_headers(definition, headers)?;
-        if let Some(id) = headers.text("x-ms-documentdb-partitionkeyrangeid") {
-            let ranges = container.ranges();
-            let range = ranges.by_id(id).ok_or_else(|| range_gone(id, ranges))?;
-            epk.narrow_to((&range.min, &range.max));
-        }
-        Ok(FeedScope { key, epk })
+        let range = match headers.text("x-ms-documentdb-partitionkeyrangeid") {
+            Some(id) => {
+                let ranges = container.ranges();
+                let range = ranges.by_id(id).ok_or_else(|| range_gone(id, ranges))?;
+                epk.narrow_to((&range.min, &range.max));
+                Some(range)
+            }
+            None => None,
+        };
+        Ok(FeedScope { key, epk, range })
     }
 
     /// Whether the item with the canonical partition key `pk` is in scope.

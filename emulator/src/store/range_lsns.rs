@@ -92,7 +92,7 @@ impl RangeLsns {
             .partition_point(|(lsn, _)| *lsn <= after.saturating_add(1));
         match index {
             0 => 0,
-            i => self.waypoints[i - 1].1 - 1,
+            i => self.waypoints[i - 1].1.saturating_sub(1),
         }
     }
 

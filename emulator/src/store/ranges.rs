@@ -68,6 +68,13 @@ pub struct Range {
     pub lsns: RangeLsns,
 }
 
+impl Range {
+    /// Whether it shares part of the hash space `[low, high)`.
+    fn overlaps(&self, low: u128, high: u128) -> bool {
+        self.low < high && low < self.high
+    }
+}
+
 /// Why a range cannot be split.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SplitRefusal {
@@ -212,8 +219,7 @@ impl RangeMap {
     /// The .NET SDK may send `{collectionRid},{id}`: the part after the
     /// comma is the id.
     pub fn by_id(&self, id: &str) -> Option<&Range> {
-        let number = parse_id(id)?;
-        self.ranges.iter().find(|r| r.id == number)
+        self.by_number(parse_id(id)?)
     }
 
     /// Whether `id` names a range this container had and split.
@@ -258,11 +264,8 @@ impl RangeMap {
     /// ranges it overlaps, if that is beyond its own.
     pub fn carry_lsns(&mut self, old: &RangeMap) {
         for range in &mut self.ranges {
-            for before in old
-                .ranges
-                .iter()
-                .filter(|r| r.low < range.high && range.low < r.high)
-            {
+            let (low, high) = (range.low, range.high);
+            for before in old.ranges.iter().filter(|r| r.overlaps(low, high)) {
                 range.lsns.carry(&before.lsns);
             }
         }
@@ -298,7 +301,7 @@ impl RangeMap {
     pub fn overlapping<'a>(&'a self, range: &'a Range) -> impl Iterator<Item = u32> + 'a {
         self.ranges
             .iter()
-            .filter(|r| r.low < range.high && range.low < r.high)
+            .filter(|r| r.overlaps(range.low, range.high))
             .map(|r| r.id)
     }
 

@@ -420,13 +420,12 @@ impl Container {
     /// and the stored size is checked.
     pub fn version(
         &self,
-        (number, rid): (u64, u64),
+        (number, document): (u64, u64),
         mut body: Map<String, Value>,
         item_ttl: Option<Ttl>,
         now: i64,
     ) -> ApiResult<Item> {
         let etag = Etag::new();
-        let document = rid;
         let rid = rid::item(self.database_number, self.number, document);
         let database_rid = rid::database(self.database_number);
         body.insert(
