@@ -38,9 +38,11 @@ impl FeedPosition {
         Some(FeedPosition::Each(entries))
     }
 
-    /// The etag naming `positions`, each range's LSN: a plain LSN for one.
+    /// The etag naming `positions`, each range's LSN: a plain LSN for one;
+    /// `0` for a feed whose scope reaches no range (it has read nothing).
     pub fn etag(positions: &[(u32, u64)]) -> String {
         match positions {
+            [] => "0".to_string(),
             [(_, lsn)] => lsn.to_string(),
             _ => positions
                 .iter()
@@ -72,6 +74,10 @@ mod tests {
     fn etags_of_one_range_and_of_several_read_back() {
         assert_eq!(FeedPosition::parse("\"12\""), Some(FeedPosition::Every(12)));
         assert_eq!(FeedPosition::etag(&[(3, 12)]), "12");
+        assert_eq!(
+            FeedPosition::parse(&FeedPosition::etag(&[])),
+            Some(FeedPosition::Every(0))
+        );
         let several = FeedPosition::etag(&[(0, 12), (3, 40)]);
         assert_eq!(several, "0:12,3:40");
         assert_eq!(
