@@ -29,7 +29,7 @@ use std::time::Instant;
 use axum::body::Body;
 use axum::http::Request;
 use cosmos_emulator::auth::{self, MasterKey};
-use cosmos_emulator::{app, AppState, Clock, ClockMode, SharedState, Store};
+use cosmos_emulator::{app, Account, AppState, Clock, ClockMode, EndpointState, Store};
 use tower::ServiceExt;
 
 #[global_allocator]
@@ -77,26 +77,18 @@ async fn main() {
             .open_data_dir(dir.as_ref(), cosmos_emulator::persist::SyncMode::Never)
             .unwrap();
     }
-    let state = AppState::new(SharedState {
-        store: Arc::new(store),
-        key: key.clone(),
+    let mut account = Account::new(store, key.clone(), cosmos_emulator::REGION);
+    account.limiter =
+        std::env::var_os("RATE_LIMIT").map(|_| cosmos_emulator::throttle::Limiter::new(false));
+    let state = AppState::new(EndpointState {
+        account: Arc::new(account),
         scheme: "http",
         certificate: None,
-        query_results: Default::default(),
         local_addr: "127.0.0.1:8081".parse().unwrap(),
         explorer: true,
         advertise_host: None,
-        consistency: Default::default(),
         gateway: Default::default(),
-        scripts: Default::default(),
-        charges: Default::default(),
-        limiter: std::env::var_os("RATE_LIMIT")
-            .map(|_| Arc::new(cosmos_emulator::throttle::Limiter::new(false))),
         region: cosmos_emulator::REGION.into(),
-        faults: Default::default(),
-        topology: Arc::new(cosmos_emulator::regions::Topology::single(
-            cosmos_emulator::REGION,
-        )),
         region_index: 0,
         region_addrs: Arc::from(["127.0.0.1:8081".parse().unwrap()]),
     });

@@ -101,7 +101,7 @@ pub async fn serve_all(
 ) -> io::Result<()> {
     let multi_region = endpoints
         .first()
-        .is_some_and(|e| e.state.topology.names().len() > 1);
+        .is_some_and(|e| e.state.account.topology.names().len() > 1);
     if endpoints.len() == 1 && endpoints[0].listeners.len() == 1 && !multi_region {
         let Endpoint {
             mut listeners,
@@ -195,7 +195,10 @@ async fn serve_region(
                 }
             },
         };
-        state.topology.set_listening(state.region_index, true);
+        state
+            .account
+            .topology
+            .set_listening(state.region_index, true);
         // This round ends when the server stops or the region refuses.
         let (end_round, round_ended) = watch::channel(false);
         let watcher = {
@@ -220,7 +223,10 @@ async fn serve_region(
         if *stopped.borrow() {
             return Ok(());
         }
-        state.topology.set_listening(state.region_index, false);
+        state
+            .account
+            .topology
+            .set_listening(state.region_index, false);
         tracing::info!(region = %state.region, address = %addresses[0], "the region refuses connections");
         // Closed: nothing listens until the region is up or the server stops.
         while refuses(&state) {
@@ -237,6 +243,6 @@ async fn serve_region(
 
 /// Whether the endpoint's region is down refusing connections now.
 fn refuses(state: &AppState) -> bool {
-    let now = state.store.clock.now_millis();
-    state.topology.outage(state.region_index, now) == Some(Outage::Refuse)
+    let now = state.account.store.clock.now_millis();
+    state.account.topology.outage(state.region_index, now) == Some(Outage::Refuse)
 }

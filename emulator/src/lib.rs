@@ -16,7 +16,8 @@
 //!   `throttle` (throttling by throughput), `consistency` (the account's
 //!   level and a request's), `regions` (failover, outages, replication
 //!   lag), `faults` (the fault rules of the control API, which know
-//!   nothing of HTTP);
+//!   nothing of HTTP); `account` (all of these, the store with them, as
+//!   one value every endpoint and front door shares);
 //! - the wire: `http` (routes and handlers), `endpoints` (each region's
 //!   gateway and the compute gateway, together), `auth` (master-key
 //!   signatures), `resource_token` (permission tokens), `entra_token`
@@ -28,6 +29,7 @@
 //!   (plain HTTP, HTTPS, or either by the first byte) and `tls` (the
 //!   certificates).
 
+pub mod account;
 pub mod auth;
 pub mod clock;
 pub mod consistency;
@@ -66,9 +68,10 @@ use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+pub use account::Account;
 pub use auth::WELL_KNOWN_KEY;
 pub use clock::{Clock, ClockMode};
-pub use http::{app, AppState, SharedState, REGION};
+pub use http::{app, AppState, EndpointState, REGION};
 pub use store::Store;
 pub use tls::CertificateFiles;
 pub use transport::Protocol;
@@ -245,61 +248,49 @@ impl Server {
             .iter()
             .map(|l| l[0].local_addr())
             .collect::<io::Result<Arc<[SocketAddr]>>>()?;
-        let shared = SharedState {
+        let account = Arc::new(Account {
             store: Arc::new(store),
             key,
-            // Auto: what plain connections are told; TLS ones say https.
-            scheme: if config.protocol == Protocol::Https {
-                "https"
-            } else {
-                "http"
-            },
-            certificate,
-            local_addr: region_addrs[0],
-            query_results: Default::default(),
-            explorer: config.explorer,
-            advertise_host: config.advertise_host.clone(),
             consistency: config.consistency,
-            gateway: auth::Gateway::Routing,
-            charges: config.charges,
-            limiter: config
-                .rate_limit
-                .then(|| Arc::new(throttle::Limiter::new(config.burst_capacity))),
             scripts: Arc::new(script::ScriptEngine::new(script::Limits {
                 time: config.script_time_bound,
                 ..script::Limits::SERVICE
             })),
-            region: topology.name(0).into(),
-            region_index: 0,
-            region_addrs,
-            topology: Arc::new(topology),
+            charges: config.charges,
+            limiter: config
+                .rate_limit
+                .then(|| throttle::Limiter::new(config.burst_capacity)),
+            topology,
             faults: Default::default(),
-        };
-        // One state per endpoint, sharing the account: the same store,
-        // rules, budgets and regions, each with its own address and region.
+            query_results: Default::default(),
+        });
+        // One state per endpoint, sharing the account, each with its own
+        // address, region and way of reading URLs.
         let at = |listeners: &[std::net::TcpListener], region: usize, gateway| {
-            Ok::<_, io::Error>(AppState::new(SharedState {
-                store: Arc::clone(&shared.store),
-                key: shared.key.clone(),
-                certificate: shared.certificate.clone(),
+            Ok::<_, io::Error>(AppState::new(EndpointState {
+                account: Arc::clone(&account),
+                // Auto: what plain connections are told; TLS ones say https.
+                scheme: if config.protocol == Protocol::Https {
+                    "https"
+                } else {
+                    "http"
+                },
+                certificate: certificate.clone(),
                 local_addr: listeners[0].local_addr()?,
-                query_results: Default::default(),
-                advertise_host: shared.advertise_host.clone(),
+                explorer: config.explorer,
+                advertise_host: config.advertise_host.clone(),
                 gateway,
-                scripts: Arc::clone(&shared.scripts),
-                limiter: shared.limiter.clone(),
-                region: shared.topology.name(region).into(),
+                region: account.topology.name(region).into(),
                 region_index: region,
-                region_addrs: Arc::clone(&shared.region_addrs),
-                topology: Arc::clone(&shared.topology),
-                faults: Arc::clone(&shared.faults),
-                ..shared
+                region_addrs: Arc::clone(&region_addrs),
             }))
         };
         let mut endpoints = Vec::with_capacity(listeners.len() + 1);
         let mut listeners = listeners.into_iter();
         let first = listeners.next().expect("an account has a region");
         let host = config.host.as_str();
+        let state = at(&first, 0, auth::Gateway::Routing)?;
+        endpoints.push(endpoints::Endpoint::new(first, host, state));
         for (i, listeners) in listeners.enumerate() {
             let state = at(&listeners, i + 1, auth::Gateway::Routing)?;
             endpoints.push(endpoints::Endpoint::new(listeners, host, state));
@@ -309,10 +300,6 @@ impl Server {
             let state = at(&listeners, 0, auth::Gateway::Compute)?;
             endpoints.push(endpoints::Endpoint::new(listeners, host, state));
         }
-        endpoints.insert(
-            0,
-            endpoints::Endpoint::new(first, host, AppState::new(shared)),
-        );
         Ok(Server {
             endpoints,
             background_purge: config.background_purge,
@@ -363,7 +350,12 @@ impl Server {
     }
 
     pub fn store(&self) -> Arc<Store> {
-        self.endpoints[0].state().store.clone()
+        self.account().store.clone()
+    }
+
+    /// The account every endpoint serves.
+    pub fn account(&self) -> &Arc<Account> {
+        &self.endpoints[0].state().account
     }
 
     /// Serves until `shutdown` completes, with the purge and index
@@ -399,10 +391,9 @@ pub struct Emulator {
     endpoint: String,
     /// Each region's name and endpoint (one, the account's, without `--regions`).
     regions: Vec<(String, String)>,
-    /// The fault rules, as `POST /_emulator/faults` adds them.
-    faults: Arc<faults::Faults>,
+    /// The account it serves: the in-process API works on it directly.
+    account: Arc<Account>,
     key: String,
-    store: Arc<Store>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<io::Result<()>>>,
 }
@@ -413,8 +404,7 @@ impl Emulator {
         let server = Server::bind(&config)?;
         let endpoint = server.endpoint()?;
         let regions = server.region_endpoints()?;
-        let store = server.store();
-        let faults = Arc::clone(&server.endpoints[0].state().faults);
+        let account = Arc::clone(server.account());
         let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("cosmos-emulator".into())
@@ -430,9 +420,8 @@ impl Emulator {
         Ok(Emulator {
             endpoint,
             regions,
-            faults,
+            account,
             key: config.key,
-            store,
             shutdown: Some(shutdown),
             thread: Some(thread),
         })
@@ -447,13 +436,15 @@ impl Emulator {
     /// (`docs/src/faults.md`): the rule as stored, with its id; or the
     /// route's 400 or 409.
     pub fn add_fault(&self, rule: serde_json::Value) -> Result<serde_json::Value, error::ApiError> {
-        self.faults.add(rule, self.store.clock.now_millis())
+        self.account
+            .faults
+            .add(rule, self.account.clock().now_millis())
     }
 
     /// Every fault rule with its `hitCount`, as `GET /_emulator/faults`
     /// lists them.
     pub fn faults(&self) -> Vec<serde_json::Value> {
-        self.faults.list()
+        self.account.faults.list()
     }
 
     /// Each region's name and endpoint, as `--regions` named them.
@@ -467,7 +458,12 @@ impl Emulator {
 
     /// The store, for tests that look beneath the API (e.g. at purged storage).
     pub fn store(&self) -> &Arc<Store> {
-        &self.store
+        &self.account.store
+    }
+
+    /// The account, for tests that drive its operations without HTTP.
+    pub fn account(&self) -> &Arc<Account> {
+        &self.account
     }
 
     /// Moves the manual test clock forward by `seconds` and answers the new
@@ -476,7 +472,7 @@ impl Emulator {
     /// service-shaped error of that route) for a negative `seconds` or an
     /// emulator on the system clock.
     pub fn advance(&self, seconds: i64) -> Result<i64, error::ApiError> {
-        self.store.advance_clock(seconds)
+        self.account.store.advance_clock(seconds)
     }
 }
 

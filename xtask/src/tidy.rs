@@ -84,10 +84,27 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("resource_token", &["auth", "error", "store"]),
     ("entra_token", &["auth", "error"]),
     ("transport", &["tls"]),
+    // The account: what every endpoint and front door shares.
+    (
+        "account",
+        &[
+            "auth",
+            "clock",
+            "consistency",
+            "faults",
+            "query",
+            "regions",
+            "request_units",
+            "script",
+            "store",
+            "throttle",
+        ],
+    ),
     // The wire.
     (
         "http",
         &[
+            "account",
             "auth",
             "clock",
             "consistency",
@@ -119,6 +136,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "lib",
         &[
+            "account",
             "auth",
             "clock",
             "consistency",

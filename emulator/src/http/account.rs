@@ -80,7 +80,7 @@ pub async fn read(
 ) -> Response {
     let scheme = connection.map_or(state.scheme, |Extension(c)| c.0);
     let endpoint = endpoint(&state, scheme, &uri, &headers);
-    let (writable, readable) = match state.topology.names().len() {
+    let (writable, readable) = match state.account.topology.names().len() {
         1 => {
             let location = json!([{"name": &*state.region, "databaseAccountEndpoint": endpoint}]);
             (location.clone(), location)
@@ -97,7 +97,7 @@ pub async fn read(
     // Microsoft's emulator's account is `localhost`, and the JavaScript SDK
     // ignores the locations of an account so named: a multi-region account
     // must be called otherwise for its regions to count.
-    let account_id = match state.topology.names().len() {
+    let account_id = match state.account.topology.names().len() {
         1 => "localhost",
         _ => "emulator",
     };
@@ -119,9 +119,9 @@ pub async fn read(
         "_dbs": "//dbs/",
         "writableLocations": writable,
         "readableLocations": readable,
-        "enableMultipleWriteLocations": state.topology.multi_write(),
+        "enableMultipleWriteLocations": state.account.topology.multi_write(),
         "userReplicationPolicy": {"asyncReplication": false, "minReplicaSetSize": 1, "maxReplicasetSize": 4},
-        "userConsistencyPolicy": {"defaultConsistencyLevel": state.consistency.name()},
+        "userConsistencyPolicy": {"defaultConsistencyLevel": state.account.consistency.name()},
         "systemReplicationPolicy": {"minReplicaSetSize": 1, "maxReplicasetSize": 4},
         "readPolicy": {"primaryReadCoefficient": 1, "secondaryReadCoefficient": 1},
         "queryEngineConfiguration": query_engine.to_string(),

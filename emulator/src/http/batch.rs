@@ -52,7 +52,7 @@ pub fn execute(
     if let Some(id) = headers.text("x-ms-documentdb-partitionkeyrangeid") {
         // A batch the SDK grouped for a range that is gone (split): 410/1002,
         // and the SDK regroups its operations on the current ranges.
-        state.store.with_container(db, coll, |c, _| {
+        state.account.store.with_container(db, coll, |c, _| {
             let ranges = c.ranges();
             match ranges.by_id(id) {
                 Some(_) => Ok(()),
@@ -70,7 +70,7 @@ pub fn execute(
         let found = super::query::search_policies(state, db, coll)?;
         Ok(Arc::clone(policies.get_or_init(|| found)))
     };
-    let operations = operations(&body.0, state.store.clock.now_millis(), &policies)?;
+    let operations = operations(&body.0, state.account.store.clock.now_millis(), &policies)?;
     let reads: Vec<bool> = operations
         .iter()
         .map(|o| matches!(o.action, Action::Read))
@@ -86,9 +86,11 @@ pub fn execute(
             continue_on_error: headers.flag("x-ms-cosmos-batch-continue-on-error"),
         }
     };
-    let (outcomes, lsn) = state
-        .store
-        .batch(db, coll, headers.partition_key(), operations, mode)?;
+    let (outcomes, lsn) =
+        state
+            .account
+            .store
+            .batch(db, coll, headers.partition_key(), operations, mode)?;
     // `Prefer: return=minimal` (JavaScript's `contentResponseOnWriteEnabled:
     // false`): writes answer without their item, reads still with theirs.
     let bodies = if headers.return_minimal() {
@@ -103,9 +105,11 @@ pub fn execute(
     let response_headers = response.headers_mut();
     // Its container and range, as a point write names them (the session
     // token is the range's).
-    let context = state
-        .store
-        .container_context_at(db, coll, headers.partition_key(), None)?;
+    let context =
+        state
+            .account
+            .store
+            .container_context_at(db, coll, headers.partition_key(), None)?;
     super::container_context::owner_headers(response_headers, &context);
     response_headers.insert(super::names::GLOBAL_COMMITTED_LSN, lsn.clone());
     response_headers.insert(super::names::LSN, lsn);
@@ -298,8 +302,9 @@ impl Prices {
         headers: &HeaderMap,
         operations: &[Operation],
     ) -> Prices {
-        let indexes = state.charges == ChargeModel::Documented
+        let indexes = state.account.charges == ChargeModel::Documented
             && state
+                .account
                 .store
                 .container_context(db, coll)
                 .is_ok_and(|c| c.indexes_writes);
@@ -322,7 +327,7 @@ impl Prices {
             })
             .collect();
         Prices {
-            model: state.charges,
+            model: state.account.charges,
             quorum: state.reads_quorum(headers),
             operations,
         }

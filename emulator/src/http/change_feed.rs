@@ -112,7 +112,7 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
         ));
     }
     let limit = PageLimit::from_header(headers.max_item_count())?;
-    state.store.with_container(db, coll, |c, now| {
+    state.account.store.with_container(db, coll, |c, now| {
         // A partition key (or a hierarchical prefix), or a feed range as a
         // range of effective partition keys within the range id's range.
         let mut scope = FeedScope::from_headers(c, headers)?;
@@ -195,7 +195,10 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
         let documents = page.documents;
         let bytes = documents.iter().map(Bytes::len).sum();
         let quorum = state.reads_quorum(headers);
-        let charge = state.charges.change_feed(documents.len(), bytes, quorum);
+        let charge = state
+            .account
+            .charges
+            .change_feed(documents.len(), bytes, quorum);
         Ok(answer(&c.rid, &documents, &etag, charge))
     })
 }

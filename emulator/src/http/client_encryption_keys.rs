@@ -18,7 +18,7 @@ pub async fn list(
     State(state): State<AppState>,
     PathParams(db): PathParams<String>,
 ) -> ApiResult<Response> {
-    let (rid, keys) = state.store.client_encryption_keys(&db)?;
+    let (rid, keys) = state.account.store.client_encryption_keys(&db)?;
     Ok(value_feed(&rid, FEED, &keys))
 }
 
@@ -29,10 +29,17 @@ pub async fn create_or_query(
     body: Body,
 ) -> ApiResult<Response> {
     if headers.is_query() {
-        let (rid, keys) = state.store.client_encryption_keys(&db)?;
-        return value_query(&body, state.store.clock.now_millis(), &rid, FEED, keys);
+        let (rid, keys) = state.account.store.client_encryption_keys(&db)?;
+        return value_query(
+            &body,
+            state.account.store.clock.now_millis(),
+            &rid,
+            FEED,
+            keys,
+        );
     }
     let key = state
+        .account
         .store
         .create_client_encryption_key(&db, &body.object()?)?;
     Ok(resource(StatusCode::CREATED, &key, METADATA_WRITE))
@@ -47,7 +54,7 @@ pub async fn read(
     PathParams((db, id)): PathParams<(String, String)>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    let key = state.store.client_encryption_key(&db, &id)?;
+    let key = state.account.store.client_encryption_key(&db, &id)?;
     let unchanged = headers
         .text("if-none-match")
         .is_some_and(|tag| Some(tag.trim()) == key["_etag"].as_str());
@@ -64,10 +71,12 @@ pub async fn replace(
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<Response> {
-    let key =
-        state
-            .store
-            .replace_client_encryption_key(&db, &id, &body.object()?, headers.if_match())?;
+    let key = state.account.store.replace_client_encryption_key(
+        &db,
+        &id,
+        &body.object()?,
+        headers.if_match(),
+    )?;
     Ok(resource(StatusCode::OK, &key, METADATA_WRITE))
 }
 

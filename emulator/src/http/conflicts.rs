@@ -15,7 +15,7 @@ use crate::query::{PreparedQuery, QueryBody};
 
 /// The container's RID, once it is known to exist.
 fn container_rid(state: &AppState, db: &str, coll: &str) -> ApiResult<String> {
-    let (container, _) = state.store.container(db, coll)?;
+    let (container, _) = state.account.store.container(db, coll)?;
     Ok(container["_rid"].as_str().unwrap_or("").to_string())
 }
 
@@ -43,7 +43,7 @@ pub async fn query(
     // Validated as any query, then run over no conflicts.
     let query = PreparedQuery::prepare_at(
         &body.typed::<QueryBody>("query")?,
-        state.store.clock.now_millis(),
+        state.account.store.clock.now_millis(),
     )?;
     // Across partitions only when the client says so, as for items.
     if headers.partition_key().is_none()
@@ -52,7 +52,7 @@ pub async fn query(
             .is_none()
         && !headers.flag("x-ms-documentdb-query-enablecrosspartition")
     {
-        state.store.with_container(&db, &coll, |c, _| {
+        state.account.store.with_container(&db, &coll, |c, _| {
             super::query::check_cross_partition_enabled(c.partition_key())
         })?;
     }

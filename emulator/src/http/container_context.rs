@@ -60,13 +60,13 @@ pub fn check(
     // A read's range (its session token's, its answer's); a write's is
     // its item's, which its handler names once it is written.
     let context = match read {
-        true => state.store.container_context_at(
+        true => state.account.store.container_context_at(
             db,
             coll,
             headers.partition_key(),
             headers.text(names::PARTITION_KEY_RANGE_ID.as_str()),
         )?,
-        false => state.store.container_context(db, coll)?,
+        false => state.account.store.container_context(db, coll)?,
     };
     verify(state, &context, headers, read)?;
     Ok(context)
@@ -100,7 +100,7 @@ pub fn verify(
             // for no more than this container committed. A token beyond
             // anything the account wrote names a state that is not there.
             let named = session_lsn(token, context.range)?;
-            let seen = if named <= state.store.session_lsn() {
+            let seen = if named <= state.account.store.session_lsn() {
                 named.min(context.lsn)
             } else {
                 named

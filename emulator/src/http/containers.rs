@@ -15,14 +15,14 @@ pub async fn list(
     State(state): State<AppState>,
     PathParams(db): PathParams<String>,
 ) -> ApiResult<Response> {
-    let rid = state.store.database(&db)?["_rid"]
+    let rid = state.account.store.database(&db)?["_rid"]
         .as_str()
         .unwrap_or("")
         .to_string();
     Ok(value_feed(
         &rid,
         "DocumentCollections",
-        &state.store.containers(&db)?,
+        &state.account.store.containers(&db)?,
     ))
 }
 
@@ -33,16 +33,17 @@ pub async fn create_or_query(
     body: Body,
 ) -> ApiResult<Response> {
     if headers.is_query() {
-        let rid = state.store.database(&db)?["_rid"]
+        let rid = state.account.store.database(&db)?["_rid"]
             .as_str()
             .unwrap_or("")
             .to_string();
-        let now = state.store.clock.now_millis();
-        let containers = state.store.containers(&db)?;
+        let now = state.account.store.clock.now_millis();
+        let containers = state.account.store.containers(&db)?;
         return value_query(&body, now, &rid, "DocumentCollections", containers);
     }
     let throughput = super::offers::requested_throughput(&headers)?;
     let created = state
+        .account
         .store
         .create_container(&db, &body.object()?, throughput)?;
     Ok(resource(StatusCode::CREATED, &created, METADATA_WRITE))
@@ -53,9 +54,9 @@ pub async fn read(
     PathParams((db, coll)): PathParams<(String, String)>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    let (mut container, live_items) = state.store.container(&db, &coll)?;
+    let (mut container, live_items) = state.account.store.container(&db, &coll)?;
     if headers.flag("x-ms-documentdb-populatepartitionstatistics") {
-        container["statistics"] = state.store.partition_statistics(&db, &coll)?.into();
+        container["statistics"] = state.account.store.partition_statistics(&db, &coll)?.into();
     }
     let mut response = resource(StatusCode::OK, &container, METADATA_READ);
     // The service's quota and usage, in its `name=value;` form (sizes in
@@ -64,8 +65,8 @@ pub async fn read(
     // JavaScript's `populateQuotaInfo`); the count is always there.
     let quota = headers.flag("x-ms-documentdb-populatequotainfo");
     let usage = if quota {
-        let kb = state.store.live_bytes(&db, &coll)?.div_ceil(1024);
-        let scripts = super::scripts::usage(state.store.script_counts(&db, &coll)?);
+        let kb = state.account.store.live_bytes(&db, &coll)?.div_ceil(1024);
+        let scripts = super::scripts::usage(state.account.store.script_counts(&db, &coll)?);
         format!(
             "{scripts}documentSize={kb};documentsSize={kb};documentsCount={live_items};\
              collectionSize={kb};"
@@ -87,7 +88,10 @@ pub async fn read(
     // A new indexing policy rebuilds the indexes in use in the background
     // (`reindex.rs`): the percentage of items indexed again, 100 when done.
     if quota {
-        let progress = state.store.index_transformation_progress(&db, &coll)?;
+        let progress = state
+            .account
+            .store
+            .index_transformation_progress(&db, &coll)?;
         headers.insert(
             "x-ms-documentdb-collection-index-transformation-progress",
             HeaderValue::from(u16::from(progress)),
@@ -104,6 +108,7 @@ pub async fn replace(
 ) -> ApiResult<Response> {
     let replaced =
         state
+            .account
             .store
             .replace_container(&db, &coll, &body.object()?, headers.if_match())?;
     Ok(resource(StatusCode::OK, &replaced, METADATA_WRITE))
@@ -113,6 +118,6 @@ pub async fn delete(
     State(state): State<AppState>,
     PathParams((db, coll)): PathParams<(String, String)>,
 ) -> ApiResult<Response> {
-    state.store.delete_container(&db, &coll)?;
+    state.account.store.delete_container(&db, &coll)?;
     Ok(no_content(METADATA_WRITE))
 }

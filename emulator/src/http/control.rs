@@ -89,7 +89,7 @@ struct Reset {
 }
 
 fn manual_only(state: &AppState) -> ApiResult<()> {
-    if state.store.clock.is_manual() {
+    if state.account.store.clock.is_manual() {
         Ok(())
     } else {
         Err(ApiError::not_found().with_message(
@@ -99,22 +99,22 @@ fn manual_only(state: &AppState) -> ApiResult<()> {
 }
 
 pub async fn stats(State(state): State<AppState>) -> Response {
-    let clock = if state.store.clock.is_manual() {
+    let clock = if state.account.store.clock.is_manual() {
         "manual"
     } else {
         "system"
     };
     Json(json!({
-        "now": state.store.clock.now(),
+        "now": state.account.store.clock.now(),
         "clock": clock,
-        "containers": state.store.stats(),
+        "containers": state.account.store.stats(),
     }))
     .into_response()
 }
 
 pub async fn read_clock(State(state): State<AppState>) -> ApiResult<Response> {
     manual_only(&state)?;
-    Ok(Json(json!({"now": state.store.clock.now()})).into_response())
+    Ok(Json(json!({"now": state.account.store.clock.now()})).into_response())
 }
 
 pub async fn update_clock(State(state): State<AppState>, body: Body) -> ApiResult<Response> {
@@ -122,8 +122,11 @@ pub async fn update_clock(State(state): State<AppState>, body: Body) -> ApiResul
     let change: ClockChange = body.typed("clock")?;
     let now = match (&change.advance, &change.set) {
         // Each kept before it is acknowledged: time never goes backwards across a restart.
-        (Some(seconds), None) => state.store.advance_clock_millis(advance_millis(seconds)?)?,
-        (None, Some(instant)) => state.store.set_clock(set_seconds(instant)?)?,
+        (Some(seconds), None) => state
+            .account
+            .store
+            .advance_clock_millis(advance_millis(seconds)?)?,
+        (None, Some(instant)) => state.account.store.set_clock(set_seconds(instant)?)?,
         _ => {
             return Err(ApiError::bad_request(
                 "Send exactly one of {\"advance\": <seconds>} or {\"set\": <epoch seconds>}.",
@@ -138,7 +141,7 @@ pub async fn update_clock(State(state): State<AppState>, body: Body) -> ApiResul
 /// Purges everything due now, then answers `{"purged": n}`: after it, every
 /// expired item's TTL delete is in the change feed.
 pub async fn purge(State(state): State<AppState>) -> ApiResult<Response> {
-    let store = state.store.clone();
+    let store = state.account.store.clone();
     let purged = blocking("The purge failed.", move || {
         let mut total = 0;
         loop {
@@ -161,9 +164,13 @@ pub async fn split(State(state): State<AppState>, body: Body) -> ApiResult<Respo
         container,
         range,
     } = body.typed("split")?;
-    let children = state.store.split_range(&database, &container, &range)?;
-    let (resource, _) = state.store.container(&database, &container)?;
+    let children = state
+        .account
+        .store
+        .split_range(&database, &container, &range)?;
+    let (resource, _) = state.account.store.container(&database, &container)?;
     let ranges = state
+        .account
         .store
         .with_container(&database, &container, |c, _| Ok(c.ranges().clone()))?;
     let listing = super::pkranges::listing(&resource, &ranges);
@@ -181,7 +188,7 @@ pub async fn split(State(state): State<AppState>, body: Body) -> ApiResult<Respo
 /// Compacts the data directory: 200 with the snapshot's generation and
 /// size, the log's size before and the time taken; 400 without --data-dir.
 pub async fn compact(State(state): State<AppState>) -> ApiResult<Response> {
-    let store = state.store.clone();
+    let store = state.account.store.clone();
     let report = blocking("The compaction failed.", move || store.compact()).await?;
     Ok(Json(report).into_response())
 }
@@ -189,16 +196,16 @@ pub async fn compact(State(state): State<AppState>) -> ApiResult<Response> {
 /// Drops every database: 200 `{"databases": dropped, "now": clock}`.
 pub async fn reset(State(state): State<AppState>, body: Body) -> ApiResult<Response> {
     let Reset { clock } = optional_body(&body, "reset")?;
-    let store = state.store.clone();
+    let store = state.account.store.clone();
     let dropped = blocking("The reset failed.", move || store.reset(clock)).await?;
-    state.query_results.clear();
-    if let Some(limiter) = &state.limiter {
+    state.account.query_results.clear();
+    if let Some(limiter) = &state.account.limiter {
         limiter.clear();
     }
-    state.faults.clear();
-    state.topology.reset();
+    state.account.faults.clear();
+    state.account.topology.reset();
     super::regions::settled(&state).await;
-    Ok(Json(json!({"databases": dropped, "now": state.store.clock.now()})).into_response())
+    Ok(Json(json!({"databases": dropped, "now": state.account.store.clock.now()})).into_response())
 }
 
 /// Takes the snapshot `name`: 201, or 200 when it replaced one.
@@ -208,7 +215,7 @@ pub async fn take_snapshot(
     body: Body,
 ) -> ApiResult<Response> {
     let NoParameters {} = optional_body(&body, "snapshot")?;
-    let store = state.store.clone();
+    let store = state.account.store.clone();
     let (summary, replaced) =
         blocking("The snapshot failed.", move || store.take_snapshot(&name)).await?;
     let status = if replaced {
@@ -226,15 +233,15 @@ pub async fn restore_snapshot(
     body: Body,
 ) -> ApiResult<Response> {
     let NoParameters {} = optional_body(&body, "restore")?;
-    let store = state.store.clone();
+    let store = state.account.store.clone();
     let summary = blocking("The restore failed.", move || store.restore_snapshot(&name)).await?;
-    state.query_results.clear();
+    state.account.query_results.clear();
     Ok(Json(summary).into_response())
 }
 
 /// `{"snapshots": [...]}`, by name.
 pub async fn snapshots(State(state): State<AppState>) -> Response {
-    Json(json!({"snapshots": state.store.snapshots()})).into_response()
+    Json(json!({"snapshots": state.account.store.snapshots()})).into_response()
 }
 
 /// Forgets the snapshot `name`: 204, or 404.
@@ -242,20 +249,23 @@ pub async fn delete_snapshot(
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> ApiResult<Response> {
-    state.store.delete_snapshot(&name)?;
+    state.account.store.delete_snapshot(&name)?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// Adds a fault rule: 201 with the rule as stored (its `id`, `hitCount` 0).
 pub async fn add_fault(State(state): State<AppState>, body: Body) -> ApiResult<Response> {
     let rule: serde_json::Value = body.typed("fault rule")?;
-    let rule = state.faults.add(rule, state.store.clock.now_millis())?;
+    let rule = state
+        .account
+        .faults
+        .add(rule, state.account.store.clock.now_millis())?;
     Ok((StatusCode::CREATED, Json(rule)).into_response())
 }
 
 /// `{"faults": [...]}`: every rule in creation order, with its `hitCount`.
 pub async fn list_faults(State(state): State<AppState>) -> Response {
-    Json(json!({"faults": state.faults.list()})).into_response()
+    Json(json!({"faults": state.account.faults.list()})).into_response()
 }
 
 /// The rule `id`, or 404.
@@ -263,7 +273,7 @@ pub async fn read_fault(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    Ok(Json(state.faults.get(&id)?).into_response())
+    Ok(Json(state.account.faults.get(&id)?).into_response())
 }
 
 /// Removes the rule `id`: 204, or 404.
@@ -271,13 +281,13 @@ pub async fn delete_fault(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    state.faults.remove(&id)?;
+    state.account.faults.remove(&id)?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// Removes every rule: 200 `{"deleted": n}`.
 pub async fn clear_faults(State(state): State<AppState>) -> Response {
-    Json(json!({"deleted": state.faults.clear()})).into_response()
+    Json(json!({"deleted": state.account.faults.clear()})).into_response()
 }
 
 /// Runs store work that holds its lock for a while (a purge, a

@@ -12,7 +12,7 @@ use super::AppState;
 use crate::error::ApiResult;
 
 pub async fn list(State(state): State<AppState>) -> Response {
-    value_feed("", "Databases", &state.store.databases())
+    value_feed("", "Databases", &state.account.store.databases())
 }
 
 pub async fn create_or_query(
@@ -21,11 +21,14 @@ pub async fn create_or_query(
     body: Body,
 ) -> ApiResult<Response> {
     if headers.is_query() {
-        let now = state.store.clock.now_millis();
-        return value_query(&body, now, "", "Databases", state.store.databases());
+        let now = state.account.store.clock.now_millis();
+        return value_query(&body, now, "", "Databases", state.account.store.databases());
     }
     let throughput = super::offers::requested_throughput(&headers)?;
-    let created = state.store.create_database(&body.object()?, throughput)?;
+    let created = state
+        .account
+        .store
+        .create_database(&body.object()?, throughput)?;
     Ok(resource(StatusCode::CREATED, &created, METADATA_WRITE))
 }
 
@@ -35,7 +38,7 @@ pub async fn read(
 ) -> ApiResult<Response> {
     Ok(resource(
         StatusCode::OK,
-        &state.store.database(&db)?,
+        &state.account.store.database(&db)?,
         METADATA_READ,
     ))
 }
@@ -44,6 +47,6 @@ pub async fn delete(
     State(state): State<AppState>,
     PathParams(db): PathParams<String>,
 ) -> ApiResult<Response> {
-    state.store.delete_database(&db)?;
+    state.account.store.delete_database(&db)?;
     Ok(no_content(METADATA_WRITE))
 }

@@ -12,15 +12,15 @@ use crate::persist::Committed;
 use crate::store;
 
 pub async fn durable(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let Some(journal) = state.store.journal() else {
+    let Some(journal) = state.account.store.journal() else {
         return next.run(request).await;
     };
     let (response, committed) = journal.track(next.run(request)).await;
     match committed {
         Committed::Nothing => response,
         Committed::Through(_) => {
-            if state.store.compaction_due() {
-                let store = state.store.clone();
+            if state.account.store.compaction_due() {
+                let store = state.account.store.clone();
                 tokio::task::spawn_blocking(move || store.compact_if_due());
             }
             response

@@ -37,7 +37,7 @@ use crate::transport::{Break, ConnectionControl};
 /// layer of its own: a layer costs every request about 4% of a point
 /// read's instructions, the empty check nothing measurable.
 pub async fn inject(state: &AppState, request: Request, next: Next) -> Response {
-    if state.faults.is_empty() {
+    if state.account.faults.is_empty() {
         return next.run(request).await;
     }
     let rule = {
@@ -53,8 +53,9 @@ pub async fn inject(state: &AppState, request: Request, next: Next) -> Response 
                 container: classified.container.as_deref(),
                 partition_key: headers.partition_key(),
             };
-            let now = state.store.clock.now_millis();
+            let now = state.account.store.clock.now_millis();
             state
+                .account
                 .faults
                 .hit(&target, now, || range_of(state, &classified, headers))
         }
@@ -84,6 +85,7 @@ fn range_of(state: &AppState, classified: &Classified<'_>, headers: &HeaderMap) 
         classified.container.as_deref()?,
     );
     state
+        .account
         .store
         .with_container(database, container, |c, _| Ok(c.range_of(&key)))
         .ok()
@@ -114,7 +116,7 @@ async fn apply(state: &AppState, rule: Arc<Rule>, request: Request, next: Next) 
             if !ran(real.status()) {
                 // Refused or failed: nothing ran for the rule to answer
                 // after, and no hit.
-                state.faults.give_back(&rule);
+                state.account.faults.give_back(&rule);
                 return real;
             }
             if let Some(delay) = delay {
@@ -158,7 +160,7 @@ fn answer(
             }
         }
         None => {
-            let charge = state.charges.failure(respond.status);
+            let charge = state.account.charges.failure(respond.status);
             kept.insert(names::REQUEST_CHARGE, charge_value(charge));
         }
     }

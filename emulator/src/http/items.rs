@@ -43,6 +43,7 @@ fn address(
     }
     Ok(
         match state
+            .account
             .store
             .item_by_rid(db, coll, &id, headers.partition_key())?
         {
@@ -91,13 +92,13 @@ pub async fn create_or_query(
         if_match: headers.if_match(),
         body,
     };
-    let (status, stored, range) = state.store.write_item(&db, &coll, write)?;
+    let (status, stored, range) = state.account.store.write_item(&db, &coll, write)?;
     context.range = range;
     let kind = match status {
         StatusCode::CREATED => Priced::Insert,
         _ => Priced::Replace,
     };
-    let charge = state.charges.write(kind, stored.body.len(), terms);
+    let charge = state.account.charges.write(kind, stored.body.len(), terms);
     let mut response = item_written(status, &stored, charge, headers.return_minimal());
     decorate_write(&mut response, &context, &stored, &uri);
     Ok(response)
@@ -149,9 +150,11 @@ pub async fn read(
     let (headers, uri) = (request.headers(), request.uri());
     let (pk, id) = address(&state, &db, &coll, id, headers)?;
     // One hold of the lock for the container's context and the item.
-    let (context, found) = state
-        .store
-        .read_item_in_context(&db, &coll, pk.as_deref(), &id)?;
+    let (context, found) =
+        state
+            .account
+            .store
+            .read_item_in_context(&db, &coll, pk.as_deref(), &id)?;
     container_context::verify(&state, &context, headers, true)?;
     let found = found?;
     let unchanged = headers
@@ -161,6 +164,7 @@ pub async fn read(
         not_modified()
     } else {
         let charge = state
+            .account
             .charges
             .read(found.body.len(), state.reads_quorum(headers));
         item(StatusCode::OK, &found, charge)
@@ -199,6 +203,7 @@ fn patched_charge(
         false => 0,
     };
     state
+        .account
         .charges
         .write(Priced::Replace, stored.body.len(), terms)
 }
@@ -233,9 +238,10 @@ pub async fn replace(
         if_match: headers.if_match(),
         body,
     };
-    let (_, stored, range) = state.store.write_item(&db, &coll, write)?;
+    let (_, stored, range) = state.account.store.write_item(&db, &coll, write)?;
     context.range = range;
     let charge = state
+        .account
         .charges
         .write(Priced::Replace, stored.body.len(), terms);
     let mut response = item_written(StatusCode::OK, &stored, charge, headers.return_minimal());
@@ -259,7 +265,7 @@ pub async fn patch(
     }
     let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
     let patch = body.typed::<PatchBody>("patch")?;
-    let edit = patch.edit(state.store.clock.now_millis(), || {
+    let edit = patch.edit(state.account.store.clock.now_millis(), || {
         super::query::search_policies(&state, &db, &coll)
     })?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
@@ -270,7 +276,7 @@ pub async fn patch(
         id: &id,
         if_match: headers.if_match(),
     };
-    let (stored, range) = state.store.edit_item(target, edit)?;
+    let (stored, range) = state.account.store.edit_item(target, edit)?;
     context.range = range;
     let charge = patched_charge(&state, &context, &stored);
     let mut response = item_written(StatusCode::OK, &stored, charge, headers.return_minimal());
@@ -292,7 +298,7 @@ pub async fn delete(
     }
     let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
-    let deleted = state.store.delete_item(ItemAddress {
+    let deleted = state.account.store.delete_item(ItemAddress {
         database: &db,
         container: &coll,
         partition_key: pk.as_deref(),
@@ -300,7 +306,10 @@ pub async fn delete(
         if_match: headers.if_match(),
     })?;
     context.range = deleted.range;
-    let charge = state.charges.write(Priced::Delete, deleted.bytes, 0);
+    let charge = state
+        .account
+        .charges
+        .write(Priced::Delete, deleted.bytes, 0);
     let mut response = no_content(charge);
     decorate(&mut response, &context, deleted.lsn, None, &uri);
     Ok(response)
@@ -317,6 +326,7 @@ pub async fn delete_partition(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let deleted = state
+        .account
         .store
         .delete_partition(&db, &coll, headers.partition_key())?;
     tracing::debug!(db, coll, deleted, "deleted by partition key");

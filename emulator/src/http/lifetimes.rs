@@ -79,9 +79,11 @@ pub async fn page(State(state): State<AppState>, body: Body) -> ApiResult<Respon
             "Invalid continuation: pass back the continuation of the previous page unchanged, with the same order.",
         )),
     };
-    let page = state
-        .store
-        .lifetimes(&request.database, &request.container, cursor, limit)?;
+    let page =
+        state
+            .account
+            .store
+            .lifetimes(&request.database, &request.container, cursor, limit)?;
     let mut body = page.body;
     body["continuation"] = page
         .next

@@ -49,10 +49,10 @@ use tower_http::normalize_path::NormalizePathLayer;
 
 use crate::transport::{App, QueryIntoPath};
 
-use crate::auth::{self, MasterKey};
+use crate::account::Account;
+use crate::auth;
 use crate::error::ApiError;
-use crate::query::results::ResultCache;
-use crate::store::{Store, MAX_ITEM_BYTES};
+use crate::store::MAX_ITEM_BYTES;
 use crate::{entra_token, resource_token};
 use request::CosmosHeaders;
 
@@ -60,26 +60,26 @@ use request::CosmosHeaders;
 /// for each layer and handler of every request, and one counter to move is
 /// cheaper than one per field (it was a tenth of a point read's CPU).
 #[derive(Clone)]
-pub struct AppState(Arc<SharedState>);
+pub struct AppState(Arc<EndpointState>);
 
 impl AppState {
-    pub fn new(shared: SharedState) -> Self {
-        AppState(Arc::new(shared))
+    pub fn new(endpoint: EndpointState) -> Self {
+        AppState(Arc::new(endpoint))
     }
 }
 
 impl std::ops::Deref for AppState {
-    type Target = SharedState;
+    type Target = EndpointState;
 
-    fn deref(&self) -> &SharedState {
+    fn deref(&self) -> &EndpointState {
         &self.0
     }
 }
 
-/// The parts of [`AppState`].
-pub struct SharedState {
-    pub store: Arc<Store>,
-    pub key: MasterKey,
+/// One endpoint: the account it serves, and what is its own.
+pub struct EndpointState {
+    /// What every endpoint of the account shares (`account.rs`).
+    pub account: Arc<Account>,
     /// `http` or `https`: what the account document advertises (unless the
     /// request's connection says otherwise: `transport::ConnectionScheme`).
     pub scheme: &'static str,
@@ -88,53 +88,36 @@ pub struct SharedState {
     pub certificate: Option<Arc<str>>,
     /// The address the server listens on.
     pub local_addr: std::net::SocketAddr,
-    /// Whole query results between their pages (`query/results.rs`).
-    pub query_results: ResultCache,
     /// Whether the explorer page is served (`--enable-explorer`).
     pub explorer: bool,
     /// The host the account document advertises instead of the client's
     /// (`--advertise-host`).
     pub advertise_host: Option<String>,
-    /// The account's default consistency level (`--consistency`).
-    pub consistency: crate::consistency::Consistency,
     /// How this endpoint reads URLs: the routing gateway's way, or the
     /// compute gateway's (`--compute-gateway-port`).
     pub gateway: auth::Gateway,
-    /// Stored procedure, trigger and UDF executions (`script/`).
-    pub scripts: Arc<crate::script::ScriptEngine>,
-    /// How requests are charged (`--ru-charges`).
-    pub charges: crate::request_units::ChargeModel,
-    /// Every partition's spending, with `--rate-limit` (`throttle.rs`),
-    /// shared by every endpoint.
-    pub limiter: Option<Arc<crate::throttle::Limiter>>,
     /// The region this endpoint serves, as the account document names it
-    /// (fault rules match on it).
+    /// (fault rules match on it): the account's region numbered
+    /// `region_index`.
     pub region: Arc<str>,
-    /// The fault rules (`POST /_emulator/faults`), shared by every endpoint
-    /// of the account.
-    pub faults: Arc<crate::faults::Faults>,
-    /// The account's regions (`--regions`), shared by every endpoint; this
-    /// endpoint serves the one numbered `region_index`.
-    pub topology: Arc<crate::regions::Topology>,
     pub region_index: usize,
     /// Where each region listens, in the order `--regions` names them.
     pub region_addrs: Arc<[std::net::SocketAddr]>,
 }
 
-impl SharedState {
+impl EndpointState {
     /// Whether a request's reads read a quorum (Strong or Bounded
     /// Staleness, its own level or the account's), which doubles their
     /// charge.
     pub fn reads_quorum(&self, headers: &HeaderMap) -> bool {
-        // A request may only relax the account's level: under a weaker
-        // account no request reads a quorum, and the header is not read.
-        if !crate::request_units::reads_quorum(self.consistency) {
+        // Under a weaker account the header is not even read.
+        if !crate::request_units::reads_quorum(self.account.consistency) {
             return false;
         }
         let requested = headers
             .get(names::CONSISTENCY_LEVEL)
             .and_then(|v| v.to_str().ok());
-        crate::request_units::reads_quorum(self.consistency.for_request(requested))
+        self.account.reads_quorum(requested)
     }
 }
 
@@ -157,7 +140,7 @@ pub fn app(state: AppState) -> App {
 fn with_layers(routes: Router<AppState>, state: AppState) -> App {
     // With --data-dir, a request is answered once its changes are kept
     // (inside authentication); without, requests skip the layer.
-    let routes = match state.store.journal() {
+    let routes = match state.account.store.journal() {
         Some(_) => routes.route_layer(middleware::from_fn_with_state(
             state.clone(),
             durability::durable,
@@ -288,7 +271,7 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs() as i64);
             let request = (request.method().as_str(), request.uri().path(), is_query);
-            entra_token::verify(&state.key, &jwt, request, now)
+            entra_token::verify(&state.account.key, &jwt, request, now)
         } else {
             verify_master(&state, &request)
         }
@@ -296,6 +279,7 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
     // A request may relax the account's consistency, never strengthen it.
     let verified = verified.and_then(|()| match request.headers().get(names::CONSISTENCY_LEVEL) {
         Some(level) => state
+            .account
             .consistency
             .check_request(level.to_str().unwrap_or_default()),
         None => Ok(()),
@@ -306,10 +290,12 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
     // (`--rate-limit`: a 429 meets no rule), the fault rules (outside
     // durability: a fault after a write answers once the write is kept).
     match verified {
-        Ok(()) if state.topology.names().len() > 1 => {
+        Ok(()) if state.account.topology.names().len() > 1 => {
             Box::pin(regions::admit(&state, request, next)).await
         }
-        Ok(()) if state.faults.is_empty() && state.limiter.is_none() => next.run(request).await,
+        Ok(()) if state.account.faults.is_empty() && state.account.limiter.is_none() => {
+            next.run(request).await
+        }
         Ok(()) => Box::pin(throttling::throttle(&state, request, next)).await,
         Err(error) => {
             tracing::debug!(%error, "refused an unauthenticated request");
@@ -328,7 +314,7 @@ fn verify_master(state: &AppState, request: &Request) -> Result<(), ApiError> {
     let header = |name: &axum::http::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
     auth::verify_at(
         state.gateway,
-        &state.key,
+        &state.account.key,
         &auth::SignedRequest {
             verb: request.method().as_str(),
             path: request.uri().path(),
@@ -408,7 +394,9 @@ fn common_headers(state: &AppState, headers: &mut HeaderMap, activity_id: Header
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::auth::MasterKey;
     use crate::clock::{Clock, ClockMode};
+    use crate::store::Store;
 
     /// A handler that panics (a test-only route, never a real bug) gets a
     /// Cosmos 500 with the request's activity id, the connection stays
@@ -418,23 +406,16 @@ mod tests {
         let key = MasterKey::from_base64(crate::auth::WELL_KNOWN_KEY).unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let state = AppState::new(SharedState {
-            store: Arc::new(Store::new(Clock::new(ClockMode::Manual { start: None }))),
-            key: key.clone(),
+        let store = Store::new(Clock::new(ClockMode::Manual { start: None }));
+        let state = AppState::new(EndpointState {
+            account: Arc::new(Account::new(store, key.clone(), REGION)),
             scheme: "http",
             certificate: None,
             local_addr: addr,
-            query_results: ResultCache::default(),
             explorer: true,
             advertise_host: None,
-            consistency: Default::default(),
             gateway: Default::default(),
-            scripts: Default::default(),
-            charges: Default::default(),
-            limiter: None,
             region: REGION.into(),
-            faults: Default::default(),
-            topology: Arc::new(crate::regions::Topology::single(REGION)),
             region_index: 0,
             region_addrs: Arc::from([addr]),
         });

@@ -22,7 +22,7 @@ pub fn requested_throughput(headers: &HeaderMap) -> ApiResult<Option<Throughput>
 
 /// A serverless account has no offers to read or replace: the service's 400.
 fn offers_exist(state: &AppState) -> ApiResult<()> {
-    match state.store.serverless() {
+    match state.account.store.serverless() {
         true => Err(crate::store::serverless_offers()),
         false => Ok(()),
     }
@@ -30,7 +30,7 @@ fn offers_exist(state: &AppState) -> ApiResult<()> {
 
 pub async fn list(State(state): State<AppState>) -> ApiResult<Response> {
     offers_exist(&state)?;
-    Ok(value_feed("", "Offers", &state.store.offers()))
+    Ok(value_feed("", "Offers", &state.account.store.offers()))
 }
 
 /// `POST /offers` with a query, as the SDKs read a resource's throughput:
@@ -48,8 +48,8 @@ pub async fn query(
         ));
     }
     offers_exist(&state)?;
-    let now = state.store.clock.now_millis();
-    value_query(&body, now, "", "Offers", state.store.offers())
+    let now = state.account.store.clock.now_millis();
+    value_query(&body, now, "", "Offers", state.account.store.offers())
 }
 
 pub async fn read(
@@ -57,7 +57,7 @@ pub async fn read(
     PathParams(rid): PathParams<String>,
 ) -> ApiResult<Response> {
     offers_exist(&state)?;
-    let (offer, minimum) = state.store.offer(&rid)?;
+    let (offer, minimum) = state.account.store.offer(&rid)?;
     let mut response = resource(StatusCode::OK, &offer, METADATA_READ);
     response
         .headers_mut()
@@ -100,6 +100,7 @@ pub async fn replace(
     };
     let replaced =
         state
+            .account
             .store
             .replace_offer(&rid, &body.object()?, migration, headers.if_match())?;
     Ok(resource(StatusCode::OK, &replaced, METADATA_WRITE))

@@ -36,7 +36,8 @@ pub fn authorize(
     headers: &HeaderMap,
     token: &str,
 ) -> ApiResult<()> {
-    let Claims { grant, .. } = resource_token::verify(&state.key, token, state.store.clock.now())?;
+    let Claims { grant, .. } =
+        resource_token::verify(&state.account.key, token, state.account.store.clock.now())?;
     let segments: Vec<String> = path
         .split('/')
         .filter(|s| !s.is_empty())
@@ -50,6 +51,7 @@ pub fn authorize(
         [] if reads => Ok(()),
         ["dbs", db, "colls", coll, rest @ ..] => {
             let (db_rid, coll_rid) = state
+                .account
                 .store
                 .container_rids(db, coll)
                 .ok_or_else(|| forbidden(&grant, "names no container it covers"))?;
@@ -94,6 +96,7 @@ pub fn authorize(
                 ["docs", id] => {
                     if let Some(granted) = &grant.item_id {
                         let id = state
+                            .account
                             .store
                             .item_id_by_rid(db, coll, id)
                             .unwrap_or_else(|| id.to_string());
@@ -164,6 +167,7 @@ fn authorize_script(
             ));
         };
         let rid = state
+            .account
             .store
             .script(db, coll, request.kind, id)
             .map(|s| s.rid)
@@ -213,7 +217,7 @@ fn check_partition(
     };
     let named = headers
         .partition_key()
-        .and_then(|h| state.store.canonical_partition_key(db, coll, h));
+        .and_then(|h| state.account.store.canonical_partition_key(db, coll, h));
     match named {
         Some(key) if key == *granted => Ok(()),
         Some(_) => Err(forbidden(grant, "is for another partition key")),

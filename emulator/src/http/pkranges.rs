@@ -77,8 +77,9 @@ pub async fn read(
     PathParams((db, coll)): PathParams<(String, String)>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    let (container, _) = state.store.container(&db, &coll)?;
+    let (container, _) = state.account.store.container(&db, &coll)?;
     let ranges = state
+        .account
         .store
         .with_container(&db, &coll, |c, _| Ok(c.ranges().clone()))?;
     let Listing { etag, documents } = listing(&container, &ranges);

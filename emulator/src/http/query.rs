@@ -43,7 +43,7 @@ pub(super) async fn query(
 ) -> Result<Response, Refusal> {
     let query = PreparedQuery::prepare_at(
         &body.typed::<QueryBody>("query")?,
-        state.store.clock.now_millis(),
+        state.account.store.clock.now_millis(),
     )?;
     if headers.flag("x-ms-cosmos-is-query-plan-request") {
         // The container must exist for its plan, as for its query; a
@@ -62,7 +62,7 @@ pub(super) async fn query(
         && headers.text("x-ms-start-epk").is_none()
     {
         let declared = headers.flag("x-ms-documentdb-query-enablecrosspartition");
-        state.store.with_container(db, coll, |c, _| {
+        state.account.store.with_container(db, coll, |c, _| {
             // A filter that pins the whole key: the gateway routes the
             // query to that one partition.
             let pinned = query.pins_partition_key(c.partition_key().paths());
@@ -128,14 +128,14 @@ pub(super) async fn page(
         coll,
         headers,
     };
-    let answer = match pipeline::plan(&scope, query, &request, &state.query_results)? {
+    let answer = match pipeline::plan(&scope, query, &request, &state.account.query_results)? {
         Planned::Answered(answer) => answer,
         Planned::OffLock(job) => {
-            let limits = state.scripts.limits;
+            let limits = state.account.scripts.limits;
             let worker = state.clone();
             let ran = run_bounded(limits, move || {
                 let udfs = |bodies| Box::new(Udfs::new(bodies, limits)) as Box<dyn Runner>;
-                job.run(udfs, &worker.query_results)
+                job.run(udfs, &worker.account.query_results)
             })
             .await?;
             pipeline::walk_on(&scope, ran)?
@@ -145,7 +145,7 @@ pub(super) async fn page(
     let returned: usize = answer.page.documents.iter().map(Bytes::len).sum();
     let quorum = state.reads_quorum(headers);
     let charge = match priced {
-        Priced::Query => state.charges.query(
+        Priced::Query => state.account.charges.query(
             answer.retrieved.documents,
             answer.retrieved.bytes,
             returned,
@@ -153,7 +153,7 @@ pub(super) async fn page(
         ),
         Priced::ReadFeed => {
             let count = answer.page.documents.len();
-            state.charges.read_feed(count, returned, quorum)
+            state.account.charges.read_feed(count, returned, quorum)
         }
     };
     let mut response = feed(
@@ -203,10 +203,11 @@ impl Source for ContainerScope<'_> {
     type Walk = Step;
 
     fn udfs(&self, names: Vec<String>) -> ApiResult<CalledUdfs> {
-        let stored =
-            self.state
-                .store
-                .scripts(self.db, self.coll, ScriptKind::UserDefinedFunction)?;
+        let stored = self.state.account.store.scripts(
+            self.db,
+            self.coll,
+            ScriptKind::UserDefinedFunction,
+        )?;
         let mut bodies = std::collections::HashMap::new();
         let mut versions = Vec::new();
         for name in names {
@@ -227,7 +228,7 @@ impl Source for ContainerScope<'_> {
         if query.index_paths().is_empty() {
             return Ok(());
         }
-        let store = &self.state.store;
+        let store = &self.state.account.store;
         let missing: Vec<DocumentPath> = store.with_container(self.db, self.coll, |c, _| {
             // The query as it runs: computed properties resolved. A query
             // they refuse is refused when it runs, not here.
@@ -249,6 +250,7 @@ impl Source for ContainerScope<'_> {
     ) -> ApiResult<Scope<T, Step>> {
         let (headers, continuation) = (self.headers, request.continuation);
         self.state
+            .account
             .store
             .with_container(self.db, self.coll, |c, now| {
                 query.check_order_by_index(&c.settings.indexing_policy)?;
@@ -315,9 +317,12 @@ impl Source for ContainerScope<'_> {
     }
 
     fn walk_on(&self, walk: &Step, page: Option<Continuation>) -> ApiResult<Option<Continuation>> {
-        self.state.store.with_container(self.db, self.coll, |c, _| {
-            Ok(range_walk::next(c, walk, page))
-        })
+        self.state
+            .account
+            .store
+            .with_container(self.db, self.coll, |c, _| {
+                Ok(range_walk::next(c, walk, page))
+            })
     }
 }
 
@@ -326,6 +331,7 @@ impl Source for ContainerScope<'_> {
 /// page: a query plan, a patch's `condition`.
 pub(super) fn search_policies(state: &AppState, db: &str, coll: &str) -> ApiResult<Arc<Policies>> {
     let policies = state
+        .account
         .store
         .with_container(db, coll, |c, _| Ok(c.settings.search_policies()))?;
     Ok(Arc::new(policies))

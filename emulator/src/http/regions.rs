@@ -46,13 +46,13 @@ pub async fn admit(state: &AppState, request: Request, next: Next) -> Response {
     if operation == Operation::Control {
         return next.run(request).await;
     }
-    let now = state.store.clock.now_millis();
-    if let Some(outage) = state.topology.outage(state.region_index, now) {
+    let now = state.account.store.clock.now_millis();
+    if let Some(outage) = state.account.topology.outage(state.region_index, now) {
         return down(state, outage, request).await;
     }
     let query = super::request::CosmosHeaders::is_query(request.headers());
     let write = is_write(operation, request.method(), query);
-    if write && !state.topology.takes_writes(state.region_index) {
+    if write && !state.account.topology.takes_writes(state.region_index) {
         let _ = axum::body::to_bytes(request.into_body(), 8 * MAX_ITEM_BYTES).await;
         return ApiError::new(
             StatusCode::FORBIDDEN,
@@ -61,7 +61,10 @@ pub async fn admit(state: &AppState, request: Request, next: Next) -> Response {
                  region of this account; writes go to '{}' (the account document's \
                  writableLocations).",
                 state.region,
-                state.topology.name(state.topology.write_region())
+                state
+                    .account
+                    .topology
+                    .name(state.account.topology.write_region())
             ),
         )
         .with_substatus(WRITE_FORBIDDEN)
@@ -72,8 +75,8 @@ pub async fn admit(state: &AppState, request: Request, next: Next) -> Response {
         // What a lagging replica will have applied, and when; for a write
         // to a container, the LSN its range reached (its session tokens
         // name that one).
-        let store_lsn = state.store.session_lsn();
-        state.topology.record(now, store_lsn);
+        let store_lsn = state.account.store.session_lsn();
+        state.account.topology.record(now, store_lsn);
         let headers = response.headers();
         let range_lsn = headers
             .text(super::names::LSN)
@@ -81,6 +84,7 @@ pub async fn admit(state: &AppState, request: Request, next: Next) -> Response {
         let range = headers.range_id().unwrap_or(0);
         if let Some((rid, lsn)) = headers.get(super::names::CONTENT_PATH).zip(range_lsn) {
             state
+                .account
                 .topology
                 .record_range(rid.as_bytes(), range, store_lsn, lsn);
         }
@@ -165,17 +169,19 @@ pub fn locations(state: &AppState, scheme: &str, addressed: &str) -> (Value, Val
             None => i32::from(port),
         };
         json!({
-            "name": state.topology.name(region),
+            "name": state.account.topology.name(region),
             "databaseAccountEndpoint": format!("{scheme}://{host}:{port}/"),
         })
     };
     let writable = state
+        .account
         .topology
         .writable()
         .into_iter()
         .map(location)
         .collect();
     let readable = state
+        .account
         .topology
         .in_failover_order()
         .into_iter()
@@ -195,8 +201,8 @@ fn regions_answer(state: &AppState) -> Response {
 }
 
 fn regions_json(state: &AppState) -> Vec<Value> {
-    let now = state.store.clock.now_millis();
-    let topology = &state.topology;
+    let now = state.account.store.clock.now_millis();
+    let topology = &state.account.topology;
     (0..topology.names().len())
         .map(|region| {
             let (lag_ms, paused_at) = topology.replication(region);
@@ -241,8 +247,9 @@ pub async fn take_down(
              (down until POST .../up).",
         ));
     }
-    let until = for_ms.map(|ms| state.store.clock.now_millis().saturating_add(ms));
+    let until = for_ms.map(|ms| state.account.store.clock.now_millis().saturating_add(ms));
     state
+        .account
         .topology
         .take_down(&name, mode, until)
         .map_err(refused)?;
@@ -257,7 +264,7 @@ pub async fn bring_up(
     body: Body,
 ) -> ApiResult<Response> {
     let NoParameters {} = optional_body(&body, "region")?;
-    state.topology.bring_up(&name).map_err(refused)?;
+    state.account.topology.bring_up(&name).map_err(refused)?;
     settled(&state).await;
     Ok(regions_answer(&state))
 }
@@ -279,13 +286,13 @@ pub async fn fail_over(State(state): State<AppState>, body: Body) -> ApiResult<R
              {\"writeRegion\": \"East US\"}.",
         ));
     };
-    if state.topology.multi_write() {
+    if state.account.topology.multi_write() {
         return Err(ApiError::bad_request(
             "Every region of this account takes writes (--multi-write): there is no write region \
              to move.",
         ));
     }
-    state.topology.fail_over(&name).map_err(refused)?;
+    state.account.topology.fail_over(&name).map_err(refused)?;
     Ok(regions_answer(&state))
 }
 
@@ -309,8 +316,9 @@ pub async fn replicate(
              much of the emulator's clock) or {\"paused\": true} (false resumes).",
         ));
     }
-    let lsn = state.store.session_lsn();
+    let lsn = state.account.store.session_lsn();
     state
+        .account
         .topology
         .set_replication(&name, lag_ms, paused, lsn)
         .map_err(refused)?;
@@ -321,13 +329,14 @@ pub async fn replicate(
 /// condition wants it, so that a route that took a region down with
 /// `refuse`, or brought one up, answers once clients see the change.
 pub async fn settled(state: &AppState) {
-    if state.topology.names().len() == 1 {
+    if state.account.topology.names().len() == 1 {
         return;
     }
     for _ in 0..200 {
         if state
+            .account
             .topology
-            .listeners_settled(state.store.clock.now_millis())
+            .listeners_settled(state.account.store.clock.now_millis())
         {
             return;
         }
@@ -348,12 +357,13 @@ fn refused(refusal: Refusal) -> ApiError {
 /// The LSN reads at this endpoint's region can see now: the store's at the
 /// write region, a lagging replica's elsewhere.
 pub fn visible_lsn(state: &AppState) -> u64 {
-    let current = state.store.session_lsn();
-    if state.topology.names().len() == 1 {
+    let current = state.account.store.session_lsn();
+    if state.account.topology.names().len() == 1 {
         return current;
     }
-    let now = state.store.clock.now_millis();
+    let now = state.account.store.clock.now_millis();
     state
+        .account
         .topology
         .replicated_lsn(state.region_index, now, current)
 }
@@ -362,14 +372,17 @@ pub fn visible_lsn(state: &AppState) -> u64 {
 /// reads at this endpoint's region can see now: what session tokens name
 /// and are checked against.
 pub fn visible_range_lsn(state: &AppState, rid: &[u8], range: u32, current: u64) -> u64 {
-    if state.topology.names().len() == 1 {
+    if state.account.topology.names().len() == 1 {
         return current;
     }
     let store_lsn = visible_lsn(state);
-    if store_lsn >= state.store.session_lsn() {
+    if store_lsn >= state.account.store.session_lsn() {
         return current; // all applied (the write region, or no lag)
     }
-    state.topology.range_lsn_at(rid, range, store_lsn, current)
+    state
+        .account
+        .topology
+        .range_lsn_at(rid, range, store_lsn, current)
 }
 
 #[cfg(test)]

@@ -27,7 +27,7 @@ type Reply = Result<Response, Refusal>;
 /// the point operation would be (at their average size). The fixed model
 /// charges 5 RU, as before.
 fn script_charge(state: &AppState, headers: &HeaderMap, work: ScriptWork) -> Charge {
-    let model = state.charges;
+    let model = state.account.charges;
     if model == ChargeModel::Fixed {
         return crate::request_units::SCRIPT_EXECUTION;
     }
@@ -65,6 +65,7 @@ pub async fn execute(
 ) -> Reply {
     let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
     let script = state
+        .account
         .store
         .script(&db, &coll, ScriptKind::StoredProcedure, &id)?;
     let arguments = match body.0.iter().all(u8::is_ascii_whitespace) {
@@ -83,8 +84,9 @@ pub async fn execute(
         logging,
     };
     let result = state
+        .account
         .scripts
-        .execute_stored_procedure(&state.store, call)
+        .execute_stored_procedure(&state.account.store, call)
         .await?;
     let mut response = (
         StatusCode::OK,
@@ -158,8 +160,9 @@ pub(super) async fn write(
         post,
     };
     let result = state
+        .account
         .scripts
-        .write_with_triggers(&state.store, write)
+        .write_with_triggers(&state.account.store, write)
         .await?;
     context.range = result.committed.range;
     let lsn = result.committed.lsn;
@@ -172,7 +175,7 @@ pub(super) async fn write(
         _ => Priced::Replace,
     };
     let bytes = result.item.as_ref().map_or(0, |item| item.body.len());
-    let charge = state.charges.write(priced, bytes, 0);
+    let charge = state.account.charges.write(priced, bytes, 0);
     let mut response = match &result.item {
         Some(item) => item_written(result.status, item, charge, headers.return_minimal()),
         None => no_content(charge),

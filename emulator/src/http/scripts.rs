@@ -50,7 +50,7 @@ pub async fn list(
     (db, coll): (String, String),
     kind: ScriptKind,
 ) -> ApiResult<Response> {
-    let (rid, scripts) = state.store.script_feed(&db, &coll, kind)?;
+    let (rid, scripts) = state.account.store.script_feed(&db, &coll, kind)?;
     Ok(value_feed(&rid, kind.feed(), &scripts))
 }
 
@@ -62,14 +62,17 @@ pub async fn create_or_query(
     body: Body,
 ) -> ApiResult<Response> {
     if headers.is_query() {
-        let (rid, scripts) = state.store.script_feed(&db, &coll, kind)?;
-        let now = state.store.clock.now_millis();
+        let (rid, scripts) = state.account.store.script_feed(&db, &coll, kind)?;
+        let now = state.account.store.clock.now_millis();
         return value_query(&body, now, &rid, kind.feed(), scripts);
     }
-    let (created, view) =
-        state
-            .store
-            .create_script(&db, &coll, kind, &body.object()?, create_mode(&headers))?;
+    let (created, view) = state.account.store.create_script(
+        &db,
+        &coll,
+        kind,
+        &body.object()?,
+        create_mode(&headers),
+    )?;
     Ok(with_quota(created_or_ok(created), &view, METADATA_WRITE))
 }
 
@@ -78,7 +81,7 @@ pub async fn read(
     (db, coll, id): (String, String, String),
     kind: ScriptKind,
 ) -> ApiResult<Response> {
-    let view = state.store.script_view(&db, &coll, kind, &id)?;
+    let view = state.account.store.script_view(&db, &coll, kind, &id)?;
     Ok(with_quota(StatusCode::OK, &view, METADATA_READ))
 }
 
@@ -89,10 +92,14 @@ pub async fn replace(
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<Response> {
-    let view =
-        state
-            .store
-            .replace_script(&db, &coll, kind, &id, &body.object()?, headers.if_match())?;
+    let view = state.account.store.replace_script(
+        &db,
+        &coll,
+        kind,
+        &id,
+        &body.object()?,
+        headers.if_match(),
+    )?;
     Ok(with_quota(StatusCode::OK, &view, METADATA_WRITE))
 }
 
@@ -103,6 +110,7 @@ pub async fn delete(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     state
+        .account
         .store
         .delete_script(&db, &coll, kind, &id, headers.if_match())?;
     Ok(no_content(METADATA_WRITE))

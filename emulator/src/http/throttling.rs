@@ -55,19 +55,21 @@ fn spends(request: &Request) -> Spends {
 /// Admits or throttles a request; an admitted one goes on to the fault
 /// rules and the handler, then is charged what its answer says it cost.
 pub async fn throttle(state: &AppState, request: Request, next: Next) -> Response {
-    let Some(limiter) = state.limiter.as_deref() else {
+    let Some(limiter) = state.account.limiter.as_ref() else {
         return super::faults::inject(state, request, next).await;
     };
-    let now_ms = state.store.clock.now_millis();
+    let now_ms = state.account.store.clock.now_millis();
     let admitted = match spends(&request) {
         Spends::Nothing => return super::faults::inject(state, request, next).await,
         Spends::Metadata => limiter.admit_metadata(now_ms).await,
         Spends::Container { db, coll } => {
             let headers = request.headers();
             let range = headers.range_id();
-            let budget = state
-                .store
-                .partition_budget(&db, &coll, headers.partition_key(), range);
+            let budget =
+                state
+                    .account
+                    .store
+                    .partition_budget(&db, &coll, headers.partition_key(), range);
             // A container that is not there: the handler says so, uncharged.
             let Ok(budget) = budget else {
                 return super::faults::inject(state, request, next).await;

@@ -22,7 +22,7 @@ pub async fn list_users(
     State(state): State<AppState>,
     PathParams(db): PathParams<String>,
 ) -> ApiResult<Response> {
-    let (rid, users) = state.store.users(&db)?;
+    let (rid, users) = state.account.store.users(&db)?;
     Ok(value_feed(&rid, "Users", &users))
 }
 
@@ -33,12 +33,20 @@ pub async fn create_or_query_users(
     body: Body,
 ) -> ApiResult<Response> {
     if headers.is_query() {
-        let (rid, users) = state.store.users(&db)?;
-        return value_query(&body, state.store.clock.now_millis(), &rid, "Users", users);
+        let (rid, users) = state.account.store.users(&db)?;
+        return value_query(
+            &body,
+            state.account.store.clock.now_millis(),
+            &rid,
+            "Users",
+            users,
+        );
     }
-    let (created, user) = state
-        .store
-        .create_user(&db, &body.object()?, create_mode(&headers))?;
+    let (created, user) =
+        state
+            .account
+            .store
+            .create_user(&db, &body.object()?, create_mode(&headers))?;
     Ok(resource(created_or_ok(created), &user, METADATA_WRITE))
 }
 
@@ -48,7 +56,7 @@ pub async fn read_user(
 ) -> ApiResult<Response> {
     Ok(resource(
         StatusCode::OK,
-        &state.store.user(&db, &user)?,
+        &state.account.store.user(&db, &user)?,
         METADATA_READ,
     ))
 }
@@ -59,9 +67,11 @@ pub async fn replace_user(
     headers: HeaderMap,
     body: Body,
 ) -> ApiResult<Response> {
-    let replaced = state
-        .store
-        .replace_user(&db, &user, &body.object()?, headers.if_match())?;
+    let replaced =
+        state
+            .account
+            .store
+            .replace_user(&db, &user, &body.object()?, headers.if_match())?;
     Ok(resource(StatusCode::OK, &replaced, METADATA_WRITE))
 }
 
@@ -70,7 +80,10 @@ pub async fn delete_user(
     PathParams((db, user)): PathParams<(String, String)>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    state.store.delete_user(&db, &user, headers.if_match())?;
+    state
+        .account
+        .store
+        .delete_user(&db, &user, headers.if_match())?;
     Ok(no_content(METADATA_WRITE))
 }
 
@@ -83,9 +96,14 @@ fn with_token(state: &AppState, view: PermissionView, expiry_seconds: i64) -> Va
     let claims = Claims {
         grant: view.grant,
         permission_rid: json["_rid"].as_str().unwrap_or("").to_string(),
-        expires_at: state.store.clock.now().saturating_add(expiry_seconds),
+        expires_at: state
+            .account
+            .store
+            .clock
+            .now()
+            .saturating_add(expiry_seconds),
     };
-    json["_token"] = resource_token::issue(&state.key, &claims).into();
+    json["_token"] = resource_token::issue(&state.account.key, &claims).into();
     json
 }
 
@@ -99,7 +117,7 @@ pub async fn list_permissions(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let expiry = expiry(&headers)?;
-    let (rid, views) = state.store.permissions(&db, &user)?;
+    let (rid, views) = state.account.store.permissions(&db, &user)?;
     let permissions: Vec<Value> = views
         .into_iter()
         .map(|v| with_token(&state, v, expiry))
@@ -115,23 +133,25 @@ pub async fn create_or_query_permissions(
 ) -> ApiResult<Response> {
     let expiry = expiry(&headers)?;
     if headers.is_query() {
-        let (rid, views) = state.store.permissions(&db, &user)?;
+        let (rid, views) = state.account.store.permissions(&db, &user)?;
         let permissions = views
             .into_iter()
             .map(|v| with_token(&state, v, expiry))
             .collect();
         return value_query(
             &body,
-            state.store.clock.now_millis(),
+            state.account.store.clock.now_millis(),
             &rid,
             "Permissions",
             permissions,
         );
     }
-    let (created, view) =
-        state
-            .store
-            .create_permission(&db, &user, &body.object()?, create_mode(&headers))?;
+    let (created, view) = state.account.store.create_permission(
+        &db,
+        &user,
+        &body.object()?,
+        create_mode(&headers),
+    )?;
     Ok(resource(
         created_or_ok(created),
         &with_token(&state, view, expiry),
@@ -145,7 +165,7 @@ pub async fn read_permission(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     let expiry = expiry(&headers)?;
-    let view = state.store.permission(&db, &user, &id)?;
+    let view = state.account.store.permission(&db, &user, &id)?;
     Ok(resource(
         StatusCode::OK,
         &with_token(&state, view, expiry),
@@ -160,10 +180,13 @@ pub async fn replace_permission(
     body: Body,
 ) -> ApiResult<Response> {
     let expiry = expiry(&headers)?;
-    let view =
-        state
-            .store
-            .replace_permission(&db, &user, &id, &body.object()?, headers.if_match())?;
+    let view = state.account.store.replace_permission(
+        &db,
+        &user,
+        &id,
+        &body.object()?,
+        headers.if_match(),
+    )?;
     Ok(resource(
         StatusCode::OK,
         &with_token(&state, view, expiry),
@@ -177,6 +200,7 @@ pub async fn delete_permission(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     state
+        .account
         .store
         .delete_permission(&db, &user, &id, headers.if_match())?;
     Ok(no_content(METADATA_WRITE))

@@ -1,0 +1,80 @@
+//! The account: what every endpoint and every front door (HTTP today, the
+//! in-process [`crate::Emulator`], a binary protocol tomorrow) shares,
+//! as one value behind an `Arc`. Its data (the store, and the clock the
+//! store keeps), its key and consistency level, the script engine, how it
+//! charges and throttles, its regions, the fault rules and the query
+//! results kept between pages.
+//!
+//! What belongs to one endpoint (its scheme, address, region, certificate,
+//! the gateway kind whose URLs it reads) stays with the endpoint
+//! (`http::Endpoint`).
+
+use std::sync::Arc;
+
+use crate::auth::MasterKey;
+use crate::clock::Clock;
+use crate::consistency::Consistency;
+use crate::faults::Faults;
+use crate::query::results::ResultCache;
+use crate::regions::Topology;
+use crate::request_units::ChargeModel;
+use crate::script::ScriptEngine;
+use crate::store::Store;
+use crate::throttle::Limiter;
+
+/// Everything account-wide.
+pub struct Account {
+    /// Databases, containers, items, the log and the clock.
+    pub store: Arc<Store>,
+    /// The master key requests are signed with (`--key`).
+    pub key: MasterKey,
+    /// The default consistency level (`--consistency`): the strongest a
+    /// request may ask for.
+    pub consistency: Consistency,
+    /// Stored procedure, trigger and UDF executions (`script/`).
+    pub scripts: Arc<ScriptEngine>,
+    /// How requests are charged (`--ru-charges`).
+    pub charges: ChargeModel,
+    /// Every partition's spending, with `--rate-limit` (`throttle.rs`).
+    pub limiter: Option<Limiter>,
+    /// The regions (`--regions`): names, the write region, outages, lag.
+    pub topology: Topology,
+    /// The fault rules (`POST /_emulator/faults`).
+    pub faults: Faults,
+    /// Whole query results between their pages (`query/results.rs`).
+    pub query_results: ResultCache,
+}
+
+impl Account {
+    /// An account over `store` with the service's defaults: one region,
+    /// Session consistency, no throttling, no fault rule.
+    pub fn new(store: Store, key: MasterKey, region: &str) -> Self {
+        Account {
+            store: Arc::new(store),
+            key,
+            consistency: Consistency::default(),
+            scripts: Arc::default(),
+            charges: ChargeModel::default(),
+            limiter: None,
+            topology: Topology::single(region),
+            faults: Faults::default(),
+            query_results: ResultCache::default(),
+        }
+    }
+
+    /// The account's one source of time (the store's).
+    pub fn clock(&self) -> &Clock {
+        &self.store.clock
+    }
+
+    /// Whether a request asking for consistency `requested` (its
+    /// `x-ms-consistency-level`, if any) reads a quorum: Strong or Bounded
+    /// Staleness, which doubles a read's charge. A request may only relax
+    /// the account's level, so under a weaker account nothing reads one.
+    pub fn reads_quorum(&self, requested: Option<&str>) -> bool {
+        if !crate::request_units::reads_quorum(self.consistency) {
+            return false;
+        }
+        crate::request_units::reads_quorum(self.consistency.for_request(requested))
+    }
+}
