@@ -77,4 +77,29 @@ impl Account {
         }
         crate::request_units::reads_quorum(self.consistency.for_request(requested))
     }
+
+    /// The LSN reads at region `region` can see now: the store's at the
+    /// write region, a lagging replica's elsewhere.
+    pub fn visible_lsn(&self, region: usize) -> u64 {
+        let current = self.store.session_lsn();
+        if self.topology.names().len() == 1 {
+            return current;
+        }
+        let now = self.store.clock.now_millis();
+        self.topology.replicated_lsn(region, now, current)
+    }
+
+    /// The LSN of the range `range` of the container `rid` (at `current`)
+    /// that reads at region `region` can see now: what session tokens name
+    /// and are checked against.
+    pub fn visible_range_lsn(&self, region: usize, rid: &[u8], range: u32, current: u64) -> u64 {
+        if self.topology.names().len() == 1 {
+            return current;
+        }
+        let store_lsn = self.visible_lsn(region);
+        if store_lsn >= self.store.session_lsn() {
+            return current; // all applied (the write region, or no lag)
+        }
+        self.topology.range_lsn_at(rid, range, store_lsn, current)
+    }
 }

@@ -18,7 +18,9 @@
 //!   lag), `faults` (the fault rules of the control API, which know
 //!   nothing of HTTP); `account` (all of these, the store with them, as
 //!   one value every endpoint and front door shares);
-//! - the wire: `http` (routes and handlers), `endpoints` (each region's
+//! - the operations: `operations` (each Cosmos operation as a function of
+//!   the account and a protocol-neutral request, below every protocol);
+//! - the wire: `http` (routes, and the adapter from HTTP to the operations), `endpoints` (each region's
 //!   gateway and the compute gateway, together), `auth` (master-key
 //!   signatures), `resource_token` (permission tokens), `entra_token`
 //!   (Entra ID tokens), `error` (the wire format of failures), `clock`
@@ -43,6 +45,7 @@ mod http;
 mod item_key;
 mod json;
 pub mod limits;
+pub mod operations;
 mod partition_key;
 mod patch;
 pub mod persist;

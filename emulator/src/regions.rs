@@ -18,7 +18,9 @@
 //! ([`Topology::range_lsn_at`]). (The children of a split start with no
 //! history: a lagging replica is taken to have applied all of theirs.)
 //!
-//! Nothing here knows HTTP: `http/regions.rs` applies it to requests.
+//! Nothing here knows HTTP: the steps around every operation
+//! (`operations/around.rs`) apply it to requests, `http/regions.rs` serves
+//! its control routes and the account document's locations.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -21,8 +21,8 @@
 //! - Metadata requests (databases, containers, offers...) share one
 //!   budget of [`METADATA_RU_PER_SECOND`] for the account.
 //!
-//! Nothing here knows HTTP or the store: the layer in
-//! `http/throttling.rs` says which partitions a request uses and what
+//! Nothing here knows HTTP or the store: the steps around every operation
+//! (`operations/around.rs`) say which partitions a request uses and what
 //! each may spend.
 
 use std::collections::HashMap;

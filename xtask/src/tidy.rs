@@ -100,6 +100,26 @@ const LAYERS: &[(&str, &[&str])] = &[
             "throttle",
         ],
     ),
+    // The Cosmos operations, below every protocol: a function of the
+    // account and a protocol-neutral request each.
+    (
+        "operations",
+        &[
+            "account",
+            "error",
+            "faults",
+            "json",
+            "limits",
+            "patch",
+            "persist",
+            "regions",
+            "request_units",
+            "rid",
+            "script",
+            "store",
+            "throttle",
+        ],
+    ),
     // The wire.
     (
         "http",
@@ -115,6 +135,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "item_key",
             "json",
             "limits",
+            "operations",
             "partition_key",
             "patch",
             "persist",

@@ -1,8 +1,8 @@
 //! Fault rules (`POST /_emulator/faults`, `docs/src/faults.md`): the rules
 //! in creation order, which request each matches, how many it has hit, and
-//! their windows on the emulator clock. Nothing here knows HTTP: the HTTP
-//! layer (`http/faults.rs`) describes a request as a [`Target`], asks
-//! [`Faults::hit`] and answers as the rule says.
+//! their windows on the emulator clock. Nothing here knows HTTP: the steps
+//! around every operation (`operations/around.rs`) describe a request as a
+//! [`Target`], ask [`Faults::hit`] and answer as the rule says.
 //!
 //! With no rule, [`Faults::is_empty`] is one atomic load: the layer does
 //! nothing more. A hit is counted under the rules' lock, so a rule with

@@ -110,7 +110,7 @@ pub fn execute(
             .account
             .store
             .container_context_at(db, coll, headers.partition_key(), None)?;
-    super::container_context::owner_headers(response_headers, &context);
+    super::container_context::write_names(response_headers, &context.owner, context.range);
     response_headers.insert(super::names::GLOBAL_COMMITTED_LSN, lsn.clone());
     response_headers.insert(super::names::LSN, lsn);
     Ok(response)

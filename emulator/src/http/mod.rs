@@ -2,6 +2,7 @@
 //! middleware, and the handlers per resource (`docs/src/reference/protocol.md`).
 
 mod account;
+mod around;
 mod batch;
 mod change_feed;
 mod client_encryption_keys;
@@ -10,9 +11,7 @@ mod container_context;
 mod containers;
 mod control;
 mod databases;
-mod durability;
 mod explorer;
-mod faults;
 mod items;
 mod lifetimes;
 mod metrics;
@@ -31,7 +30,6 @@ mod routes;
 mod scope;
 mod script_runs;
 mod scripts;
-mod throttling;
 mod users;
 
 use std::sync::Arc;
@@ -131,22 +129,13 @@ pub fn app(state: AppState) -> App {
 }
 
 /// What every request passes through: the common headers (`envelope`),
-/// authentication of the routes (`authenticate`, which then answers for a
-/// region that is down, spends the budget (`throttling::throttle`) and
-/// applies the fault rules (`faults::inject`)), the body limit,
+/// authentication of the routes (`authenticate`, which then runs the steps
+/// around every operation, `around.rs`: the region, the budget, the fault
+/// rules, durability), the body limit,
 /// Cosmos-shaped 404 and 405, and a panic, should one slip through,
 /// answered as a 500 instead of a dropped connection. The certificate route
 /// and the explorer page are public, outside authentication.
 fn with_layers(routes: Router<AppState>, state: AppState) -> App {
-    // With --data-dir, a request is answered once its changes are kept
-    // (inside authentication); without, requests skip the layer.
-    let routes = match state.account.store.journal() {
-        Some(_) => routes.route_layer(middleware::from_fn_with_state(
-            state.clone(),
-            durability::durable,
-        )),
-        None => routes,
-    };
     let authenticated = routes
         // Only a request for a route is authenticated: an unknown path is a
         // 404 whatever its signature (it serves nothing), never a 401 that
@@ -290,13 +279,7 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
     // (`--rate-limit`: a 429 meets no rule), the fault rules (outside
     // durability: a fault after a write answers once the write is kept).
     match verified {
-        Ok(()) if state.account.topology.names().len() > 1 => {
-            Box::pin(regions::admit(&state, request, next)).await
-        }
-        Ok(()) if state.account.faults.is_empty() && state.account.limiter.is_none() => {
-            next.run(request).await
-        }
-        Ok(()) => Box::pin(throttling::throttle(&state, request, next)).await,
+        Ok(()) => Box::pin(around::run(&state, request, next)).await,
         Err(error) => {
             tracing::debug!(%error, "refused an unauthenticated request");
             // Read what the client is sending first: answering before the
@@ -373,7 +356,11 @@ fn common_headers(state: &AppState, headers: &mut HeaderMap, activity_id: Header
     if let Some(lsn) = lsn {
         let range = headers.range_id().unwrap_or(0);
         let lsn = match headers.get(names::CONTENT_PATH) {
-            Some(rid) => regions::visible_range_lsn(state, rid.as_bytes(), range, lsn),
+            Some(rid) => {
+                state
+                    .account
+                    .visible_range_lsn(state.region_index, rid.as_bytes(), range, lsn)
+            }
             None => lsn,
         };
         let token =

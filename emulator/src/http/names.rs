@@ -5,6 +5,8 @@
 
 use axum::http::HeaderName;
 
+use crate::operations::RequestOption;
+
 pub const ACTIVITY_ID: HeaderName = HeaderName::from_static("x-ms-activity-id");
 pub const SESSION_TOKEN: HeaderName = HeaderName::from_static("x-ms-session-token");
 pub const REQUEST_CHARGE: HeaderName = HeaderName::from_static("x-ms-request-charge");
@@ -29,3 +31,31 @@ pub const INTENDED_COLLECTION_RID: HeaderName =
 pub const RETRY_AFTER_MS: HeaderName = HeaderName::from_static("x-ms-retry-after-ms");
 /// `Low` or `High`: which requests are throttled first (`throttle.rs`).
 pub const PRIORITY_LEVEL: HeaderName = HeaderName::from_static("x-ms-cosmos-priority-level");
+
+const PREFER: HeaderName = HeaderName::from_static("prefer");
+const IS_UPSERT: HeaderName = HeaderName::from_static("x-ms-documentdb-is-upsert");
+const CONTINUATION: HeaderName = HeaderName::from_static("x-ms-continuation");
+const MAX_ITEM_COUNT: HeaderName = HeaderName::from_static("x-ms-max-item-count");
+const PRE_TRIGGERS: HeaderName = HeaderName::from_static("x-ms-documentdb-pre-trigger-include");
+const POST_TRIGGERS: HeaderName = HeaderName::from_static("x-ms-documentdb-post-trigger-include");
+
+/// The header that carries each request option (`operations/options.rs`).
+pub fn of_option(option: RequestOption) -> HeaderName {
+    use axum::http::header::{IF_MATCH, IF_NONE_MATCH};
+    match option {
+        RequestOption::PartitionKey => PARTITION_KEY,
+        RequestOption::PartitionKeyRangeId => PARTITION_KEY_RANGE_ID,
+        RequestOption::SessionToken => SESSION_TOKEN,
+        RequestOption::ConsistencyLevel => CONSISTENCY_LEVEL,
+        RequestOption::IntendedCollectionRid => INTENDED_COLLECTION_RID,
+        RequestOption::IfMatch => IF_MATCH,
+        RequestOption::IfNoneMatch => IF_NONE_MATCH,
+        RequestOption::Prefer => PREFER,
+        RequestOption::Upsert => IS_UPSERT,
+        RequestOption::Continuation => CONTINUATION,
+        RequestOption::MaxItemCount => MAX_ITEM_COUNT,
+        RequestOption::PriorityLevel => PRIORITY_LEVEL,
+        RequestOption::PreTriggerInclude => PRE_TRIGGERS,
+        RequestOption::PostTriggerInclude => POST_TRIGGERS,
+    }
+}

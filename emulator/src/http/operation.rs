@@ -1,70 +1,21 @@
-//! What operation an HTTP request is, in the words of the service's
-//! operation types: a point read, a query, a create... ([`classify`]), and
-//! which database and container its path names. The fault rules match on it
-//! (`faults/`); throttling's budgets will too. Read from the method, the
-//! path (as routed: trailing slash trimmed) and the headers the SDKs send;
-//! nothing is parsed beyond them.
+//! What kind of operation an HTTP request is (`operations/kind.rs`): a
+//! point read, a query, a create... ([`classify`]), and which database and
+//! container its path names: what the steps around every operation
+//! (`operations/around.rs`) read. Read from the method, the path (as
+//! routed: trailing slash trimmed) and the headers the SDKs send; nothing
+//! is parsed beyond them.
 
 use std::borrow::Cow;
 
 use axum::http::{HeaderMap, Method};
 
 use super::request::CosmosHeaders;
-
-/// The kinds of request the fault rules (and budgets) tell apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Operation {
-    /// A point read or an item read feed.
-    Read,
-    /// A query over items (or a query plan request).
-    Query,
-    Create,
-    Upsert,
-    Replace,
-    Patch,
-    /// A point delete, or deleting a partition key's items.
-    Delete,
-    /// A transactional batch or a bulk request.
-    Batch,
-    /// A read of the change feed (`A-IM: Incremental feed`).
-    ChangeFeed,
-    /// A stored procedure's execution.
-    Script,
-    /// The account read, `GET /`.
-    Account,
-    /// Every other resource: databases, containers, partition key ranges,
-    /// offers, users, permissions, scripts' definitions, conflicts, client
-    /// encryption keys, and queries over those.
-    Metadata,
-    /// The emulator's own `/_emulator/*` routes: never faulted or throttled.
-    Control,
-}
-
-impl Operation {
-    /// The name fault rules use (`faults::OPERATIONS`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Operation::Read => "read",
-            Operation::Query => "query",
-            Operation::Create => "create",
-            Operation::Upsert => "upsert",
-            Operation::Replace => "replace",
-            Operation::Patch => "patch",
-            Operation::Delete => "delete",
-            Operation::Batch => "batch",
-            Operation::ChangeFeed => "changeFeed",
-            Operation::Script => "script",
-            Operation::Account => "account",
-            Operation::Metadata => "metadata",
-            Operation::Control => "control",
-        }
-    }
-}
+use crate::operations::OperationKind as Operation;
 
 /// A classified request: its operation and the names its path holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Classified<'a> {
-    pub operation: Operation,
+    pub kind: Operation,
     /// The database the path names (`/dbs/{db}/...`), percent-decoded.
     pub database: Option<Cow<'a, str>>,
     /// The container the path names (`/dbs/{db}/colls/{coll}/...`).
@@ -82,7 +33,7 @@ pub fn classify<'a>(method: &Method, path: &'a str, headers: &HeaderMap) -> Clas
         return unnamed(Operation::Account);
     }
     if first != Some("dbs") {
-        return unnamed(Operation::Metadata);
+        return unnamed(metadata(method, headers));
     }
     let database = segments.next().map(decoded);
     let below_database = segments.next();
@@ -100,14 +51,14 @@ pub fn classify<'a>(method: &Method, path: &'a str, headers: &HeaderMap) -> Clas
             Method::PUT => Operation::Replace,
             Method::PATCH => Operation::Patch,
             Method::DELETE => Operation::Delete,
-            _ => Operation::Metadata,
+            _ => metadata(method, headers),
         },
         (Some("sprocs"), Some(_), None) if method == Method::POST => Operation::Script,
         (Some("operations"), Some("partitionkeydelete"), None) => Operation::Delete,
-        _ => Operation::Metadata,
+        _ => metadata(method, headers),
     };
     Classified {
-        operation,
+        kind: operation,
         database,
         container,
     }
@@ -137,13 +88,21 @@ fn feed_operation(method: &Method, headers: &HeaderMap) -> Operation {
                 Operation::Create
             }
         }
-        _ => Operation::Metadata,
+        _ => metadata(method, headers),
+    }
+}
+
+/// A request for another resource: it changes the account unless it reads
+/// (a GET, or a query).
+fn metadata(method: &Method, headers: &HeaderMap) -> Operation {
+    Operation::Metadata {
+        changes: method != Method::GET && method != Method::HEAD && !headers.is_query(),
     }
 }
 
 fn unnamed(operation: Operation) -> Classified<'static> {
     Classified {
-        operation,
+        kind: operation,
         database: None,
         container: None,
     }
@@ -186,22 +145,22 @@ mod tests {
     #[case::delete("DELETE", "/dbs/d/colls/c/docs/i", &[], Operation::Delete)]
     #[case::partition_delete("POST", "/dbs/d/colls/c/operations/partitionkeydelete", &[], Operation::Delete)]
     #[case::script("POST", "/dbs/d/colls/c/sprocs/s", &[], Operation::Script)]
-    #[case::script_definition("PUT", "/dbs/d/colls/c/sprocs/s", &[], Operation::Metadata)]
-    #[case::script_list("GET", "/dbs/d/colls/c/sprocs", &[], Operation::Metadata)]
+    #[case::script_definition("PUT", "/dbs/d/colls/c/sprocs/s", &[], Operation::Metadata { changes: true })]
+    #[case::script_list("GET", "/dbs/d/colls/c/sprocs", &[], Operation::Metadata { changes: false })]
     #[case::account("GET", "/", &[], Operation::Account)]
-    #[case::databases("GET", "/dbs", &[], Operation::Metadata)]
-    #[case::database_query("POST", "/dbs", &[("x-ms-documentdb-isquery", "true")], Operation::Metadata)]
-    #[case::database("DELETE", "/dbs/d", &[], Operation::Metadata)]
-    #[case::containers("POST", "/dbs/d/colls", &[], Operation::Metadata)]
-    #[case::container("GET", "/dbs/d/colls/c", &[], Operation::Metadata)]
-    #[case::pkranges("GET", "/dbs/d/colls/c/pkranges", &[("a-im", "Incremental feed")], Operation::Metadata)]
-    #[case::offers("POST", "/offers", &[("x-ms-documentdb-isquery", "true")], Operation::Metadata)]
-    #[case::offer("PUT", "/offers/abc", &[], Operation::Metadata)]
-    #[case::users("GET", "/dbs/d/users/u/permissions/p", &[], Operation::Metadata)]
-    #[case::triggers("POST", "/dbs/d/colls/c/triggers", &[], Operation::Metadata)]
-    #[case::udfs("GET", "/dbs/d/colls/c/udfs/f", &[], Operation::Metadata)]
-    #[case::conflicts("GET", "/dbs/d/colls/c/conflicts", &[], Operation::Metadata)]
-    #[case::keys("GET", "/dbs/d/clientencryptionkeys/k", &[], Operation::Metadata)]
+    #[case::databases("GET", "/dbs", &[], Operation::Metadata { changes: false })]
+    #[case::database_query("POST", "/dbs", &[("x-ms-documentdb-isquery", "true")], Operation::Metadata { changes: false })]
+    #[case::database("DELETE", "/dbs/d", &[], Operation::Metadata { changes: true })]
+    #[case::containers("POST", "/dbs/d/colls", &[], Operation::Metadata { changes: true })]
+    #[case::container("GET", "/dbs/d/colls/c", &[], Operation::Metadata { changes: false })]
+    #[case::pkranges("GET", "/dbs/d/colls/c/pkranges", &[("a-im", "Incremental feed")], Operation::Metadata { changes: false })]
+    #[case::offers("POST", "/offers", &[("x-ms-documentdb-isquery", "true")], Operation::Metadata { changes: false })]
+    #[case::offer("PUT", "/offers/abc", &[], Operation::Metadata { changes: true })]
+    #[case::users("GET", "/dbs/d/users/u/permissions/p", &[], Operation::Metadata { changes: false })]
+    #[case::triggers("POST", "/dbs/d/colls/c/triggers", &[], Operation::Metadata { changes: true })]
+    #[case::udfs("GET", "/dbs/d/colls/c/udfs/f", &[], Operation::Metadata { changes: false })]
+    #[case::conflicts("GET", "/dbs/d/colls/c/conflicts", &[], Operation::Metadata { changes: false })]
+    #[case::keys("GET", "/dbs/d/clientencryptionkeys/k", &[], Operation::Metadata { changes: false })]
     #[case::control("POST", "/_emulator/faults", &[], Operation::Control)]
     #[case::control_reset("POST", "/_emulator/reset", &[], Operation::Control)]
     fn classifies(
@@ -212,7 +171,7 @@ mod tests {
     ) {
         let method = Method::from_bytes(method.as_bytes()).unwrap();
         let classified = classify(&method, path, &headers(pairs));
-        assert_eq!(classified.operation, expected, "{method} {path} {pairs:?}");
+        assert_eq!(classified.kind, expected, "{method} {path} {pairs:?}");
     }
 
     #[test]
@@ -228,16 +187,5 @@ mod tests {
         assert_eq!(users.container, None);
         let account = classify(&Method::GET, "/", &none);
         assert_eq!((account.database, account.container), (None, None));
-    }
-
-    #[test]
-    fn the_names_are_the_fault_rules_names() {
-        use Operation::*;
-        let named = [
-            Read, Query, Create, Upsert, Replace, Patch, Delete, Batch, ChangeFeed, Script,
-            Account, Metadata,
-        ];
-        let names: Vec<_> = named.iter().map(|o| o.name()).collect();
-        assert_eq!(names, crate::faults::OPERATIONS);
     }
 }

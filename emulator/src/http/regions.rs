@@ -1,8 +1,7 @@
 //! A multi-region account on the wire (`--regions`; the model is
-//! `regions.rs`): what each region's endpoint answers while its region is
-//! down, the 403/3 of a write sent to a region that does not take writes,
-//! the account document's locations, and the control routes
-//! (`docs/src/regions.md`):
+//! `regions.rs`; what a region that is down or takes no writes answers is
+//! `operations/around.rs`'s): the account document's locations, and the
+//! control routes (`docs/src/regions.md`):
 //!
 //! - `GET /_emulator/regions`: every region, its endpoint and condition;
 //! - `POST /_emulator/regions/{name}/down` `{"mode", "forMs"}`, `.../up`;
@@ -14,140 +13,17 @@
 //! back through any endpoint, the one that is down included (unless it
 //! refuses connections).
 
-use axum::extract::{Path, Request, State};
+use axum::extract::{Path, State};
 use axum::http::uri::Authority;
-use axum::http::{Method, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::operation::{classify, Operation};
-use super::request::{optional_body, Body, CosmosHeaders, NoParameters};
+use super::request::{optional_body, Body, NoParameters};
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::regions::{Outage, Refusal};
-use crate::store::MAX_ITEM_BYTES;
-use crate::transport::{Break, ConnectionControl};
-
-/// Substatus of a write sent to a region that takes none.
-const WRITE_FORBIDDEN: u32 = 3;
-/// Substatus of a request to a region the account no longer has.
-const DATABASE_ACCOUNT_NOT_FOUND: u32 = 1008;
-
-/// Answers a request as its endpoint's region would: down, or refusing a
-/// write; otherwise lets it through to the budget, the fault rules and the
-/// handler.
-/// Called by `authenticate` for accounts of more than one region.
-pub async fn admit(state: &AppState, request: Request, next: Next) -> Response {
-    let classified = classify(request.method(), request.uri().path(), request.headers());
-    let operation = classified.operation;
-    if operation == Operation::Control {
-        return next.run(request).await;
-    }
-    let now = state.account.store.clock.now_millis();
-    if let Some(outage) = state.account.topology.outage(state.region_index, now) {
-        return down(state, outage, request).await;
-    }
-    let query = super::request::CosmosHeaders::is_query(request.headers());
-    let write = is_write(operation, request.method(), query);
-    if write && !state.account.topology.takes_writes(state.region_index) {
-        let _ = axum::body::to_bytes(request.into_body(), 8 * MAX_ITEM_BYTES).await;
-        return ApiError::new(
-            StatusCode::FORBIDDEN,
-            format!(
-                "The requested operation cannot be performed at this region: '{}' is a read \
-                 region of this account; writes go to '{}' (the account document's \
-                 writableLocations).",
-                state.region,
-                state
-                    .account
-                    .topology
-                    .name(state.account.topology.write_region())
-            ),
-        )
-        .with_substatus(WRITE_FORBIDDEN)
-        .into_response();
-    }
-    let response = Box::pin(super::throttling::throttle(state, request, next)).await;
-    if write {
-        // What a lagging replica will have applied, and when; for a write
-        // to a container, the LSN its range reached (its session tokens
-        // name that one).
-        let store_lsn = state.account.store.session_lsn();
-        state.account.topology.record(now, store_lsn);
-        let headers = response.headers();
-        let range_lsn = headers
-            .text(super::names::LSN)
-            .and_then(|v| v.parse::<u64>().ok());
-        let range = headers.range_id().unwrap_or(0);
-        if let Some((rid, lsn)) = headers.get(super::names::CONTENT_PATH).zip(range_lsn) {
-            state
-                .account
-                .topology
-                .record_range(rid.as_bytes(), range, store_lsn, lsn);
-        }
-    }
-    response
-}
-
-/// Whether an operation changes the account (a metadata request that is
-/// not a read or a query counts).
-fn is_write(operation: Operation, method: &Method, query: bool) -> bool {
-    match operation {
-        Operation::Create
-        | Operation::Upsert
-        | Operation::Replace
-        | Operation::Patch
-        | Operation::Delete
-        | Operation::Batch
-        | Operation::Script => true,
-        Operation::Metadata => method != Method::GET && !query,
-        _ => false,
-    }
-}
-
-/// What a region that is down answers.
-async fn down(state: &AppState, outage: Outage, request: Request) -> Response {
-    let control = request.extensions().get::<ConnectionControl>().cloned();
-    let _ = axum::body::to_bytes(request.into_body(), 8 * MAX_ITEM_BYTES).await;
-    let broken = |how| match &control {
-        Some(control) => {
-            control.break_with(how);
-            StatusCode::SERVICE_UNAVAILABLE.into_response()
-        }
-        None => unavailable(state),
-    };
-    match outage {
-        // Connections made before the listener closed: reset.
-        Outage::Refuse | Outage::Reset => broken(Break::Reset),
-        Outage::Hang => broken(Break::Hang),
-        Outage::Unavailable => unavailable(state),
-        Outage::Removed => ApiError::new(
-            StatusCode::FORBIDDEN,
-            format!(
-                "Database Account not found in region '{}' (taken down with \
-                 POST /_emulator/regions/.../down).",
-                state.region
-            ),
-        )
-        .with_substatus(DATABASE_ACCOUNT_NOT_FOUND)
-        .into_response(),
-    }
-}
-
-fn unavailable(state: &AppState) -> Response {
-    ApiError::new(
-        StatusCode::SERVICE_UNAVAILABLE,
-        format!(
-            "Service is currently unavailable: region '{}' is down (POST \
-             /_emulator/regions/.../down).",
-            state.region
-        ),
-    )
-    .into_response()
-}
 
 /// The account document's `writableLocations` and `readableLocations`:
 /// each region with the endpoint a client reaches it at, the host as the
@@ -351,72 +227,5 @@ fn refused(refusal: Refusal) -> ApiError {
              names them at start)."
         )),
         Refusal::Invalid(why) => ApiError::bad_request(why),
-    }
-}
-
-/// The LSN reads at this endpoint's region can see now: the store's at the
-/// write region, a lagging replica's elsewhere.
-pub fn visible_lsn(state: &AppState) -> u64 {
-    let current = state.account.store.session_lsn();
-    if state.account.topology.names().len() == 1 {
-        return current;
-    }
-    let now = state.account.store.clock.now_millis();
-    state
-        .account
-        .topology
-        .replicated_lsn(state.region_index, now, current)
-}
-
-/// The LSN of the range `range` of the container `rid` (at `current`) that
-/// reads at this endpoint's region can see now: what session tokens name
-/// and are checked against.
-pub fn visible_range_lsn(state: &AppState, rid: &[u8], range: u32, current: u64) -> u64 {
-    if state.account.topology.names().len() == 1 {
-        return current;
-    }
-    let store_lsn = visible_lsn(state);
-    if store_lsn >= state.account.store.session_lsn() {
-        return current; // all applied (the write region, or no lag)
-    }
-    state
-        .account
-        .topology
-        .range_lsn_at(rid, range, store_lsn, current)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn writes_are_the_operations_that_change_the_account() {
-        for operation in [
-            Operation::Create,
-            Operation::Upsert,
-            Operation::Replace,
-            Operation::Patch,
-            Operation::Delete,
-            Operation::Batch,
-            Operation::Script,
-        ] {
-            assert!(is_write(operation, &Method::POST, false), "{operation:?}");
-        }
-        for operation in [
-            Operation::Read,
-            Operation::Query,
-            Operation::ChangeFeed,
-            Operation::Account,
-        ] {
-            assert!(!is_write(operation, &Method::GET, false), "{operation:?}");
-        }
-        assert!(!is_write(Operation::Metadata, &Method::GET, false));
-        assert!(
-            !is_write(Operation::Metadata, &Method::POST, true),
-            "a query of databases"
-        );
-        assert!(is_write(Operation::Metadata, &Method::POST, false));
-        assert!(is_write(Operation::Metadata, &Method::PUT, false));
-        assert!(is_write(Operation::Metadata, &Method::DELETE, false));
     }
 }

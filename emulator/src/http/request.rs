@@ -9,8 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
-use crate::json::{self, JsonError};
-use crate::limits::{MAX_NESTING_DEPTH, MAX_REQUEST_BYTES};
+use crate::operations::{body, RequestOption, RequestOptions};
 use crate::store::CreateMode;
 
 /// The raw request body; a body over the limit is a Cosmos 413, not axum's text.
@@ -24,7 +23,7 @@ impl<S: Send + Sync> FromRequest<S> for Body {
             .await
             .map_err(|rejection| {
                 if rejection.status().as_u16() == 413 {
-                    too_large(None)
+                    body::too_large(None)
                 } else {
                     ApiError::bad_request(format!(
                         "The request body could not be read: {rejection}"
@@ -32,62 +31,20 @@ impl<S: Send + Sync> FromRequest<S> for Body {
                 }
             })?;
         // The service measures the request's payload, as sent (escapes included).
-        if bytes.len() > MAX_REQUEST_BYTES {
-            return Err(too_large(Some(bytes.len())));
-        }
+        body::within_limit(&bytes)?;
         Ok(Body(bytes))
     }
-}
-
-/// The service's words come first, in its gateway's own form (the
-/// JavaScript SDK's executeBulkOperations test looks for them whole).
-fn too_large(size: Option<usize>) -> ApiError {
-    ApiError::too_large(format!(
-        "Message: {{\"Errors\":[\"Request size is too large\"]}}\r\nThe body is {} bytes; a \
-         request, and an item, may be at most {MAX_REQUEST_BYTES} bytes (2 MB).",
-        size.map_or_else(|| "over 16 MB".to_string(), |n| n.to_string())
-    ))
 }
 
 impl Body {
     /// The body as a JSON object, or a 400 that says what is wrong.
     pub fn object(&self) -> ApiResult<Map<String, Value>> {
-        match json::parse_bounded::<Value>(&self.0) {
-            Ok(Value::Object(o)) => Ok(o),
-            Ok(other) => Err(ApiError::bad_request(format!(
-                "The request body must be a JSON object, got {}.",
-                kind(&other)
-            ))),
-            Err(e) => Err(json_error("request", e)),
-        }
+        body::object(&self.0)
     }
 
     /// The body as a typed request (query, patch), or a 400 naming the problem.
     pub fn typed<T: DeserializeOwned>(&self, what: &str) -> ApiResult<T> {
-        json::parse_bounded(&self.0).map_err(|e| json_error(what, e))
-    }
-}
-
-/// A body the JSON parser refused: nesting past the service's limit is said
-/// in the limit's words, anything else with the parser's own.
-fn json_error(what: &str, error: JsonError) -> ApiError {
-    match error {
-        JsonError::TooDeep(depth) => ApiError::bad_request(format!(
-            "The {what} body nests objects and arrays {depth} levels deep; the service allows at \
-             most {MAX_NESTING_DEPTH} levels (the document itself is the first). Flatten it."
-        )),
-        JsonError::Invalid(e) => ApiError::bad_request(format!("The {what} body is invalid: {e}.")),
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+        body::typed(&self.0, what)
     }
 }
 
@@ -163,10 +120,17 @@ pub struct NoParameters {}
 /// Whether a POST that creates a user, permission or script asks for an
 /// upsert (`x-ms-documentdb-is-upsert`).
 pub fn create_mode(headers: &HeaderMap) -> CreateMode {
-    if headers.is_upsert() {
+    if CosmosHeaders::is_upsert(headers) {
         CreateMode::Upsert
     } else {
         CreateMode::Create
+    }
+}
+
+/// A request's options are its headers (`names::of_option`).
+impl RequestOptions for HeaderMap {
+    fn get(&self, option: RequestOption) -> Option<&str> {
+        self.text(super::names::of_option(option))
     }
 }
 

@@ -1,17 +1,17 @@
 //! Writing responses: single resources, items and feeds, with their headers.
 
 use axum::body::Body;
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::Value;
 
-use super::names;
 use super::request::Body as RequestBody;
+use super::{container_context, names};
 use crate::error::{ApiError, ApiResult};
+use crate::operations::{self, response as operation, Answer};
 use crate::query::{PreparedQuery, QueryBody};
 use crate::request_units::{self, Charge};
-use crate::store::Item;
 
 /// What metadata requests cost (databases, containers, users, offers,
 /// scripts' definitions): the same in both charge models. Item requests
@@ -56,31 +56,6 @@ pub fn resource(status: StatusCode, value: &Value, charge: Charge) -> Response {
         response.headers_mut().insert(header::ETAG, etag);
     }
     response
-}
-
-/// An item, served as stored.
-pub fn item(status: StatusCode, item: &Item, charge: Charge) -> Response {
-    let mut response = json_response(status, item.body.clone(), charge);
-    response.headers_mut().insert(header::ETAG, etag(item));
-    response
-}
-
-/// An item a write stored: served whole, or with `minimal` (the client sent
-/// `Prefer: return=minimal`) as the service does, the same status and
-/// headers with an empty body.
-pub fn item_written(status: StatusCode, stored: &Item, charge: Charge, minimal: bool) -> Response {
-    if !minimal {
-        return item(status, stored, charge);
-    }
-    let mut response = status.into_response();
-    let headers = response.headers_mut();
-    headers.insert(names::REQUEST_CHARGE, charge_value(charge));
-    headers.insert(header::ETAG, etag(stored));
-    response
-}
-
-fn etag(item: &Item) -> HeaderValue {
-    HeaderValue::from_str(item.etag.encode(&mut [0; 38])).expect("a quoted uuid is ascii")
 }
 
 /// 201 for a write that created its resource, 200 for an upsert that
@@ -151,6 +126,68 @@ pub fn value_query(
         kind,
         &query.run_values(values.into_iter())?,
     ))
+}
+
+/// An operation's answer on the wire: its status and body, each header it
+/// carries under its HTTP name, and `Content-Location` (the request's path)
+/// on an answer about a container. (The envelope adds the session token.)
+pub fn from_operation(answer: Answer, uri: &Uri) -> Response {
+    let operation::Response {
+        status,
+        headers: typed,
+        body,
+    } = operations::answered(answer);
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let json = !body.is_empty();
+    let mut response = (status, Body::from(body)).into_response();
+    let headers = response.headers_mut();
+    // Room for the headers below and the envelope's, in one allocation.
+    headers.reserve(RESPONSE_HEADERS);
+    if json {
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+    }
+    if let Some(charge) = typed.charge {
+        headers.insert(names::REQUEST_CHARGE, charge_value(charge));
+    }
+    if let Some(etag) = typed.etag {
+        let mut buffer = [0; 38];
+        let text = etag.encode(&mut buffer);
+        headers.insert(
+            header::ETAG,
+            HeaderValue::from_str(text).expect("a quoted uuid is ascii"),
+        );
+    }
+    if let Some(substatus) = typed.substatus {
+        headers.insert("x-ms-substatus", HeaderValue::from(substatus));
+    }
+    if let Some(wait) = typed.retry_after_ms {
+        headers.insert(names::RETRY_AFTER_MS, HeaderValue::from(wait));
+    }
+    if let Some(count) = typed.item_count {
+        headers.insert("x-ms-item-count", HeaderValue::from(count));
+    }
+    if let Some(token) = typed
+        .continuation
+        .and_then(|t| HeaderValue::from_str(&t).ok())
+    {
+        headers.insert("x-ms-continuation", token);
+    }
+    if let Some(container) = typed.container {
+        let range = typed.range.unwrap_or(0);
+        container_context::write_names(headers, &container.owner, range);
+        container_context::write_state(headers, container.lsn, container.item_lsn);
+        if container.lsn.is_some() {
+            if let Ok(location) = HeaderValue::from_str(uri.path()) {
+                headers.insert(header::CONTENT_LOCATION, location);
+            }
+        }
+    } else if let Some(range) = typed.range {
+        headers.insert(names::PARTITION_KEY_RANGE_ID, HeaderValue::from(range));
+    }
+    response
 }
 
 /// A refusal as the client reads it: its status, the JSON body of

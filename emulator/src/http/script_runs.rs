@@ -1,23 +1,21 @@
 //! Running scripts over HTTP: `POST .../sprocs/{id}` executes a stored
-//! procedure in the request's logical partition; an item write that names
-//! triggers (`x-ms-documentdb-pre-trigger-include`, `-post-`) runs with
-//! them in one transaction (`script/triggers.rs`).
+//! procedure in the request's logical partition. (An item write that names
+//! triggers is an item operation: `operations/items.rs`.)
 
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
-use serde_json::{Map, Value};
 
 use super::container_context::{self, decorate, Refusal};
 use super::names;
 use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::{charge_value, item_written, no_content};
+use super::response::charge_value;
 use super::AppState;
 use crate::error::ApiError;
 use crate::request_units::WriteKind as Priced;
 use crate::request_units::{Charge, ChargeModel};
-use crate::script::{named_trigger, SprocCall, TriggeredWrite, WriteKind};
+use crate::script::SprocCall;
 use crate::store::{ScriptKind, ScriptWork};
 
 type Reply = Result<Response, Refusal>;
@@ -109,83 +107,5 @@ pub async fn execute(
     context.range = result.committed.range;
     let lsn = result.committed.lsn;
     decorate(&mut response, &context, lsn, None, &uri);
-    Ok(response)
-}
-
-/// The headers that name a write's pre- and post-trigger.
-const PRE_TRIGGERS: &str = "x-ms-documentdb-pre-trigger-include";
-const POST_TRIGGERS: &str = "x-ms-documentdb-post-trigger-include";
-
-/// The triggers an item write names, if any.
-pub(super) fn named_triggers(
-    headers: &HeaderMap,
-) -> Result<(Option<String>, Option<String>), ApiError> {
-    Ok((
-        named_trigger(headers.text(PRE_TRIGGERS), "pre")?,
-        named_trigger(headers.text(POST_TRIGGERS), "post")?,
-    ))
-}
-
-/// Whether a write names any trigger.
-pub(super) fn has_triggers(headers: &HeaderMap) -> bool {
-    [PRE_TRIGGERS, POST_TRIGGERS]
-        .into_iter()
-        .any(|name| headers.text(name).is_some_and(|v| !v.trim().is_empty()))
-}
-
-/// An item write with its triggers, answered as the write alone would be.
-#[allow(clippy::too_many_arguments)]
-pub(super) async fn write(
-    state: &AppState,
-    db: &str,
-    coll: &str,
-    kind: WriteKind,
-    url_id: Option<String>,
-    partition_key: Option<String>,
-    body: Option<Map<String, Value>>,
-    headers: &HeaderMap,
-    uri: &Uri,
-) -> Reply {
-    let mut context = container_context::check(state, db, coll, headers, false)?;
-    let (pre, post) = named_triggers(headers)?;
-    let write = TriggeredWrite {
-        database: db.to_string(),
-        container: coll.to_string(),
-        kind,
-        partition_key,
-        url_id,
-        if_match: headers.if_match().map(str::to_owned),
-        body,
-        pre,
-        post,
-    };
-    let result = state
-        .account
-        .scripts
-        .write_with_triggers(&state.account.store, write)
-        .await?;
-    context.range = result.committed.range;
-    let lsn = result.committed.lsn;
-    // Priced as the write alone: the triggers' own reads and writes are
-    // not modelled (`request_units`).
-    let priced = match (kind, result.status) {
-        (WriteKind::Create, _) => Priced::Insert,
-        (WriteKind::Upsert, StatusCode::CREATED) => Priced::Insert,
-        (WriteKind::Delete, _) => Priced::Delete,
-        _ => Priced::Replace,
-    };
-    let bytes = result.item.as_ref().map_or(0, |item| item.body.len());
-    let charge = state.account.charges.write(priced, bytes, 0);
-    let mut response = match &result.item {
-        Some(item) => item_written(result.status, item, charge, headers.return_minimal()),
-        None => no_content(charge),
-    };
-    decorate(
-        &mut response,
-        &context,
-        lsn,
-        result.item.as_ref().map(|i| i.range_lsn),
-        uri,
-    );
     Ok(response)
 }

@@ -23,6 +23,7 @@ mod item_rids;
 mod items_protocol;
 mod lifetimes;
 mod offers;
+mod operations;
 mod partition_keys;
 mod persistence;
 mod protocol;

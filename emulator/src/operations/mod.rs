@@ -1,0 +1,51 @@
+//! The Cosmos operations, below every protocol: each is a function of the
+//! account (as one region's endpoint serves it: [`Serving`]), the resource
+//! it addresses, the request's options ([`RequestOptions`], read by
+//! meaning) and its body, and answers a [`Response`]: a status, typed
+//! headers, a body. Nothing here knows HTTP: the HTTP adapter (`http/`)
+//! parses a request into these and writes the answer back, and a second
+//! protocol (Direct mode's binary frames) does the same with its own
+//! names (`docs/src/architecture.md`, "A second protocol").
+//!
+//! - `options.rs`: what a request asks for besides address and body;
+//! - `response.rs`: what an operation answers, and its refusals;
+//! - `body.rs`: reading a body within the service's limits;
+//! - `session.rs`: the checks of a container's RID and of a session token,
+//!   and the LSN an answer's session token names;
+//! - `kind.rs`: the kinds of operation (what fault rules, throttling and
+//!   regions tell apart);
+//! - `around.rs`: what runs around every operation, once: the region, the
+//!   budget, the fault rules, durability;
+//! - `items.rs`: the item operations.
+
+pub mod around;
+pub mod body;
+pub mod items;
+pub mod kind;
+pub mod options;
+pub mod response;
+pub mod session;
+
+pub use around::{around, nothing_around, Breakable, Call, Reply, Target};
+pub use items::{ContainerPath, ItemPath};
+pub use kind::OperationKind;
+pub use options::{GivenOptions, RequestOption, RequestOptions};
+pub use response::{answered, Answer, ContainerState, Refusal, Response, ResponseHeaders};
+
+use crate::account::Account;
+
+/// The account as one of its endpoints serves it: the region that endpoint
+/// is (reads there see that region's replica; writes there are refused
+/// when it takes none).
+#[derive(Clone, Copy)]
+pub struct Serving<'a> {
+    pub account: &'a Account,
+    /// The region's number in the account's topology (0: the first).
+    pub region: usize,
+}
+
+impl<'a> Serving<'a> {
+    pub fn new(account: &'a Account, region: usize) -> Self {
+        Serving { account, region }
+    }
+}

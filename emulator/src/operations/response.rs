@@ -1,0 +1,138 @@
+//! What an operation answers, whatever the protocol: a status, typed
+//! headers, a body. Each front door writes it its own way (the HTTP
+//! adapter as a status line and headers; Direct mode as tokens).
+
+use bytes::Bytes;
+
+use crate::error::ApiError;
+use crate::request_units::Charge;
+use crate::store::{ContainerContext, Etag};
+
+/// An operation's answer.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// The Cosmos status: 200, 201, 204, 304, or a refusal's.
+    pub status: u16,
+    pub headers: ResponseHeaders,
+    /// JSON, or empty.
+    pub body: Bytes,
+}
+
+/// The headers an operation answers with, by meaning.
+#[derive(Debug, Clone, Default)]
+pub struct ResponseHeaders {
+    /// What the operation cost (`x-ms-request-charge`).
+    pub charge: Option<Charge>,
+    /// The resource's etag (an item's, written as the service does).
+    pub etag: Option<Etag>,
+    /// The container the answer is about, and the state it reflects.
+    pub container: Option<ContainerState>,
+    /// The partition key range it names: an item's, or the range a feed read.
+    pub range: Option<u32>,
+    /// Which refusal of its status this is (`x-ms-substatus`).
+    pub substatus: Option<u32>,
+    /// Where a feed continues.
+    pub continuation: Option<String>,
+    /// How many items a feed page holds.
+    pub item_count: Option<usize>,
+    /// How long to wait before retrying (a 429's).
+    pub retry_after_ms: Option<u64>,
+    /// What a stored procedure logged, as it logged it.
+    pub script_log: Option<String>,
+}
+
+/// The container an answer is about: its RID and owner path (what the SDKs
+/// key their session tokens by) and, for an answer of an operation that
+/// ran, the LSN of the range the answer names after it (for a write, its
+/// own) and of the item it served, if it served one. The session token is
+/// written from these and the range.
+#[derive(Debug, Clone)]
+pub struct ContainerState {
+    pub owner: crate::store::Owner,
+    pub lsn: Option<u64>,
+    pub item_lsn: Option<u64>,
+}
+
+impl Response {
+    /// A JSON answer costing `charge`.
+    pub fn json(status: u16, body: impl Into<Bytes>, charge: Charge) -> Self {
+        Response {
+            status,
+            headers: ResponseHeaders {
+                charge: Some(charge),
+                ..ResponseHeaders::default()
+            },
+            body: body.into(),
+        }
+    }
+
+    /// An answer with no body costing `charge`.
+    pub fn empty(status: u16, charge: Charge) -> Self {
+        Response::json(status, Bytes::new(), charge)
+    }
+
+    /// Names the container of `context`, its range, and the state the
+    /// answer reflects: the range's LSN `lsn`, the item's `item_lsn`.
+    pub fn about(mut self, context: &ContainerContext, lsn: u64, item_lsn: Option<u64>) -> Self {
+        self.headers.range = Some(context.range);
+        self.headers.container = Some(ContainerState {
+            owner: context.owner.clone(),
+            lsn: Some(lsn),
+            item_lsn,
+        });
+        self
+    }
+
+    /// Names the container of `context` and its range alone (a refusal:
+    /// no operation ran, no LSN).
+    pub fn naming(mut self, context: &ContainerContext) -> Self {
+        self.headers.range = Some(context.range);
+        self.headers.container = Some(ContainerState {
+            owner: context.owner.clone(),
+            lsn: None,
+            item_lsn: None,
+        });
+        self
+    }
+
+    /// Whether it is a success (2xx), or a 304 (a read that found the
+    /// client's version current).
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+}
+
+/// A refusal, as every protocol sends it: the status, the substatus, and
+/// the `{"code", "message"}` body.
+impl From<ApiError> for Response {
+    fn from(error: ApiError) -> Self {
+        Response {
+            status: error.status.as_u16(),
+            headers: ResponseHeaders {
+                substatus: error.substatus,
+                ..ResponseHeaders::default()
+            },
+            body: Bytes::from(error.body().to_string()),
+        }
+    }
+}
+
+/// An operation's refusal: an [`ApiError`], or an answer carrying headers
+/// of its own (a `404/1002` names its container, so that the SDK clears
+/// that container's session).
+#[derive(Debug)]
+pub struct Refusal(pub Box<Response>);
+
+impl From<ApiError> for Refusal {
+    fn from(error: ApiError) -> Self {
+        Refusal(Box::new(error.into()))
+    }
+}
+
+/// What an operation answers: its response, or its refusal.
+pub type Answer = Result<Response, Refusal>;
+
+/// Either way, the answer to send.
+pub fn answered(answer: Answer) -> Response {
+    answer.unwrap_or_else(|refusal| *refusal.0)
+}
