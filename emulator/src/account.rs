@@ -67,15 +67,16 @@ impl Account {
         &self.store.clock
     }
 
-    /// Whether a request asking for consistency `requested` (its
-    /// `x-ms-consistency-level`, if any) reads a quorum: Strong or Bounded
-    /// Staleness, which doubles a read's charge. A request may only relax
-    /// the account's level, so under a weaker account nothing reads one.
-    pub fn reads_quorum(&self, requested: Option<&str>) -> bool {
+    /// Whether a request asking for the consistency level `requested`
+    /// gives (its `x-ms-consistency-level`, if any) reads a quorum: Strong
+    /// or Bounded Staleness, which doubles a read's charge. A request may
+    /// only relax the account's level, so under a weaker account nothing
+    /// reads one, and `requested` is not even asked.
+    pub fn reads_quorum<'a>(&self, requested: impl FnOnce() -> Option<&'a str>) -> bool {
         if !crate::request_units::reads_quorum(self.consistency) {
             return false;
         }
-        crate::request_units::reads_quorum(self.consistency.for_request(requested))
+        crate::request_units::reads_quorum(self.consistency.for_request(requested()))
     }
 
     /// The LSN reads at region `region` can see now: the store's at the

@@ -102,6 +102,21 @@ pub fn write_state(headers: &mut HeaderMap, lsn: Option<u64>, item_lsn: Option<u
     }
 }
 
+/// [`write_names`] of an owner the answer holds: its bytes move into the
+/// headers, no counter is touched twice.
+pub fn write_owner(headers: &mut HeaderMap, owner: Owner, range: u32) {
+    headers.insert(names::CONTENT_PATH, owned_value(owner.rid));
+    headers.insert(names::ALT_CONTENT_PATH, owned_value(owner.path));
+    headers.insert(names::PARTITION_KEY_RANGE_ID, HeaderValue::from(range));
+}
+
+fn owned_value(bytes: Bytes) -> HeaderValue {
+    match HeaderValue::from_maybe_shared(bytes.clone()) {
+        Ok(value) => value,
+        Err(_) => super::owner_path::header_value(&String::from_utf8_lossy(&bytes)),
+    }
+}
+
 /// A header value over bytes the store built once and shares: no copy.
 /// A name with a control character, which no header may hold, is sent
 /// percent-encoded (`owner_path::header_value`).

@@ -108,14 +108,11 @@ impl EndpointState {
     /// Staleness, its own level or the account's), which doubles their
     /// charge.
     pub fn reads_quorum(&self, headers: &HeaderMap) -> bool {
-        // Under a weaker account the header is not even read.
-        if !crate::request_units::reads_quorum(self.account.consistency) {
-            return false;
-        }
-        let requested = headers
-            .get(names::CONSISTENCY_LEVEL)
-            .and_then(|v| v.to_str().ok());
-        self.account.reads_quorum(requested)
+        self.account.reads_quorum(|| {
+            headers
+                .get(names::CONSISTENCY_LEVEL)
+                .and_then(|v| v.to_str().ok())
+        })
     }
 }
 

@@ -37,6 +37,7 @@ const IS_UPSERT: HeaderName = HeaderName::from_static("x-ms-documentdb-is-upsert
 const CONTINUATION: HeaderName = HeaderName::from_static("x-ms-continuation");
 const MAX_ITEM_COUNT: HeaderName = HeaderName::from_static("x-ms-max-item-count");
 const PRE_TRIGGERS: HeaderName = HeaderName::from_static("x-ms-documentdb-pre-trigger-include");
+const SCRIPT_LOGGING: HeaderName = HeaderName::from_static("x-ms-documentdb-script-enable-logging");
 const POST_TRIGGERS: HeaderName = HeaderName::from_static("x-ms-documentdb-post-trigger-include");
 
 /// The header that carries each request option (`operations/options.rs`).
@@ -57,5 +58,6 @@ pub fn of_option(option: RequestOption) -> HeaderName {
         RequestOption::PriorityLevel => PRIORITY_LEVEL,
         RequestOption::PreTriggerInclude => PRE_TRIGGERS,
         RequestOption::PostTriggerInclude => POST_TRIGGERS,
+        RequestOption::ScriptLogging => SCRIPT_LOGGING,
     }
 }

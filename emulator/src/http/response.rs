@@ -4,6 +4,7 @@ use axum::body::Body;
 use axum::http::{header, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use bytes::{BufMut, Bytes, BytesMut};
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::Value;
 
 use super::request::Body as RequestBody;
@@ -128,6 +129,15 @@ pub fn value_query(
     ))
 }
 
+/// What a stored procedure's log header escapes: all but RFC 3986's
+/// unreserved characters (.NET's `Uri.EscapeDataString`, which the SDKs'
+/// tests decode).
+const LOG_ESCAPED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
 /// An operation's answer on the wire: its status and body, each header it
 /// carries under its HTTP name, and `Content-Location` (the request's path)
 /// on an answer about a container. (The envelope adds the session token.)
@@ -175,9 +185,16 @@ pub fn from_operation(answer: Answer, uri: &Uri) -> Response {
     {
         headers.insert("x-ms-continuation", token);
     }
+    if let Some(log) = typed.script_log {
+        // URL-encoded, as the service sends it (the SDKs decode it).
+        let encoded = utf8_percent_encode(&log, LOG_ESCAPED).to_string();
+        if let Ok(value) = HeaderValue::from_str(&encoded) {
+            headers.insert("x-ms-documentdb-script-log-results", value);
+        }
+    }
     if let Some(container) = typed.container {
         let range = typed.range.unwrap_or(0);
-        container_context::write_names(headers, &container.owner, range);
+        container_context::write_owner(headers, container.owner, range);
         container_context::write_state(headers, container.lsn, container.item_lsn);
         if container.lsn.is_some() {
             if let Ok(location) = HeaderValue::from_str(uri.path()) {

@@ -1,58 +1,15 @@
-//! Running scripts over HTTP: `POST .../sprocs/{id}` executes a stored
-//! procedure in the request's logical partition. (An item write that names
-//! triggers is an item operation: `operations/items.rs`.)
+//! `POST .../sprocs/{id}` on the wire: a stored procedure's execution
+//! (`operations/stored_procedures.rs`). (An item write that names triggers
+//! is an item operation: `operations/items.rs`.)
 
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
-use axum::response::{IntoResponse, Response};
-use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use axum::http::{HeaderMap, Uri};
+use axum::response::Response;
 
-use super::container_context::{self, decorate, Refusal};
-use super::names;
-use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::charge_value;
+use super::request::{Body, PathParams};
+use super::response::from_operation;
 use super::AppState;
-use crate::error::ApiError;
-use crate::request_units::WriteKind as Priced;
-use crate::request_units::{Charge, ChargeModel};
-use crate::script::SprocCall;
-use crate::store::{ScriptKind, ScriptWork};
-
-type Reply = Result<Response, Refusal>;
-
-/// What a stored procedure's execution costs: a query's base and what its
-/// queries and feeds loaded, then each item it read and wrote priced as
-/// the point operation would be (at their average size). The fixed model
-/// charges 5 RU, as before.
-fn script_charge(state: &AppState, headers: &HeaderMap, work: ScriptWork) -> Charge {
-    let model = state.account.charges;
-    if model == ChargeModel::Fixed {
-        return crate::request_units::SCRIPT_EXECUTION;
-    }
-    let quorum = state.reads_quorum(headers);
-    let average = |bytes: usize, count: usize| bytes / count.max(1);
-    let writes = work.inserts + work.replaces;
-    let written = average(work.written_bytes, writes);
-    let each = |charge: Charge, count: usize| Charge::from_ru(charge.ru() * count as f64);
-    model.query(work.loaded, work.loaded_bytes, 0, quorum)
-        + each(
-            model.read(average(work.read_bytes, work.reads), quorum),
-            work.reads,
-        )
-        + each(model.write(Priced::Insert, written, 0), work.inserts)
-        + each(model.write(Priced::Replace, written, 0), work.replaces)
-        + each(model.write(Priced::Delete, 0, 0), work.deletes)
-}
-
-const LOG_RESULTS: &str = "x-ms-documentdb-script-log-results";
-
-/// What the log header escapes: all but RFC 3986's unreserved characters
-/// (.NET's `Uri.EscapeDataString`, which the SDKs' tests decode).
-const LOG_ESCAPED: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'_')
-    .remove(b'.')
-    .remove(b'~');
+use crate::operations::{stored_procedures, ItemPath, Serving};
 
 pub async fn execute(
     State(state): State<AppState>,
@@ -60,52 +17,13 @@ pub async fn execute(
     uri: Uri,
     headers: HeaderMap,
     body: Body,
-) -> Reply {
-    let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
-    let script = state
-        .account
-        .store
-        .script(&db, &coll, ScriptKind::StoredProcedure, &id)?;
-    let arguments = match body.0.iter().all(u8::is_ascii_whitespace) {
-        true => None,
-        false => Some(String::from_utf8(body.0.to_vec()).map_err(|_| {
-            ApiError::bad_request("The stored procedure's arguments must be UTF-8 JSON.")
-        })?),
+) -> Response {
+    let serving = Serving::new(&state.account, state.region_index);
+    let sproc = ItemPath {
+        database: &db,
+        container: &coll,
+        id: &id,
     };
-    let logging = headers.flag("x-ms-documentdb-script-enable-logging");
-    let call = SprocCall {
-        database: db,
-        container: coll,
-        source: script.body,
-        partition_key: headers.partition_key().map(str::to_owned),
-        arguments,
-        logging,
-    };
-    let result = state
-        .account
-        .scripts
-        .execute_stored_procedure(&state.account.store, call)
-        .await?;
-    let mut response = (
-        StatusCode::OK,
-        [(axum::http::header::CONTENT_TYPE, "application/json")],
-        result.body,
-    )
-        .into_response();
-    let out = response.headers_mut();
-    out.insert(
-        names::REQUEST_CHARGE,
-        charge_value(script_charge(&state, &headers, result.committed.work)),
-    );
-    if let Some(log) = result.log {
-        // URL-encoded, as the service sends it (the SDKs decode it).
-        let encoded = utf8_percent_encode(&log, LOG_ESCAPED).to_string();
-        if let Ok(value) = HeaderValue::from_str(&encoded) {
-            out.insert(LOG_RESULTS, value);
-        }
-    }
-    context.range = result.committed.range;
-    let lsn = result.committed.lsn;
-    decorate(&mut response, &context, lsn, None, &uri);
-    Ok(response)
+    let answer = stored_procedures::execute(&serving, sproc, &headers, &body.0).await;
+    from_operation(answer, &uri)
 }

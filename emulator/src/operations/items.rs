@@ -3,6 +3,8 @@
 //! runs with them in one transaction (`script/triggers.rs`). TTL is the
 //! store's business: expired items are absent here on every path (R5).
 
+use std::borrow::Cow;
+
 use bytes::Bytes;
 use serde_json::{Map, Value};
 
@@ -41,18 +43,16 @@ impl<'a> ItemPath<'a> {
 
 /// The (partition key, id) an item path addresses: as given for names,
 /// looked up for RIDs.
-fn address(
+fn address<'a>(
     serving: &Serving<'_>,
-    item: ItemPath<'_>,
-    options: &dyn RequestOptions,
-) -> ApiResult<(Option<String>, String)> {
+    item: ItemPath<'a>,
+    options: &'a dyn RequestOptions,
+) -> ApiResult<(Option<Cow<'a, str>>, Cow<'a, str>)> {
     // Only a path whose database segment looks like a RID can be RID-based;
-    // name-based paths (nearly all) skip the lookup.
+    // name-based paths (nearly all) skip the lookup, and copy nothing.
     let given = || {
-        (
-            options.partition_key().map(str::to_owned),
-            item.id.to_owned(),
-        )
+        let pk = options.partition_key().map(Cow::Borrowed);
+        (pk, Cow::Borrowed(item.id))
     };
     if !crate::rid::looks_like_database_rid(item.database) {
         return Ok(given());
@@ -63,7 +63,7 @@ fn address(
         item.id,
         options.partition_key(),
     )?;
-    Ok(found.map_or_else(given, |(pk, id)| (Some(pk), id)))
+    Ok(found.map_or_else(given, |(pk, id)| (Some(Cow::Owned(pk)), Cow::Owned(id))))
 }
 
 /// A point read: the hottest path. `304` when the client's etag
@@ -84,7 +84,7 @@ pub fn read(serving: &Serving<'_>, item: ItemPath<'_>, options: &dyn RequestOpti
     let response = if unchanged {
         Response::empty(304, Charge::from_ru(1.0))
     } else {
-        let quorum = account.reads_quorum(options.consistency_level());
+        let quorum = account.reads_quorum(|| options.consistency_level());
         let charge = account.charges.read(found.body.len(), quorum);
         item_response(200, &found, charge)
     };
@@ -148,6 +148,7 @@ pub async fn replace(
         let (pk, id) = address(serving, item, options)?;
         let body = Some(body::object(body)?);
         let kind = WriteKind::Replace;
+        let (id, pk) = (id.into_owned(), pk.map(|pk| pk.into_owned()));
         return triggered(serving, item.container(), kind, Some(id), pk, body, options).await;
     }
     let mut context = session::check(serving, item.database, item.container, options, false)?;
@@ -228,6 +229,7 @@ pub async fn delete(
     if options.has_triggers() {
         let (pk, id) = address(serving, item, options)?;
         let kind = WriteKind::Delete;
+        let (id, pk) = (id.into_owned(), pk.map(|pk| pk.into_owned()));
         return triggered(serving, item.container(), kind, Some(id), pk, None, options).await;
     }
     let mut context = session::check(serving, item.database, item.container, options, false)?;

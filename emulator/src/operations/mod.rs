@@ -16,7 +16,8 @@
 //!   regions tell apart);
 //! - `around.rs`: what runs around every operation, once: the region, the
 //!   budget, the fault rules, durability;
-//! - `items.rs`: the item operations.
+//! - `items.rs`: the item operations;
+//! - `stored_procedures.rs`: a stored procedure's execution.
 
 pub mod around;
 pub mod body;
@@ -25,6 +26,7 @@ pub mod kind;
 pub mod options;
 pub mod response;
 pub mod session;
+pub mod stored_procedures;
 
 pub use around::{around, nothing_around, Breakable, Call, Reply, Target};
 pub use items::{ContainerPath, ItemPath};

@@ -37,6 +37,8 @@ pub enum RequestOption {
     /// post-triggers).
     PreTriggerInclude,
     PostTriggerInclude,
+    /// Whether a stored procedure's `console.log` is sent back.
+    ScriptLogging,
 }
 
 /// A request's options, read by meaning. Implemented by each front door
