@@ -114,6 +114,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "persist",
             "regions",
             "request_units",
+            "resource_token",
             "rid",
             "script",
             "store",

@@ -19,7 +19,6 @@ mod names;
 mod offers;
 pub mod operation;
 mod owner_path;
-mod permissions;
 mod pkranges;
 mod query;
 mod range_walk;
@@ -50,6 +49,7 @@ use crate::transport::{App, QueryIntoPath};
 use crate::account::Account;
 use crate::auth;
 use crate::error::ApiError;
+use crate::operations::authorization::{self, Access, Verb};
 use crate::store::MAX_ITEM_BYTES;
 use crate::{entra_token, resource_token};
 use request::CosmosHeaders;
@@ -248,8 +248,13 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
         } else if master {
             verify_master(&state, &request)
         } else if let Some(token) = resource_token::signature(header(&AUTHORIZATION)) {
-            let path = request.uri().path();
-            permissions::authorize(&state, request.method(), path, headers, &token)
+            let access = Access {
+                verb: verb(request.method()),
+                query: headers.is_query(),
+                path: request.uri().path(),
+                options: headers,
+            };
+            authorization::authorize(&state.account, &access, &token)
         } else if let Some(jwt) = entra_token::token(header(&AUTHORIZATION)) {
             let is_query = headers.flag("x-ms-documentdb-isquery")
                 || header(&CONTENT_TYPE).is_some_and(|t| t.starts_with("application/query+json"));
@@ -285,6 +290,19 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
             let _ = axum::body::to_bytes(request.into_body(), 8 * MAX_ITEM_BYTES).await;
             error.into_response()
         }
+    }
+}
+
+/// The Cosmos verb an HTTP method is (the routes serve no other methods).
+fn verb(method: &axum::http::Method) -> Verb {
+    use axum::http::Method;
+    match *method {
+        Method::HEAD => Verb::Head,
+        Method::POST => Verb::Post,
+        Method::PUT => Verb::Put,
+        Method::PATCH => Verb::Patch,
+        Method::DELETE => Verb::Delete,
+        _ => Verb::Get,
     }
 }
 

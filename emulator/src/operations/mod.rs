@@ -14,12 +14,14 @@
 //!   and the LSN an answer's session token names;
 //! - `kind.rs`: the kinds of operation (what fault rules, throttling and
 //!   regions tell apart);
+//! - `authorization.rs`: what a resource token's permission lets a request do;
 //! - `around.rs`: what runs around every operation, once: the region, the
 //!   budget, the fault rules, durability;
 //! - `items.rs`: the item operations;
 //! - `stored_procedures.rs`: a stored procedure's execution.
 
 pub mod around;
+pub mod authorization;
 pub mod body;
 pub mod items;
 pub mod kind;

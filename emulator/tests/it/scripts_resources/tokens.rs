@@ -1,5 +1,5 @@
 //! Resource tokens and scripts: what a container permission allows by
-//! mode, and a permission on one script (`http/permissions.rs`).
+//! mode, and a permission on one script (`operations/authorization.rs`).
 
 use reqwest::Method;
 use serde_json::{json, Value};

@@ -1,5 +1,7 @@
 //! What a request authenticated with a resource token may do: exactly what
-//! the token's permission grants.
+//! the token's permission grants. The decision, whatever the protocol: a
+//! front door verifies its own signature and says what the request is
+//! ([`Access`]).
 //!
 //! - `Read` allows GET and HEAD, and queries (POST with the query headers);
 //!   `All` also writes and deletes.
@@ -18,40 +20,57 @@
 //!
 //! Outside the grant: 403 with the service's message.
 
-use axum::http::{HeaderMap, Method, StatusCode};
+use http::StatusCode;
 use percent_encoding::percent_decode_str;
 
-use super::request::CosmosHeaders;
-use super::AppState;
+use super::options::RequestOptions;
+use crate::account::Account;
 use crate::error::{ApiError, ApiResult};
 use crate::resource_token::{self, Claims};
 use crate::store::{Grant, PermissionMode, ScriptKind};
 
+/// The verbs of the Cosmos REST API, which its signatures name and each
+/// protocol maps its operations to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    Get,
+    Head,
+    Post,
+    Put,
+    Patch,
+    Delete,
+}
+
+/// What a request does, as the decision reads it.
+pub struct Access<'a> {
+    pub verb: Verb,
+    /// Whether a POST is a query.
+    pub query: bool,
+    /// The resource's path (`/dbs/{db}/colls/{coll}/docs/{id}`), its
+    /// segments percent-encoded as sent.
+    pub path: &'a str,
+    pub options: &'a dyn RequestOptions,
+}
+
 /// Authenticates a resource-token request (`token` is the `sig` part) and
 /// checks that its permission covers it.
-pub fn authorize(
-    state: &AppState,
-    method: &Method,
-    path: &str,
-    headers: &HeaderMap,
-    token: &str,
-) -> ApiResult<()> {
-    let Claims { grant, .. } =
-        resource_token::verify(&state.account.key, token, state.account.store.clock.now())?;
-    let segments: Vec<String> = path
+pub fn authorize(account: &Account, access: &Access<'_>, token: &str) -> ApiResult<()> {
+    let Claims { grant, .. } = resource_token::verify(&account.key, token, account.clock().now())?;
+    let (method, headers) = (access.verb, access.options);
+    let segments: Vec<String> = access
+        .path
         .split('/')
         .filter(|s| !s.is_empty())
         .map(|s| percent_decode_str(s).decode_utf8_lossy().into_owned())
         .collect();
     let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
-    let reads = *method == Method::GET || *method == Method::HEAD;
-    let queries = *method == Method::POST && headers.is_query();
+    let reads = method == Verb::Get || method == Verb::Head;
+    let queries = method == Verb::Post && access.query;
     match segments.as_slice() {
         // The database account.
         [] if reads => Ok(()),
         ["dbs", db, "colls", coll, rest @ ..] => {
-            let (db_rid, coll_rid) = state
-                .account
+            let (db_rid, coll_rid) = account
                 .store
                 .container_rids(db, coll)
                 .ok_or_else(|| forbidden(&grant, "names no container it covers"))?;
@@ -65,7 +84,7 @@ pub fn authorize(
                     Err(forbidden(&grant, "writes, and the permission is Read"))
                 }
             };
-            let partition = || check_partition(state, &grant, db, coll, headers);
+            let partition = || check_partition(account, &grant, db, coll, headers);
             let whole_container =
                 grant.item_id.is_none() && grant.script.is_none() && grant.partition_key.is_none();
             match rest {
@@ -75,7 +94,7 @@ pub fn authorize(
                 // a resource": All on the whole container replaces and
                 // deletes it (the JavaScript SDK's authorization.spec.ts
                 // deletes its container with such a token).
-                [] if *method == Method::PUT || *method == Method::DELETE => {
+                [] if method == Verb::Put || method == Verb::Delete => {
                     if !whole_container {
                         return Err(forbidden(&grant, "changes the container it is inside"));
                     }
@@ -95,8 +114,7 @@ pub fn authorize(
                 }
                 ["docs", id] => {
                     if let Some(granted) = &grant.item_id {
-                        let id = state
-                            .account
+                        let id = account
                             .store
                             .item_id_by_rid(db, coll, id)
                             .unwrap_or_else(|| id.to_string());
@@ -118,10 +136,10 @@ pub fn authorize(
                             id: id.first().copied(),
                             reads: reads || (queries && id.is_empty()),
                             runs: kind == ScriptKind::StoredProcedure
-                                && *method == Method::POST
+                                && method == Verb::Post
                                 && !id.is_empty(),
                         };
-                        authorize_script(state, &grant, db, coll, headers, &request)
+                        authorize_script(account, &grant, db, coll, headers, &request)
                     }
                     None => Err(master_key_only()),
                 },
@@ -145,11 +163,11 @@ struct ScriptRequest<'a> {
 
 /// Whether the grant covers a request for a container's script.
 fn authorize_script(
-    state: &AppState,
+    account: &Account,
     grant: &Grant,
     db: &str,
     coll: &str,
-    headers: &HeaderMap,
+    headers: &dyn RequestOptions,
     request: &ScriptRequest<'_>,
 ) -> ApiResult<()> {
     let all = grant.mode == PermissionMode::All;
@@ -166,8 +184,7 @@ fn authorize_script(
                 "addresses a script feed, and it covers one script",
             ));
         };
-        let rid = state
-            .account
+        let rid = account
             .store
             .script(db, coll, request.kind, id)
             .map(|s| s.rid)
@@ -192,7 +209,7 @@ fn authorize_script(
         return Err(forbidden(grant, "writes, and the permission is Read"));
     }
     if request.runs {
-        return check_partition(state, grant, db, coll, headers);
+        return check_partition(account, grant, db, coll, headers);
     }
     if grant.partition_key.is_some() {
         return Err(forbidden(
@@ -206,18 +223,18 @@ fn authorize_script(
 
 /// A `resourcePartitionKey` grant: the request must name that partition.
 fn check_partition(
-    state: &AppState,
+    account: &Account,
     grant: &Grant,
     db: &str,
     coll: &str,
-    headers: &HeaderMap,
+    headers: &dyn RequestOptions,
 ) -> ApiResult<()> {
     let Some(granted) = &grant.partition_key else {
         return Ok(());
     };
     let named = headers
         .partition_key()
-        .and_then(|h| state.account.store.canonical_partition_key(db, coll, h));
+        .and_then(|h| account.store.canonical_partition_key(db, coll, h));
     match named {
         Some(key) if key == *granted => Ok(()),
         Some(_) => Err(forbidden(grant, "is for another partition key")),
