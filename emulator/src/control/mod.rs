@@ -2,7 +2,11 @@
 //! the emulator that the service has no request for (move the test clock,
 //! purge, split a range, take a region down, add a fault rule, snapshot
 //! the account...). Every route is in [`ROUTES`], one line each, and the
-//! router is built from that table.
+//! router is built from that table; `docs/src/reference/control-api.md`
+//! describes each route, and the Python and npm packages' clients call
+//! each one (`emulator/tests/it/control_routes.rs` holds the page and both
+//! clients to the table). `CONTRIBUTING.md`'s "Add a control route" lists
+//! what a new route touches.
 //!
 //! This module sits above `http/`: its handlers are axum handlers over
 //! `http::AppState`, and `http::app_with` puts them behind the same
