@@ -5,7 +5,9 @@
 //! so that clients see their connections refused as when a region is
 //! unreachable, and binds the same addresses again when it is brought up.
 //! An endpoint on `localhost` listens on both loopbacks (`transport/listen.rs`),
-//! each served alike.
+//! each served alike. What one endpoint serves, [`app`], is assembled here,
+//! above both of its parts: the resources (`http/`) and the control API
+//! (`control/`), behind the same layers.
 
 use std::future::Future;
 use std::io;
@@ -14,9 +16,16 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use crate::http::{app, AppState};
+use crate::http::AppState;
 use crate::regions::Outage;
-use crate::transport::{self, Transport};
+use crate::transport::{self, App, Transport};
+use crate::{control, http};
+
+/// Everything one endpoint serves: the resources' routes and the control
+/// API's, behind authentication and the envelope (`http::app_with`).
+pub fn app(state: AppState) -> App {
+    http::app_with(state, control::routes())
+}
 
 /// How often a region's endpoint looks whether it must close or reopen.
 const OUTAGE_POLL: Duration = Duration::from_millis(20);

@@ -20,8 +20,11 @@
 //!   one value every endpoint and front door shares);
 //! - the operations: `operations` (each Cosmos operation as a function of
 //!   the account and a protocol-neutral request, below every protocol);
-//! - the wire: `http` (routes, and the adapter from HTTP to the operations), `endpoints` (each region's
-//!   gateway and the compute gateway, together), `auth` (master-key
+//! - the wire: `http` (routes, and the adapter from HTTP to the operations),
+//!   `control` (the control API, `/_emulator/...`: its route table and
+//!   handlers, above `http`), `endpoints` (each region's gateway and the
+//!   compute gateway, together, and `app`, which assembles `http` and
+//!   `control`), `auth` (master-key
 //!   signatures), `resource_token` (permission tokens), `entra_token`
 //!   (Entra ID tokens), `error` (the wire format of failures), `clock`
 //!   (the one source of time);
@@ -35,6 +38,7 @@ pub mod account;
 pub mod auth;
 pub mod clock;
 pub mod consistency;
+pub mod control;
 mod endpoints;
 mod entra_token;
 mod epk;
@@ -74,7 +78,8 @@ use std::sync::Arc;
 pub use account::Account;
 pub use auth::WELL_KNOWN_KEY;
 pub use clock::{Clock, ClockMode};
-pub use http::{app, AppState, EndpointState, REGION};
+pub use endpoints::app;
+pub use http::{AppState, EndpointState, REGION};
 pub use store::Store;
 pub use tls::CertificateFiles;
 pub use transport::Protocol;

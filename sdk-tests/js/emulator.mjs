@@ -1,5 +1,6 @@
 // Start cosmos-emulator as a child process, build SDK clients for it and drive
-// its test clock. Shared by every *.test.mjs file.
+// its control API (the npm package's client, `Control`, from this tree:
+// packages/npm/cosmos-emulator/lib/control.js). Shared by every *.test.mjs file.
 
 import { spawn } from "node:child_process";
 import { createHmac, randomUUID } from "node:crypto";
@@ -11,6 +12,10 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe } from "node:test";
 import { CosmosClient } from "@azure/cosmos";
+// The package's own client (CommonJS), by its path: the tree's, not a release's.
+import cosmosEmulator from "../../packages/npm/cosmos-emulator/index.js";
+
+const { Control } = cosmosEmulator;
 
 export const KEY =
   "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
@@ -84,7 +89,9 @@ export class Emulator {
     this.pem = tls ? readFileSync(certPath, "utf8") : undefined;
     // Trust exactly the emulator's certificate; verification stays on.
     this.agent = tls ? new https.Agent({ ca: this.pem, keepAlive: true }) : undefined;
-    this.clock = new Clock(endpoint, KEY, this.agent);
+    /** The control API: clock, purge, split, fault rules, regions... (a refusal rejects). */
+    this.control = new Control(endpoint, { key: KEY, certificatePem: this.pem });
+    this.clock = this.control;
   }
 
   /** CosmosClient options for this emulator (endpoint discovery left on, the default). */
@@ -94,40 +101,6 @@ export class Emulator {
 
   client(extra = {}) {
     return new CosmosClient(this.clientOptions(extra));
-  }
-
-  /** A signed request to /_emulator/{route}: { status, body } (parsed JSON, or null).
-   * A refusal is an answer here, not an exception. */
-  async control(method, route, payload) {
-    const headers = masterKeyHeaders(method, "", "", KEY);
-    let body;
-    if (payload !== undefined) {
-      body = JSON.stringify(payload);
-      headers["content-type"] = "application/json";
-    }
-    const url = new URL(`_emulator/${route}`, this.endpoint).toString();
-    const res = await request(url, { method, headers, body, agent: this.agent });
-    return { status: res.status, body: res.body ? JSON.parse(res.body) : null };
-  }
-
-  /** POST /_emulator/faults: the rule as stored, with its id. */
-  async addFault(rule) {
-    const { status, body } = await this.control("POST", "faults", rule);
-    if (status !== 201) throw new Error(`POST /_emulator/faults: ${status} ${JSON.stringify(body)}`);
-    return body;
-  }
-
-  /** GET /_emulator/faults: every rule, with its hitCount. */
-  async faults() {
-    const { status, body } = await this.control("GET", "faults");
-    if (status !== 200) throw new Error(`GET /_emulator/faults: ${status} ${JSON.stringify(body)}`);
-    return body.faults;
-  }
-
-  /** DELETE /_emulator/faults: no rule left. */
-  async clearFaults() {
-    const { status, body } = await this.control("DELETE", "faults");
-    if (status !== 200) throw new Error(`DELETE /_emulator/faults: ${status} ${JSON.stringify(body)}`);
   }
 
   /** SIGKILL, as a crash: no clean stop. */
@@ -180,59 +153,6 @@ export function request(url, { method = "GET", headers = {}, body, agent } = {})
     if (body !== undefined) req.write(body);
     req.end();
   });
-}
-
-/** The test clock: GET/POST /_emulator/clock, signed like the account read. */
-export class Clock {
-  constructor(endpoint, key, agent) {
-    this.url = new URL("_emulator/clock", endpoint).toString();
-    this.key = key;
-    this.agent = agent;
-  }
-
-  async #call(method, payload) {
-    const headers = masterKeyHeaders(method, "", "", this.key);
-    let body;
-    if (payload !== undefined) {
-      body = JSON.stringify(payload);
-      headers["content-type"] = "application/json";
-    }
-    const res = await request(this.url, { method, headers, body, agent: this.agent });
-    if (res.status !== 200) throw new Error(`${method} /_emulator/clock: ${res.status} ${res.body}`);
-    const { now } = JSON.parse(res.body);
-    if (!Number.isInteger(now)) throw new Error(`clock answered ${res.body}`);
-    return now;
-  }
-
-  now() {
-    return this.#call("GET");
-  }
-  advance(seconds) {
-    return this.#call("POST", { advance: seconds });
-  }
-  set(epochSeconds) {
-    return this.#call("POST", { set: epochSeconds });
-  }
-  /** POST /_emulator/purge: resolves once every item due now is purged
-   * (its TTL delete in the change feed); the number purged. */
-  async purge() {
-    const url = new URL("purge", this.url).toString();
-    const headers = masterKeyHeaders("POST", "", "", this.key);
-    headers["content-type"] = "application/json";
-    const res = await request(url, { method: "POST", headers, body: "{}", agent: this.agent });
-    if (res.status !== 200) throw new Error(`POST /_emulator/purge: ${res.status} ${res.body}`);
-    return JSON.parse(res.body).purged;
-  }
-  /** POST /_emulator/split: splits the range in two; the children as pkranges lists them. */
-  async split(database, container, range) {
-    const url = new URL("split", this.url).toString();
-    const headers = masterKeyHeaders("POST", "", "", this.key);
-    headers["content-type"] = "application/json";
-    const body = JSON.stringify({ database, container, range });
-    const res = await request(url, { method: "POST", headers, body, agent: this.agent });
-    if (res.status !== 200) throw new Error(`POST /_emulator/split: ${res.status} ${res.body}`);
-    return JSON.parse(res.body).PartitionKeyRanges;
-  }
 }
 
 export function unique(prefix) {

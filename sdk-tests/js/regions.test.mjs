@@ -26,8 +26,8 @@ describe("regions [--regions West US,East US]", () => {
   let ports;
   before(async () => {
     emulator = await Emulator.start({ tls: false, args: ["--regions", "West US,East US"] });
-    const { body } = await emulator.control("GET", "regions");
-    ports = Object.fromEntries(body.regions.map((r) => [r.name, new URL(r.endpoint).port]));
+    const regions = await emulator.control.regions();
+    ports = Object.fromEntries(regions.map((r) => [r.name, new URL(r.endpoint).port]));
   });
   after(async () => {
     await emulator.stop();
@@ -67,8 +67,7 @@ describe("regions [--regions West US,East US]", () => {
   };
 
   const reset = async () => {
-    const { status } = await emulator.control("POST", "reset", {});
-    assert.equal(status, 200);
+    await emulator.control.reset();
   };
 
   test("the printed endpoint names localhost, and preferred regions work with it", async () => {
@@ -96,7 +95,7 @@ describe("regions [--regions West US,East US]", () => {
       assert.equal((await container.item("a", "p").read()).resource.v, 1);
       assert.deepEqual(served.map(([port]) => port), [ports["East US"]], "the first preferred region");
       // Answered once the region's listener is closed.
-      assert.equal((await emulator.control("POST", "regions/East%20US/down", { mode: "refuse" })).status, 200);
+      await emulator.control.takeDown("East US", { mode: "refuse" });
       await assert.rejects(container.item("a", "p").read(), (error) => {
         assert.equal(error.code, "ECONNREFUSED");
         return true;
@@ -111,7 +110,7 @@ describe("regions [--regions West US,East US]", () => {
     const { client, served } = clientPreferring("East US", "West US");
     try {
       const container = await setupItem(client);
-      assert.equal((await emulator.control("POST", "regions/East%20US/down", { mode: "503" })).status, 200);
+      await emulator.control.takeDown("East US", { mode: "503" });
       served.length = 0;
       assert.equal((await container.item("a", "p").read()).resource.v, 1);
       assert.deepEqual(served, [
@@ -128,7 +127,7 @@ describe("regions [--regions West US,East US]", () => {
     const { client, served } = clientPreferring("West US", "East US");
     try {
       const container = await setupItem(client);
-      assert.equal((await emulator.control("POST", "failover", { writeRegion: "East US" })).status, 200);
+      await emulator.control.failOver("East US");
       served.length = 0;
       await container.items.create({ id: "b", pk: "p" });
       assert.deepEqual(served[0], [ports["West US"], 403], "the old write region refuses");
@@ -143,8 +142,7 @@ describe("regions [--regions West US,East US]", () => {
     const { client, served } = clientPreferring("East US", "West US");
     try {
       const container = await setupItem(client);
-      const paused = await emulator.control("POST", "regions/East%20US/replication", { paused: true });
-      assert.equal(paused.status, 200);
+      await emulator.control.setReplication("East US", { paused: true });
       await container.items.upsert({ id: "a", pk: "p", v: 2 });
       served.length = 0;
       assert.equal((await container.item("a", "p").read()).resource.v, 2);

@@ -21,7 +21,7 @@ const allIds = Array.from({ length: ITEMS }, (_, i) => `i${String(i).padStart(2,
 
 forEachScheme("fault rules", (ctx) => {
   const setup = async () => {
-    await ctx.emulator.clearFaults();
+    await ctx.emulator.control.clearFaults();
     const database = ctx.database ?? (ctx.database = await ctx.newDatabase());
     const id = unique("c");
     const { container } = await database.containers.create({ id, partitionKey: { paths: ["/pk"] } });
@@ -45,7 +45,7 @@ forEachScheme("fault rules", (ctx) => {
 
   test("a throttled create is retried and succeeds", async () => {
     const { container, scoped } = await setup();
-    const rule = await ctx.emulator.addFault({
+    const rule = await ctx.emulator.control.addFault({
       match: scoped({ operation: "create" }),
       respond: { status: 429, subStatus: 3200, retryAfterMs: 50 },
       hits: 3,
@@ -56,14 +56,14 @@ forEachScheme("fault rules", (ctx) => {
     assert.ok(Date.now() - started >= 150, "waited what each 429 advertised");
     assert.equal(Number(response.headers["x-ms-throttle-retry-count"]), 3);
     assert.ok(Number(response.headers["x-ms-throttle-retry-wait-time-ms"]) >= 150);
-    const [listed] = await ctx.emulator.faults();
+    const [listed] = await ctx.emulator.control.faults();
     assert.equal(listed.id, rule.id);
     assert.equal(listed.hitCount, 3);
   });
 
   test("ten throttles surface as a 429 and nothing is written", async () => {
     const { container, scoped } = await setup();
-    await ctx.emulator.addFault({
+    await ctx.emulator.control.addFault({
       match: scoped({ operation: "create" }),
       respond: { status: 429, subStatus: 3200, retryAfterMs: 10 },
     });
@@ -73,15 +73,15 @@ forEachScheme("fault rules", (ctx) => {
     assert.equal(Number(error.headers["x-ms-throttle-retry-count"]), 9);
     assert.equal(Number(error.headers["x-ms-throttle-retry-wait-time-ms"]), 90);
     // The first try and nine retries: ten HTTP requests.
-    assert.equal((await ctx.emulator.faults())[0].hitCount, 10);
-    await ctx.emulator.clearFaults();
+    assert.equal((await ctx.emulator.control.faults())[0].hitCount, 10);
+    await ctx.emulator.control.clearFaults();
     const { statusCode } = await container.item("a", "p").read();
     assert.equal(statusCode, 404);
   });
 
   test("a timeout after the write was applied", async () => {
     const { container, scoped } = await setup();
-    await ctx.emulator.addFault({
+    await ctx.emulator.control.addFault({
       match: scoped({ operation: "create" }),
       respond: { status: 408 },
       when: "after",
@@ -94,7 +94,7 @@ forEachScheme("fault rules", (ctx) => {
     assert.equal(resource.id, "a");
     const conflict = await rejection(container.items.create({ id: "a", pk: "p" }));
     assert.equal(conflict.code, 409);
-    assert.equal((await ctx.emulator.faults())[0].hitCount, 1);
+    assert.equal((await ctx.emulator.control.faults())[0].hitCount, 1);
   });
 
   // The service answers 410/1002 to a request sent to a range that split: here the
@@ -107,7 +107,7 @@ forEachScheme("fault rules", (ctx) => {
     const iterator = container.items.query("SELECT * FROM c", { maxItemCount: 5 });
     const seen = (await iterator.fetchNext()).resources.map((d) => d.id);
     await ctx.clock.split(database.id, container.id, "0");
-    await ctx.emulator.addFault({
+    await ctx.emulator.control.addFault({
       match: scoped({ operation: "query", partitionKeyRangeId: "0" }),
       respond: { status: 410, subStatus: 1002 },
     });
@@ -116,7 +116,7 @@ forEachScheme("fault rules", (ctx) => {
     }
     assert.equal(new Set(seen).size, seen.length, `read twice: ${[...seen].sort()}`);
     assert.deepEqual([...seen].sort(), allIds);
-    assert.equal((await ctx.emulator.faults())[0].hitCount, 0);
+    assert.equal((await ctx.emulator.control.faults())[0].hitCount, 0);
   });
 
   // A query this SDK runs per range (ORDER BY) names the range: after the split, its
@@ -133,7 +133,7 @@ forEachScheme("fault rules", (ctx) => {
       const iterator = container.items.query("SELECT * FROM c ORDER BY c.n", { maxItemCount: 5 });
       const seen = (await iterator.fetchNext()).resources.map((d) => d.id);
       await ctx.clock.split(database.id, container.id, "0");
-      await ctx.emulator.addFault({
+      await ctx.emulator.control.addFault({
         match: scoped({ operation: "query", partitionKeyRangeId: "0" }),
         respond: { status: 410, subStatus: 1002 },
         hits: 1,
@@ -150,18 +150,18 @@ forEachScheme("fault rules", (ctx) => {
   test("a 503 before a read with one region", async () => {
     const { container, scoped } = await setup();
     await container.items.create({ id: "a", pk: "p" });
-    await ctx.emulator.addFault({
+    await ctx.emulator.control.addFault({
       match: scoped({ operation: "read" }),
       respond: { status: 503 },
       hits: 1,
     });
     const { statusCode } = await container.item("a", "p").read();
     assert.equal(statusCode, 200);
-    assert.equal((await ctx.emulator.faults())[0].hitCount, 1);
-    await ctx.emulator.clearFaults();
-    await ctx.emulator.addFault({ match: scoped({ operation: "read" }), respond: { status: 503 } });
+    assert.equal((await ctx.emulator.control.faults())[0].hitCount, 1);
+    await ctx.emulator.control.clearFaults();
+    await ctx.emulator.control.addFault({ match: scoped({ operation: "read" }), respond: { status: 503 } });
     const error = await rejection(container.item("a", "p").read());
     assert.equal(error.code, 503);
-    assert.equal((await ctx.emulator.faults())[0].hitCount, 2);
+    assert.equal((await ctx.emulator.control.faults())[0].hitCount, 2);
   });
 });

@@ -142,12 +142,12 @@ describe("throughput [--rate-limit]", () => {
 
   test("an after rule answers neither a throttled nor a conflicting create", async () => {
     const c = await newContainer();
-    const rule = await emulator.addFault({
+    const rule = await emulator.control.addFault({
       match: { database: c.database.id, container: c.id, operation: "create" },
       respond: { status: 408 },
       when: "after",
     });
-    const hits = async () => (await emulator.faults()).find((f) => f.id === rule.id).hitCount;
+    const hits = async () => (await emulator.control.faults()).find((f) => f.id === rule.id).hitCount;
     const quick = noRetries.database(c.database.id).container(c.id);
     try {
       // It ran and was kept, then the rule answered (the SDK does not retry a write's 408).
@@ -180,7 +180,7 @@ describe("throughput [--rate-limit]", () => {
       const { statusCode } = await c.item("b", "p").read();
       assert.equal(statusCode, 404, "nothing was written");
     } finally {
-      await emulator.clearFaults();
+      await emulator.control.clearFaults();
       await emulator.clock.advance(1);
     }
   });

@@ -29,21 +29,21 @@ forEachScheme("time to live", (ctx) => {
     assert.equal(await ctx.clock.now(), ts);
     const all = ["e31", "e32", "e33"];
 
-    await ctx.clock.set(ts + 999);
+    await ctx.clock.setClock(ts + 999);
     assert.deepEqual(await pointReadIds(c, all), [true, true, true]);
     assert.deepEqual(await ids(c), all);
     assert.equal(await count(c), 3);
 
-    await ctx.clock.set(ts + 1000); // _ts + ttl <= now: gone
+    await ctx.clock.setClock(ts + 1000); // _ts + ttl <= now: gone
     assert.deepEqual(await pointReadIds(c, all), [false, true, true]);
     assert.deepEqual(await ids(c), ["e32", "e33"]);
     assert.equal(await count(c), 2);
     const { resources: feed } = await c.items.readAll().fetchAll();
     assert.deepEqual(feed.map((i) => i.id).sort(), ["e32", "e33"]);
 
-    await ctx.clock.set(ts + 1999);
+    await ctx.clock.setClock(ts + 1999);
     assert.equal(await visible(c, "e33"), true);
-    await ctx.clock.set(ts + 2000);
+    await ctx.clock.setClock(ts + 2000);
     assert.deepEqual(await pointReadIds(c, all), [false, true, false]);
     assert.deepEqual(await ids(c), ["e32"]);
     assert.equal(await count(c), 1);
@@ -57,7 +57,7 @@ forEachScheme("time to live", (ctx) => {
     const ts = (await c.items.create({ id: "e11", pk: "p" })).resource._ts;
     await c.items.create({ id: "e12", pk: "p", ttl: -1 });
     await c.items.create({ id: "e13", pk: "p", ttl: 2000 });
-    await ctx.clock.set(ts + 100_000);
+    await ctx.clock.setClock(ts + 100_000);
     assert.deepEqual(await ids(c), ["e11", "e12", "e13"]);
     assert.equal(await visible(c, "e13"), true);
   });
@@ -67,9 +67,9 @@ forEachScheme("time to live", (ctx) => {
     const ts = (await c.items.create({ id: "e21", pk: "p" })).resource._ts;
     await c.items.create({ id: "e22", pk: "p", ttl: -1 });
     await c.items.create({ id: "e23", pk: "p", ttl: 2000 });
-    await ctx.clock.set(ts + 1999);
+    await ctx.clock.setClock(ts + 1999);
     assert.equal(await count(c), 3);
-    await ctx.clock.set(ts + 2000);
+    await ctx.clock.setClock(ts + 2000);
     assert.deepEqual(await ids(c), ["e21", "e22"]);
     assert.equal(await visible(c, "e23"), false);
   });
@@ -77,7 +77,7 @@ forEachScheme("time to live", (ctx) => {
   test("an expired item is gone for every operation, and its id is free", async () => {
     const c = await newContainer(10);
     const ts = (await c.items.create({ id: "x", pk: "p", v: 1 })).resource._ts;
-    await ctx.clock.set(ts + 10);
+    await ctx.clock.setClock(ts + 10);
     assert.equal(await visible(c, "x"), false);
     await assert.rejects(c.item("x", "p").replace({ id: "x", pk: "p", v: 2 }), (e) => e.code === 404);
     await assert.rejects(c.item("x", "p").patch([{ op: "set", path: "/v", value: 2 }]), (e) => e.code === 404);
@@ -90,11 +90,11 @@ forEachScheme("time to live", (ctx) => {
   test("a write restarts the countdown", async () => {
     const c = await newContainer(100);
     const ts = (await c.items.create({ id: "x", pk: "p" })).resource._ts;
-    await ctx.clock.set(ts + 60);
+    await ctx.clock.setClock(ts + 60);
     assert.equal((await c.items.upsert({ id: "x", pk: "p", v: 2 })).resource._ts, ts + 60);
-    await ctx.clock.set(ts + 159);
+    await ctx.clock.setClock(ts + 159);
     assert.equal(await visible(c, "x"), true);
-    await ctx.clock.set(ts + 160);
+    await ctx.clock.setClock(ts + 160);
     assert.equal(await visible(c, "x"), false);
   });
 
@@ -102,11 +102,11 @@ forEachScheme("time to live", (ctx) => {
     const c = await newContainer(100);
     const ts = (await c.items.create({ id: "expired", pk: "p" })).resource._ts;
     await c.items.create({ id: "own", pk: "p", ttl: 500 });
-    await ctx.clock.set(ts + 100);
+    await ctx.clock.setClock(ts + 100);
     assert.equal(await visible(c, "expired"), false);
     const { resource: def } = await c.read();
     await c.replace({ id: def.id, partitionKey: def.partitionKey });
-    await ctx.clock.set(ts + 10_000);
+    await ctx.clock.setClock(ts + 10_000);
     assert.deepEqual(await ids(c), ["own"]);
     assert.equal(await visible(c, "expired"), false);
   });

@@ -1,4 +1,6 @@
-"""Start cosmos-emulator as a child process and drive its test clock.
+"""Start cosmos-emulator as a child process and drive its control API (the
+Python package's client, ``cosmos_emulator.Control``, from this tree:
+packages/python/src/cosmos_emulator/_control.py).
 
 Shared by conftest.py and the tests; standard library only.
 """
@@ -9,22 +11,25 @@ import base64
 import email.utils
 import hashlib
 import hmac
-import json
 import os
 import selectors
 import signal
 import ssl
 import subprocess
+import sys
 import tempfile
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import Optional, Sequence
 
 KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
 REPO = Path(__file__).resolve().parents[2]
+
+# The package's own client, from this tree (not a release's): standard
+# library only, so its source directory is enough.
+sys.path.insert(0, str(REPO / "packages" / "python" / "src"))
+from cosmos_emulator import Control  # noqa: E402
 # A fixed start keeps every run identical; it is far from the wall clock on
 # purpose: the manual clock must not leak into anything else (certificates).
 CLOCK_START = 1_700_000_000
@@ -130,42 +135,14 @@ class Emulator:
         return {"connection_verify": str(self.cert_path), "ssl_config": SSLConfiguration()}
 
     @property
-    def clock(self) -> "Clock":
-        return Clock(self.endpoint, KEY, self.ssl_context())
+    def control(self) -> Control:
+        """The control API: clock, purge, split, fault rules, regions... (a
+        refusal raises ``cosmos_emulator.ControlError`` with its status)."""
+        return Control(self.endpoint, KEY, str(self.cert_path) if self.tls else None)
 
-    def control(self, method: str, route: str, body: Optional[dict] = None) -> tuple:
-        """A signed request to /_emulator/{route}: (status, parsed JSON body or None).
-        Errors are answers here, not exceptions (a refusal is something to assert)."""
-        headers = master_key_headers(method, "", "", KEY)
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            headers["content-type"] = "application/json"
-        url = self.endpoint.rstrip("/") + "/_emulator/" + route
-        req = urllib.request.Request(url, data=data, method=method, headers=headers)
-        try:
-            with urllib.request.urlopen(req, context=self.ssl_context(), timeout=30) as resp:
-                status, raw = resp.status, resp.read()
-        except urllib.error.HTTPError as e:
-            status, raw = e.code, e.read()
-        return status, (json.loads(raw) if raw else None)
-
-    def add_fault(self, rule: dict) -> dict:
-        """POST /_emulator/faults: the rule as stored, with its id."""
-        status, body = self.control("POST", "faults", rule)
-        assert status == 201, (status, body)
-        return body
-
-    def faults(self) -> list:
-        """GET /_emulator/faults: every rule, with its hitCount."""
-        status, body = self.control("GET", "faults")
-        assert status == 200, (status, body)
-        return body["faults"]
-
-    def clear_faults(self) -> None:
-        """DELETE /_emulator/faults: no rule left."""
-        status, body = self.control("DELETE", "faults")
-        assert status == 200, (status, body)
+    @property
+    def clock(self) -> Control:
+        return self.control
 
 
 def master_key_headers(verb: str, resource_type: str, resource_link: str, key: str = KEY) -> dict:
@@ -179,57 +156,6 @@ def master_key_headers(verb: str, resource_type: str, resource_link: str, key: s
         "x-ms-date": date,
         "x-ms-version": "2020-07-15",
     }
-
-
-class Clock:
-    """The emulator's test clock: GET/POST /_emulator/clock, signed like the account read."""
-
-    def __init__(self, endpoint: str, key: str, context: Optional[ssl.SSLContext]):
-        self.url = endpoint.rstrip("/") + "/_emulator/clock"
-        self.key = key
-        self.context = context
-
-    def _call(self, method: str, body: Optional[dict] = None) -> int:
-        headers = master_key_headers(method, "", "", self.key)
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            headers["content-type"] = "application/json"
-        req = urllib.request.Request(self.url, data=data, method=method, headers=headers)
-        with urllib.request.urlopen(req, context=self.context, timeout=10) as resp:
-            now = json.loads(resp.read())["now"]
-        assert isinstance(now, int), now
-        return now
-
-    def now(self) -> int:
-        return self._call("GET")
-
-    def advance(self, seconds: int) -> int:
-        return self._call("POST", {"advance": seconds})
-
-    def set(self, epoch_seconds: int) -> int:
-        return self._call("POST", {"set": epoch_seconds})
-
-    def purge(self) -> int:
-        """POST /_emulator/purge: returns once every item due now is purged
-        (its TTL delete in the change feed); the number purged."""
-        headers = master_key_headers("POST", "", "", self.key)
-        headers["content-type"] = "application/json"
-        url = self.url.rsplit("/", 1)[0] + "/purge"
-        req = urllib.request.Request(url, data=b"{}", method="POST", headers=headers)
-        with urllib.request.urlopen(req, context=self.context, timeout=30) as resp:
-            return json.loads(resp.read())["purged"]
-
-
-    def split(self, database: str, container: str, range_id: str) -> list:
-        """POST /_emulator/split: splits the range in two; the children as pkranges lists them."""
-        headers = master_key_headers("POST", "", "", self.key)
-        headers["content-type"] = "application/json"
-        url = self.url.rsplit("/", 1)[0] + "/split"
-        body = json.dumps({"database": database, "container": container, "range": range_id})
-        req = urllib.request.Request(url, data=body.encode(), method="POST", headers=headers)
-        with urllib.request.urlopen(req, context=self.context, timeout=30) as resp:
-            return json.loads(resp.read())["PartitionKeyRanges"]
 
 
 def new_workdir() -> Path:

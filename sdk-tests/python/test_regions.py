@@ -31,16 +31,13 @@ def regional():
 
 @pytest.fixture
 def ports(regional):
-    status, body = regional.control("GET", "regions")
-    assert status == 200, body
-    return {r["name"]: r["endpoint"].rstrip("/").rsplit(":", 1)[1] for r in body["regions"]}
+    return {r["name"]: r["endpoint"].rstrip("/").rsplit(":", 1)[1] for r in regional.control.regions()}
 
 
 @pytest.fixture
 def restore(regional):
     yield
-    status, _ = regional.control("POST", "reset", {})
-    assert status == 200
+    regional.control.reset()
 
 
 def client_preferring(regional, *regions) -> CosmosClient:
@@ -86,8 +83,7 @@ def test_reads_go_to_the_preferred_region_and_fail_over_when_it_refuses_connecti
     assert container.read_item("a", "p", raw_response_hook=served)["v"] == 1
     assert served.ports == [ports["East US"]], "reads go to the first preferred region"
     # Answered once the region's listener is closed.
-    status, _ = regional.control("POST", "regions/East%20US/down", {"mode": "refuse"})
-    assert status == 200
+    regional.control.take_down("East US", mode="refuse")
     served = Served()
     assert container.read_item("a", "p", raw_response_hook=served)["v"] == 1
     assert served.ports[-1] == ports["West US"], "and to the next one when it is down"
@@ -96,8 +92,7 @@ def test_reads_go_to_the_preferred_region_and_fail_over_when_it_refuses_connecti
 def test_a_read_region_answering_503_is_left_for_the_next(regional, ports, restore):
     client = client_preferring(regional, "East US", "West US")
     container = setup_item(client)
-    status, _ = regional.control("POST", "regions/East%20US/down", {"mode": "503"})
-    assert status == 200
+    regional.control.take_down("East US", mode="503")
     served = Served()
     assert container.read_item("a", "p", raw_response_hook=served)["v"] == 1
     assert served.ports[-1] == ports["West US"]
@@ -106,8 +101,7 @@ def test_a_read_region_answering_503_is_left_for_the_next(regional, ports, resto
 def test_writes_follow_a_failover(regional, ports, restore):
     client = client_preferring(regional, "West US", "East US")
     container = setup_item(client)
-    status, _ = regional.control("POST", "failover", {"writeRegion": "East US"})
-    assert status == 200
+    regional.control.fail_over("East US")
     served = Served()
     container.create_item({"id": "b", "pk": "p"}, raw_response_hook=served)
     assert served.ports[-1] == ports["East US"], served.ports
@@ -118,8 +112,7 @@ def test_writes_follow_a_failover(regional, ports, restore):
 def test_a_session_read_in_a_lagging_region_is_retried_on_the_write_region(regional, ports, restore):
     client = client_preferring(regional, "East US", "West US")
     container = setup_item(client)
-    status, _ = regional.control("POST", "regions/East%20US/replication", {"paused": True})
-    assert status == 200
+    regional.control.set_replication("East US", paused=True)
     container.upsert_item({"id": "a", "pk": "p", "v": 2})
     served = Served()
     statuses = []

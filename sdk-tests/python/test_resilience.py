@@ -26,7 +26,7 @@ from conftest import unique
 def container(database, emulator):
     container = database.create_container(unique("c"), partition_key=PartitionKey(path="/pk"))
     yield container
-    emulator.clear_faults()
+    emulator.control.clear_faults()
 
 
 def scoped(database, container, **match):
@@ -35,7 +35,7 @@ def scoped(database, container, **match):
 
 
 def test_a_throttled_create_is_retried_and_succeeds(emulator, database, container):
-    rule = emulator.add_fault(
+    rule = emulator.control.add_fault(
         {
             "match": scoped(database, container, operation="create"),
             "respond": {"status": 429, "subStatus": 3200, "retryAfterMs": 50},
@@ -54,13 +54,13 @@ def test_a_throttled_create_is_retried_and_succeeds(emulator, database, containe
     if "x-ms-throttle-retry-count" in headers:
         assert int(headers["x-ms-throttle-retry-count"]) == 3
         assert int(headers["x-ms-throttle-retry-wait-time-ms"]) >= 150
-    [listed] = emulator.faults()
+    [listed] = emulator.control.faults()
     assert listed["id"] == rule["id"]
     assert listed["hitCount"] == 3
 
 
 def test_ten_throttles_surface_as_a_429_and_nothing_is_written(emulator, database, container):
-    emulator.add_fault(
+    emulator.control.add_fault(
         {
             "match": scoped(database, container, operation="create"),
             "respond": {"status": 429, "subStatus": 3200, "retryAfterMs": 10},
@@ -74,14 +74,14 @@ def test_ten_throttles_surface_as_a_429_and_nothing_is_written(emulator, databas
     assert int(headers["x-ms-throttle-retry-count"]) == 9
     assert int(headers["x-ms-throttle-retry-wait-time-ms"]) == 90
     # The first try and nine retries: ten HTTP requests.
-    assert emulator.faults()[0]["hitCount"] == 10
-    emulator.clear_faults()
+    assert emulator.control.faults()[0]["hitCount"] == 10
+    emulator.control.clear_faults()
     with pytest.raises(exceptions.CosmosResourceNotFoundError):
         container.read_item("a", partition_key="p")
 
 
 def test_a_timeout_after_the_write_was_applied(emulator, database, container):
-    emulator.add_fault(
+    emulator.control.add_fault(
         {
             "match": scoped(database, container, operation="create"),
             "respond": {"status": 408},
@@ -96,7 +96,7 @@ def test_a_timeout_after_the_write_was_applied(emulator, database, container):
     assert container.read_item("a", partition_key="p")["id"] == "a"
     with pytest.raises(exceptions.CosmosResourceExistsError):
         container.create_item({"id": "a", "pk": "p"})
-    assert emulator.faults()[0]["hitCount"] == 1
+    assert emulator.control.faults()[0]["hitCount"] == 1
 
 
 ITEMS = 40
@@ -119,7 +119,7 @@ def test_a_split_mid_query_loses_and_repeats_nothing(emulator, database, contain
     ).by_page()
     seen = [i["id"] for i in next(pages)]
     clock.split(database.id, container.id, "0")
-    emulator.add_fault(
+    emulator.control.add_fault(
         {
             "match": scoped(database, container, operation="query", partitionKeyRangeId="0"),
             "respond": {"status": 410, "subStatus": 1002},
@@ -129,7 +129,7 @@ def test_a_split_mid_query_loses_and_repeats_nothing(emulator, database, contain
         seen.extend(i["id"] for i in page)
     assert len(seen) == len(set(seen)), f"read twice: {sorted(seen)}"
     assert sorted(seen) == ALL
-    assert emulator.faults()[0]["hitCount"] == 0
+    assert emulator.control.faults()[0]["hitCount"] == 0
 
 
 def test_a_gone_on_a_whole_container_query_restarts_it(emulator, database, container, clock):
@@ -143,7 +143,7 @@ def test_a_gone_on_a_whole_container_query_restarts_it(emulator, database, conta
         "SELECT * FROM c", enable_cross_partition_query=True, max_item_count=5
     ).by_page()
     first = [i["id"] for i in next(pages)]
-    emulator.add_fault(
+    emulator.control.add_fault(
         {
             "match": scoped(database, container, operation="query"),
             "respond": {"status": 410, "subStatus": 1002},
@@ -153,7 +153,7 @@ def test_a_gone_on_a_whole_container_query_restarts_it(emulator, database, conta
     seen = list(first)
     for page in pages:
         seen.extend(i["id"] for i in page)
-    assert emulator.faults()[0]["hitCount"] == 1, "the SDK met the 410 and went on"
+    assert emulator.control.faults()[0]["hitCount"] == 1, "the SDK met the 410 and went on"
     assert sorted(set(seen)) == ALL, "nothing lost"
     assert sorted(seen) == sorted(ALL + first), "the first page again, nothing else"
 
@@ -161,7 +161,7 @@ def test_a_gone_on_a_whole_container_query_restarts_it(emulator, database, conta
 def test_a_503_before_a_read_with_one_region(emulator, database, container):
     container.create_item({"id": "a", "pk": "p"})
     # One 503: retried once (max(regions + 1) attempts, one region), and the read succeeds.
-    emulator.add_fault(
+    emulator.control.add_fault(
         {
             "match": scoped(database, container, operation="read"),
             "respond": {"status": 503},
@@ -169,13 +169,13 @@ def test_a_503_before_a_read_with_one_region(emulator, database, container):
         }
     )
     assert container.read_item("a", partition_key="p")["id"] == "a"
-    assert emulator.faults()[0]["hitCount"] == 1
-    emulator.clear_faults()
+    assert emulator.control.faults()[0]["hitCount"] == 1
+    emulator.control.clear_faults()
     # Always 503: two attempts, then the app sees the 503.
-    emulator.add_fault(
+    emulator.control.add_fault(
         {"match": scoped(database, container, operation="read"), "respond": {"status": 503}}
     )
     with pytest.raises(exceptions.CosmosHttpResponseError) as raised:
         container.read_item("a", partition_key="p")
     assert raised.value.status_code == 503
-    assert emulator.faults()[0]["hitCount"] == 2
+    assert emulator.control.faults()[0]["hitCount"] == 2

@@ -182,7 +182,7 @@ def test_an_after_rule_answers_neither_a_throttled_nor_a_refused_create(limited)
     db = client.create_database(unique("db"))
     container = db.create_container(unique("c"), PartitionKey("/pk"))
     limited.clock.advance(1)
-    rule = limited.add_fault(
+    rule = limited.control.add_fault(
         {
             "match": {"database": db.id, "container": container.id, "operation": "create"},
             "respond": {"status": 408},
@@ -191,7 +191,7 @@ def test_an_after_rule_answers_neither_a_throttled_nor_a_refused_create(limited)
     )
 
     def hits() -> int:
-        return next(f for f in limited.faults() if f["id"] == rule["id"])["hitCount"]
+        return next(f for f in limited.control.faults() if f["id"] == rule["id"])["hitCount"]
 
     try:
         # The create ran and was kept, then the rule answered: the SDK does
@@ -221,6 +221,6 @@ def test_an_after_rule_answers_neither_a_throttled_nor_a_refused_create(limited)
         with pytest.raises(exceptions.CosmosResourceNotFoundError):
             container.read_item("b", "p")
     finally:
-        limited.clear_faults()
+        limited.control.clear_faults()
         limited.clock.advance(1)
         client.delete_database(db.id)

@@ -39,18 +39,18 @@ def test_e3_container_default_item_overrides_and_boundary(database, clock):
     assert c.create_item({"id": "e33", "pk": "p", "ttl": 2000})["_ts"] == ts
     assert clock.now() == ts
 
-    clock.set(ts + 999)  # the last second E3.1 is visible
+    clock.set_clock(ts + 999)  # the last second E3.1 is visible
     assert [visible(c, i) for i in ("e31", "e32", "e33")] == [True, True, True]
     assert queried_ids(c) == ["e31", "e32", "e33"] and count(c) == 3
 
-    clock.set(ts + 1000)  # _ts + ttl <= now: gone
+    clock.set_clock(ts + 1000)  # _ts + ttl <= now: gone
     assert [visible(c, i) for i in ("e31", "e32", "e33")] == [False, True, True]
     assert queried_ids(c) == ["e32", "e33"] and count(c) == 2
     assert sorted(i["id"] for i in c.read_all_items()) == ["e32", "e33"]
 
-    clock.set(ts + 1999)
+    clock.set_clock(ts + 1999)
     assert visible(c, "e33")
-    clock.set(ts + 2000)
+    clock.set_clock(ts + 2000)
     assert [visible(c, i) for i in ("e31", "e32", "e33")] == [False, True, False]
     assert queried_ids(c) == ["e32"] and count(c) == 1
 
@@ -63,7 +63,7 @@ def test_e1_ttl_off_nothing_expires(database, clock):
     ts = c.create_item({"id": "e11", "pk": "p"})["_ts"]
     c.create_item({"id": "e12", "pk": "p", "ttl": -1})
     c.create_item({"id": "e13", "pk": "p", "ttl": 2000})
-    clock.set(ts + 100_000)
+    clock.set_clock(ts + 100_000)
     assert queried_ids(c) == ["e11", "e12", "e13"] and count(c) == 3
     assert visible(c, "e13")
 
@@ -73,16 +73,16 @@ def test_e2_default_minus_one(database, clock):
     ts = c.create_item({"id": "e21", "pk": "p"})["_ts"]
     c.create_item({"id": "e22", "pk": "p", "ttl": -1})
     c.create_item({"id": "e23", "pk": "p", "ttl": 2000})
-    clock.set(ts + 1999)
+    clock.set_clock(ts + 1999)
     assert count(c) == 3
-    clock.set(ts + 2000)
+    clock.set_clock(ts + 2000)
     assert queried_ids(c) == ["e21", "e22"] and not visible(c, "e23")
 
 
 def test_expired_item_is_gone_for_every_operation(database, clock):
     c = make_container(database, default_ttl=10)
     ts = c.create_item({"id": "x", "pk": "p", "v": 1})["_ts"]
-    clock.set(ts + 10)
+    clock.set_clock(ts + 10)
     with pytest.raises(CosmosResourceNotFoundError):
         c.read_item("x", partition_key="p")
     with pytest.raises(CosmosResourceNotFoundError):
@@ -101,12 +101,12 @@ def test_write_extends_lifetime(database, clock):
     """R6/L1: a write sets _ts to now and restarts the countdown."""
     c = make_container(database, default_ttl=100)
     ts = c.create_item({"id": "x", "pk": "p", "v": 1})["_ts"]
-    clock.set(ts + 60)
+    clock.set_clock(ts + 60)
     upserted = c.upsert_item({"id": "x", "pk": "p", "v": 2})
     assert upserted["_ts"] == ts + 60
-    clock.set(ts + 159)
+    clock.set_clock(ts + 159)
     assert visible(c, "x")
-    clock.set(ts + 160)
+    clock.set_clock(ts + 160)
     assert not visible(c, "x")
 
 
@@ -115,7 +115,7 @@ def test_patch_item_ttl(database, clock):
     c = make_container(database, default_ttl=100)
     ts = c.create_item({"id": "x", "pk": "p"})["_ts"]
     c.patch_item("x", partition_key="p", patch_operations=[{"op": "set", "path": "/ttl", "value": -1}])
-    clock.set(ts + 10_000)
+    clock.set_clock(ts + 10_000)
     assert visible(c, "x")
 
 
@@ -124,9 +124,9 @@ def test_disabling_container_ttl_stops_expiry_but_never_resurrects(database, clo
     c = make_container(database, default_ttl=100)
     ts = c.create_item({"id": "expired", "pk": "p"})["_ts"]
     c.create_item({"id": "own", "pk": "p", "ttl": 500})
-    clock.set(ts + 100)
+    clock.set_clock(ts + 100)
     assert not visible(c, "expired")
     database.replace_container(c, partition_key=PartitionKey(path="/pk"))  # defaultTtl removed
-    clock.set(ts + 10_000)
+    clock.set_clock(ts + 10_000)
     assert queried_ids(c) == ["own"]  # own ttl ignored while TTL is off; "expired" stays gone
     assert not visible(c, "expired")

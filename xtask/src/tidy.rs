@@ -28,7 +28,8 @@ use crate::docs::cited::{rust_code, tracked_files};
 /// Bottom to top: the leaves; the query engine, which knows only leaves;
 /// the store, which implements the engine's view; what runs over the
 /// store (scripts, patches, the purge, re-indexing, permissions); the
-/// HTTP layer; the crate's root; the binary's settings and health check.
+/// HTTP layer; the control API over it; the endpoints, which assemble
+/// both; the crate's root; the binary's settings and health check.
 const LAYERS: &[(&str, &[&str])] = &[
     // Leaves: the quotas, the one error type, resource ids, the data
     // directory's files, JSON, time, the TTL rules, partition keys.
@@ -152,8 +153,16 @@ const LAYERS: &[(&str, &[&str])] = &[
             "transport",
         ],
     ),
-    // The account's endpoints, served and stopped together.
-    ("endpoints", &["http", "regions", "transport"]),
+    // The control API (`/_emulator/...`): handlers over the HTTP layer's
+    // state and extractors, above it so that `http/` stays the resources'
+    // protocol and never names the emulator's own routes.
+    (
+        "control",
+        &["error", "http", "item_key", "purge", "regions", "store"],
+    ),
+    // The account's endpoints, served and stopped together; what one
+    // serves (`app`) is assembled here, above both `http` and `control`.
+    ("endpoints", &["control", "http", "regions", "transport"]),
     // The root: binds, serves, starts the background tasks.
     (
         "lib",

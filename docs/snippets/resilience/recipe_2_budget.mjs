@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { CosmosClient } from "@azure/cosmos";
 import { ENDPOINT, KEY, control } from "./control.mjs";
 
-await control("POST", "/_emulator/reset");
+await control.reset();
 // No throttle retries: the first 429 reaches this code.
 const client = new CosmosClient({
   endpoint: ENDPOINT,
@@ -35,7 +35,7 @@ for (;;) {
 console.log(`${written} writes, ${spent.toFixed(1)} RU in one second`); // ~400 RU
 assert.ok(spent >= 400);
 
-await control("POST", "/_emulator/clock", { advance: 1 }); // the next second: refilled
+await control.advance(1); // the next second: refilled
 await items.items.create({ id: "later", pk: "p" });
 client.dispose();
 // ANCHOR_END: recipe

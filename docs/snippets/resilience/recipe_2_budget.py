@@ -2,7 +2,7 @@
 from azure.cosmos import CosmosClient, PartitionKey, exceptions
 from control import ENDPOINT, KEY, control
 
-control("POST", "/_emulator/reset")
+control.reset()
 # One throttle retry instead of nine: the 429 reaches this code after one wait.
 client = CosmosClient(ENDPOINT, KEY, retry_throttle_total=1)
 items = client.create_database("shop").create_container(
@@ -22,6 +22,6 @@ except exceptions.CosmosHttpResponseError as error:
 print(f"{written} writes, {spent:.1f} RU in one second")  # ~400 RU
 assert spent >= 400
 
-control("POST", "/_emulator/clock", {"advance": 1})  # the next second: refilled
+control.advance(1)  # the next second: refilled
 items.create_item({"id": "later", "pk": "p"})
 # ANCHOR_END: recipe

@@ -3,13 +3,13 @@ import assert from "node:assert/strict";
 import { CosmosClient } from "@azure/cosmos";
 import { ENDPOINT, KEY, control } from "./control.mjs";
 
-await control("POST", "/_emulator/reset");
+await control.reset();
 const client = new CosmosClient({ endpoint: ENDPOINT, key: KEY });
 const { database } = await client.databases.create({ id: "shop" });
 const { container: items } = await database.containers.create({ id: "orders", partitionKey: "/pk" });
 
 // The write is applied, then the answer is lost: a 408 after the commit.
-await control("POST", "/_emulator/faults", {
+await control.addFault({
   match: { operation: "create" },
   respond: { status: 408 },
   when: "after",

@@ -2,12 +2,12 @@
 from azure.cosmos import CosmosClient, PartitionKey, exceptions
 from control import ENDPOINT, KEY, control
 
-control("POST", "/_emulator/reset")
+control.reset()
 client = CosmosClient(ENDPOINT, KEY)
 items = client.create_database("shop").create_container("orders", PartitionKey("/pk"))
 
 # The write is applied, then the answer is lost: a 408 after the commit.
-control("POST", "/_emulator/faults", {
+control.add_fault({  # POST /_emulator/faults
     "match": {"operation": "create"},
     "respond": {"status": 408},
     "when": "after",

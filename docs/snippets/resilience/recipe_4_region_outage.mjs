@@ -3,9 +3,9 @@ import assert from "node:assert/strict";
 import { CosmosClient } from "@azure/cosmos";
 import { ENDPOINT, KEY, control } from "./control.mjs";
 
-await control("POST", "/_emulator/reset");
+await control.reset();
 const ports = Object.fromEntries(
-  (await control("GET", "/_emulator/regions")).regions.map((r) => [r.name, r.endpoint]),
+  (await control.regions()).map((r) => [r.name, r.endpoint]),
 );
 const served = [];
 // Reads prefer eastus; westus (the first of --regions) takes the writes.
@@ -24,9 +24,9 @@ assert.equal(served.at(-1), ports.eastus);
 
 // eastus answers 503 for a minute of the test clock. (This SDK fails over on a
 // 503, not on a refused connection: see the table above.)
-await control("POST", "/_emulator/regions/eastus/down", { mode: "503", forMs: 60000 });
+await control.takeDown("eastus", { mode: "503", forMs: 60000 });
 await items.item("o1", "p").read();
 assert.equal(served.at(-1), ports.westus); // the SDK went to the next region
-await control("POST", "/_emulator/regions/eastus/up");
+await control.bringUp("eastus");
 client.dispose();
 // ANCHOR_END: recipe

@@ -3,9 +3,9 @@ import assert from "node:assert/strict";
 import { CosmosClient } from "@azure/cosmos";
 import { ENDPOINT, KEY, control } from "./control.mjs";
 
-await control("POST", "/_emulator/reset");
+await control.reset();
 const ports = Object.fromEntries(
-  (await control("GET", "/_emulator/regions")).regions.map((r) => [r.name, r.endpoint]),
+  (await control.regions()).map((r) => [r.name, r.endpoint]),
 );
 const served = [];
 const client = new CosmosClient({
@@ -19,7 +19,7 @@ const { container: items } = await database.containers.create({ id: "orders", pa
 
 // The write region moves: westus now answers writes with 403/3, the SDK
 // reads the account again and writes to eastus.
-await control("POST", "/_emulator/failover", { writeRegion: "eastus" });
+await control.failOver("eastus");
 await items.items.create({ id: "o1", pk: "p" });
 assert.equal(served.at(-1), ports.eastus);
 client.dispose();

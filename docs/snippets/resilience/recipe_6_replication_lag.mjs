@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { CosmosClient } from "@azure/cosmos";
 import { ENDPOINT, KEY, control } from "./control.mjs";
 
-await control("POST", "/_emulator/reset");
+await control.reset();
 const statuses = [];
 const client = new CosmosClient({
   endpoint: ENDPOINT,
@@ -32,12 +32,12 @@ await items.items.create({ id: "o1", pk: "p", status: "new" });
 
 // eastus's replica stops applying writes: a read there, with the session
 // token of the write below, is behind it (404/1002).
-await control("POST", "/_emulator/regions/eastus/replication", { paused: true });
+await control.setReplication("eastus", { paused: true });
 await items.items.upsert({ id: "o1", pk: "p", status: "paid" });
 statuses.length = 0;
 const { resource: order } = await items.item("o1", "p").read();
 assert.deepEqual(statuses, [404, 200]); // retried without the token
 assert.equal(order.status, "paid");
-await control("POST", "/_emulator/regions/eastus/replication", { paused: false });
+await control.setReplication("eastus", { paused: false });
 client.dispose();
 // ANCHOR_END: recipe

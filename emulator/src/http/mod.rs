@@ -9,11 +9,9 @@ mod client_encryption_keys;
 mod conflicts;
 mod container_context;
 mod containers;
-mod control;
 mod databases;
 mod explorer;
 mod items;
-mod lifetimes;
 mod metrics;
 mod names;
 mod offers;
@@ -119,10 +117,17 @@ impl EndpointState {
 /// The one region the account has, as the service names regions.
 pub const REGION: &str = "South Central US";
 
-/// The whole service: routes behind authentication, with trailing slashes
-/// trimmed first (the Python SDK sends `/dbs/db/colls/c/docs/`).
-pub fn app(state: AppState) -> App {
-    with_layers(routes::routes(), state)
+// What the control API (`control/`, the layer above) builds its handlers
+// with: the body extractor and the ranges' listing its split answers.
+pub use pkranges::listing as pk_range_listing;
+pub use request::Body;
+
+/// The whole service: the resources' routes and `more` (the control API's,
+/// which `endpoints::app` passes, as this layer names nothing above it),
+/// behind authentication, with trailing slashes trimmed first (the Python
+/// SDK sends `/dbs/db/colls/c/docs/`).
+pub fn app_with(state: AppState, more: Router<AppState>) -> App {
+    with_layers(routes::routes().merge(more), state)
 }
 
 /// What every request passes through: the common headers (`envelope`),

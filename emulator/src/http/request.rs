@@ -102,21 +102,6 @@ pub trait CosmosHeaders {
     }
 }
 
-/// An empty control body, or a JSON object of shape `T` (an array is
-/// refused: serde would read it as the struct's fields in order).
-pub fn optional_body<T: DeserializeOwned + Default>(body: &Body, what: &str) -> ApiResult<T> {
-    if body.0.iter().all(u8::is_ascii_whitespace) {
-        return Ok(T::default());
-    }
-    serde_json::from_value(Value::Object(body.object()?))
-        .map_err(|e| ApiError::bad_request(format!("The {what} body is invalid: {e}.")))
-}
-
-/// An empty body or `{}`: the control routes that take no parameters.
-#[derive(Debug, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NoParameters {}
-
 /// Whether a POST that creates a user, permission or script asks for an
 /// upsert (`x-ms-documentdb-is-upsert`).
 pub fn create_mode(headers: &HeaderMap) -> CreateMode {

@@ -1,12 +1,12 @@
-//! The routes: each resource's path with the methods it serves, the
-//! control API's (`/_emulator/...`), users', scripts'.
+//! The routes: each resource's path with the methods it serves, users',
+//! scripts'. (The control API's, `/_emulator/...`, are `control/`'s.)
 
 use axum::routing::{get, post};
 use axum::Router;
 
 use super::{
-    account, client_encryption_keys, conflicts, containers, control, databases, items, lifetimes,
-    offers, pkranges, regions, script_runs, scripts, users, AppState,
+    account, client_encryption_keys, conflicts, containers, databases, items, offers, pkranges,
+    script_runs, scripts, users, AppState,
 };
 
 /// The resources, each path with the methods it serves.
@@ -69,43 +69,6 @@ pub(super) fn routes() -> Router<AppState> {
         .route(
             "/dbs/{db}/colls/{coll}/operations/partitionkeydelete",
             post(items::delete_partition),
-        )
-        .route(
-            "/_emulator/clock",
-            get(control::read_clock).post(control::update_clock),
-        )
-        .route("/_emulator/stats", get(control::stats))
-        .route("/_emulator/regions", get(regions::list))
-        .route("/_emulator/regions/{name}/down", post(regions::take_down))
-        .route("/_emulator/regions/{name}/up", post(regions::bring_up))
-        .route(
-            "/_emulator/regions/{name}/replication",
-            post(regions::replicate),
-        )
-        .route("/_emulator/failover", post(regions::fail_over))
-        .route("/_emulator/lifetimes", post(lifetimes::page))
-        .route("/_emulator/purge", post(control::purge))
-        .route("/_emulator/split", post(control::split))
-        .route("/_emulator/compact", post(control::compact))
-        .route("/_emulator/reset", post(control::reset))
-        .route(
-            "/_emulator/faults",
-            get(control::list_faults)
-                .post(control::add_fault)
-                .delete(control::clear_faults),
-        )
-        .route(
-            "/_emulator/faults/{id}",
-            get(control::read_fault).delete(control::delete_fault),
-        )
-        .route("/_emulator/snapshots", get(control::snapshots))
-        .route(
-            "/_emulator/snapshots/{name}",
-            axum::routing::put(control::take_snapshot).delete(control::delete_snapshot),
-        )
-        .route(
-            "/_emulator/snapshots/{name}/restore",
-            post(control::restore_snapshot),
         )
 }
 

@@ -12,6 +12,7 @@ mod cli;
 mod client_encryption_keys;
 mod common;
 mod computed_properties;
+mod control_routes;
 mod conventions;
 mod faults;
 mod faults_order;

@@ -95,19 +95,115 @@ export declare class EmulatorError extends Error {
   body?: unknown;
 }
 
-/** A running emulator, from `startEmulator()`. */
-export declare class Emulator implements AsyncDisposable {
-  private constructor();
+/** A fault rule as the emulator stores it (see the guide's "Fault rules"). */
+export interface FaultRule {
+  id: string;
+  hitCount: number;
+  [field: string]: unknown;
+}
+
+/** One region as `GET /_emulator/regions` lists it. */
+export interface RegionInfo {
+  name: string;
+  endpoint: string;
+  writes: boolean;
+  /** The outage's mode while down ("refuse", "reset", "hang", "503", "403-1008"), else null. */
+  down: string | null;
+  lagMs: number;
+  paused: boolean;
+}
+
+/**
+ * The emulator's control API (`/_emulator/...`), one method per route
+ * (the guide's "The control API" page). `new Control(endpoint)` drives an
+ * emulator started elsewhere (a container, a binary started by hand);
+ * `Emulator` is a Control of the process it started. A refused call
+ * rejects with an EmulatorError carrying the status and the emulator's
+ * `{code, message}`.
+ */
+export declare class Control {
+  /**
+   * `endpoint`: e.g. "http://localhost:8081/"; `key` defaults to
+   * WELL_KNOWN_KEY; with TLS, `certificatePem` is the certificate to trust.
+   */
+  constructor(endpoint: string, options?: { key?: string; certificatePem?: string });
   /** The endpoint with a trailing slash, e.g. "http://localhost:41233/". */
   readonly endpoint: string;
   /** The master key. */
   readonly key: string;
+  /** With TLS, the PEM certificate's text (for https.Agent({ ca })); undefined otherwise. */
+  readonly certificatePem: string | undefined;
+  /**
+   * Moves the manual clock forward by seconds, a fraction to the millisecond
+   * included (`1.5`); resolves the new time in whole epoch seconds (`_ts`
+   * stays whole, as the service's).
+   */
+  advance(seconds: number): Promise<number>;
+  /** The manual clock's time in epoch seconds. */
+  now(): Promise<number>;
+  /** Sets the manual clock (earlier or later); resolves it. */
+  setClock(epochSeconds: number): Promise<number>;
+  /** The clock and the items stored per container, expired ones not yet purged included. */
+  stats(): Promise<{
+    now: number;
+    clock: "manual" | "system";
+    containers: { database: string; container: string; storedItems: number }[];
+  }>;
+  /** A page of a container's stored items with their lifetimes explained; pass `continuation` back for the next. */
+  lifetimes(
+    database: string,
+    container: string,
+    options?: { continuation?: string; maxItems?: number; order?: "key" | "expiry" },
+  ): Promise<{ items: Record<string, unknown>[]; continuation: string | null; [field: string]: unknown }>;
+  /** Resolves once every item due now is purged; the number purged. */
+  purge(): Promise<number>;
+  /** Splits a partition key range in two; resolves the children as pkranges lists them. */
+  split(database: string, container: string, range: string): Promise<Record<string, unknown>[]>;
+  /** Writes a snapshot of the data directory now (--data-dir only). */
+  compact(): Promise<{ generation: number; snapshotBytes: number; logBytesBefore: number; millis: number; lockedMillis: number }>;
+  /**
+   * Drops every database (containers, items, change feeds, offers, users),
+   * every fault rule and every region's condition; snapshots are kept. The
+   * clock stays unless `clock` (manual clock only) is given.
+   */
+  reset(options?: { clock?: number }): Promise<ResetResult>;
+  /** Saves the whole account in memory under `name` (1-128 of A-Z a-z 0-9 . _ -). */
+  snapshot(name: string): Promise<SnapshotInfo>;
+  /** Makes the account exactly the snapshot (the manual clock included); rejects with 404 if none. */
+  restore(name: string): Promise<SnapshotInfo>;
+  /** The saved snapshots. */
+  snapshots(): Promise<SnapshotInfo[]>;
+  /** Deletes a snapshot; rejects with 404 if none. */
+  deleteSnapshot(name: string): Promise<void>;
+  /** Adds a fault rule (`{match, respond, when, hits, ...}`); resolves it as stored. */
+  addFault(rule: Record<string, unknown>): Promise<FaultRule>;
+  /** Every fault rule in creation order, with its hitCount. */
+  faults(): Promise<FaultRule[]>;
+  /** The fault rule `id`; rejects with 404 if none. */
+  fault(id: string): Promise<FaultRule>;
+  /** Removes the fault rule `id`; rejects with 404 if none. */
+  deleteFault(id: string): Promise<void>;
+  /** Removes every fault rule; resolves how many there were. */
+  clearFaults(): Promise<number>;
+  /** Every region of the account (--regions). */
+  regions(): Promise<RegionInfo[]>;
+  /** Takes a region down: `mode` "refuse" (the default), "reset", "hang", "503" or "403-1008", for `forMs` of the emulator's clock. */
+  takeDown(region: string, options?: { mode?: string; forMs?: number }): Promise<RegionInfo[]>;
+  /** Brings a region back. */
+  bringUp(region: string): Promise<RegionInfo[]>;
+  /** A region's replica applies writes `lagMs` later on the emulator's clock, or pauses and resumes. */
+  setReplication(region: string, options: { lagMs?: number; paused?: boolean }): Promise<RegionInfo[]>;
+  /** Makes `writeRegion` the region that takes writes. */
+  failOver(writeRegion: string): Promise<RegionInfo[]>;
+}
+
+/** A running emulator, from `startEmulator()`; its control API is Control's. */
+export declare class Emulator extends Control implements AsyncDisposable {
+  private constructor();
   /** Whether it serves HTTPS. */
   readonly tls: boolean;
   /** With TLS, the path of the PEM certificate to trust; undefined otherwise. */
   readonly certificate: string | undefined;
-  /** With TLS, the PEM certificate's text (for https.Agent({ ca })); undefined otherwise. */
-  readonly certificatePem: string | undefined;
   /** The emulator process's id. */
   readonly pid: number;
   /** "AccountEndpoint=...;AccountKey=...;" */
@@ -120,31 +216,6 @@ export declare class Emulator implements AsyncDisposable {
   readonly agent: Agent | undefined;
   /** `{ endpoint, key, agent? }` for `new CosmosClient(...)`, with `extra` merged in. */
   clientOptions<T extends object = {}>(extra?: T): ClientOptions & T;
-  /**
-   * Moves the manual clock forward by seconds, a fraction to the millisecond
-   * included (`1.5`); resolves the new time in whole epoch seconds (`_ts`
-   * stays whole, as the service's).
-   */
-  advance(seconds: number): Promise<number>;
-  /** The manual clock's time in epoch seconds. */
-  now(): Promise<number>;
-  /** Sets the manual clock (earlier or later); resolves it. */
-  setClock(epochSeconds: number): Promise<number>;
-  /** Resolves once every item due now is purged; the number purged. */
-  purge(): Promise<number>;
-  /**
-   * Drops every database (containers, items, change feeds, offers, users);
-   * snapshots are kept. The clock stays unless `clock` (manual clock only) is given.
-   */
-  reset(options?: { clock?: number }): Promise<ResetResult>;
-  /** Saves the whole account in memory under `name` (1-128 of A-Z a-z 0-9 . _ -). */
-  snapshot(name: string): Promise<SnapshotInfo>;
-  /** Makes the account exactly the snapshot (the manual clock included); rejects with 404 if none. */
-  restore(name: string): Promise<SnapshotInfo>;
-  /** The saved snapshots. */
-  snapshots(): Promise<SnapshotInfo[]>;
-  /** Deletes a snapshot; rejects with 404 if none. */
-  deleteSnapshot(name: string): Promise<void>;
   /**
    * SIGTERM, then SIGKILL after `timeoutMs` (default 10000); resolves once
    * the process has exited. Idempotent.

@@ -14,11 +14,7 @@ const path = require("node:path");
 const pkg = require("./package.json");
 const { binaryPath, platformPackage } = require("./lib/binary.js");
 const { Child, howExited, removeDir } = require("./lib/child.js");
-const { EmulatorError, masterKeyHeaders, request } = require("./lib/control.js");
-
-/** The emulator's default master key (the well-known key of Microsoft's emulator). */
-const WELL_KNOWN_KEY =
-  "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+const { Control, EmulatorError, WELL_KNOWN_KEY, masterKeyHeaders, request } = require("./lib/control.js");
 
 /**
  * Variables the binary reads when the matching flag is absent (the
@@ -166,15 +162,13 @@ async function startEmulator(options = {}) {
   }
 }
 
-/** A running emulator (see index.d.ts). */
-class Emulator {
+/** A running emulator (see index.d.ts); its control API is Control's (lib/control.js). */
+class Emulator extends Control {
   constructor(child, { endpoint, key, certificate, certificatePem, tls }) {
+    super(endpoint, { key, certificatePem });
     this._child = child;
-    this.endpoint = endpoint;
-    this.key = key;
     this.tls = tls;
     this.certificate = certificate;
-    this.certificatePem = certificatePem;
     this.pid = child.proc.pid;
     this._agent = undefined;
     this._stopping = undefined;
@@ -241,86 +235,15 @@ class Emulator {
     }
   }
 
-  async _control(method, route, payload) {
-    const headers = masterKeyHeaders(this.key, method);
-    let body;
-    if (payload !== undefined) {
-      body = JSON.stringify(payload);
-      headers["content-type"] = "application/json";
+  _unreachable(method, route, error) {
+    if (this._child.exit) {
+      const { code, signal } = this._child.exit;
+      return new EmulatorError(
+        `${method} /${route}: the emulator ${howExited(code, signal)}` +
+          (this._child.stderr.trim() ? `\n--- emulator stderr ---\n${this._child.stderr.trim()}` : ""),
+      );
     }
-    const url = new URL(route, this.endpoint).toString();
-    let res;
-    try {
-      res = await request(url, { method, headers, body, ca: this.certificatePem });
-    } catch (e) {
-      if (this._child.exit) {
-        const { code, signal } = this._child.exit;
-        throw new EmulatorError(
-          `${method} /${route}: the emulator ${howExited(code, signal)}` +
-            (this._child.stderr.trim() ? `\n--- emulator stderr ---\n${this._child.stderr.trim()}` : ""),
-        );
-      }
-      throw new EmulatorError(`${method} /${route}: ${e.message}`);
-    }
-    let json;
-    try {
-      json = res.body ? JSON.parse(res.body) : undefined;
-    } catch {
-      json = undefined;
-    }
-    if (res.status >= 200 && res.status < 300) return json;
-    const code = json && json.code;
-    const message = json && json.message;
-    throw new EmulatorError(
-      `${method} /${route}: ${res.status}${code ? ` ${code}` : ""}: ${message || res.body || "(no body)"}`,
-      { status: res.status, code, body: json === undefined ? res.body : json },
-    );
-  }
-
-  /** Moves the manual clock forward by `seconds` (a fraction to the millisecond too: 1.5); resolves the new time (whole epoch seconds). */
-  async advance(seconds) {
-    return (await this._control("POST", "_emulator/clock", { advance: seconds })).now;
-  }
-
-  /** The manual clock's time, in epoch seconds. */
-  async now() {
-    return (await this._control("GET", "_emulator/clock")).now;
-  }
-
-  /** Sets the manual clock to `epochSeconds` (earlier or later); resolves it. */
-  async setClock(epochSeconds) {
-    return (await this._control("POST", "_emulator/clock", { set: epochSeconds })).now;
-  }
-
-  /** Resolves once every item due now is purged; the number purged. */
-  async purge() {
-    return (await this._control("POST", "_emulator/purge", {})).purged;
-  }
-
-  /** Drops every database (snapshots are kept); `{clock}` also sets the manual clock. */
-  async reset(options = {}) {
-    const body = options && options.clock !== undefined ? { clock: options.clock } : {};
-    return this._control("POST", "_emulator/reset", body);
-  }
-
-  /** Saves the whole account in memory under `name` (replacing one of that name). */
-  async snapshot(name) {
-    return this._control("PUT", `_emulator/snapshots/${encodeURIComponent(name)}`, {});
-  }
-
-  /** Makes the account exactly the snapshot `name` (the manual clock included). */
-  async restore(name) {
-    return this._control("POST", `_emulator/snapshots/${encodeURIComponent(name)}/restore`, {});
-  }
-
-  /** The saved snapshots. */
-  async snapshots() {
-    return (await this._control("GET", "_emulator/snapshots")).snapshots;
-  }
-
-  /** Deletes the snapshot `name`. */
-  async deleteSnapshot(name) {
-    await this._control("DELETE", `_emulator/snapshots/${encodeURIComponent(name)}`);
+    return super._unreachable(method, route, error);
   }
 
   /**
@@ -360,6 +283,7 @@ module.exports = {
   binaryPath,
   platformPackage,
   masterKeyHeaders,
+  Control,
   EmulatorError,
   Emulator,
   WELL_KNOWN_KEY,

@@ -6,6 +6,7 @@ export const {
   binaryPath,
   platformPackage,
   masterKeyHeaders,
+  Control,
   EmulatorError,
   Emulator,
   WELL_KNOWN_KEY,

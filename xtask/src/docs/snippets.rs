@@ -10,7 +10,8 @@
 //! `cosmos-emulator` on 127.0.0.1:8081, as a reader would; then every other
 //! file of the folder is copied there and run in name order (`.py` with the SDK
 //! virtualenv's python, `.mjs` with node and sdk-tests/js's packages, `.sh`
-//! with bash -e), and each must exit 0. `docs/snippets/java/` is a Maven
+//! with bash -e; the Python and npm packages of this tree importable as
+//! `cosmos_emulator` and `cosmos-emulator`), and each must exit 0. `docs/snippets/java/` is a Maven
 //! project: copied whole to its fresh directory (so that Maven's output and
 //! the trust store its `trust.sh` makes stay under the target directory),
 //! the emulator started by its `start.sh`, its other `.sh` files run in name
@@ -44,8 +45,7 @@ pub fn run_all(python: &Path) -> Result<(), String> {
         let _ = std::fs::remove_dir_all(&scratch);
         std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
         #[cfg(unix)]
-        std::os::unix::fs::symlink(js.join("node_modules"), scratch.join("node_modules"))
-            .map_err(|e| format!("node_modules link in {}: {e}", scratch.display()))?;
+        link_node_modules(&js.join("node_modules"), &scratch.join("node_modules"))?;
 
         let source = root().join("docs/snippets").join(folder);
         let server = start_server(&source.join("start.sh"), &scratch, &path)?;
@@ -63,7 +63,13 @@ pub fn run_all(python: &Path) -> Result<(), String> {
                 continue;
             }
             let mut command = match file.extension().and_then(|e| e.to_str()) {
-                Some("py") => Command::new(python),
+                Some("py") => {
+                    // `import cosmos_emulator`: the package's source (its
+                    // client needs nothing else), as if installed.
+                    let mut python = Command::new(python);
+                    python.env("PYTHONPATH", root().join("packages/python/src"));
+                    python
+                }
                 Some("mjs") => Command::new("node"),
                 Some("sh") => {
                     let mut bash = Command::new("bash");
@@ -85,6 +91,22 @@ pub fn run_all(python: &Path) -> Result<(), String> {
         drop(server);
     }
     run_java(&path)
+}
+
+/// `scratch`'s `node_modules`: sdk-tests/js's packages (`installed`), each
+/// linked, and the npm package of this tree as `cosmos-emulator` (the
+/// recipes use its control client), as if installed.
+#[cfg(unix)]
+fn link_node_modules(installed: &Path, scratch: &Path) -> Result<(), String> {
+    let failed = |e: std::io::Error| format!("node_modules in {}: {e}", scratch.display());
+    std::fs::create_dir_all(scratch).map_err(failed)?;
+    for entry in std::fs::read_dir(installed).map_err(failed)? {
+        let entry = entry.map_err(failed)?;
+        std::os::unix::fs::symlink(entry.path(), scratch.join(entry.file_name()))
+            .map_err(failed)?;
+    }
+    let package = root().join("packages/npm/cosmos-emulator");
+    std::os::unix::fs::symlink(package, scratch.join("cosmos-emulator")).map_err(failed)
 }
 
 /// `docs/snippets/java/`, as a reader follows the Java quick start.

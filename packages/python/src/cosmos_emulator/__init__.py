@@ -11,11 +11,14 @@ The binary ``cosmos-emulator`` comes with the wheel; this module needs only
 the standard library (azure-cosmos only for :meth:`Emulator.client`). With
 pytest, the fixtures ``cosmos_emulator`` and ``cosmos_database`` are there
 once the package is installed (see :mod:`cosmos_emulator.pytest_plugin`).
+:class:`Control` drives the control API of an emulator started elsewhere
+(a container, a binary started by hand).
 """
 
 from ._emulator import (
     BINARY_ENV,
     WELL_KNOWN_KEY,
+    Control,
     ControlError,
     Emulator,
     EmulatorError,
@@ -35,6 +38,7 @@ except ImportError:  # pragma: no cover
 
 __all__ = [
     "BINARY_ENV",
+    "Control",
     "ControlError",
     "Emulator",
     "EmulatorError",

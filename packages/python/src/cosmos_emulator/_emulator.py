@@ -1,4 +1,5 @@
-"""Start the cosmos-emulator binary as a child process and drive its control API.
+"""Start the cosmos-emulator binary as a child process; its control API is
+the :class:`~cosmos_emulator.Control` it inherits (``_control.py``).
 
 Standard library only: the official SDK (azure-cosmos) is imported by
 Emulator.client() alone, when it is called.
@@ -6,12 +7,7 @@ Emulator.client() alone, when it is called.
 
 from __future__ import annotations
 
-import base64
 import collections
-import email.utils
-import hashlib
-import hmac
-import json
 import os
 import shutil
 import signal
@@ -20,18 +16,16 @@ import subprocess
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
-from datetime import timedelta
-from typing import Any, Deque, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Deque, Dict, List, Optional, Sequence, Union
 
 from ._binary import BINARY_ENV, find_binary, supports_parent_pid
+from ._control import WELL_KNOWN_KEY, Control
 from ._errors import ControlError, EmulatorError
 from ._lifetime import death_signal_preexec, install_hooks, track, untrack
 
 __all__ = [
     "BINARY_ENV",
+    "Control",
     "ControlError",
     "Emulator",
     "EmulatorError",
@@ -40,11 +34,6 @@ __all__ = [
     "start",
 ]
 
-#: The key the emulator accepts unless started with another one (the same
-#: well-known key as Microsoft's emulators).
-WELL_KNOWN_KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
-
-_API_VERSION = "2020-07-15"
 _LISTENING = "listening on "
 
 # The binary reads these when a flag is absent (the conventions of container
@@ -64,29 +53,13 @@ _CONTAINER_VARIABLES = (
 _CONTAINER_PREFIXES = ("AZURE_COSMOS_EMULATOR_", "COSMOS_EMULATOR_")
 
 
-# --- signing -------------------------------------------------------------------
-
-
-def _control_headers(verb: str, key: str) -> Dict[str, str]:
-    """Master-key headers as for the account read: verb, resource type "" and
-    resource link "", which is how the emulator signs its control routes."""
-    date = email.utils.formatdate(usegmt=True)
-    payload = f"{verb.lower()}\n\n\n{date.lower()}\n\n"
-    signature = base64.b64encode(
-        hmac.new(base64.b64decode(key), payload.encode("utf-8"), hashlib.sha256).digest()
-    ).decode()
-    return {
-        "authorization": urllib.parse.quote(f"type=master&ver=1.0&sig={signature}", safe=""),
-        "x-ms-date": date,
-        "x-ms-version": _API_VERSION,
-    }
-
-
 # --- the emulator --------------------------------------------------------------
 
 
-class Emulator:
-    """One running cosmos-emulator process. Made by :func:`start`.
+class Emulator(Control):
+    """One running cosmos-emulator process. Made by :func:`start`. Its
+    control API (clock, purge, reset, snapshots, fault rules, regions...)
+    is :class:`~cosmos_emulator.Control`'s.
 
     ``endpoint`` (``http://localhost:PORT/``, https with TLS), ``key`` and
     ``certificate`` (the PEM file to trust with TLS, else None) are what a
@@ -361,86 +334,15 @@ class Emulator:
 
     # -- the control API -----------------------------------------------------
 
-    def _request(self, method: str, path: str, body: Optional[Mapping[str, Any]], timeout: float = 60.0) -> Any:
-        url = self.endpoint + path
-        headers = _control_headers(method, self.key)
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            headers["content-type"] = "application/json"
-        request = urllib.request.Request(url, data=data, method=method, headers=headers)
-        try:
-            with urllib.request.urlopen(request, context=self._ssl_context, timeout=timeout) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as error:
-            raw = error.read()
-            try:
-                parsed = json.loads(raw)
-                code, message = str(parsed.get("code", "")), str(parsed.get("message", ""))
-            except (ValueError, AttributeError):
-                code, message = "", raw.decode("utf-8", "replace")
-            raise ControlError(method, "/" + path, error.code, code, message) from None
-        except (urllib.error.URLError, OSError) as error:
-            reason = getattr(error, "reason", error)
-            exited = self._process.poll()
-            if exited is not None:
-                raise EmulatorError(
-                    f"{method} {url}: the emulator has exited (code {exited})",
-                    returncode=exited,
-                    stderr=self._stderr_tail(),
-                ) from None
-            raise EmulatorError(f"{method} {url}: {reason}") from None
-        return json.loads(raw) if raw else None
-
-    def now(self) -> int:
-        """The test clock, in epoch seconds (manual clock only)."""
-        return int(self._request("GET", "_emulator/clock", None)["now"])
-
-    def advance(self, seconds: Union[int, float, timedelta]) -> int:
-        """Moves the test clock forward by seconds, a fraction to the
-        millisecond included (``1.5``, or a timedelta), and returns the new
-        time in whole epoch seconds (``_ts`` stays whole, as the service's).
-        Everything that depends on time (TTL, the change feed's retention,
-        fault windows) sees the new time at once; :meth:`purge` waits until
-        expired items are gone. The clock never goes back, but :meth:`reset`
-        with ``clock`` can set an earlier time."""
-        return int(self._request("POST", "_emulator/clock", {"advance": _seconds(seconds)})["now"])
-
-    def set_clock(self, epoch_seconds: Union[int, float]) -> int:
-        """Sets the test clock to this epoch second, at or after its current
-        time; returns it."""
-        return int(self._request("POST", "_emulator/clock", {"set": _whole_seconds(epoch_seconds)})["now"])
-
-    def purge(self) -> int:
-        """Purges every item whose TTL has run out at the emulator's time and
-        returns how many; after it, their deletes are in the change feed."""
-        return int(self._request("POST", "_emulator/purge", {})["purged"])
-
-    def reset(self, clock: Optional[Union[int, float]] = None) -> Dict[str, Any]:
-        """Drops every database (containers, items, change feeds, offers,
-        users). The test clock stays where it is unless ``clock`` (epoch
-        seconds, manual clock only) is given. Named snapshots are kept.
-        Returns ``{"databases": <dropped>, "now": <clock>}``."""
-        body: Dict[str, Any] = {} if clock is None else {"clock": _whole_seconds(clock)}
-        return self._request("POST", "_emulator/reset", body)
-
-    def snapshot(self, name: str) -> Dict[str, Any]:
-        """Keeps an in-memory copy of the whole account (and the manual
-        clock) under ``name`` (1-128 of ``A-Z a-z 0-9 . _ -``), replacing one
-        of that name. Returns ``{"name", "databases", "containers", "items", "now"}``."""
-        return self._request("PUT", f"_emulator/snapshots/{_snapshot_name(name)}", {})
-
-    def restore(self, name: str) -> Dict[str, Any]:
-        """Makes the account exactly the snapshot ``name`` (clock included
-        with the manual clock). ControlError with status 404 if there is none."""
-        return self._request("POST", f"_emulator/snapshots/{_snapshot_name(name)}/restore", {})
-
-    def snapshots(self) -> List[Dict[str, Any]]:
-        """The snapshots kept: ``[{"name", "databases", "containers", "items", "now"}]``."""
-        return list(self._request("GET", "_emulator/snapshots", None)["snapshots"])
-
-    def delete_snapshot(self, name: str) -> None:
-        self._request("DELETE", f"_emulator/snapshots/{_snapshot_name(name)}", None)
+    def _unreachable(self, method: str, url: str, reason: Any) -> EmulatorError:
+        exited = self._process.poll()
+        if exited is not None:
+            return EmulatorError(
+                f"{method} {url}: the emulator has exited (code {exited})",
+                returncode=exited,
+                stderr=self._stderr_tail(),
+            )
+        return super()._unreachable(method, url, reason)
 
     # -- the official SDK ----------------------------------------------------
 
@@ -475,44 +377,6 @@ class Emulator:
         options.update(self.client_options())
         options.update(kwargs)
         return CosmosClient(**options)
-
-
-def _seconds(value: Union[int, float, timedelta]) -> Union[int, float]:
-    """Seconds to the millisecond: whole ones as an int, else a float."""
-    if isinstance(value, timedelta):
-        # Whole milliseconds, exactly (total_seconds() is a float).
-        millis, rest = divmod(value // timedelta(microseconds=1), 1000)
-        if rest:
-            raise ValueError(f"the test clock moves by whole milliseconds at the finest, not {value!r}")
-        return millis // 1000 if millis % 1000 == 0 else millis / 1000
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"expected seconds as a number, not {value!r}")
-    if isinstance(value, float):
-        if value.is_integer():
-            return int(value)
-        if abs(value * 1000 - round(value * 1000)) > 1e-6:
-            raise ValueError(f"the test clock moves by whole milliseconds at the finest, not {value!r}")
-    return value
-
-
-def _whole_seconds(value: Union[int, float, timedelta]) -> int:
-    if isinstance(value, timedelta):
-        value = value.total_seconds()
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"expected seconds as a number, not {value!r}")
-    if isinstance(value, float):
-        if not value.is_integer():
-            raise ValueError(f"the test clock moves in whole seconds, not {value!r}")
-        value = int(value)
-    return value
-
-
-def _snapshot_name(name: str) -> str:
-    if not isinstance(name, str):
-        raise TypeError(f"a snapshot name is a string, not {name!r}")
-    # The emulator validates the name (400 otherwise); quoting keeps a bad
-    # one from turning into another path.
-    return urllib.parse.quote(name, safe="")
 
 
 def start(

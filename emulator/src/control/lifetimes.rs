@@ -12,9 +12,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
-use super::request::Body;
-use super::AppState;
 use crate::error::{ApiError, ApiResult};
+use crate::http::{AppState, Body};
 use crate::item_key::ItemKey;
 use crate::store::LifetimeCursor;
 
