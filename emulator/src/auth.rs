@@ -13,7 +13,7 @@ use sha2::Sha256;
 use std::borrow::Cow;
 use std::time::{Duration, SystemTime};
 
-use axum::http::StatusCode;
+use crate::error::Status;
 
 use crate::error::ApiError;
 use crate::limits::MAX_CLOCK_SKEW_SECONDS;
@@ -338,7 +338,7 @@ fn check_date(signed: &str, now: SystemTime) -> Result<(), ApiError> {
     let too_new = at.duration_since(now).is_ok_and(|d| d > skew);
     if too_old || too_new {
         return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
+            Status::FORBIDDEN,
             format!(
                 "The authorization token is not valid at the current time. Please create another token \
                  and retry (token start time: {}, token expiry time: {}, current server time: {}). \
@@ -529,10 +529,7 @@ mod tests {
             "/dbs/d/colls/c/docs/a%0Db",
             "/dbs/d%0A",
         ] {
-            assert_eq!(
-                check_path(path).unwrap_err().status,
-                StatusCode::BAD_REQUEST
-            );
+            assert_eq!(check_path(path).unwrap_err().status, Status::BAD_REQUEST);
         }
         for path in [
             "/dbs/d/colls/c/docs/a%20b",
@@ -557,7 +554,7 @@ mod tests {
                 date: None,
             };
             let refused = verify(&key, &request, signed_at()).unwrap_err();
-            assert_eq!(refused.status, StatusCode::UNAUTHORIZED, "{id:?}");
+            assert_eq!(refused.status, Status::UNAUTHORIZED, "{id:?}");
         }
     }
 

@@ -15,14 +15,14 @@
 //! responses (databases, containers, the account) carry none.
 
 use axum::http::header::CONTENT_LOCATION;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri};
+use axum::http::{HeaderMap, HeaderValue, Uri};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 
 use super::names;
 use super::request::CosmosHeaders;
 use super::AppState;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::store::ContainerContext;
 
 /// Substatus of a request naming a container by a RID it no longer has.
@@ -115,7 +115,7 @@ pub fn verify(
             if seen > visible {
                 // The SDKs clear the session (keyed by the owner path) and retry.
                 let mut response = ApiError::new(
-                    StatusCode::NOT_FOUND,
+                    Status::NOT_FOUND,
                     "The read session is not available for the input session token.",
                 )
                 .with_substatus(READ_SESSION_NOT_AVAILABLE)

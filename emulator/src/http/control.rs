@@ -30,7 +30,7 @@ use serde_json::json;
 
 use super::request::{optional_body, Body, NoParameters};
 use super::AppState;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -289,7 +289,7 @@ async fn blocking<T: Send + 'static>(
 ) -> ApiResult<T> {
     tokio::task::spawn_blocking(work)
         .await
-        .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, failed))?
+        .map_err(|_| ApiError::new(Status::INTERNAL_SERVER_ERROR, failed))?
 }
 
 #[cfg(test)]
@@ -322,7 +322,7 @@ mod tests {
             "18446744073709551615",
         ] {
             let refused = advance_millis(&number(text)).unwrap_err();
-            assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{text}");
+            assert_eq!(refused.status, Status::BAD_REQUEST, "{text}");
         }
         let message = advance_millis(&number("0.0001")).unwrap_err().message;
         assert!(message.contains("millisecond"), "{message}");

@@ -27,7 +27,7 @@ use super::operation::{classify, Classified, Operation};
 use super::request::CosmosHeaders;
 use super::response::charge_value;
 use super::{names, AppState};
-use crate::error::ApiError;
+use crate::error::{ApiError, Status};
 use crate::faults::{Connection, Rule, Target, When};
 use crate::store::MAX_ITEM_BYTES;
 use crate::transport::{Break, ConnectionControl};
@@ -165,7 +165,7 @@ fn answer(
     if let Some(connection) = respond.connection {
         let Some(control) = control else {
             return ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
+                Status::INTERNAL_SERVER_ERROR,
                 format!(
                     "Fault rule \"{}\" asks to break the connection, which this server cannot do.",
                     rule.id
@@ -186,8 +186,8 @@ fn answer(
     }
     let status = respond
         .status
-        .and_then(|s| StatusCode::from_u16(s).ok())
-        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        .and_then(Status::from_u16)
+        .unwrap_or(Status::INTERNAL_SERVER_ERROR);
     let outcome = if real.is_some() {
         "the operation ran and its changes were kept"
     } else {

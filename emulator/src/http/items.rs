@@ -15,7 +15,7 @@ use super::request::{Body, CosmosHeaders, PathParams};
 use super::response::{item, item_written, no_content, METADATA_WRITE};
 use super::script_runs;
 use super::AppState;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::patch::PatchBody;
 use crate::query::{PreparedQuery, QueryBody};
 use crate::request_units::{self, Charge, WriteKind as Priced};
@@ -94,11 +94,11 @@ pub async fn create_or_query(
     let (status, stored, range) = state.store.write_item(&db, &coll, write)?;
     context.range = range;
     let kind = match status {
-        StatusCode::CREATED => Priced::Insert,
+        Status::CREATED => Priced::Insert,
         _ => Priced::Replace,
     };
     let charge = state.charges.write(kind, stored.body.len(), terms);
-    let mut response = item_written(status, &stored, charge, headers.return_minimal());
+    let mut response = item_written(status.into(), &stored, charge, headers.return_minimal());
     decorate_write(&mut response, &context, &stored, &uri);
     Ok(response)
 }

@@ -50,7 +50,7 @@ use tower_http::normalize_path::NormalizePathLayer;
 use crate::transport::{App, QueryIntoPath};
 
 use crate::auth::{self, MasterKey};
-use crate::error::ApiError;
+use crate::error::{ApiError, Status};
 use crate::query::results::ResultCache;
 use crate::store::{Store, MAX_ITEM_BYTES};
 use crate::{entra_token, resource_token};
@@ -226,7 +226,7 @@ fn panicked(cause: Box<dyn std::any::Any + Send + 'static>) -> Response {
 
 fn internal_error(activity_id: Option<&str>) -> ApiError {
     ApiError::new(
-        axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+        Status::INTERNAL_SERVER_ERROR,
         format!(
             "The emulator failed while serving this request, which may not have been applied. This \
              is a bug in the emulator: please report it with the request and its ActivityId{}.",

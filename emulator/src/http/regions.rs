@@ -26,7 +26,7 @@ use serde_json::{json, Value};
 use super::operation::{classify, Operation};
 use super::request::{optional_body, Body, CosmosHeaders, NoParameters};
 use super::AppState;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::regions::{Outage, Refusal};
 use crate::store::MAX_ITEM_BYTES;
 use crate::transport::{Break, ConnectionControl};
@@ -55,7 +55,7 @@ pub async fn admit(state: &AppState, request: Request, next: Next) -> Response {
     if write && !state.topology.takes_writes(state.region_index) {
         let _ = axum::body::to_bytes(request.into_body(), 8 * MAX_ITEM_BYTES).await;
         return ApiError::new(
-            StatusCode::FORBIDDEN,
+            Status::FORBIDDEN,
             format!(
                 "The requested operation cannot be performed at this region: '{}' is a read \
                  region of this account; writes go to '{}' (the account document's \
@@ -121,7 +121,7 @@ async fn down(state: &AppState, outage: Outage, request: Request) -> Response {
         Outage::Hang => broken(Break::Hang),
         Outage::Unavailable => unavailable(state),
         Outage::Removed => ApiError::new(
-            StatusCode::FORBIDDEN,
+            Status::FORBIDDEN,
             format!(
                 "Database Account not found in region '{}' (taken down with \
                  POST /_emulator/regions/.../down).",
@@ -135,7 +135,7 @@ async fn down(state: &AppState, outage: Outage, request: Request) -> Response {
 
 fn unavailable(state: &AppState) -> Response {
     ApiError::new(
-        StatusCode::SERVICE_UNAVAILABLE,
+        Status::SERVICE_UNAVAILABLE,
         format!(
             "Service is currently unavailable: region '{}' is down (POST \
              /_emulator/regions/.../down).",

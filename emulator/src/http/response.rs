@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::names;
 use super::request::Body as RequestBody;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::query::{PreparedQuery, QueryBody};
 use crate::request_units::{self, Charge};
 use crate::store::Item;
@@ -153,11 +153,20 @@ pub fn value_query(
     ))
 }
 
+/// The status line of a Cosmos status: where the layers below, which speak
+/// [`Status`], meet the `http` crate.
+impl From<Status> for StatusCode {
+    fn from(status: Status) -> StatusCode {
+        StatusCode::from_u16(status.as_u16()).expect("a Status is 100 to 999, as a StatusCode")
+    }
+}
+
 /// A refusal as the client reads it: its status, the JSON body of
 /// `error.rs` and, where one applies, `x-ms-substatus`.
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut response = (self.status, axum::Json(self.body())).into_response();
+        let status = StatusCode::from(self.status);
+        let mut response = (status, axum::Json(self.body())).into_response();
         if let Some(substatus) = self.substatus {
             response
                 .headers_mut()

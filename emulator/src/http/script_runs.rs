@@ -14,7 +14,7 @@ use super::names;
 use super::request::{Body, CosmosHeaders, PathParams};
 use super::response::{charge_value, item_written, no_content};
 use super::AppState;
-use crate::error::ApiError;
+use crate::error::{ApiError, Status};
 use crate::request_units::WriteKind as Priced;
 use crate::request_units::{Charge, ChargeModel};
 use crate::script::{named_trigger, SprocCall, TriggeredWrite, WriteKind};
@@ -167,14 +167,14 @@ pub(super) async fn write(
     // not modelled (`request_units`).
     let priced = match (kind, result.status) {
         (WriteKind::Create, _) => Priced::Insert,
-        (WriteKind::Upsert, StatusCode::CREATED) => Priced::Insert,
+        (WriteKind::Upsert, Status::CREATED) => Priced::Insert,
         (WriteKind::Delete, _) => Priced::Delete,
         _ => Priced::Replace,
     };
     let bytes = result.item.as_ref().map_or(0, |item| item.body.len());
     let charge = state.charges.write(priced, bytes, 0);
     let mut response = match &result.item {
-        Some(item) => item_written(result.status, item, charge, headers.return_minimal()),
+        Some(item) => item_written(result.status.into(), item, charge, headers.return_minimal()),
         None => no_content(charge),
     };
     decorate(

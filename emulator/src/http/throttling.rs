@@ -10,7 +10,7 @@
 //! a rule answers is spent as it is charged (`docs/src/faults.md`).
 
 use axum::extract::Request;
-use axum::http::{HeaderValue, StatusCode};
+use axum::http::HeaderValue;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -18,7 +18,7 @@ use super::names;
 use super::operation::{self, Operation};
 use super::request::CosmosHeaders;
 use super::AppState;
-use crate::error::ApiError;
+use crate::error::{ApiError, Status};
 use crate::store::MAX_ITEM_BYTES;
 use crate::throttle::{Admission, PartitionId, Priority};
 
@@ -116,7 +116,7 @@ fn charged(admission: Admission, response: Response) -> Response {
 /// wait until the partition's budget refills.
 pub fn too_many_requests(retry_after_ms: u64) -> Response {
     let mut response = ApiError::new(
-        StatusCode::TOO_MANY_REQUESTS,
+        Status::TOO_MANY_REQUESTS,
         "Message: {\"Errors\":[\"Request rate is large. More Request Units may be needed, so no \
          changes were made. Please retry this request later. Learn more: \
          http://aka.ms/cosmosdb-error-429\"]}",

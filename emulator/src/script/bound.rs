@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use http::StatusCode;
+use crate::error::Status;
 
 use super::engine::Ending;
 use super::failure;
@@ -73,7 +73,7 @@ pub async fn run<T: Send + 'static>(
     };
     joined.unwrap_or_else(|_| {
         Err(ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
+            Status::INTERNAL_SERVER_ERROR,
             "The script's execution failed inside the emulator; nothing it wrote was kept.",
         ))
     })

@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use super::image::Image;
 use super::{Catalog, Store};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 
 /// What a snapshot holds, as the control API reports it.
 #[derive(Debug, Clone, Serialize)]
@@ -151,7 +151,7 @@ impl Store {
         // Built outside the lock: requests go on meanwhile.
         let mut fresh = image.to_catalog(self.change_feed_retention).map_err(|e| {
             ApiError::new(
-                http::StatusCode::INTERNAL_SERVER_ERROR,
+                Status::INTERNAL_SERVER_ERROR,
                 format!("The snapshot cannot be restored: {e}"),
             )
         })?;

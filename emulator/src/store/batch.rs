@@ -21,7 +21,7 @@
 
 use std::collections::HashMap;
 
-use http::StatusCode;
+use crate::error::Status;
 use serde_json::{Map, Value};
 
 use super::checks::{check_if_match, checked_partition_key, checked_write, edited};
@@ -65,7 +65,7 @@ pub enum BatchMode {
 /// One operation's result.
 #[derive(Debug)]
 pub struct Outcome {
-    pub status: StatusCode,
+    pub status: Status,
     /// The item read or written (none for a delete, a 304 or a failure).
     pub item: Option<Item>,
     /// Why it failed (none for a 424: another operation failed).
@@ -73,7 +73,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    fn done(status: StatusCode, item: Option<Item>) -> Self {
+    fn done(status: Status, item: Option<Item>) -> Self {
         Outcome {
             status,
             item,
@@ -90,7 +90,7 @@ impl Outcome {
     }
 
     fn failed_dependency() -> Self {
-        Outcome::done(StatusCode::FAILED_DEPENDENCY, None)
+        Outcome::done(Status::FAILED_DEPENDENCY, None)
     }
 
     pub fn is_failure(&self) -> bool {
@@ -443,9 +443,9 @@ impl<'c> Stage<'c> {
             (WriteMode::Replace, None) => return Err(ApiError::not_found()),
             (_, Some(etag)) => {
                 check_if_match(if_match, etag)?;
-                StatusCode::OK
+                Status::OK
             }
-            (_, None) => StatusCode::CREATED,
+            (_, None) => Status::CREATED,
         };
         let item = self.put(key, body, item_ttl)?;
         Ok(Outcome::done(status, Some(item)))
@@ -472,7 +472,7 @@ impl<'c> Stage<'c> {
         let previous = self.overlay.insert(from.clone(), None);
         self.writes.push((from.clone(), None));
         match self.put(to, body, item_ttl) {
-            Ok(item) => Ok(Outcome::done(StatusCode::OK, Some(item))),
+            Ok(item) => Ok(Outcome::done(Status::OK, Some(item))),
             Err(error) => {
                 self.writes.pop();
                 match previous {
@@ -513,9 +513,9 @@ impl<'c> Stage<'c> {
             Action::Read => {
                 let item = self.existing(&key(&addressed()?), if_match)?;
                 if if_none_match.as_deref() == Some(item.etag.to_string().as_str()) {
-                    return Ok(Outcome::done(StatusCode::NOT_MODIFIED, None));
+                    return Ok(Outcome::done(Status::NOT_MODIFIED, None));
                 }
-                Ok(Outcome::done(StatusCode::OK, Some(item.clone())))
+                Ok(Outcome::done(Status::OK, Some(item.clone())))
             }
             Action::Delete => {
                 let key = key(&addressed()?);
@@ -523,7 +523,7 @@ impl<'c> Stage<'c> {
                 self.staged_unique.remove(&key);
                 self.overlay.insert(key.clone(), None);
                 self.writes.push((key, None));
-                Ok(Outcome::done(StatusCode::NO_CONTENT, None))
+                Ok(Outcome::done(Status::NO_CONTENT, None))
             }
             Action::Patch(edit) => {
                 let id = addressed()?;
@@ -531,7 +531,7 @@ impl<'c> Stage<'c> {
                 let current = self.existing(&key, if_match)?;
                 let (body, item_ttl) = edited(self.c, &key, &id, current, edit)?;
                 let item = self.put(key, body, item_ttl)?;
-                Ok(Outcome::done(StatusCode::OK, Some(item)))
+                Ok(Outcome::done(Status::OK, Some(item)))
             }
         }
     }

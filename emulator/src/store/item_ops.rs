@@ -3,7 +3,7 @@
 //! Each holds the catalog lock once; the caller gets the item and the id of
 //! the range holding it (for the response's range and session token).
 
-use http::StatusCode;
+use crate::error::Status;
 use serde_json::{Map, Value};
 
 use super::checks::{check_if_match, checked_partition_key, checked_write, edited};
@@ -79,7 +79,7 @@ impl Store {
         database: &str,
         container: &str,
         mut write: ItemWrite<'_>,
-    ) -> ApiResult<(StatusCode, Item, u32)> {
+    ) -> ApiResult<(Status, Item, u32)> {
         let (id, item_ttl) = checked_write(&mut write.body)?;
         let now = self.clock.now();
         let mut catalog = self.write()?;
@@ -98,7 +98,7 @@ impl Store {
             let expires = ttl::expires_at(c.default_ttl(), item_ttl, now);
             drop(catalog);
             self.item_written(expires);
-            return Ok((StatusCode::OK, item, range));
+            return Ok((Status::OK, item, range));
         }
         let existing = live_or_discard(c, &key, now);
         let status = match (write.mode, existing) {
@@ -106,9 +106,9 @@ impl Store {
             (WriteMode::Replace, None) => return Err(ApiError::not_found()),
             (_, Some(etag)) => {
                 check_if_match(write.if_match, etag)?;
-                StatusCode::OK
+                Status::OK
             }
-            (_, None) => StatusCode::CREATED,
+            (_, None) => Status::CREATED,
         };
         c.check_unique(&key, &write.body, now)?;
         let (item, range, expires) = write_and_expiry(c, key, write.body, item_ttl, now)?;

@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 
 use super::batch::{commit, Outcome, Stage, Staged};
 use super::{Container, Item, Operation, Store};
-use crate::error::ApiResult;
+use crate::error::{ApiResult, Status};
 use crate::json;
 use crate::partition_key::KeyScope;
 use crate::query::search;
@@ -186,7 +186,7 @@ impl Store {
                 work.deletes += 1;
             } else {
                 // A create is 201; an upsert 201 when it created.
-                match done.status == http::StatusCode::CREATED {
+                match done.status == Status::CREATED {
                     true => work.inserts += 1,
                     false => work.replaces += 1,
                 }

@@ -168,7 +168,7 @@ fn a_reset_drops_every_database_and_leaves_the_clock_unless_asked() {
 fn the_system_clock_cannot_be_set_by_a_reset() {
     let store = Store::new(Clock::new(ClockMode::System));
     let error = store.reset(Some(5)).unwrap_err();
-    assert_eq!(error.status, http::StatusCode::BAD_REQUEST);
+    assert_eq!(error.status, Status::BAD_REQUEST);
     assert_eq!(store.reset(None).unwrap(), 0);
 }
 
@@ -177,12 +177,12 @@ fn snapshots_are_named_listed_replaced_and_deleted() {
     let store = manual();
     assert_eq!(
         store.restore_snapshot("none").unwrap_err().status,
-        http::StatusCode::NOT_FOUND
+        Status::NOT_FOUND
     );
     for bad in ["", "a/b", "a b", "ü", &"x".repeat(MAX_SNAPSHOT_NAME + 1)] {
         assert_eq!(
             store.take_snapshot(bad).unwrap_err().status,
-            http::StatusCode::BAD_REQUEST,
+            Status::BAD_REQUEST,
             "{bad:?}"
         );
     }
@@ -197,7 +197,7 @@ fn snapshots_are_named_listed_replaced_and_deleted() {
     store.delete_snapshot("empty").unwrap();
     assert_eq!(
         store.delete_snapshot("empty").unwrap_err().status,
-        http::StatusCode::NOT_FOUND
+        Status::NOT_FOUND
     );
     // A reset keeps the snapshots: they are what tests restore from.
     store.reset(None).unwrap();

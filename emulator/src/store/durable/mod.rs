@@ -33,7 +33,7 @@ use super::image::{unknown, Image, PendingContainers};
 use super::records::{ContainerNumbers, Record};
 use super::{Catalog, Store};
 use crate::clock::Clock;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::persist::{DataDir, Journal, Next, Reader, SyncMode};
 use meta::WrittenMeta;
 
@@ -528,7 +528,7 @@ fn invalid(message: String) -> io::Error {
 /// The answer to a request when the data directory cannot be written.
 pub fn unavailable(e: &dyn std::fmt::Display) -> ApiError {
     ApiError::new(
-        http::StatusCode::SERVICE_UNAVAILABLE,
+        Status::SERVICE_UNAVAILABLE,
         format!(
             "The emulator cannot write to its data directory ({e}); it refuses writes until it is \
              restarted, so that nothing is acknowledged that is not kept. See its log."
