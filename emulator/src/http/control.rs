@@ -29,6 +29,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::request::{optional_body, Body, NoParameters};
+use super::response::written_status;
 use super::AppState;
 use crate::error::{ApiError, ApiResult, Status};
 
@@ -209,14 +210,9 @@ pub async fn take_snapshot(
 ) -> ApiResult<Response> {
     let NoParameters {} = optional_body(&body, "snapshot")?;
     let store = state.store.clone();
-    let (summary, replaced) =
+    let (summary, written) =
         blocking("The snapshot failed.", move || store.take_snapshot(&name)).await?;
-    let status = if replaced {
-        StatusCode::OK
-    } else {
-        StatusCode::CREATED
-    };
-    Ok((status, Json(summary)).into_response())
+    Ok((written_status(written), Json(summary)).into_response())
 }
 
 /// Restores the snapshot `name`: 200 with what it holds, 404 if none.

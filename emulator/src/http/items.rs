@@ -12,15 +12,15 @@ use axum::response::Response;
 
 use super::container_context::{self, decorate, Refusal};
 use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::{item, item_written, no_content, METADATA_WRITE};
+use super::response::{item, item_written, no_content, written_status, METADATA_WRITE};
 use super::script_runs;
 use super::AppState;
-use crate::error::{ApiError, ApiResult, Status};
+use crate::error::{ApiError, ApiResult};
 use crate::patch::PatchBody;
 use crate::query::{PreparedQuery, QueryBody};
 use crate::request_units::{self, Charge, WriteKind as Priced};
 use crate::script::WriteKind;
-use crate::store::{ItemAddress, ItemWrite, WriteMode};
+use crate::store::{ItemAddress, ItemWrite, WriteMode, Written};
 
 type ItemPath = PathParams<(String, String, String)>;
 
@@ -91,14 +91,19 @@ pub async fn create_or_query(
         if_match: headers.if_match(),
         body,
     };
-    let (status, stored, range) = state.store.write_item(&db, &coll, write)?;
+    let (written, stored, range) = state.store.write_item(&db, &coll, write)?;
     context.range = range;
-    let kind = match status {
-        Status::CREATED => Priced::Insert,
-        _ => Priced::Replace,
+    let kind = match written {
+        Written::Created => Priced::Insert,
+        Written::Replaced => Priced::Replace,
     };
     let charge = state.charges.write(kind, stored.body.len(), terms);
-    let mut response = item_written(status.into(), &stored, charge, headers.return_minimal());
+    let mut response = item_written(
+        written_status(written),
+        &stored,
+        charge,
+        headers.return_minimal(),
+    );
     decorate_write(&mut response, &context, &stored, &uri);
     Ok(response)
 }

@@ -11,7 +11,7 @@ use super::request::Body as RequestBody;
 use crate::error::{ApiError, ApiResult, Status};
 use crate::query::{PreparedQuery, QueryBody};
 use crate::request_units::{self, Charge};
-use crate::store::Item;
+use crate::store::{Item, Written};
 
 /// What metadata requests cost (databases, containers, users, offers,
 /// scripts' definitions): the same in both charge models. Item requests
@@ -83,13 +83,12 @@ fn etag(item: &Item) -> HeaderValue {
     HeaderValue::from_str(item.etag.encode(&mut [0; 38])).expect("a quoted uuid is ascii")
 }
 
-/// 201 for a write that created its resource, 200 for an upsert that
-/// replaced one.
-pub fn created_or_ok(created: bool) -> StatusCode {
-    if created {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
+/// What a write did, as a status line: 201 for a resource created, 200 for
+/// one replaced ([`Written::status`]).
+pub fn written_status(written: Written) -> StatusCode {
+    match written {
+        Written::Created => StatusCode::CREATED,
+        Written::Replaced => StatusCode::OK,
     }
 }
 

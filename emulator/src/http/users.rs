@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::request::{create_mode, Body, CosmosHeaders, PathParams};
 use super::response::{
-    created_or_ok, no_content, resource, value_feed, value_query, METADATA_READ, METADATA_WRITE,
+    no_content, resource, value_feed, value_query, written_status, METADATA_READ, METADATA_WRITE,
 };
 use super::AppState;
 use crate::error::ApiResult;
@@ -36,10 +36,10 @@ pub async fn create_or_query_users(
         let (rid, users) = state.store.users(&db)?;
         return value_query(&body, state.store.clock.now_millis(), &rid, "Users", users);
     }
-    let (created, user) = state
+    let (written, user) = state
         .store
         .create_user(&db, &body.object()?, create_mode(&headers))?;
-    Ok(resource(created_or_ok(created), &user, METADATA_WRITE))
+    Ok(resource(written_status(written), &user, METADATA_WRITE))
 }
 
 pub async fn read_user(
@@ -128,12 +128,12 @@ pub async fn create_or_query_permissions(
             permissions,
         );
     }
-    let (created, view) =
+    let (written, view) =
         state
             .store
             .create_permission(&db, &user, &body.object()?, create_mode(&headers))?;
     Ok(resource(
-        created_or_ok(created),
+        written_status(written),
         &with_token(&state, view, expiry),
         METADATA_WRITE,
     ))

@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 
 use super::checks::{check_if_match, checked_partition_key, checked_write, edited};
 use super::purging::live_or_discard;
-use super::{Container, Item, Store, WriteMode};
+use super::{Container, Item, Store, WriteMode, Written};
 use crate::error::{ApiError, ApiResult};
 use crate::item_key::ItemKey;
 use crate::ttl::{self, Ttl};
@@ -99,7 +99,7 @@ impl Outcome {
 }
 
 /// What a commit wrote: `Some(earliest expiry)` when anything was written.
-type Written = Option<Option<i64>>;
+type CommitExpiry = Option<Option<i64>>;
 
 impl Store {
     /// Runs a transactional batch (`BatchMode::Atomic`, all in the partition
@@ -145,7 +145,7 @@ fn atomic(
     header: Option<&str>,
     operations: Vec<Operation>,
     now: i64,
-) -> ApiResult<(Vec<Outcome>, Written)> {
+) -> ApiResult<(Vec<Outcome>, CommitExpiry)> {
     let pk = Store::key_from_header(c, header, "-")?.pk().to_string();
     check_one_partition(c, &pk, &operations)?;
     let count = operations.len();
@@ -190,9 +190,9 @@ fn bulk(
     operations: Vec<Operation>,
     continue_on_error: bool,
     now: i64,
-) -> (Vec<Outcome>, Written) {
+) -> (Vec<Outcome>, CommitExpiry) {
     let mut outcomes = Vec::with_capacity(operations.len());
-    let mut written: Written = None;
+    let mut written: CommitExpiry = None;
     let mut stopped = false;
     for operation in operations {
         if stopped {
@@ -245,7 +245,11 @@ fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
 
 /// Installs staged writes in order under one new LSN. An expired item whose
 /// id a write takes has its TTL delete logged first (as a single write does).
-pub(super) fn commit(c: &mut Container, writes: Vec<(ItemKey, Option<Item>)>, now: i64) -> Written {
+pub(super) fn commit(
+    c: &mut Container,
+    writes: Vec<(ItemKey, Option<Item>)>,
+    now: i64,
+) -> CommitExpiry {
     if writes.is_empty() {
         return None;
     }
@@ -438,17 +442,17 @@ impl<'c> Stage<'c> {
             return self.rename(ItemKey::new(pk, old_id), key, body, item_ttl, if_match);
         }
         let existing = self.current(&key).map(|item| item.etag);
-        let status = match (mode, existing) {
+        let written = match (mode, existing) {
             (WriteMode::Create, Some(_)) => return Err(ApiError::conflict()),
             (WriteMode::Replace, None) => return Err(ApiError::not_found()),
             (_, Some(etag)) => {
                 check_if_match(if_match, etag)?;
-                Status::OK
+                Written::Replaced
             }
-            (_, None) => Status::CREATED,
+            (_, None) => Written::Created,
         };
         let item = self.put(key, body, item_ttl)?;
-        Ok(Outcome::done(status, Some(item)))
+        Ok(Outcome::done(written.status(), Some(item)))
     }
 
     /// A replace whose body names a new id, as a single write does it: the
@@ -472,7 +476,7 @@ impl<'c> Stage<'c> {
         let previous = self.overlay.insert(from.clone(), None);
         self.writes.push((from.clone(), None));
         match self.put(to, body, item_ttl) {
-            Ok(item) => Ok(Outcome::done(Status::OK, Some(item))),
+            Ok(item) => Ok(Outcome::done(Written::Replaced.status(), Some(item))),
             Err(error) => {
                 self.writes.pop();
                 match previous {
@@ -531,7 +535,7 @@ impl<'c> Stage<'c> {
                 let current = self.existing(&key, if_match)?;
                 let (body, item_ttl) = edited(self.c, &key, &id, current, edit)?;
                 let item = self.put(key, body, item_ttl)?;
-                Ok(Outcome::done(Status::OK, Some(item)))
+                Ok(Outcome::done(Written::Replaced.status(), Some(item)))
             }
         }
     }

@@ -36,6 +36,7 @@ mod transaction;
 mod unique_keys;
 mod usage;
 mod users;
+mod written;
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -70,6 +71,7 @@ pub use scripts::{Script, ScriptCounts, ScriptKind, ScriptView, TriggerOperation
 pub use transaction::{Committed, Conflict, ContainerNames, ScriptWork, Transaction};
 pub use usage::ContainerStats;
 pub use users::{CreateMode, Grant, PermissionMode, PermissionView, ScriptGrant};
+pub use written::Written;
 
 use crate::clock::Clock;
 use crate::error::ApiResult;

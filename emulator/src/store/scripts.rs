@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 
 use super::catalog::by_name_or_rid;
 use super::checks::check_if_match;
-use super::{item, validate_name, Container, CreateMode, Database, Store};
+use super::{item, validate_name, Container, CreateMode, Database, Store, Written};
 use crate::error::{ApiError, ApiResult};
 use crate::rid;
 
@@ -352,7 +352,7 @@ impl Database {
 
 impl Store {
     /// Creates a script (or with [`CreateMode::Upsert`] replaces the one of
-    /// that id, keeping its RID); `true` when it is new. 409 if the id is
+    /// that id, keeping its RID), and says which it did. 409 if the id is
     /// taken and the mode is `Create`.
     pub fn create_script(
         &self,
@@ -361,7 +361,7 @@ impl Store {
         kind: ScriptKind,
         body: &Map<String, Value>,
         mode: CreateMode,
-    ) -> ApiResult<(bool, ScriptView)> {
+    ) -> ApiResult<(Written, ScriptView)> {
         let parsed = parse(kind, body)?;
         let id = parsed.id.clone();
         let now = self.clock.now();
@@ -369,17 +369,17 @@ impl Store {
         let c = catalog.database_mut(database)?.container_mut(container)?;
         let (owner, numbers) = (owner(c), c.numbers());
         let scripts = &mut c.scripts;
-        let created = if let Some(existing) = scripts.of_mut(kind).get_mut(&id) {
+        let written = if let Some(existing) = scripts.of_mut(kind).get_mut(&id) {
             if mode == CreateMode::Create {
                 return Err(ApiError::conflict());
             }
             existing.update(parsed, now);
-            false
+            Written::Replaced
         } else {
             let rid = kind.rid(numbers, scripts.next_number(kind));
             let script = Script::new(parsed, rid, now);
             scripts.of_mut(kind).insert(id.clone(), script);
-            true
+            Written::Created
         };
         let view = ScriptView {
             json: scripts.of(kind)[&id].to_json(kind, &owner),
@@ -387,7 +387,7 @@ impl Store {
         };
         catalog.meta_changed();
         self.wrote();
-        Ok((created, view))
+        Ok((written, view))
     }
 
     /// A script as served, with its container's counts; 404 if absent.

@@ -20,8 +20,8 @@
 use serde_json::{Map, Value};
 
 use super::batch::{commit, Outcome, Stage, Staged};
-use super::{Container, Item, Operation, Store};
-use crate::error::{ApiResult, Status};
+use super::{Container, Item, Operation, Store, Written};
+use crate::error::ApiResult;
 use crate::json;
 use crate::partition_key::KeyScope;
 use crate::query::search;
@@ -185,8 +185,8 @@ impl Store {
             } else if deletes {
                 work.deletes += 1;
             } else {
-                // A create is 201; an upsert 201 when it created.
-                match done.status == Status::CREATED {
+                // A create, or an upsert that created.
+                match done.status == Written::Created.status() {
                     true => work.inserts += 1,
                     false => work.replaces += 1,
                 }

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 use super::catalog::{by_name_or_rid, by_name_or_rid_mut};
 use super::checks::check_if_match;
 use super::ScriptKind;
-use super::{item, validate_name, Catalog, Database, Store};
+use super::{item, validate_name, Catalog, Database, Store, Written};
 use crate::error::{ApiError, ApiResult};
 use crate::rid;
 
@@ -262,7 +262,7 @@ impl Store {
         database: &str,
         body: &Map<String, Value>,
         write: CreateMode,
-    ) -> ApiResult<(bool, Value)> {
+    ) -> ApiResult<(Written, Value)> {
         let id = validate_name(body.get("id"))?.to_string();
         let now = self.clock.now();
         let mut catalog = self.write()?;
@@ -277,7 +277,7 @@ impl Store {
             let json = existing.to_json(&db.rid);
             catalog.meta_changed();
             self.wrote();
-            return Ok((false, json));
+            return Ok((Written::Replaced, json));
         }
         db.next_user += 1;
         let user = User {
@@ -293,7 +293,7 @@ impl Store {
         db.users.insert(id, user);
         catalog.meta_changed();
         self.wrote();
-        Ok((true, json))
+        Ok((Written::Created, json))
     }
 
     pub fn user(&self, database: &str, id: &str) -> ApiResult<Value> {
@@ -352,14 +352,14 @@ impl Store {
 
     // ---- permissions -----------------------------------------------------
 
-    /// Creates (or upserts) a permission; `true` when it is new.
+    /// Creates (or upserts) a permission, and says which it did.
     pub fn create_permission(
         &self,
         database: &str,
         user: &str,
         body: &Map<String, Value>,
         write: CreateMode,
-    ) -> ApiResult<(bool, PermissionView)> {
+    ) -> ApiResult<(Written, PermissionView)> {
         let id = validate_name(body.get("id"))?.to_string();
         let now = self.clock.now();
         let mut catalog = self.write()?;
@@ -374,7 +374,7 @@ impl Store {
             }
             drop(catalog);
             let replaced = self.replace_permission(database, user, &id, body, None)?;
-            return Ok((false, replaced));
+            return Ok((Written::Replaced, replaced));
         }
         let Parsed {
             grant,
@@ -401,7 +401,7 @@ impl Store {
         user.permissions.insert(id, permission);
         catalog.meta_changed();
         self.wrote();
-        Ok((true, view))
+        Ok((Written::Created, view))
     }
 
     pub fn permission(&self, database: &str, user: &str, id: &str) -> ApiResult<PermissionView> {

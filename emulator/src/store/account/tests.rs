@@ -62,8 +62,8 @@ fn manual() -> Store {
 fn a_restore_gives_back_exactly_what_the_snapshot_captured() {
     let store = manual();
     workload(&store);
-    let (summary, replaced) = store.take_snapshot("base").unwrap();
-    assert!(!replaced);
+    let (summary, written) = store.take_snapshot("base").unwrap();
+    assert_eq!(written, Written::Created);
     assert_eq!((summary.databases, summary.containers), (1, 2));
     let captured = readable(&store);
     let clock = store.clock.now();
@@ -188,8 +188,8 @@ fn snapshots_are_named_listed_replaced_and_deleted() {
     }
     store.take_snapshot("empty").unwrap();
     workload(&store);
-    let (_, replaced) = store.take_snapshot("empty").unwrap();
-    assert!(replaced);
+    let (_, written) = store.take_snapshot("empty").unwrap();
+    assert_eq!(written, Written::Replaced);
     let (full, _) = store.take_snapshot("full.1_A-z").unwrap();
     let names: Vec<String> = store.snapshots().into_iter().map(|s| s.name).collect();
     assert_eq!(names, ["empty", "full.1_A-z"]);
