@@ -17,9 +17,9 @@
 use axum::http::header::CONTENT_LOCATION;
 use axum::http::{HeaderMap, HeaderValue, Uri};
 use axum::response::{IntoResponse, Response};
-use bytes::Bytes;
 
 use super::names;
+use super::owner_path::header_value;
 use super::request::CosmosHeaders;
 use super::AppState;
 use crate::error::{ApiError, ApiResult, Status};
@@ -189,8 +189,8 @@ pub fn decorate(
 }
 
 pub(super) fn owner_headers(headers: &mut HeaderMap, context: &ContainerContext) {
-    headers.insert(names::CONTENT_PATH, shared_value(&context.owner.rid));
-    headers.insert(names::ALT_CONTENT_PATH, shared_value(&context.owner.path));
+    headers.insert(names::CONTENT_PATH, header_value(&context.owner.rid));
+    headers.insert(names::ALT_CONTENT_PATH, header_value(&context.owner.path));
     // The item's range (or the range a feed read): the Python SDK takes a
     // write naming a range it does not know for a split and refreshes its
     // routing map. The envelope names it in the session token too.
@@ -198,14 +198,6 @@ pub(super) fn owner_headers(headers: &mut HeaderMap, context: &ContainerContext)
         names::PARTITION_KEY_RANGE_ID,
         HeaderValue::from(context.range),
     );
-}
-
-/// A header value over bytes the store built once and shares: no copy.
-/// A name with a control character, which no header may hold, is sent
-/// percent-encoded (`owner_path::header_value`).
-fn shared_value(bytes: &Bytes) -> HeaderValue {
-    HeaderValue::from_maybe_shared(bytes.clone())
-        .unwrap_or_else(|_| super::owner_path::header_value(&String::from_utf8_lossy(bytes)))
 }
 
 /// `{range}:-1#{lsn}`, written on the stack: the header copies it once.
