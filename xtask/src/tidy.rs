@@ -445,14 +445,18 @@ fn a_query_run_keeps_nothing_in_thread_locals() {
     );
 }
 
-/// Whether `code` takes a lock with `unwrap()` or `expect(...)`, however
-/// the call is laid out over lines: `.lock()`, `.read()` or `.write()`
-/// (no argument: a lock, not I/O) followed by either.
+/// Whether `code` takes a lock in a way that does not recover a poisoned
+/// one, however the call is laid out over lines: `.lock()`, `.read()`,
+/// `.write()` (no argument: a lock, not I/O) or `.try_lock()` followed by
+/// `unwrap()` or `expect(...)` (a panic), or by `ok()`, `is_ok()` or
+/// `is_err()` (a poisoned lock taken for a busy or absent one, for ever).
 fn unwraps_a_lock(code: &str) -> bool {
     let code: String = code.chars().filter(|c| !c.is_whitespace()).collect();
-    ["lock", "read", "write"].iter().any(|call| {
-        code.contains(&format!(".{call}().unwrap()"))
-            || code.contains(&format!(".{call}().expect("))
+    let calls = ["lock", "read", "write", "try_lock", "try_read", "try_write"];
+    let ends = [".unwrap()", ".expect(", ".ok()", ".is_ok()", ".is_err()"];
+    calls.iter().any(|call| {
+        ends.iter()
+            .any(|end| code.contains(&format!(".{call}(){end}")))
     })
 }
 
@@ -468,7 +472,7 @@ fn a_poisoned_lock_is_recovered_everywhere() {
         .collect();
     assert!(
         found.is_empty(),
-        "a lock taken with unwrap() or expect(): recover a poisoned one instead: {found:?}"
+        "a lock taken with unwrap(), expect() or as an Option: recover a poisoned one instead: {found:?}"
     );
 }
 

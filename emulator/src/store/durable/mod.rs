@@ -395,7 +395,13 @@ impl Store {
         let Some(durable) = &self.durable else {
             return;
         };
-        if !durable.compaction_due() || durable.compacting.try_lock().is_err() {
+        // Busy means a compaction runs; a lock poisoned by one that
+        // panicked is free, as everywhere (`compact` recovers it too).
+        let running = matches!(
+            durable.compacting.try_lock(),
+            Err(std::sync::TryLockError::WouldBlock)
+        );
+        if !durable.compaction_due() || running {
             return;
         }
         if let Err(e) = self.compact() {
