@@ -1,8 +1,18 @@
-//! What a write did to the resource it names: created it, or replaced the
-//! one there. The store says it in its own words; a protocol answers it
-//! (HTTP with 201 Created or 200 OK, `http/response.rs`).
+//! A write of a resource by its id, both ways round: how it treats one
+//! already there ([`CreateMode`]), and what it did ([`Written`]): created
+//! the resource, or replaced the one there. The store says it in its own
+//! words; a protocol answers it (HTTP with 201 Created or 200 OK,
+//! `http/response.rs`).
 
 use crate::error::Status;
+
+/// How a write treats an existing resource of the same id: refuses it
+/// (409) or replaces it (an upsert).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CreateMode {
+    Create,
+    Upsert,
+}
 
 /// What a write did: a create, or an upsert of a new id, `Created`; a
 /// replace, a patch, or an upsert of an existing id, `Replaced`.
