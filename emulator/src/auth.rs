@@ -13,9 +13,7 @@ use sha2::Sha256;
 use std::borrow::Cow;
 use std::time::{Duration, SystemTime};
 
-use crate::error::Status;
-
-use crate::error::ApiError;
+use crate::error::{ApiError, Status};
 use crate::limits::MAX_CLOCK_SKEW_SECONDS;
 use crate::rid;
 

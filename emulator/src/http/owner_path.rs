@@ -1,13 +1,14 @@
 //! `x-ms-alt-content-path`, the owner of what a response is about, by
 //! name: `dbs/{db}` for a container or a user, `dbs/{db}/colls/{coll}` for
-//! an item, a script or a conflict. [`header_value`] is its one builder. The Java SDK builds a resource's link
+//! an item, a script or a conflict. The Java SDK builds a resource's link
 //! from it (`RxDocumentServiceResponse` → `PathsHelper.
 //! generatePathForNameBased`) and keys its session tokens by that link: a
 //! created container without it fails in the SDK with a
 //! NullPointerException. Item responses carry the container's own
 //! (`container_context.rs`); every other successful response gets it
-//! here, from the request's path. Refusals do not: azure-cosmos (Python)
-//! drops its routing-map cache when a 404 names an owner (the sdist's
+//! here, from the request's path; both are written by [`header_value`],
+//! its one builder. Refusals do not: azure-cosmos (Python) drops its
+//! routing-map cache when a 404 names an owner (the sdist's
 //! `test_pkrange_survives_full_crud_lifecycle`, an item read after its
 //! delete).
 

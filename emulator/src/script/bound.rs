@@ -11,11 +11,9 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::error::Status;
-
 use super::engine::Ending;
 use super::failure;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 
 /// How long after the bound a stuck execution is answered 408.
 const GRACE: Duration = Duration::from_millis(500);

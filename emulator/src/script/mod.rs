@@ -29,7 +29,6 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crate::error::Status;
 use serde_json::{json, Value};
 
 use bound::Gate;
@@ -41,7 +40,7 @@ pub use udf::{missing as missing_udf, Udfs};
 
 use host::Links;
 
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::limits::MAX_SCRIPT_RESPONSE_BYTES;
 use crate::store::{Committed, Store};
 

@@ -8,14 +8,13 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::error::Status;
 use serde_json::{json, Map, Value};
 
 use super::bound::{self, Gate};
 use super::engine::Ending;
 use super::host::Host;
 use super::{failure, script_json, Scope, ScriptEngine};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::store::{
     Action, Committed, Item, Operation, Script, ScriptKind, Store, TriggerOperation, TriggerType,
 };

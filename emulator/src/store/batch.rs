@@ -21,13 +21,12 @@
 
 use std::collections::HashMap;
 
-use crate::error::Status;
 use serde_json::{Map, Value};
 
 use super::checks::{check_if_match, checked_partition_key, checked_write, edited};
 use super::purging::live_or_discard;
 use super::{Container, Item, Store, WriteMode, Written};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::item_key::ItemKey;
 use crate::ttl::{self, Ttl};
 
@@ -94,7 +93,7 @@ impl Outcome {
     }
 
     pub fn is_failure(&self) -> bool {
-        self.status.as_u16() >= 400
+        self.status.is_failure()
     }
 }
 
