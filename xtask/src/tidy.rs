@@ -17,7 +17,7 @@
 //!
 //! Paths are read as the compiler resolves them (`tidy/paths.rs`: grouped
 //! `use` trees, `super::` chains), and each check is a function of the
-//! sources it reads, so that the tests at the end plant what it must catch.
+//! sources it reads, so that `tidy/tests.rs` can plant what each must catch.
 //! `docs/src/architecture.md` states these as numbered invariants, each
 //! naming its test here.
 
