@@ -13,9 +13,7 @@ use sha2::Sha256;
 use std::borrow::Cow;
 use std::time::{Duration, SystemTime};
 
-use axum::http::StatusCode;
-
-use crate::error::ApiError;
+use crate::error::{ApiError, Status};
 use crate::limits::MAX_CLOCK_SKEW_SECONDS;
 use crate::rid;
 
@@ -338,7 +336,7 @@ fn check_date(signed: &str, now: SystemTime) -> Result<(), ApiError> {
     let too_new = at.duration_since(now).is_ok_and(|d| d > skew);
     if too_old || too_new {
         return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
+            Status::FORBIDDEN,
             format!(
                 "The authorization token is not valid at the current time. Please create another token \
                  and retry (token start time: {}, token expiry time: {}, current server time: {}). \

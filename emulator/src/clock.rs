@@ -176,6 +176,7 @@ fn wall_now() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Status;
 
     #[test]
     fn manual_clock_moves_only_when_told_and_never_backwards() {
@@ -221,7 +222,7 @@ mod tests {
     fn system_clock_refuses_to_be_moved() {
         let clock = Clock::new(ClockMode::System);
         let err = clock.advance(1).unwrap_err();
-        assert_eq!(err.status, http::StatusCode::NOT_FOUND);
+        assert_eq!(err.status, Status::NOT_FOUND);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use percent_encoding::percent_decode_str;
 use serde::Deserialize;
 
 use crate::auth::{signed_resource, MasterKey};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 
 /// The substatus of a request that a token's principal may not make.
 pub const BLOCKED_BY_AUTH: u32 = 5300;
@@ -96,7 +96,7 @@ pub fn verify(
     }
     if manages_resources(verb, path, is_query) {
         return Err(ApiError::new(
-            http::StatusCode::FORBIDDEN,
+            Status::FORBIDDEN,
             format!(
                 "Request blocked by Auth localhost : The given request [{verb} {path}] cannot be \
              authorized by AAD token in data plane. Learn more: https://aka.ms/cosmos-native-rbac."

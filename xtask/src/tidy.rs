@@ -3,15 +3,21 @@
 //!
 //! - the emulator's layers: which top-level module of `emulator/src` may
 //!   name which, as a table ([`LAYERS`]) that must stay free of cycles;
-//! - no web framework below the HTTP layer: the store, the query engine
-//!   and the script engine name no `axum` or `hyper` type;
+//! - no HTTP below the adapter: only the modules that serve or speak
+//!   HTTP ([`SPEAKS_HTTP`]) name `StatusCode`, the `http` crate, `axum` or
+//!   `hyper`; the store, the engines and the leaves speak their own
+//!   language (`error.rs`'s `Status`, the store's `Written`);
 //! - a query run keeps nothing in thread-locals (its context travels as
 //!   a value), apart from caches that only remember;
 //! - the conformance suite never imports the emulator;
 //! - unit tests sit where `CONTRIBUTING.md` says (no `#[path]`);
 //! - every Rust source file of the repository opens with a `//!` saying
-//!   what it holds.
+//!   what it holds;
+//! - a poisoned lock is recovered, never unwrapped.
 //!
+//! Paths are read as the compiler resolves them (`tidy/paths.rs`: grouped
+//! `use` trees, `super::` chains), and each check is a function of the
+//! sources it reads, so that `tidy/tests.rs` can plant what each must catch.
 //! `docs/src/architecture.md` states these as numbered invariants, each
 //! naming its test here.
 
@@ -20,6 +26,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::docs::cited::{rust_code, tracked_files};
+
+mod paths;
+
+use paths::{code_of, is_ident, module_of, named_from_root, root_reexports, EMULATOR_SRC};
 
 /// Which top-level modules of `emulator/src` each one may name (`lib` is
 /// `lib.rs`, the crate's root, which assembles the server). A module not
@@ -207,30 +217,24 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("probe", &["settings"]),
 ];
 
-/// Top-level modules whose files may not name a web framework's types.
-const BELOW_HTTP: &[&str] = &[
-    "clock",
-    "consistency",
-    "entra_token",
-    "epk",
-    "error",
-    "faults",
-    "item_key",
-    "json",
-    "limits",
-    "partition_key",
-    "patch",
-    "persist",
-    "purge",
-    "query",
-    "regions",
-    "request_units",
-    "reindex",
-    "rid",
-    "script",
-    "store",
-    "throttle",
-    "ttl",
+/// The top-level modules of `emulator/src` that may name HTTP's types
+/// (`StatusCode`, the `http` crate, `axum`, `hyper`), and why. Every other
+/// module, a new one included, speaks the emulator's own language: a
+/// second protocol (Direct mode's RNTBD) must be able to reuse it whole.
+/// Those that need no HTTP type are not here, though they serve HTTP:
+/// `endpoints` (it names our `http` module only), `tls` (certificates),
+/// `probe` (one `GET` written by hand with the standard library),
+/// `settings` and `main.rs`.
+const SPEAKS_HTTP: &[(&str, &str)] = &[
+    ("http", "the adapter: requests in, responses out"),
+    ("transport", "accepted connections become HTTP requests"),
+    ("health", "the health server: an HTTP router of its own"),
+    ("lib", "the crate's root: binds and serves the HTTP app"),
+    (
+        "control",
+        "the control API: routes of its own beside the resources' (/_emulator/...)",
+    ),
+    ("endpoints", "assembles the HTTP app of each endpoint"),
 ];
 
 fn root() -> PathBuf {
@@ -271,178 +275,22 @@ fn rust_sources(dir: &str) -> Vec<Source> {
         .collect()
 }
 
-fn is_ident(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
-/// The first segments of every `crate::` path in `code`: `crate::a::b`
-/// gives `a`, `crate::{a::b, c}` gives `a` and `c`.
-fn crate_paths(code: &str) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    let mut rest = code;
-    while let Some(at) = rest.find("crate::") {
-        let before = rest[..at].bytes().last();
-        rest = &rest[at + "crate::".len()..];
-        if before.is_some_and(|b| is_ident(b) || b == b':' || b == b'$') {
-            continue;
-        }
-        if let Some(group) = rest.strip_prefix('{') {
-            let mut depth = 1;
-            let mut item = String::new();
-            for c in group.chars() {
-                match c {
-                    '{' => depth += 1,
-                    '}' => depth -= 1,
-                    _ => {}
-                }
-                if depth == 0 || (depth == 1 && c == ',') {
-                    found.extend(first_segment(&item));
-                    item.clear();
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    item.push(c);
-                }
-            }
-        } else {
-            found.extend(first_segment(rest));
-        }
-    }
-    found
-}
-
-/// How deep a file of `emulator/src` sits in the module tree: 1 for
-/// `clock.rs` and `http/mod.rs`, 2 for `query/index/mod.rs` and
-/// `http/items.rs`; 0 for `lib.rs` and `main.rs`.
-fn module_depth(file: &str) -> usize {
-    let Some(path) = file.strip_prefix(EMULATOR_SRC) else {
-        return 0;
-    };
-    let path = path.trim_end_matches(".rs");
-    let segments: Vec<&str> = path.split('/').collect();
-    match segments.as_slice() {
-        ["lib"] | ["main"] => 0,
-        [.., "mod"] => segments.len() - 1,
-        _ => segments.len(),
-    }
-}
-
-/// `code` with every `super::` chain that climbs to the crate's root
-/// written as `crate::`, so that [`crate_paths`] sees what it names:
-/// `use super::super::store::Store` in `query/index/mod.rs` names the
-/// store as `crate::store::Store` does. `depth` is the file's
-/// ([`module_depth`]); an inline module (`mod tests { ... }`) is one
-/// deeper, so `super::` inside it names the file's own module.
-fn with_super_resolved(code: &str, depth: usize) -> String {
-    let bytes = code.as_bytes();
-    let mut out = String::with_capacity(code.len());
-    // The brace depth at which each open inline module's body started.
-    let mut inline: Vec<usize> = Vec::new();
-    let mut braces = 0usize;
-    let mut i = 0;
-    while i < bytes.len() {
-        let rest = &code[i..];
-        let after_ident = i > 0 && (is_ident(bytes[i - 1]) || bytes[i - 1] == b':');
-        if !after_ident && rest.starts_with("mod ") {
-            // `mod name {` opens an inline module; `mod name;` does not.
-            let tail = rest["mod ".len()..].trim_start();
-            let name_end = tail
-                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .unwrap_or(tail.len());
-            if name_end > 0 && tail[name_end..].trim_start().starts_with('{') {
-                inline.push(braces + 1);
-            }
-        }
-        if !after_ident && rest.starts_with("super::") {
-            let mut count = 0;
-            let mut chain = rest;
-            while let Some(next) = chain.strip_prefix("super::") {
-                count += 1;
-                chain = next;
-            }
-            if count == depth + inline.len() {
-                out.push_str("crate::");
-                i += count * "super::".len();
-                continue;
-            }
-        }
-        match bytes[i] {
-            b'{' => braces += 1,
-            b'}' => {
-                if inline.last() == Some(&braces) {
-                    inline.pop();
-                }
-                braces = braces.saturating_sub(1);
-            }
-            _ => {}
-        }
-        let len = rest.chars().next().map_or(1, char::len_utf8);
-        out.push_str(&rest[..len]);
-        i += len;
-    }
-    out
-}
-
-fn first_segment(path: &str) -> Option<String> {
-    let path = path.trim_start();
-    let end = path
-        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .unwrap_or(path.len());
-    (end > 0).then(|| path[..end].to_string())
-}
-
-/// Where the emulator's modules are.
-const EMULATOR_SRC: &str = "emulator/src/";
-
-/// The top-level module a file of `emulator/src` belongs to (`lib` for
-/// `lib.rs`); `None` for `main.rs`, which uses the library by its name.
-fn module_of(file: &str) -> Option<String> {
-    let first = file.strip_prefix(EMULATOR_SRC)?.split('/').next()?;
-    let name = first.trim_end_matches(".rs");
-    (name != "main").then(|| name.to_string())
-}
-
-/// What `lib.rs` re-exports from its modules (`pub use clock::{Clock,
-/// ClockMode};`): a path through the root names the module it comes from.
-fn root_reexports(lib: &str) -> BTreeMap<String, String> {
-    let mut names = BTreeMap::new();
-    for statement in rust_code(lib).split(';') {
-        let Some(path) = statement.trim().strip_prefix("pub use ") else {
-            continue;
-        };
-        let Some((module, items)) = path.split_once("::") else {
-            continue;
-        };
-        let items = items.trim_matches(|c| c == '{' || c == '}');
-        for item in items.split(',') {
-            let item = item.trim();
-            let name = item.rsplit(" as ").next().unwrap_or(item).trim();
-            if !name.is_empty() {
-                names.insert(name.to_string(), module.trim().to_string());
-            }
-        }
-    }
-    names
-}
-
-/// Every edge between two top-level modules of `emulator/src`, with one
-/// file that makes it.
-fn module_edges() -> BTreeMap<(String, String), String> {
-    let sources = rust_sources(EMULATOR_SRC);
-    let lib = sources
+/// Every edge between two top-level modules of `emulator/src` that
+/// `sources` make, with one file that makes it. The root's re-exports
+/// are read from `lib.rs` when it is among them.
+fn module_edges(sources: &[Source]) -> BTreeMap<(String, String), String> {
+    let reexports = sources
         .iter()
         .find(|s| s.path == format!("{EMULATOR_SRC}lib.rs"))
-        .expect("emulator/src/lib.rs");
-    let reexports = root_reexports(&lib.text);
+        .map(|lib| root_reexports(&lib.text))
+        .unwrap_or_default();
     let modules: BTreeSet<String> = sources.iter().filter_map(|s| module_of(&s.path)).collect();
     let mut edges = BTreeMap::new();
-    for source in &sources {
+    for source in sources {
         let Some(from) = module_of(&source.path) else {
             continue;
         };
-        let code = with_super_resolved(&source.code(), module_depth(&source.path));
-        for name in crate_paths(&code) {
+        for name in named_from_root(&source.path, &source.text) {
             let to = if modules.contains(&name) {
                 name
             } else {
@@ -461,11 +309,11 @@ fn module_edges() -> BTreeMap<(String, String), String> {
     edges
 }
 
-#[test]
-fn the_emulator_keeps_its_layers() {
+/// The edges that [`LAYERS`] does not allow, each said in a line.
+fn layer_violations(edges: BTreeMap<(String, String), String>) -> Vec<String> {
     let allowed: BTreeMap<&str, &[&str]> = LAYERS.iter().copied().collect();
     let mut wrong = Vec::new();
-    for ((from, to), file) in module_edges() {
+    for ((from, to), file) in edges {
         match allowed.get(from.as_str()) {
             None => wrong.push(format!(
                 "{from} is not in tidy.rs's LAYERS: place it (it names {to} in {file})"
@@ -476,6 +324,12 @@ fn the_emulator_keeps_its_layers() {
             Some(_) => {}
         }
     }
+    wrong
+}
+
+#[test]
+fn the_emulator_keeps_its_layers() {
+    let wrong = layer_violations(module_edges(&rust_sources(EMULATOR_SRC)));
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
@@ -546,21 +400,66 @@ fn every_module_is_in_the_concept_maps() {
     assert!(missing.is_empty(), "modules not named: {missing:#?}");
 }
 
-#[test]
-fn no_web_framework_below_http() {
-    let mut found = Vec::new();
-    for source in rust_sources(EMULATOR_SRC) {
-        let below = module_of(&source.path).is_some_and(|m| BELOW_HTTP.contains(&m.as_str()));
-        if !below {
-            continue;
-        }
-        let code = source.code();
-        for framework in ["axum", "hyper"] {
-            if code.contains(&format!("{framework}::")) {
-                found.push(format!("{} names {framework}", source.path));
+/// The names of HTTP that `code` (comments and strings blanked, groups
+/// flattened) uses: `StatusCode`, `axum`, `hyper` as words, and the `http`
+/// crate (`http::`, but not a module of ours named so: `crate::http::`,
+/// `super::http::`, `self::http::`).
+fn http_names(code: &str) -> BTreeSet<&'static str> {
+    let bytes = code.as_bytes();
+    let mut found = BTreeSet::new();
+    for name in ["StatusCode", "axum", "hyper", "http"] {
+        let mut from = 0;
+        while let Some(at) = code[from..].find(name).map(|at| from + at) {
+            from = at + name.len();
+            let before = at.checked_sub(1).map(|i| bytes[i]);
+            if before.is_some_and(is_ident) || bytes.get(from).copied().is_some_and(is_ident) {
+                continue;
             }
+            if name == "http" {
+                let ours = ["crate::", "super::", "self::"]
+                    .iter()
+                    .any(|module| code[..at].ends_with(module));
+                if ours || !code[from..].starts_with("::") {
+                    continue;
+                }
+            }
+            found.insert(name);
         }
     }
+    found
+}
+
+/// What of HTTP the files of `sources` below the adapter name: every file
+/// of `emulator/src` (`main.rs` included) outside [`SPEAKS_HTTP`].
+fn http_below_the_adapter(sources: &[Source]) -> Vec<String> {
+    let mut found = Vec::new();
+    for source in sources {
+        let Some(rest) = source.path.strip_prefix(EMULATOR_SRC) else {
+            continue;
+        };
+        let module = rest
+            .split('/')
+            .next()
+            .unwrap_or(rest)
+            .trim_end_matches(".rs");
+        if SPEAKS_HTTP.iter().any(|(speaks, _)| *speaks == module) {
+            continue;
+        }
+        for name in http_names(&code_of(&source.text)) {
+            found.push(format!(
+                "{} names {name}: below the HTTP adapter, use the emulator's own types \
+                 (error.rs's Status, the store's Written), or place the module in \
+                 SPEAKS_HTTP (xtask/src/tidy.rs) with why",
+                source.path
+            ));
+        }
+    }
+    found
+}
+
+#[test]
+fn no_http_below_the_adapter() {
+    let found = http_below_the_adapter(&rust_sources(EMULATOR_SRC));
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
 
@@ -600,6 +499,21 @@ fn a_query_run_keeps_nothing_in_thread_locals() {
     );
 }
 
+/// Whether `code` takes a lock in a way that does not recover a poisoned
+/// one, however the call is laid out over lines: `.lock()`, `.read()`,
+/// `.write()` (no argument: a lock, not I/O) or `.try_lock()` followed by
+/// `unwrap()` or `expect(...)` (a panic), or by `ok()`, `is_ok()` or
+/// `is_err()` (a poisoned lock taken for a busy or absent one, for ever).
+fn unwraps_a_lock(code: &str) -> bool {
+    let code: String = code.chars().filter(|c| !c.is_whitespace()).collect();
+    let calls = ["lock", "read", "write", "try_lock", "try_read", "try_write"];
+    let ends = [".unwrap()", ".expect(", ".ok()", ".is_ok()", ".is_err()"];
+    calls.iter().any(|call| {
+        ends.iter()
+            .any(|end| code.contains(&format!(".{call}(){end}")))
+    })
+}
+
 /// One way with a poisoned lock: recover it (`unwrap_or_else(|e|
 /// e.into_inner())`). A panic in one request's handler must not turn every
 /// later request that takes the same lock into a panic too.
@@ -607,18 +521,12 @@ fn a_query_run_keeps_nothing_in_thread_locals() {
 fn a_poisoned_lock_is_recovered_everywhere() {
     let found: Vec<String> = rust_sources(EMULATOR_SRC)
         .into_iter()
-        .filter(|s| {
-            let code = s.code();
-            ["lock", "read", "write"].iter().any(|call| {
-                code.contains(&format!(".{call}().unwrap()"))
-                    || code.contains(&format!(".{call}().expect("))
-            })
-        })
+        .filter(|s| unwraps_a_lock(&s.code()))
         .map(|s| s.path)
         .collect();
     assert!(
         found.is_empty(),
-        "a lock taken with unwrap() or expect(): recover a poisoned one instead: {found:?}"
+        "a lock taken with unwrap(), expect() or as an Option: recover a poisoned one instead: {found:?}"
     );
 }
 
@@ -673,29 +581,4 @@ fn the_readme_stays_a_first_screen() {
     );
 }
 
-#[test]
-fn the_scanner_sees_code_not_comments_or_strings() {
-    let code = rust_code(
-        "use crate::a::b; // crate::c\n/* crate::d */ let s = \"crate::e\"; \
-         let r = r#\"crate::f\"#; let c = '\"'; fn g<'x>() { crate::h::i() }\n\
-         use crate::{j::k, l, m::{n, o}};",
-    );
-    let found: Vec<String> = crate_paths(&code).into_iter().collect();
-    assert_eq!(found, ["a", "h", "j", "l", "m"]);
-    // `super::` chains that climb to the root name what `crate::` names;
-    // shorter ones, and `super::` in an inline module, stay inside.
-    assert_eq!(module_depth("emulator/src/query/index/mod.rs"), 2);
-    assert_eq!(module_depth("emulator/src/http/items.rs"), 2);
-    assert_eq!(module_depth("emulator/src/clock.rs"), 1);
-    assert_eq!(module_depth("emulator/src/lib.rs"), 0);
-    let resolved = with_super_resolved(
-        "use super::super::store::Store; use super::eval; \
-         mod tests { use super::*; use super::super::super::http::x; }",
-        2,
-    );
-    let found: Vec<String> = crate_paths(&resolved).into_iter().collect();
-    assert_eq!(found, ["http", "store"], "{resolved}");
-    let exports = root_reexports("pub use clock::{Clock, ClockMode};\npub use store::Store;");
-    assert_eq!(exports.get("ClockMode").map(String::as_str), Some("clock"));
-    assert_eq!(exports.get("Store").map(String::as_str), Some("store"));
-}
+mod tests;

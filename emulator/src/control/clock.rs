@@ -95,7 +95,6 @@ pub async fn update(State(state): State<AppState>, body: Body) -> ApiResult<Resp
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::StatusCode;
 
     fn number(text: &str) -> serde_json::Number {
         serde_json::from_str(text).unwrap()
@@ -123,7 +122,7 @@ mod tests {
             "18446744073709551615",
         ] {
             let refused = advance_millis(&number(text)).unwrap_err();
-            assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{text}");
+            assert_eq!(refused.status, crate::error::Status::BAD_REQUEST, "{text}");
         }
         let message = advance_millis(&number("0.0001")).unwrap_err().message;
         assert!(message.contains("millisecond"), "{message}");

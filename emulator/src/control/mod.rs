@@ -28,12 +28,13 @@ mod regions;
 mod snapshots;
 mod stats;
 
-use axum::http::{Method, StatusCode};
+use axum::http::Method;
 use axum::routing::{on, MethodFilter, MethodRouter};
 use axum::Router;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::error::Status;
 use crate::error::{ApiError, ApiResult};
 use crate::http::{AppState, Body};
 
@@ -230,7 +231,7 @@ async fn blocking<T: Send + 'static>(
 ) -> ApiResult<T> {
     tokio::task::spawn_blocking(work)
         .await
-        .map_err(|_| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, failed))?
+        .map_err(|_| ApiError::new(Status::INTERNAL_SERVER_ERROR, failed))?
 }
 
 #[cfg(test)]

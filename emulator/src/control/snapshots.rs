@@ -21,14 +21,9 @@ pub async fn take(
 ) -> ApiResult<Response> {
     let NoParameters {} = optional_body(&body, "snapshot")?;
     let store = state.account.store.clone();
-    let (summary, replaced) =
+    let (summary, written) =
         blocking("The snapshot failed.", move || store.take_snapshot(&name)).await?;
-    let status = if replaced {
-        StatusCode::OK
-    } else {
-        StatusCode::CREATED
-    };
-    Ok((status, Json(summary)).into_response())
+    Ok((StatusCode::from(written.status()), Json(summary)).into_response())
 }
 
 /// Restores the snapshot `name`: 200 with what it holds, 404 if none.

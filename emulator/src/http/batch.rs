@@ -29,7 +29,7 @@ use serde_json::{Map, Value};
 use super::request::{Body, CosmosHeaders};
 use super::response::charge_value;
 use super::AppState;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::json;
 use crate::limits::{MAX_BATCH_OPERATIONS, MAX_NESTING_DEPTH};
 use crate::patch::PatchBody;
@@ -337,10 +337,10 @@ impl Prices {
         let bytes = outcome.item.as_ref().map_or(0, |item| item.body.len());
         let (kind, terms) = self.operations.get(index).copied().unwrap_or((None, 0));
         match (outcome.status, &outcome.error, kind) {
-            (StatusCode::FAILED_DEPENDENCY, None, _) => Charge::ZERO,
+            (Status::FAILED_DEPENDENCY, None, _) => Charge::ZERO,
             (_, Some(_), _) | (_, None, None) => self.model.read(bytes, self.quorum),
             // An upsert that replaced costs a replace.
-            (StatusCode::OK, None, Some(WriteKind::Insert)) => {
+            (Status::OK, None, Some(WriteKind::Insert)) => {
                 self.model.write(WriteKind::Replace, bytes, terms)
             }
             (_, None, Some(kind)) => self.model.write(kind, bytes, terms),

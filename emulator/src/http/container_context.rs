@@ -113,7 +113,7 @@ pub fn write_owner(headers: &mut HeaderMap, owner: Owner, range: u32) {
 fn owned_value(bytes: Bytes) -> HeaderValue {
     match HeaderValue::from_maybe_shared(bytes.clone()) {
         Ok(value) => value,
-        Err(_) => super::owner_path::header_value(&String::from_utf8_lossy(&bytes)),
+        Err(_) => super::owner_path::header_value(&bytes),
     }
 }
 
@@ -122,7 +122,7 @@ fn owned_value(bytes: Bytes) -> HeaderValue {
 /// percent-encoded (`owner_path::header_value`).
 fn shared_value(bytes: &Bytes) -> HeaderValue {
     HeaderValue::from_maybe_shared(bytes.clone())
-        .unwrap_or_else(|_| super::owner_path::header_value(&String::from_utf8_lossy(bytes)))
+        .unwrap_or_else(|_| super::owner_path::header_value(bytes))
 }
 
 /// `{range}:-1#{lsn}`, written on the stack: the header copies it once.

@@ -200,7 +200,7 @@ fn panicked(cause: Box<dyn std::any::Any + Send + 'static>) -> Response {
 
 fn internal_error(activity_id: Option<&str>) -> ApiError {
     ApiError::new(
-        axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+        crate::error::Status::INTERNAL_SERVER_ERROR,
         format!(
             "The emulator failed while serving this request, which may not have been applied. This \
              is a bug in the emulator: please report it with the request and its ActivityId{}.",

@@ -9,10 +9,11 @@ use serde_json::Value;
 
 use super::request::Body as RequestBody;
 use super::{container_context, names};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::operations::{self, response as operation, Answer};
 use crate::query::{PreparedQuery, QueryBody};
 use crate::request_units::{self, Charge};
+use crate::store::Written;
 
 /// What metadata requests cost (databases, containers, users, offers,
 /// scripts' definitions): the same in both charge models. Item requests
@@ -57,16 +58,6 @@ pub fn resource(status: StatusCode, value: &Value, charge: Charge) -> Response {
         response.headers_mut().insert(header::ETAG, etag);
     }
     response
-}
-
-/// 201 for a write that created its resource, 200 for an upsert that
-/// replaced one.
-pub fn created_or_ok(created: bool) -> StatusCode {
-    if created {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
-    }
 }
 
 pub fn no_content(charge: Charge) -> Response {
@@ -147,7 +138,7 @@ pub fn from_operation(answer: Answer, uri: &Uri) -> Response {
         headers: typed,
         body,
     } = operations::answered(answer);
-    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status = StatusCode::from(status);
     let json = !body.is_empty();
     let mut response = (status, Body::from(body)).into_response();
     let headers = response.headers_mut();
@@ -207,11 +198,29 @@ pub fn from_operation(answer: Answer, uri: &Uri) -> Response {
     response
 }
 
+/// The status line of a Cosmos status: where the layers below, which speak
+/// [`Status`], meet the `http` crate.
+impl From<Status> for StatusCode {
+    fn from(status: Status) -> StatusCode {
+        StatusCode::from_u16(status.as_u16()).expect("a Status is 100 to 999, as a StatusCode")
+    }
+}
+
+/// What a write did, as a status line: 201 for a resource created, 200 for
+/// one replaced.
+pub fn written_status(written: Written) -> StatusCode {
+    match written {
+        Written::Created => StatusCode::CREATED,
+        Written::Replaced => StatusCode::OK,
+    }
+}
+
 /// A refusal as the client reads it: its status, the JSON body of
 /// `error.rs` and, where one applies, `x-ms-substatus`.
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut response = (self.status, axum::Json(self.body())).into_response();
+        let status = StatusCode::from(self.status);
+        let mut response = (status, axum::Json(self.body())).into_response();
         if let Some(substatus) = self.substatus {
             response
                 .headers_mut()

@@ -13,12 +13,12 @@
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use serde_json::Value;
 
 use super::request::CosmosHeaders;
 use crate::epk;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::partition_key::{KeyScope, PartitionKeyDefinition};
 use crate::store::{Container, Range, RangeMap};
 
@@ -169,7 +169,7 @@ pub fn range_gone(id: &str, ranges: &RangeMap) -> ApiError {
             ids.join(", ")
         )
     };
-    ApiError::new(StatusCode::GONE, message).with_substatus(PARTITION_KEY_RANGE_GONE)
+    ApiError::new(Status::GONE, message).with_substatus(PARTITION_KEY_RANGE_GONE)
 }
 
 /// The substatus of 410 for a partition key range that is gone.

@@ -13,7 +13,7 @@ use axum::response::Response;
 
 use super::request::{create_mode, Body, CosmosHeaders, PathParams};
 use super::response::{
-    created_or_ok, no_content, resource, value_feed, value_query, METADATA_READ, METADATA_WRITE,
+    no_content, resource, value_feed, value_query, written_status, METADATA_READ, METADATA_WRITE,
 };
 use super::AppState;
 use crate::error::ApiResult;
@@ -73,7 +73,7 @@ pub async fn create_or_query(
         &body.object()?,
         create_mode(&headers),
     )?;
-    Ok(with_quota(created_or_ok(created), &view, METADATA_WRITE))
+    Ok(with_quota(written_status(created), &view, METADATA_WRITE))
 }
 
 pub async fn read(

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::request::{create_mode, Body, CosmosHeaders, PathParams};
 use super::response::{
-    created_or_ok, no_content, resource, value_feed, value_query, METADATA_READ, METADATA_WRITE,
+    no_content, resource, value_feed, value_query, written_status, METADATA_READ, METADATA_WRITE,
 };
 use super::AppState;
 use crate::error::ApiResult;
@@ -47,7 +47,7 @@ pub async fn create_or_query_users(
             .account
             .store
             .create_user(&db, &body.object()?, create_mode(&headers))?;
-    Ok(resource(created_or_ok(created), &user, METADATA_WRITE))
+    Ok(resource(written_status(created), &user, METADATA_WRITE))
 }
 
 pub async fn read_user(
@@ -153,7 +153,7 @@ pub async fn create_or_query_permissions(
         create_mode(&headers),
     )?;
     Ok(resource(
-        created_or_ok(created),
+        written_status(created),
         &with_token(&state, view, expiry),
         METADATA_WRITE,
     ))

@@ -21,7 +21,7 @@ use super::kind::OperationKind;
 use super::options::{RequestOption, RequestOptions};
 use super::response::Response;
 use super::Serving;
-use crate::error::ApiError;
+use crate::error::{ApiError, Status};
 use crate::faults::{Connection, Rule, Target as FaultTarget, When};
 use crate::regions::Outage;
 use crate::request_units::Charge;
@@ -165,7 +165,7 @@ async fn down<R: Reply, C: Call<R>>(
     let region = serving.account.topology.name(serving.region);
     let unavailable = || {
         Response::from(ApiError::new(
-            http_status::SERVICE_UNAVAILABLE,
+            Status::SERVICE_UNAVAILABLE,
             format!(
                 "Service is currently unavailable: region '{region}' is down (POST \
                  /_emulator/regions/.../down)."
@@ -176,7 +176,7 @@ async fn down<R: Reply, C: Call<R>>(
         Some(connection) => {
             connection.break_with(how);
             // Never reaches the client: the connection breaks as it is written.
-            Response::empty(http_status::SERVICE_UNAVAILABLE.as_u16(), Charge::ZERO)
+            Response::empty(Status::SERVICE_UNAVAILABLE, Charge::ZERO)
         }
         None => unavailable(),
     };
@@ -186,7 +186,7 @@ async fn down<R: Reply, C: Call<R>>(
         Outage::Hang => broken(Connection::Hang),
         Outage::Unavailable => unavailable(),
         Outage::Removed => ApiError::new(
-            http_status::FORBIDDEN,
+            Status::FORBIDDEN,
             format!(
                 "Database Account not found in region '{region}' (taken down with \
                  POST /_emulator/regions/.../down)."
@@ -202,7 +202,7 @@ async fn down<R: Reply, C: Call<R>>(
 fn write_forbidden(serving: &Serving<'_>) -> ApiError {
     let topology = &serving.account.topology;
     ApiError::new(
-        http_status::FORBIDDEN,
+        Status::FORBIDDEN,
         format!(
             "The requested operation cannot be performed at this region: '{}' is a read \
              region of this account; writes go to '{}' (the account document's \
@@ -287,7 +287,7 @@ async fn throttled<R: Reply, C: Call<R>>(
 pub fn too_many_requests(retry_after_ms: u64) -> Response {
     let mut response = Response::from(
         ApiError::new(
-            http_status::TOO_MANY_REQUESTS,
+            Status::TOO_MANY_REQUESTS,
             "Message: {\"Errors\":[\"Request rate is large. More Request Units may be needed, so \
              no changes were made. Please retry this request later. Learn more: \
              http://aka.ms/cosmosdb-error-429\"]}",
@@ -413,7 +413,7 @@ fn fault_answer<R: Reply>(
     let mut answer = if let Some(how) = respond.connection {
         let Some(connection) = connection else {
             return ApiError::new(
-                http_status::INTERNAL_SERVER_ERROR,
+                Status::INTERNAL_SERVER_ERROR,
                 format!(
                     "Fault rule \"{}\" asks to break the connection, which this server cannot do.",
                     rule.id
@@ -424,12 +424,12 @@ fn fault_answer<R: Reply>(
         connection.break_with(how);
         // Never reaches the client: the connection breaks as it is
         // written. Its charge is what the budget spends.
-        Response::empty(http_status::SERVICE_UNAVAILABLE.as_u16(), charge)
+        Response::empty(Status::SERVICE_UNAVAILABLE, charge)
     } else {
         let status = respond
             .status
-            .and_then(|s| http_status::StatusCode::from_u16(s).ok())
-            .unwrap_or(http_status::INTERNAL_SERVER_ERROR);
+            .and_then(Status::from_u16)
+            .unwrap_or(Status::INTERNAL_SERVER_ERROR);
         let outcome = match real {
             Some(_) => "the operation ran and its changes were kept",
             None => "the operation was not run",
@@ -452,16 +452,6 @@ fn fault_answer<R: Reply>(
     };
     answer.headers.range = range;
     answer
-}
-
-/// The status codes the steps answer with. (`ApiError` holds the `http`
-/// crate's type until the store's own replaces it.)
-mod http_status {
-    pub use http::StatusCode;
-    pub const SERVICE_UNAVAILABLE: StatusCode = StatusCode::SERVICE_UNAVAILABLE;
-    pub const FORBIDDEN: StatusCode = StatusCode::FORBIDDEN;
-    pub const TOO_MANY_REQUESTS: StatusCode = StatusCode::TOO_MANY_REQUESTS;
-    pub const INTERNAL_SERVER_ERROR: StatusCode = StatusCode::INTERNAL_SERVER_ERROR;
 }
 
 #[cfg(test)]

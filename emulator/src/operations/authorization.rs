@@ -20,12 +20,11 @@
 //!
 //! Outside the grant: 403 with the service's message.
 
-use http::StatusCode;
 use percent_encoding::percent_decode_str;
 
 use super::options::RequestOptions;
 use crate::account::Account;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::resource_token::{self, Claims};
 use crate::store::{Grant, PermissionMode, ScriptKind};
 
@@ -262,7 +261,7 @@ fn forbidden(grant: &Grant, why: &str) -> ApiError {
         (None, None, None) => format!("the container {container}"),
     };
     ApiError::new(
-        StatusCode::FORBIDDEN,
+        Status::FORBIDDEN,
         format!(
             "{INSUFFICIENT} The resource token grants {:?} on {scope}; this request {why}.",
             grant.mode
@@ -272,7 +271,7 @@ fn forbidden(grant: &Grant, why: &str) -> ApiError {
 
 fn master_key_only() -> ApiError {
     ApiError::new(
-        StatusCode::FORBIDDEN,
+        Status::FORBIDDEN,
         format!(
             "{INSUFFICIENT} A resource token gives access to a container's or an item's data; \
              this request needs the master key."

@@ -11,11 +11,11 @@ use serde_json::{Map, Value};
 use super::options::{RequestOption, RequestOptions};
 use super::response::{Answer, Response};
 use super::{body, session, Serving};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::patch::PatchBody;
 use crate::request_units::{self, Charge, WriteKind as Priced};
 use crate::script::{named_trigger, TriggeredWrite, WriteKind};
-use crate::store::{ContainerContext, Item, ItemAddress, ItemWrite, WriteMode};
+use crate::store::{ContainerContext, Item, ItemAddress, ItemWrite, WriteMode, Written};
 
 /// A container, by names (or by RIDs: `dbs/{rid}/colls/{rid}`).
 #[derive(Debug, Clone, Copy)]
@@ -82,11 +82,11 @@ pub fn read(serving: &Serving<'_>, item: ItemPath<'_>, options: &dyn RequestOpti
         .if_none_match()
         .is_some_and(|tag| tag == found.etag.encode(&mut [0; 38]));
     let response = if unchanged {
-        Response::empty(304, Charge::from_ru(1.0))
+        Response::empty(Status::NOT_MODIFIED, Charge::from_ru(1.0))
     } else {
         let quorum = account.reads_quorum(|| options.consistency_level());
         let charge = account.charges.read(found.body.len(), quorum);
-        item_response(200, &found, charge)
+        item_response(Status::OK, &found, charge)
     };
     Ok(response.about(&context, context.lsn, Some(found.range_lsn)))
 }
@@ -127,14 +127,14 @@ pub async fn create(
         body,
     };
     let account = serving.account;
-    let (status, stored, range) = account.store.write_item(database, container, write)?;
+    let (done, stored, range) = account.store.write_item(database, container, write)?;
     context.range = range;
-    let kind = match status.as_u16() {
-        201 => Priced::Insert,
-        _ => Priced::Replace,
+    let kind = match done {
+        Written::Created => Priced::Insert,
+        Written::Replaced => Priced::Replace,
     };
     let charge = account.charges.write(kind, stored.body.len(), terms);
-    Ok(written(status.as_u16(), &stored, charge, options, &context))
+    Ok(written(done.status(), &stored, charge, options, &context))
 }
 
 /// A PUT of an item: replaces it whole.
@@ -170,7 +170,7 @@ pub async fn replace(
     let charge = account
         .charges
         .write(Priced::Replace, stored.body.len(), terms);
-    Ok(written(200, &stored, charge, options, &context))
+    Ok(written(Status::OK, &stored, charge, options, &context))
 }
 
 /// A PATCH of an item: its operations applied in order, all or none.
@@ -217,7 +217,7 @@ pub fn patch(
     let charge = account
         .charges
         .write(Priced::Replace, stored.body.len(), terms);
-    Ok(written(200, &stored, charge, options, &context))
+    Ok(written(Status::OK, &stored, charge, options, &context))
 }
 
 /// A DELETE of an item: `204`.
@@ -244,7 +244,7 @@ pub async fn delete(
     })?;
     context.range = deleted.range;
     let charge = account.charges.write(Priced::Delete, deleted.bytes, 0);
-    Ok(Response::empty(204, charge).about(&context, deleted.lsn, None))
+    Ok(Response::empty(Status::NO_CONTENT, charge).about(&context, deleted.lsn, None))
 }
 
 /// Deletes every item of the logical partition the request's partition key
@@ -263,7 +263,7 @@ pub fn delete_partition(
         .delete_partition(db, coll, options.partition_key())?;
     tracing::debug!(db, coll, deleted, "deleted by partition key");
     // The service charges the request alone.
-    Ok(Response::empty(200, request_units::METADATA_WRITE))
+    Ok(Response::empty(Status::OK, request_units::METADATA_WRITE))
 }
 
 /// An item write with its triggers, answered as the write alone would be.
@@ -297,11 +297,11 @@ async fn triggered(
         .write_with_triggers(&account.store, write)
         .await?;
     context.range = result.committed.range;
-    let status = result.status.as_u16();
+    let status = result.status;
     // Priced as the write alone: the triggers' own reads and writes are
     // not modelled (`request_units`).
     let priced = match (kind, status) {
-        (WriteKind::Create, _) | (WriteKind::Upsert, 201) => Priced::Insert,
+        (WriteKind::Create, _) | (WriteKind::Upsert, Status::CREATED) => Priced::Insert,
         (WriteKind::Delete, _) => Priced::Delete,
         _ => Priced::Replace,
     };
@@ -310,7 +310,7 @@ async fn triggered(
     let lsn = result.committed.lsn;
     let response = match &result.item {
         Some(item) => written_body(status, item, charge, options),
-        None => Response::empty(204, charge),
+        None => Response::empty(Status::NO_CONTENT, charge),
     };
     let item_lsn = result.item.as_ref().map(|i| i.range_lsn);
     Ok(response.about(&context, lsn, item_lsn))
@@ -326,7 +326,7 @@ fn indexed_terms(context: &ContainerContext, body: &Map<String, Value>) -> usize
 }
 
 /// An item, served as stored, with its etag.
-fn item_response(status: u16, item: &Item, charge: Charge) -> Response {
+fn item_response(status: Status, item: &Item, charge: Charge) -> Response {
     let mut response = Response::json(status, item.body.clone(), charge);
     response.headers.etag = Some(item.etag);
     response
@@ -336,7 +336,7 @@ fn item_response(status: u16, item: &Item, charge: Charge) -> Response {
 /// `return=minimal`) as the service does, the same status and headers
 /// with no body.
 fn written_body(
-    status: u16,
+    status: Status,
     stored: &Item,
     charge: Charge,
     options: &dyn RequestOptions,
@@ -351,7 +351,7 @@ fn written_body(
 /// A write's answer: the LSN its item's range reached is both the
 /// answer's and the item's.
 fn written(
-    status: u16,
+    status: Status,
     stored: &Item,
     charge: Charge,
     options: &dyn RequestOptions,

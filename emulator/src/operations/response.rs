@@ -4,7 +4,7 @@
 
 use bytes::Bytes;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, Status};
 use crate::request_units::Charge;
 use crate::store::{ContainerContext, Etag};
 
@@ -12,7 +12,7 @@ use crate::store::{ContainerContext, Etag};
 #[derive(Debug, Clone)]
 pub struct Response {
     /// The Cosmos status: 200, 201, 204, 304, or a refusal's.
-    pub status: u16,
+    pub status: Status,
     pub headers: ResponseHeaders,
     /// JSON, or empty.
     pub body: Bytes,
@@ -55,7 +55,7 @@ pub struct ContainerState {
 
 impl Response {
     /// A JSON answer costing `charge`.
-    pub fn json(status: u16, body: impl Into<Bytes>, charge: Charge) -> Self {
+    pub fn json(status: Status, body: impl Into<Bytes>, charge: Charge) -> Self {
         Response {
             status,
             headers: ResponseHeaders {
@@ -67,7 +67,7 @@ impl Response {
     }
 
     /// An answer with no body costing `charge`.
-    pub fn empty(status: u16, charge: Charge) -> Self {
+    pub fn empty(status: Status, charge: Charge) -> Self {
         Response::json(status, Bytes::new(), charge)
     }
 
@@ -98,7 +98,7 @@ impl Response {
     /// Whether it is a success (2xx), or a 304 (a read that found the
     /// client's version current).
     pub fn is_success(&self) -> bool {
-        (200..300).contains(&self.status)
+        (200..300).contains(&self.status.as_u16())
     }
 }
 
@@ -107,7 +107,7 @@ impl Response {
 impl From<ApiError> for Response {
     fn from(error: ApiError) -> Self {
         Response {
-            status: error.status.as_u16(),
+            status: error.status,
             headers: ResponseHeaders {
                 substatus: error.substatus,
                 ..ResponseHeaders::default()

@@ -4,7 +4,7 @@
 use super::options::{RequestOption, RequestOptions};
 use super::response::{Answer, Response};
 use super::{session, ItemPath, Serving};
-use crate::error::ApiError;
+use crate::error::{ApiError, Status};
 use crate::request_units::{self, Charge, ChargeModel, WriteKind as Priced};
 use crate::script::SprocCall;
 use crate::store::{ScriptKind, ScriptWork};
@@ -45,7 +45,7 @@ pub async fn execute(
         .execute_stored_procedure(&account.store, call)
         .await?;
     let charge = charge(serving, options, result.committed.work);
-    let mut response = Response::json(200, result.body, charge);
+    let mut response = Response::json(Status::OK, result.body, charge);
     response.headers.script_log = result.log;
     context.range = result.committed.range;
     Ok(response.about(&context, result.committed.lsn, None))

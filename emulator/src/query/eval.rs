@@ -492,6 +492,7 @@ pub fn number(n: f64) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Status;
     use crate::query::parser::parse;
     use serde_json::json;
     use std::collections::HashMap;
@@ -548,7 +549,7 @@ mod tests {
     fn an_unknown_function_is_refused_by_name() {
         let s = parse("SELECT * FROM c WHERE NoSuch(c.a)", &HashMap::new()).unwrap();
         let error = check_functions(&s.filter.unwrap(), false).unwrap_err();
-        assert_eq!(error.status, http::StatusCode::BAD_REQUEST);
+        assert_eq!(error.status, Status::BAD_REQUEST);
         let text = error.message;
         assert!(text.contains("'NOSUCH'"), "{text}");
         assert!(

@@ -11,11 +11,9 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use http::StatusCode;
-
 use super::engine::Ending;
 use super::failure;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 
 /// How long after the bound a stuck execution is answered 408.
 const GRACE: Duration = Duration::from_millis(500);
@@ -73,7 +71,7 @@ pub async fn run<T: Send + 'static>(
     };
     joined.unwrap_or_else(|_| {
         Err(ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
+            Status::INTERNAL_SERVER_ERROR,
             "The script's execution failed inside the emulator; nothing it wrote was kept.",
         ))
     })

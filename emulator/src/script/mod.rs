@@ -29,7 +29,6 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use http::StatusCode;
 use serde_json::{json, Value};
 
 use bound::Gate;
@@ -41,7 +40,7 @@ pub use udf::{missing as missing_udf, Udfs};
 
 use host::Links;
 
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::limits::MAX_SCRIPT_RESPONSE_BYTES;
 use crate::store::{Committed, Store};
 
@@ -261,7 +260,7 @@ fn script_json(text: &str, what: &str) -> ApiResult<Value> {
 /// The 449 of a script that lost to concurrent writers every time it ran.
 fn retry_with() -> ApiError {
     ApiError::new(
-        StatusCode::from_u16(449).expect("449 is a valid status"),
+        Status::RETRY_WITH,
         format!(
             "The script's writes conflicted with concurrent writes to the container {MAX_ATTEMPTS} times; \
              nothing was written. Retry the request."
@@ -278,7 +277,7 @@ pub fn failure(ending: Ending) -> ApiError {
         )),
         Ending::Threw(thrown) => threw(&thrown),
         Ending::TimedOut => ApiError::new(
-            StatusCode::REQUEST_TIMEOUT,
+            Status::REQUEST_TIMEOUT,
             "The requested operation exceeded maximum alloted time.",
         ),
         Ending::OutOfMemory => ApiError::bad_request(format!(

@@ -8,14 +8,13 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use http::StatusCode;
 use serde_json::{json, Map, Value};
 
 use super::bound::{self, Gate};
 use super::engine::Ending;
 use super::host::Host;
 use super::{failure, script_json, Scope, ScriptEngine};
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::store::{
     Action, Committed, Item, Operation, Script, ScriptKind, Store, TriggerOperation, TriggerType,
 };
@@ -70,7 +69,7 @@ pub struct TriggeredWrite {
 /// What the write did.
 #[derive(Debug)]
 pub struct TriggeredResult {
-    pub status: StatusCode,
+    pub status: Status,
     /// The item written (none for a delete).
     pub item: Option<Item>,
     pub committed: Committed,
@@ -220,7 +219,7 @@ fn apply(
     host: &Rc<RefCell<Host>>,
     write: &TriggeredWrite,
     body: &Value,
-) -> ApiResult<(StatusCode, Option<Item>)> {
+) -> ApiResult<(Status, Option<Item>)> {
     let object = || match body {
         Value::Object(body) => Ok(body.clone()),
         _ => Err(ApiError::bad_request(

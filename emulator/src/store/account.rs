@@ -20,8 +20,8 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::image::Image;
-use super::{Catalog, Store};
-use crate::error::{ApiError, ApiResult};
+use super::{Catalog, Store, Written};
+use crate::error::{ApiError, ApiResult, Status};
 
 /// What a snapshot holds, as the control API reports it.
 #[derive(Debug, Clone, Serialize)]
@@ -66,7 +66,7 @@ impl Store {
 
     /// Keeps a copy of the whole account under `name` (replacing one of
     /// that name); returns what it holds and whether it replaced one.
-    pub fn take_snapshot(&self, name: &str) -> ApiResult<(SnapshotSummary, bool)> {
+    pub fn take_snapshot(&self, name: &str) -> ApiResult<(SnapshotSummary, Written)> {
         check_name(name)?;
         let now = self.clock.now();
         let image = {
@@ -90,7 +90,11 @@ impl Store {
             .unwrap_or_else(|e| e.into_inner())
             .insert(name.to_string(), snapshot)
             .is_some();
-        Ok((summary, replaced))
+        let written = match replaced {
+            true => Written::Replaced,
+            false => Written::Created,
+        };
+        Ok((summary, written))
     }
 
     /// Makes the account exactly the snapshot `name` (the manual clock
@@ -151,7 +155,7 @@ impl Store {
         // Built outside the lock: requests go on meanwhile.
         let mut fresh = image.to_catalog(self.change_feed_retention).map_err(|e| {
             ApiError::new(
-                http::StatusCode::INTERNAL_SERVER_ERROR,
+                Status::INTERNAL_SERVER_ERROR,
                 format!("The snapshot cannot be restored: {e}"),
             )
         })?;

@@ -21,13 +21,12 @@
 
 use std::collections::HashMap;
 
-use http::StatusCode;
 use serde_json::{Map, Value};
 
 use super::checks::{check_if_match, checked_partition_key, checked_write, edited};
 use super::purging::live_or_discard;
-use super::{Container, Item, Store, WriteMode};
-use crate::error::{ApiError, ApiResult};
+use super::{Container, Item, Store, WriteMode, Written};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::item_key::ItemKey;
 use crate::ttl::{self, Ttl};
 
@@ -65,7 +64,7 @@ pub enum BatchMode {
 /// One operation's result.
 #[derive(Debug)]
 pub struct Outcome {
-    pub status: StatusCode,
+    pub status: Status,
     /// The item read or written (none for a delete, a 304 or a failure).
     pub item: Option<Item>,
     /// Why it failed (none for a 424: another operation failed).
@@ -73,7 +72,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    fn done(status: StatusCode, item: Option<Item>) -> Self {
+    fn done(status: Status, item: Option<Item>) -> Self {
         Outcome {
             status,
             item,
@@ -90,16 +89,16 @@ impl Outcome {
     }
 
     fn failed_dependency() -> Self {
-        Outcome::done(StatusCode::FAILED_DEPENDENCY, None)
+        Outcome::done(Status::FAILED_DEPENDENCY, None)
     }
 
     pub fn is_failure(&self) -> bool {
-        self.status.as_u16() >= 400
+        self.status.is_failure()
     }
 }
 
 /// What a commit wrote: `Some(earliest expiry)` when anything was written.
-type Written = Option<Option<i64>>;
+type CommitExpiry = Option<Option<i64>>;
 
 impl Store {
     /// Runs a transactional batch (`BatchMode::Atomic`, all in the partition
@@ -145,7 +144,7 @@ fn atomic(
     header: Option<&str>,
     operations: Vec<Operation>,
     now: i64,
-) -> ApiResult<(Vec<Outcome>, Written)> {
+) -> ApiResult<(Vec<Outcome>, CommitExpiry)> {
     let pk = Store::key_from_header(c, header, "-")?.pk().to_string();
     check_one_partition(c, &pk, &operations)?;
     let count = operations.len();
@@ -190,9 +189,9 @@ fn bulk(
     operations: Vec<Operation>,
     continue_on_error: bool,
     now: i64,
-) -> (Vec<Outcome>, Written) {
+) -> (Vec<Outcome>, CommitExpiry) {
     let mut outcomes = Vec::with_capacity(operations.len());
-    let mut written: Written = None;
+    let mut written: CommitExpiry = None;
     let mut stopped = false;
     for operation in operations {
         if stopped {
@@ -245,7 +244,11 @@ fn earliest(a: Option<i64>, b: Option<i64>) -> Option<i64> {
 
 /// Installs staged writes in order under one new LSN. An expired item whose
 /// id a write takes has its TTL delete logged first (as a single write does).
-pub(super) fn commit(c: &mut Container, writes: Vec<(ItemKey, Option<Item>)>, now: i64) -> Written {
+pub(super) fn commit(
+    c: &mut Container,
+    writes: Vec<(ItemKey, Option<Item>)>,
+    now: i64,
+) -> CommitExpiry {
     if writes.is_empty() {
         return None;
     }
@@ -438,17 +441,17 @@ impl<'c> Stage<'c> {
             return self.rename(ItemKey::new(pk, old_id), key, body, item_ttl, if_match);
         }
         let existing = self.current(&key).map(|item| item.etag);
-        let status = match (mode, existing) {
+        let written = match (mode, existing) {
             (WriteMode::Create, Some(_)) => return Err(ApiError::conflict()),
             (WriteMode::Replace, None) => return Err(ApiError::not_found()),
             (_, Some(etag)) => {
                 check_if_match(if_match, etag)?;
-                StatusCode::OK
+                Written::Replaced
             }
-            (_, None) => StatusCode::CREATED,
+            (_, None) => Written::Created,
         };
         let item = self.put(key, body, item_ttl)?;
-        Ok(Outcome::done(status, Some(item)))
+        Ok(Outcome::done(written.status(), Some(item)))
     }
 
     /// A replace whose body names a new id, as a single write does it: the
@@ -472,7 +475,7 @@ impl<'c> Stage<'c> {
         let previous = self.overlay.insert(from.clone(), None);
         self.writes.push((from.clone(), None));
         match self.put(to, body, item_ttl) {
-            Ok(item) => Ok(Outcome::done(StatusCode::OK, Some(item))),
+            Ok(item) => Ok(Outcome::done(Written::Replaced.status(), Some(item))),
             Err(error) => {
                 self.writes.pop();
                 match previous {
@@ -513,9 +516,9 @@ impl<'c> Stage<'c> {
             Action::Read => {
                 let item = self.existing(&key(&addressed()?), if_match)?;
                 if if_none_match.as_deref() == Some(item.etag.to_string().as_str()) {
-                    return Ok(Outcome::done(StatusCode::NOT_MODIFIED, None));
+                    return Ok(Outcome::done(Status::NOT_MODIFIED, None));
                 }
-                Ok(Outcome::done(StatusCode::OK, Some(item.clone())))
+                Ok(Outcome::done(Status::OK, Some(item.clone())))
             }
             Action::Delete => {
                 let key = key(&addressed()?);
@@ -523,7 +526,7 @@ impl<'c> Stage<'c> {
                 self.staged_unique.remove(&key);
                 self.overlay.insert(key.clone(), None);
                 self.writes.push((key, None));
-                Ok(Outcome::done(StatusCode::NO_CONTENT, None))
+                Ok(Outcome::done(Status::NO_CONTENT, None))
             }
             Action::Patch(edit) => {
                 let id = addressed()?;
@@ -531,7 +534,7 @@ impl<'c> Stage<'c> {
                 let current = self.existing(&key, if_match)?;
                 let (body, item_ttl) = edited(self.c, &key, &id, current, edit)?;
                 let item = self.put(key, body, item_ttl)?;
-                Ok(Outcome::done(StatusCode::OK, Some(item)))
+                Ok(Outcome::done(Written::Replaced.status(), Some(item)))
             }
         }
     }

@@ -1,13 +1,18 @@
 //! The catalog the store's lock guards: its databases, each with its
-//! containers, users and client encryption keys, and the offers; and how a
-//! resource is found by its name or, for RID-based paths, by its RID.
+//! containers, users and client encryption keys, and the offers. What it
+//! holds are plain data (`container/`, `user.rs`, `client_encryption_key.rs`,
+//! `offers.rs`), found by name or RID (`lookup.rs`); the operations on
+//! them are the `impl Store` blocks above it (`users.rs`, `scripts.rs`...).
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{client_encryption_keys, offers, users, Container};
-use crate::error::{ApiError, ApiResult};
+use super::client_encryption_key::ClientEncryptionKey;
+use super::lookup::{by_name_or_rid, by_name_or_rid_mut};
+use super::user::User;
+use super::{offers, Container};
+use crate::error::ApiResult;
 
 #[derive(Debug)]
 pub struct Database {
@@ -18,10 +23,9 @@ pub struct Database {
     pub etag: String,
     pub(super) containers: BTreeMap<String, Container>,
     pub(super) next_container: u32,
-    pub(super) users: BTreeMap<String, users::User>,
+    pub(super) users: BTreeMap<String, User>,
     pub(super) next_user: u32,
-    pub(super) client_encryption_keys:
-        BTreeMap<String, client_encryption_keys::ClientEncryptionKey>,
+    pub(super) client_encryption_keys: BTreeMap<String, ClientEncryptionKey>,
     pub(super) next_client_encryption_key: u32,
 }
 
@@ -71,37 +75,4 @@ impl Catalog {
     pub(super) fn database_mut(&mut self, id: &str) -> ApiResult<&mut Database> {
         by_name_or_rid_mut(&mut self.databases, id, |d| &d.rid, "database")
     }
-}
-
-/// A resource of a map keyed by name: by its name, or by its RID for
-/// RID-based paths (rare, so a scan).
-pub(super) fn by_name_or_rid<'a, T>(
-    map: &'a BTreeMap<String, T>,
-    id: &str,
-    rid: impl Fn(&T) -> &str,
-    kind: &str,
-) -> ApiResult<&'a T> {
-    map.get(id)
-        .or_else(|| map.values().find(|v| rid(v) == id))
-        .ok_or_else(|| not_found(kind, id))
-}
-
-pub(super) fn by_name_or_rid_mut<'a, T>(
-    map: &'a mut BTreeMap<String, T>,
-    id: &str,
-    rid: impl Fn(&T) -> &str,
-    kind: &str,
-) -> ApiResult<&'a mut T> {
-    if map.contains_key(id) {
-        return Ok(map.get_mut(id).expect("just checked"));
-    }
-    map.values_mut()
-        .find(|v| rid(v) == id)
-        .ok_or_else(|| not_found(kind, id))
-}
-
-fn not_found(kind: &str, id: &str) -> ApiError {
-    ApiError::not_found().with_message(format!(
-        "Resource Not Found: the {kind} '{id}' does not exist. Entity with the specified id does not exist in the system."
-    ))
 }

@@ -19,15 +19,14 @@
 //! `New-`, `Get-`, `Update-AzCosmosDbClientEncryptionKey`): the HTTP layer
 //! answers DELETE with 405.
 
-use std::collections::BTreeMap;
-
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::{DecodePaddingMode, Engine};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
-use super::catalog::by_name_or_rid;
 use super::checks::check_if_match;
+use super::client_encryption_key::ClientEncryptionKey;
 use super::encryption_policy::ALGORITHM;
+use super::lookup::by_name_or_rid;
 use super::{item, validate_name, Database, Store};
 use crate::error::{ApiError, ApiResult};
 use crate::rid;
@@ -37,19 +36,6 @@ const BASE64: GeneralPurpose = GeneralPurpose::new(
     &base64::alphabet::STANDARD,
     GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
 );
-
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct ClientEncryptionKey {
-    id: String,
-    rid: String,
-    ts: i64,
-    etag: String,
-    encryption_algorithm: String,
-    /// `wrappedDataEncryptionKey` as sent (base64).
-    wrapped_key: String,
-    /// `keyWrapMetadata` as sent.
-    key_wrap_metadata: Value,
-}
 
 /// A key's body, checked.
 #[derive(Debug)]
@@ -114,21 +100,6 @@ fn parse(body: &Map<String, Value>) -> ApiResult<Parsed> {
         wrapped_key,
         key_wrap_metadata: Value::Object(metadata.clone()),
     })
-}
-
-impl ClientEncryptionKey {
-    fn to_json(&self, database_rid: &str) -> Value {
-        json!({
-            "id": self.id,
-            "encryptionAlgorithm": self.encryption_algorithm,
-            "wrappedDataEncryptionKey": self.wrapped_key,
-            "keyWrapMetadata": self.key_wrap_metadata,
-            "_rid": self.rid,
-            "_self": format!("dbs/{database_rid}/clientencryptionkeys/{}/", self.rid),
-            "_etag": self.etag,
-            "_ts": self.ts,
-        })
-    }
 }
 
 impl Database {
@@ -248,14 +219,10 @@ impl Store {
     }
 }
 
-/// The keys of a database as its metadata piece lists them, by id.
-pub fn by_id(keys: Vec<ClientEncryptionKey>) -> BTreeMap<String, ClientEncryptionKey> {
-    keys.into_iter().map(|k| (k.id.clone(), k)).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn body(value: Value) -> Map<String, Value> {
         value.as_object().unwrap().clone()

@@ -3,12 +3,13 @@
 //! Each holds the catalog lock once; the caller gets the item and the id of
 //! the range holding it (for the response's range and session token).
 
-use http::StatusCode;
 use serde_json::{Map, Value};
 
 use super::checks::{check_if_match, checked_partition_key, checked_write, edited};
 use super::purging::live_or_discard;
-use super::{Container, ContainerContext, Deleted, Item, ItemAddress, ItemWrite, Store, WriteMode};
+use super::{
+    Container, ContainerContext, Deleted, Item, ItemAddress, ItemWrite, Store, WriteMode, Written,
+};
 use crate::error::{ApiError, ApiResult};
 use crate::item_key::ItemKey;
 use crate::partition_key::KeyScope;
@@ -72,14 +73,14 @@ impl Store {
         })
     }
 
-    /// Create, upsert or replace. Returns 201 for a new item, 200 otherwise,
-    /// with the item and the id of the range holding it.
+    /// Create, upsert or replace. Returns what it did (created the item or
+    /// replaced one), the item and the id of the range holding it.
     pub fn write_item(
         &self,
         database: &str,
         container: &str,
         mut write: ItemWrite<'_>,
-    ) -> ApiResult<(StatusCode, Item, u32)> {
+    ) -> ApiResult<(Written, Item, u32)> {
         let (id, item_ttl) = checked_write(&mut write.body)?;
         let now = self.clock.now();
         let mut catalog = self.write()?;
@@ -98,23 +99,23 @@ impl Store {
             let expires = ttl::expires_at(c.default_ttl(), item_ttl, now);
             drop(catalog);
             self.item_written(expires);
-            return Ok((StatusCode::OK, item, range));
+            return Ok((Written::Replaced, item, range));
         }
         let existing = live_or_discard(c, &key, now);
-        let status = match (write.mode, existing) {
+        let written = match (write.mode, existing) {
             (WriteMode::Create, Some(_)) => return Err(ApiError::conflict()),
             (WriteMode::Replace, None) => return Err(ApiError::not_found()),
             (_, Some(etag)) => {
                 check_if_match(write.if_match, etag)?;
-                StatusCode::OK
+                Written::Replaced
             }
-            (_, None) => StatusCode::CREATED,
+            (_, None) => Written::Created,
         };
         c.check_unique(&key, &write.body, now)?;
         let (item, range, expires) = write_and_expiry(c, key, write.body, item_ttl, now)?;
         drop(catalog);
         self.item_written(expires);
-        Ok((status, item, range))
+        Ok((written, item, range))
     }
 
     /// Runs `f` on the live item that a request addresses, under the write

@@ -10,6 +10,7 @@ mod batch;
 mod budgets;
 mod catalog;
 mod checks;
+mod client_encryption_key;
 mod client_encryption_keys;
 mod container;
 mod containers;
@@ -23,6 +24,7 @@ mod item_ops;
 mod item_request;
 mod lifetimes;
 mod log;
+mod lookup;
 mod numbered;
 mod offers;
 mod purging;
@@ -35,7 +37,9 @@ mod sequence;
 mod transaction;
 mod unique_keys;
 mod usage;
+mod user;
 mod users;
+mod written;
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -69,7 +73,8 @@ pub use ranges::{
 pub use scripts::{Script, ScriptCounts, ScriptKind, ScriptView, TriggerOperation, TriggerType};
 pub use transaction::{Committed, Conflict, ContainerNames, ScriptWork, Transaction};
 pub use usage::ContainerStats;
-pub use users::{CreateMode, Grant, PermissionMode, PermissionView, ScriptGrant};
+pub use user::{Grant, PermissionMode, PermissionView, ScriptGrant};
+pub use written::{CreateMode, Written};
 
 use crate::clock::Clock;
 use crate::error::ApiResult;

@@ -18,9 +18,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::catalog::by_name_or_rid;
 use super::checks::check_if_match;
-use super::{item, validate_name, Container, CreateMode, Database, Store};
+use super::lookup::by_name_or_rid;
+use super::{item, validate_name, Container, CreateMode, Store, Written};
 use crate::error::{ApiError, ApiResult};
 use crate::rid;
 
@@ -343,16 +343,14 @@ fn owner(container: &Container) -> String {
     format!("dbs/{}/colls/{}", rid::database(database), container.rid)
 }
 
-impl Database {
-    fn scripts_of(&self, container: &str) -> ApiResult<(&Scripts, String)> {
-        let container = self.container(container)?;
-        Ok((&container.scripts, owner(container)))
-    }
+/// A container's scripts, and the link their `_self` extend.
+fn scripts_of(container: &Container) -> (&Scripts, String) {
+    (&container.scripts, owner(container))
 }
 
 impl Store {
     /// Creates a script (or with [`CreateMode::Upsert`] replaces the one of
-    /// that id, keeping its RID); `true` when it is new. 409 if the id is
+    /// that id, keeping its RID), and says which it did. 409 if the id is
     /// taken and the mode is `Create`.
     pub fn create_script(
         &self,
@@ -361,7 +359,7 @@ impl Store {
         kind: ScriptKind,
         body: &Map<String, Value>,
         mode: CreateMode,
-    ) -> ApiResult<(bool, ScriptView)> {
+    ) -> ApiResult<(Written, ScriptView)> {
         let parsed = parse(kind, body)?;
         let id = parsed.id.clone();
         let now = self.clock.now();
@@ -369,17 +367,17 @@ impl Store {
         let c = catalog.database_mut(database)?.container_mut(container)?;
         let (owner, numbers) = (owner(c), c.numbers());
         let scripts = &mut c.scripts;
-        let created = if let Some(existing) = scripts.of_mut(kind).get_mut(&id) {
+        let written = if let Some(existing) = scripts.of_mut(kind).get_mut(&id) {
             if mode == CreateMode::Create {
                 return Err(ApiError::conflict());
             }
             existing.update(parsed, now);
-            false
+            Written::Replaced
         } else {
             let rid = kind.rid(numbers, scripts.next_number(kind));
             let script = Script::new(parsed, rid, now);
             scripts.of_mut(kind).insert(id.clone(), script);
-            true
+            Written::Created
         };
         let view = ScriptView {
             json: scripts.of(kind)[&id].to_json(kind, &owner),
@@ -387,7 +385,7 @@ impl Store {
         };
         catalog.meta_changed();
         self.wrote();
-        Ok((created, view))
+        Ok((written, view))
     }
 
     /// A script as served, with its container's counts; 404 if absent.
@@ -399,7 +397,7 @@ impl Store {
         id: &str,
     ) -> ApiResult<ScriptView> {
         let catalog = self.read();
-        let (scripts, owner) = catalog.database(database)?.scripts_of(container)?;
+        let (scripts, owner) = scripts_of(catalog.database(database)?.container(container)?);
         Ok(ScriptView {
             json: scripts.get(kind, id)?.to_json(kind, &owner),
             counts: scripts.counts(),
@@ -414,24 +412,21 @@ impl Store {
         kind: ScriptKind,
     ) -> ApiResult<(String, Vec<Value>)> {
         let catalog = self.read();
-        let db = catalog.database(database)?;
-        let (scripts, owner) = db.scripts_of(container)?;
+        let container = catalog.database(database)?.container(container)?;
+        let (scripts, owner) = scripts_of(container);
         let values = scripts
             .of(kind)
             .values()
             .map(|s| s.to_json(kind, &owner))
             .collect();
-        Ok((db.container(container)?.rid.clone(), values))
+        Ok((container.rid.clone(), values))
     }
 
     /// How many scripts of each kind the container holds.
     pub fn script_counts(&self, database: &str, container: &str) -> ApiResult<ScriptCounts> {
         let catalog = self.read();
-        Ok(catalog
-            .database(database)?
-            .scripts_of(container)?
-            .0
-            .counts())
+        let container = catalog.database(database)?.container(container)?;
+        Ok(container.scripts.counts())
     }
 
     /// Replaces a script: a body with another id renames it (409 if that
@@ -504,7 +499,7 @@ impl Store {
         id: &str,
     ) -> ApiResult<Script> {
         let catalog = self.read();
-        let (scripts, _) = catalog.database(database)?.scripts_of(container)?;
+        let (scripts, _) = scripts_of(catalog.database(database)?.container(container)?);
         scripts.get(kind, id).cloned()
     }
 
@@ -516,7 +511,7 @@ impl Store {
         kind: ScriptKind,
     ) -> ApiResult<Vec<Script>> {
         let catalog = self.read();
-        let (scripts, _) = catalog.database(database)?.scripts_of(container)?;
+        let (scripts, _) = scripts_of(catalog.database(database)?.container(container)?);
         Ok(scripts.of(kind).values().cloned().collect())
     }
 }

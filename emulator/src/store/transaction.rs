@@ -20,7 +20,7 @@
 use serde_json::{Map, Value};
 
 use super::batch::{commit, Outcome, Stage, Staged};
-use super::{Container, Item, Operation, Store};
+use super::{Container, Item, Operation, Store, Written};
 use crate::error::ApiResult;
 use crate::json;
 use crate::partition_key::KeyScope;
@@ -185,8 +185,8 @@ impl Store {
             } else if deletes {
                 work.deletes += 1;
             } else {
-                // A create is 201; an upsert 201 when it created.
-                match done.status == http::StatusCode::CREATED {
+                // A create, or an upsert that created.
+                match done.status == Written::Created.status() {
                     true => work.inserts += 1,
                     false => work.replaces += 1,
                 }

@@ -5,150 +5,21 @@
 //! grants is resolved to the container's RID (and a script's RID) when it
 //! is written, so that a container or script deleted and created again
 //! under the same name is not covered.
+//!
+//! The user and permission types are `user.rs`, which the catalog owns;
+//! this file is what the store does with them.
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
-use super::catalog::{by_name_or_rid, by_name_or_rid_mut};
 use super::checks::check_if_match;
+use super::lookup::{by_name_or_rid, by_name_or_rid_mut};
+use super::user::{Grant, Permission, PermissionMode, PermissionView, ScriptGrant, User};
 use super::ScriptKind;
-use super::{item, validate_name, Catalog, Database, Store};
+use super::{item, validate_name, Catalog, CreateMode, Database, Store, Written};
 use crate::error::{ApiError, ApiResult};
 use crate::rid;
-
-/// What a permission lets its holder do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum PermissionMode {
-    /// Read, write and delete.
-    All,
-    /// Read only: reads, read feeds and queries.
-    Read,
-}
-
-impl PermissionMode {
-    fn parse(value: Option<&Value>) -> ApiResult<Self> {
-        match value.and_then(Value::as_str) {
-            Some(m) if m.eq_ignore_ascii_case("all") => Ok(PermissionMode::All),
-            Some(m) if m.eq_ignore_ascii_case("read") => Ok(PermissionMode::Read),
-            _ => Err(ApiError::bad_request(format!(
-                "The input content is invalid: 'permissionMode' must be \"All\" or \"Read\", got {}.",
-                value.map_or_else(|| "nothing".to_string(), Value::to_string)
-            ))),
-        }
-    }
-
-    fn as_str(self) -> &'static str {
-        match self {
-            PermissionMode::All => "All",
-            PermissionMode::Read => "Read",
-        }
-    }
-}
-
-/// What one permission covers, by RID: the token carries it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Grant {
-    pub mode: PermissionMode,
-    pub database_rid: String,
-    pub container_rid: String,
-    /// One item's id, for an item permission.
-    pub item_id: Option<String>,
-    /// The canonical partition key (as the store keys items) that a
-    /// `resourcePartitionKey` restricts the grant to.
-    pub partition_key: Option<String>,
-    /// One script, for a permission on a stored procedure, trigger or
-    /// user-defined function; absent in tokens and data from before.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub script: Option<ScriptGrant>,
-}
-
-/// The script a permission covers, by RID: a rename keeps it covered.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ScriptGrant {
-    pub kind: ScriptKind,
-    pub rid: String,
-}
-
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct User {
-    id: String,
-    rid: String,
-    number: u32,
-    ts: i64,
-    etag: String,
-    permissions: BTreeMap<String, Permission>,
-    next_permission: u64,
-}
-
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-struct Permission {
-    id: String,
-    rid: String,
-    ts: i64,
-    etag: String,
-    /// `resource` as the client wrote it.
-    resource: String,
-    /// `resourcePartitionKey` as the client wrote it.
-    resource_partition_key: Option<Value>,
-    /// `permissionMode` as the client wrote it ("all" stays "all", as the
-    /// service echoes it); empty in data written before it was kept.
-    #[serde(default)]
-    mode_as_sent: String,
-    grant: Grant,
-}
-
-/// A permission as the service shows it, with the grant its token carries.
-pub struct PermissionView {
-    pub json: Value,
-    pub grant: Grant,
-}
-
-impl User {
-    pub fn id(&self) -> &str {
-        &self.id
-    }
-
-    fn to_json(&self, database_rid: &str) -> Value {
-        json!({
-            "id": self.id,
-            "_rid": self.rid,
-            "_self": format!("dbs/{database_rid}/users/{}/", self.rid),
-            "_etag": self.etag,
-            "_permissions": "permissions/",
-            "_ts": self.ts,
-        })
-    }
-
-    fn permission(&self, id: &str) -> ApiResult<&Permission> {
-        by_name_or_rid(&self.permissions, id, |p| &p.rid, "permission")
-    }
-}
-
-impl Permission {
-    fn view(&self, database_rid: &str, user_rid: &str) -> PermissionView {
-        let mut json = json!({
-            "id": self.id,
-            "permissionMode": if self.mode_as_sent.is_empty() {
-                self.grant.mode.as_str()
-            } else {
-                &self.mode_as_sent
-            },
-            "resource": self.resource,
-            "_rid": self.rid,
-            "_self": format!("dbs/{database_rid}/users/{user_rid}/permissions/{}/", self.rid),
-            "_etag": self.etag,
-            "_ts": self.ts,
-        });
-        if let Some(pk) = &self.resource_partition_key {
-            json["resourcePartitionKey"] = pk.clone();
-        }
-        PermissionView {
-            json,
-            grant: self.grant.clone(),
-        }
-    }
-}
 
 impl Database {
     fn user(&self, id: &str) -> ApiResult<&User> {
@@ -247,13 +118,6 @@ impl Database {
     }
 }
 
-/// How a write treats an existing resource of the same id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CreateMode {
-    Create,
-    Upsert,
-}
-
 impl Store {
     // ---- users -----------------------------------------------------------
 
@@ -262,7 +126,7 @@ impl Store {
         database: &str,
         body: &Map<String, Value>,
         write: CreateMode,
-    ) -> ApiResult<(bool, Value)> {
+    ) -> ApiResult<(Written, Value)> {
         let id = validate_name(body.get("id"))?.to_string();
         let now = self.clock.now();
         let mut catalog = self.write()?;
@@ -277,7 +141,7 @@ impl Store {
             let json = existing.to_json(&db.rid);
             catalog.meta_changed();
             self.wrote();
-            return Ok((false, json));
+            return Ok((Written::Replaced, json));
         }
         db.next_user += 1;
         let user = User {
@@ -293,7 +157,7 @@ impl Store {
         db.users.insert(id, user);
         catalog.meta_changed();
         self.wrote();
-        Ok((true, json))
+        Ok((Written::Created, json))
     }
 
     pub fn user(&self, database: &str, id: &str) -> ApiResult<Value> {
@@ -352,14 +216,14 @@ impl Store {
 
     // ---- permissions -----------------------------------------------------
 
-    /// Creates (or upserts) a permission; `true` when it is new.
+    /// Creates (or upserts) a permission, and says which it did.
     pub fn create_permission(
         &self,
         database: &str,
         user: &str,
         body: &Map<String, Value>,
         write: CreateMode,
-    ) -> ApiResult<(bool, PermissionView)> {
+    ) -> ApiResult<(Written, PermissionView)> {
         let id = validate_name(body.get("id"))?.to_string();
         let now = self.clock.now();
         let mut catalog = self.write()?;
@@ -374,7 +238,7 @@ impl Store {
             }
             drop(catalog);
             let replaced = self.replace_permission(database, user, &id, body, None)?;
-            return Ok((false, replaced));
+            return Ok((Written::Replaced, replaced));
         }
         let Parsed {
             grant,
@@ -401,7 +265,7 @@ impl Store {
         user.permissions.insert(id, permission);
         catalog.meta_changed();
         self.wrote();
-        Ok((true, view))
+        Ok((Written::Created, view))
     }
 
     pub fn permission(&self, database: &str, user: &str, id: &str) -> ApiResult<PermissionView> {

@@ -6,6 +6,7 @@ use rstest::rstest;
 use serde_json::{json, Value};
 
 use super::*;
+use crate::error::Status;
 use crate::query::tests::prepared;
 
 fn definitions(pairs: &[(&str, &str)]) -> Value {
@@ -24,7 +25,7 @@ fn computed(pairs: &[(&str, &str)]) -> ComputedProperties {
 /// The message of the refusal of one computed property `name` with `query`.
 fn refusal(name: &str, query: &str) -> String {
     let error = ComputedProperties::parse(Some(&definitions(&[(name, query)]))).unwrap_err();
-    assert_eq!(error.status, http::StatusCode::BAD_REQUEST);
+    assert_eq!(error.status, Status::BAD_REQUEST);
     error.message
 }
 

@@ -62,8 +62,8 @@ fn manual() -> Store {
 fn a_restore_gives_back_exactly_what_the_snapshot_captured() {
     let store = manual();
     workload(&store);
-    let (summary, replaced) = store.take_snapshot("base").unwrap();
-    assert!(!replaced);
+    let (summary, written) = store.take_snapshot("base").unwrap();
+    assert_eq!(written, Written::Created);
     assert_eq!((summary.databases, summary.containers), (1, 2));
     let captured = readable(&store);
     let clock = store.clock.now();
@@ -168,7 +168,7 @@ fn a_reset_drops_every_database_and_leaves_the_clock_unless_asked() {
 fn the_system_clock_cannot_be_set_by_a_reset() {
     let store = Store::new(Clock::new(ClockMode::System));
     let error = store.reset(Some(5)).unwrap_err();
-    assert_eq!(error.status, http::StatusCode::BAD_REQUEST);
+    assert_eq!(error.status, Status::BAD_REQUEST);
     assert_eq!(store.reset(None).unwrap(), 0);
 }
 
@@ -177,19 +177,19 @@ fn snapshots_are_named_listed_replaced_and_deleted() {
     let store = manual();
     assert_eq!(
         store.restore_snapshot("none").unwrap_err().status,
-        http::StatusCode::NOT_FOUND
+        Status::NOT_FOUND
     );
     for bad in ["", "a/b", "a b", "ü", &"x".repeat(MAX_SNAPSHOT_NAME + 1)] {
         assert_eq!(
             store.take_snapshot(bad).unwrap_err().status,
-            http::StatusCode::BAD_REQUEST,
+            Status::BAD_REQUEST,
             "{bad:?}"
         );
     }
     store.take_snapshot("empty").unwrap();
     workload(&store);
-    let (_, replaced) = store.take_snapshot("empty").unwrap();
-    assert!(replaced);
+    let (_, written) = store.take_snapshot("empty").unwrap();
+    assert_eq!(written, Written::Replaced);
     let (full, _) = store.take_snapshot("full.1_A-z").unwrap();
     let names: Vec<String> = store.snapshots().into_iter().map(|s| s.name).collect();
     assert_eq!(names, ["empty", "full.1_A-z"]);
@@ -197,7 +197,7 @@ fn snapshots_are_named_listed_replaced_and_deleted() {
     store.delete_snapshot("empty").unwrap();
     assert_eq!(
         store.delete_snapshot("empty").unwrap_err().status,
-        http::StatusCode::NOT_FOUND
+        Status::NOT_FOUND
     );
     // A reset keeps the snapshots: they are what tests restore from.
     store.reset(None).unwrap();

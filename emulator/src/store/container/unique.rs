@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::Container;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::item_key::ItemKey;
 use crate::store::unique_keys::{UniqueIndex, UniqueKeyPolicy};
 
@@ -23,7 +23,7 @@ impl Container {
         if current.same_as(sent) {
             return Ok(());
         }
-        Err(ApiError::new(http::StatusCode::FORBIDDEN, IMMUTABLE))
+        Err(ApiError::new(Status::FORBIDDEN, IMMUTABLE))
     }
 
     /// The index entries of `body` as the item at `key` (none without a

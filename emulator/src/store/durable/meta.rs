@@ -13,13 +13,13 @@ use std::hash::{Hash, Hasher};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::super::client_encryption_keys::{self, ClientEncryptionKey};
+use super::super::client_encryption_key::{self, ClientEncryptionKey};
 use super::super::container::Container;
 use super::super::offers::Offer;
 use super::super::ranges::RangeMap;
 use super::super::records::Record;
 use super::super::scripts::Scripts;
-use super::super::users::User;
+use super::super::user::User;
 use super::super::{Catalog, Database};
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -140,7 +140,7 @@ impl Catalog {
                     .into_iter()
                     .map(|u| (u.id().to_string(), u))
                     .collect();
-                let keys = client_encryption_keys::by_id(meta.client_encryption_keys);
+                let keys = client_encryption_key::by_id(meta.client_encryption_keys);
                 match self.databases.values_mut().find(|db| db.rid == rest) {
                     Some(db) => {
                         db.ts = meta.ts;

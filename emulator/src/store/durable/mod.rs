@@ -33,7 +33,7 @@ use super::image::{unknown, Image, PendingContainers};
 use super::records::{ContainerNumbers, Record};
 use super::{Catalog, Store};
 use crate::clock::Clock;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::persist::{DataDir, Journal, Next, Reader, SyncMode};
 use meta::WrittenMeta;
 
@@ -395,7 +395,13 @@ impl Store {
         let Some(durable) = &self.durable else {
             return;
         };
-        if !durable.compaction_due() || durable.compacting.try_lock().is_err() {
+        // Busy means a compaction runs; a lock poisoned by one that
+        // panicked is free, as everywhere (`compact` recovers it too).
+        let running = matches!(
+            durable.compacting.try_lock(),
+            Err(std::sync::TryLockError::WouldBlock)
+        );
+        if !durable.compaction_due() || running {
             return;
         }
         if let Err(e) = self.compact() {
@@ -528,7 +534,7 @@ fn invalid(message: String) -> io::Error {
 /// The answer to a request when the data directory cannot be written.
 pub fn unavailable(e: &dyn std::fmt::Display) -> ApiError {
     ApiError::new(
-        http::StatusCode::SERVICE_UNAVAILABLE,
+        Status::SERVICE_UNAVAILABLE,
         format!(
             "The emulator cannot write to its data directory ({e}); it refuses writes until it is \
              restarted, so that nothing is acknowledged that is not kept. See its log."

@@ -306,7 +306,7 @@ fn the_manual_clock_resumes_where_it_was() {
 fn without_a_data_directory_there_is_nothing_to_compact() {
     let store = Store::new(Clock::new(ClockMode::System));
     let refused = store.compact().unwrap_err();
-    assert_eq!(refused.status, http::StatusCode::BAD_REQUEST);
+    assert_eq!(refused.status, Status::BAD_REQUEST);
 }
 
 #[test]
@@ -337,7 +337,7 @@ fn a_write_the_disk_refuses_is_reported_and_no_later_write_is_taken() {
             },
         )
         .unwrap_err();
-    assert_eq!(later.status, http::StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(later.status, Status::SERVICE_UNAVAILABLE);
     assert!(
         later.message.contains("data directory"),
         "{}",

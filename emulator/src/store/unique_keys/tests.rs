@@ -150,7 +150,7 @@ fn put(store: &Store, mode: WriteMode, body: Value) -> Result<u16, (u16, String)
                 body: object(body),
             },
         )
-        .map(|(status, _, _)| status.as_u16())
+        .map(|(written, _, _)| written.status().as_u16())
         .map_err(|e| (e.status.as_u16(), e.message))
 }
 

@@ -1,0 +1,102 @@
+//! The tidy checks against planted sources: each way a file could break a
+//! rule (a `super::` chain, a grouped `use`, `StatusCode` in the store, a
+//! lock unwrapped over lines) must be caught, so that a check passing on
+//! the real tree means something.
+
+use super::*;
+
+/// A source planted at `path` (from `emulator/src/`), for the tests that
+/// show each check catches what it is for.
+fn planted(path: &str, text: &str) -> Source {
+    Source {
+        path: format!("{EMULATOR_SRC}{path}"),
+        text: format!("//! Planted.\n{text}\n"),
+    }
+}
+
+#[test]
+fn the_layers_check_catches_every_way_query_could_name_the_store() {
+    for (file, text) in [
+        ("query/planted.rs", "use super::super::store::Store;"),
+        ("query/planted.rs", "use crate::{store::Store};"),
+        (
+            "query/planted.rs",
+            "use crate::{json, store::{Item, Store}};",
+        ),
+        ("query/planted.rs", "use super::{super::store::Store, ast};"),
+        ("query/planted/mod.rs", "use super::super::store::Store;"),
+        (
+            "query/a/b.rs",
+            "fn f() -> super::super::super::store::Item { todo!() }",
+        ),
+        (
+            "query/planted.rs",
+            "mod tests { use super::super::super::store::Store; }",
+        ),
+    ] {
+        let sources = [
+            planted(file, text),
+            planted("store/mod.rs", "pub struct Store;"),
+        ];
+        let wrong = layer_violations(module_edges(&sources));
+        assert!(
+            wrong
+                .iter()
+                .any(|line| line.starts_with("query may not name store")),
+            "{file}: {text} passed: {wrong:?}"
+        );
+    }
+    // What stays inside the engine is no edge.
+    for text in [
+        "use super::ast::Select;",
+        "use super::{ast, eval::Value};",
+        "mod tests { use super::super::ast::Select; }",
+    ] {
+        let sources = [planted("query/a.rs", text), planted("store/mod.rs", "")];
+        let wrong = layer_violations(module_edges(&sources));
+        assert!(wrong.is_empty(), "{text}: {wrong:?}");
+    }
+}
+
+#[test]
+fn the_no_http_check_catches_http_in_the_store() {
+    for text in [
+        "use http::StatusCode;",
+        "fn f() -> StatusCode { todo!() }",
+        "fn f() { let _ = http::StatusCode::OK; }",
+        "use axum::{http::HeaderMap};",
+        "use ::http::Method;",
+        "fn f(_: hyper::body::Incoming) {}",
+    ] {
+        let found = http_below_the_adapter(&[planted("store/planted.rs", text)]);
+        assert!(!found.is_empty(), "{text} passed");
+        let found = http_below_the_adapter(&[planted("new_module.rs", text)]);
+        assert!(!found.is_empty(), "{text} passed in a module no list names");
+        let found = http_below_the_adapter(&[planted("http/planted.rs", text)]);
+        assert!(found.is_empty(), "the adapter may: {found:?}");
+    }
+    for text in [
+        "use crate::error::Status; // not a StatusCode",
+        "const S: &str = \"http::StatusCode\";",
+        "use tower_http::cors; fn httpdate() {} use crate::http::app;",
+    ] {
+        let found = http_below_the_adapter(&[planted("store/planted.rs", text)]);
+        assert!(found.is_empty(), "{text}: {found:?}");
+    }
+}
+
+#[test]
+fn the_lock_check_catches_an_unwrap_over_lines() {
+    for text in [
+        "self.state.lock().unwrap()",
+        "self.state\n    .read()\n    .unwrap()\n    .get(k)",
+        "self.state.write().expect(\"not poisoned\")",
+        "if durable.compacting.try_lock().is_err() { return; }",
+        "let Some(rules) = self.rules.lock().ok() else { return };",
+    ] {
+        assert!(unwraps_a_lock(text), "{text}");
+    }
+    assert!(!unwraps_a_lock(
+        "self.state\n    .lock()\n    .unwrap_or_else(|e| e.into_inner())"
+    ));
+}
