@@ -10,9 +10,9 @@
 use axum::http::header::CONTENT_LOCATION;
 use axum::http::{HeaderMap, HeaderValue, Uri};
 use axum::response::{IntoResponse, Response};
-use bytes::Bytes;
 
 use super::names;
+use super::owner_path::header_value;
 use super::AppState;
 use crate::error::ApiError;
 use crate::operations::{self, session, Serving};
@@ -82,8 +82,8 @@ pub fn decorate(
 /// The container an answer names, and its range: what the SDKs key their
 /// session tokens by.
 pub fn write_names(headers: &mut HeaderMap, owner: &Owner, range: u32) {
-    headers.insert(names::CONTENT_PATH, shared_value(&owner.rid));
-    headers.insert(names::ALT_CONTENT_PATH, shared_value(&owner.path));
+    headers.insert(names::CONTENT_PATH, header_value(&owner.rid));
+    headers.insert(names::ALT_CONTENT_PATH, header_value(&owner.path));
     // The item's range (or the range a feed read): the Python SDK takes a
     // write naming a range it does not know for a split and refreshes its
     // routing map. The envelope names it in the session token too.
@@ -100,29 +100,6 @@ pub fn write_state(headers: &mut HeaderMap, lsn: Option<u64>, item_lsn: Option<u
     if let Some(item_lsn) = item_lsn {
         headers.insert(names::ITEM_LSN, HeaderValue::from(item_lsn));
     }
-}
-
-/// [`write_names`] of an owner the answer holds: its bytes move into the
-/// headers, no counter is touched twice.
-pub fn write_owner(headers: &mut HeaderMap, owner: Owner, range: u32) {
-    headers.insert(names::CONTENT_PATH, owned_value(owner.rid));
-    headers.insert(names::ALT_CONTENT_PATH, owned_value(owner.path));
-    headers.insert(names::PARTITION_KEY_RANGE_ID, HeaderValue::from(range));
-}
-
-fn owned_value(bytes: Bytes) -> HeaderValue {
-    match HeaderValue::from_maybe_shared(bytes.clone()) {
-        Ok(value) => value,
-        Err(_) => super::owner_path::header_value(&bytes),
-    }
-}
-
-/// A header value over bytes the store built once and shares: no copy.
-/// A name with a control character, which no header may hold, is sent
-/// percent-encoded (`owner_path::header_value`).
-fn shared_value(bytes: &Bytes) -> HeaderValue {
-    HeaderValue::from_maybe_shared(bytes.clone())
-        .unwrap_or_else(|_| super::owner_path::header_value(bytes))
 }
 
 /// `{range}:-1#{lsn}`, written on the stack: the header copies it once.

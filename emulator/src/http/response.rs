@@ -185,7 +185,7 @@ pub fn from_operation(answer: Answer, uri: &Uri) -> Response {
     }
     if let Some(container) = typed.container {
         let range = typed.range.unwrap_or(0);
-        container_context::write_owner(headers, container.owner, range);
+        container_context::write_names(headers, &container.owner, range);
         container_context::write_state(headers, container.lsn, container.item_lsn);
         if container.lsn.is_some() {
             if let Ok(location) = HeaderValue::from_str(uri.path()) {
