@@ -80,11 +80,9 @@ pub(super) async fn query(
     let context = container_context::check(state, db, coll, headers, true)?;
     // The query as sent keys its whole result between pages, unless it
     // reads the clock (GetCurrentDateTime...), which moves every page.
-    let source = query
-        .needs_whole_result()
+    let source = (query.needs_whole_result() && !query.reads_clock())
         .then(|| std::str::from_utf8(&body.0).ok())
-        .flatten()
-        .filter(|text| !text.to_ascii_lowercase().contains("getcurrent"));
+        .flatten();
     let mut response = page(state, (db, coll), headers, &query, source, Priced::Query).await?;
     decorate(&mut response, &context, context.lsn, None, uri);
     Ok(response)

@@ -447,6 +447,27 @@ impl Projection {
 }
 
 impl Select {
+    /// Calls `f` on every expression of the query: its clauses', those
+    /// inside them, and those of its subqueries and derived FROM.
+    pub fn each_expression(&self, f: &mut impl FnMut(&Expr)) {
+        fn visit(expr: &Expr, f: &mut impl FnMut(&Expr)) {
+            f(expr);
+            if let Expr::Subquery(_, select) = expr {
+                select.each_expression(f);
+            }
+            for child in expr.children() {
+                visit(child, f);
+            }
+        }
+        let projected = self.projection.expressions();
+        for e in projected.into_iter().chain(self.clause_expressions()) {
+            visit(e, f);
+        }
+        if let Some(inner) = self.from.as_ref().and_then(|f| f.derived.as_deref()) {
+            inner.each_expression(f);
+        }
+    }
+
     /// The ORDER BY payload: what the query returns per document, as SQL
     /// (a plan's rewritten queries carry it).
     pub fn payload_sql(&self, alias: &[String]) -> String {

@@ -151,6 +151,19 @@ impl PreparedQuery {
         self.access.paths()
     }
 
+    /// Whether the query calls a function that reads the clock
+    /// (`GetCurrentDateTime`...): its result moves with every page, so it
+    /// is never kept between pages.
+    pub fn reads_clock(&self) -> bool {
+        let mut reads = false;
+        self.select.each_expression(&mut |e| {
+            if let ast::Expr::Call(name, _) = e {
+                reads |= functions::reads_clock(name);
+            }
+        });
+        reads
+    }
+
     /// The ids of the user-defined functions the query calls.
     pub fn udf_names(&self) -> Vec<String> {
         udf::names(&self.select)

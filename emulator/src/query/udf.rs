@@ -75,7 +75,7 @@ impl Calls {
 /// The ids of the user-defined functions a query calls, each once.
 pub fn names(select: &Select) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    visit_select(select, &mut |e| {
+    select.each_expression(&mut |e| {
         if let Expr::Call(name, _) = e {
             if let Some(id) = name.strip_prefix(PREFIX) {
                 if !names.iter().any(|n| n == id) {
@@ -85,24 +85,4 @@ pub fn names(select: &Select) -> Vec<String> {
         }
     });
     names
-}
-
-fn visit_select(select: &Select, f: &mut impl FnMut(&Expr)) {
-    let projected = select.projection.expressions();
-    for e in projected.into_iter().chain(select.clause_expressions()) {
-        visit(e, f);
-    }
-    if let Some(inner) = select.from.as_ref().and_then(|f| f.derived.as_deref()) {
-        visit_select(inner, f);
-    }
-}
-
-fn visit(expr: &Expr, f: &mut impl FnMut(&Expr)) {
-    f(expr);
-    if let Expr::Subquery(_, select) = expr {
-        visit_select(select, f);
-    }
-    for child in expr.children() {
-        visit(child, f);
-    }
 }
