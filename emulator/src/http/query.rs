@@ -2,7 +2,7 @@
 //! container's items, or its query plan; and the read feed's pages. The
 //! request's headers become a [`PageRequest`] and a [`ContainerScope`] (the
 //! pipeline's [`Source`] over the store); the query layer's pipeline
-//! (`query/pipeline.rs`) makes the page, and this module writes it, with
+//! (`query/run/pipeline.rs`) makes the page, and this module writes it, with
 //! the query metrics a client asks for. A query that calls user-defined
 //! functions runs its page off the store's lock, on a thread the scripts'
 //! time bound answers: a UDF that loops, even inside a native call the
@@ -23,11 +23,11 @@ use super::response::{feed, resource, METADATA_READ};
 use super::scope::FeedScope;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
+use crate::index::DocumentPath;
 use crate::partition_key::PartitionKeyDefinition;
 use crate::query::pipeline::{self, CalledUdfs, PageRequest, Planned, Scope, Scoped, Source};
 use crate::query::search::Policies;
 use crate::query::udf::Runner;
-use crate::query::DocumentPath;
 use crate::query::{Continuation, PageLimit, PreparedQuery, QueryBody};
 use crate::script::{missing_udf, run_bounded, Udfs};
 use crate::store::ScopedView;

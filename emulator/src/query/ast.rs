@@ -327,6 +327,29 @@ impl BinaryOp {
 }
 
 impl Expr {
+    /// Whether the expression is built of literals, operators, arrays and
+    /// objects only (it reads nothing of a row).
+    pub fn is_constant(&self) -> bool {
+        match self {
+            Expr::Literal(_) => true,
+            Expr::Array(items) => items.iter().all(Expr::is_constant),
+            Expr::Object(fields) => fields.iter().all(|(_, e)| e.is_constant()),
+            Expr::Unary(_, e) => e.is_constant(),
+            Expr::Binary(_, a, b) => a.is_constant() && b.is_constant(),
+            Expr::Chain(first, rest) => {
+                first.is_constant() && rest.iter().all(|(_, e)| e.is_constant())
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether an aggregate function (`COUNT`, `SUM`...) is called in this
+    /// expression, outside its subqueries.
+    pub fn contains_aggregate(&self) -> bool {
+        let own = matches!(self, Expr::Call(name, _) if Aggregate::from_name(name).is_some());
+        own || self.children().into_iter().any(Expr::contains_aggregate)
+    }
+
     /// The expressions directly inside this one, in order (not those of a
     /// subquery, which is a query of its own).
     pub fn children(&self) -> Vec<&Expr> {

@@ -17,9 +17,9 @@
 use serde_json::{Map, Value};
 
 use super::ast::{Aggregate, Expr, From, Select};
-use super::document_path::DocumentPath;
 use super::{eval, functions, parser, PreparedQuery};
 use crate::error::{ApiError, ApiResult};
+use crate::index::DocumentPath;
 use crate::limits::MAX_SUBSTITUTED_BYTES;
 
 /// The service's limit of computed properties per container.

@@ -23,7 +23,7 @@ pub fn check_functions(expr: &Expr, aggregates_allowed: bool) -> ApiResult<()> {
                     Some(format!(
                         "The aggregate '{name}' can only be used in the SELECT clause."
                     ))
-                } else if args.iter().any(contains_aggregate) {
+                } else if args.iter().any(Expr::contains_aggregate) {
                     Some(format!(
                         "The aggregate '{name}' cannot contain another aggregate."
                     ))
@@ -76,7 +76,7 @@ pub fn required_fragments(filter: &Expr, from: &From) -> Vec<Vec<u8>> {
         Expr::Binary(BinaryOp::Eq, a, b) => match (a.as_ref(), b.as_ref()) {
             (Expr::Literal(text @ Value::String(_)), path)
             | (path, Expr::Literal(text @ Value::String(_)))
-                if super::document_path::maps_to_path(path, from) =>
+                if super::paths::maps_to_path(path, from) =>
             {
                 vec![serde_json::to_vec(text).expect("a string serialises")]
             }
@@ -84,16 +84,6 @@ pub fn required_fragments(filter: &Expr, from: &From) -> Vec<Vec<u8>> {
         },
         _ => Vec::new(),
     }
-}
-
-pub fn contains_aggregate(expr: &Expr) -> bool {
-    let mut found = false;
-    walk(expr, &mut |e| {
-        if let Expr::Call(name, _) = e {
-            found |= Aggregate::from_name(name).is_some();
-        }
-    });
-    found
 }
 
 /// The aggregate calls of `expr`, in the order [`substitute_aggregates`]
@@ -301,7 +291,7 @@ pub fn eval(cx: &RunContext, expr: &Expr, root: &[&Value]) -> Option<Value> {
             }
         }
         Expr::Call(name, args) => {
-            if let Some(result) = super::search::call(cx, name, args, root) {
+            if let Some(result) = super::search::call(cx, name, args, &|e| eval(cx, e, root)) {
                 return result;
             }
             let args: Vec<Option<Value>> = args.iter().map(|e| eval(cx, e, root)).collect();
@@ -325,7 +315,7 @@ pub fn eval(cx: &RunContext, expr: &Expr, root: &[&Value]) -> Option<Value> {
                 .collect::<Map<_, _>>(),
         )),
         Expr::Subquery(kind, select) => {
-            let results = super::execute::subquery(cx, select, root);
+            let results = cx.subquery(select, root)?;
             match kind {
                 SubqueryKind::Exists => Some(Value::Bool(!results.is_empty())),
                 SubqueryKind::Array => Some(Value::Array(results)),
@@ -573,5 +563,37 @@ mod tests {
         assert!(fragments("c.n = 5").is_empty());
         assert!(fragments("NOT (c.a = 'x')").is_empty());
         assert!(fragments("UPPER(c.a) = 'X'").is_empty());
+    }
+
+    /// The index's order (`index/key.rs`) is ORDER BY's, for every pair of these values.
+    #[test]
+    fn the_order_is_order_by_s() {
+        let values = [
+            None,
+            Some(json!(null)),
+            Some(json!(false)),
+            Some(json!(true)),
+            Some(json!(-2.5)),
+            Some(json!(0)),
+            Some(json!(-0.0)),
+            Some(json!(1)),
+            Some(json!(1.0)),
+            Some(json!(1e300)),
+            Some(json!("")),
+            Some(json!("B")),
+            Some(json!("a")),
+            Some(json!("é")),
+            Some(json!([1])),
+            Some(json!([])),
+            Some(json!({"a": 1})),
+            Some(json!({})),
+        ];
+        for a in &values {
+            for b in &values {
+                let by_index = crate::index::IndexKey::of(a.as_ref())
+                    .cmp(&crate::index::IndexKey::of(b.as_ref()));
+                assert_eq!(by_index, sort_order(a, b), "{a:?} vs {b:?}");
+            }
+        }
     }
 }

@@ -19,7 +19,7 @@ use super::{eval, number, rows, search, RunContext};
 /// Whether `select` computes aggregates without GROUP BY: one result over
 /// all rows, even none.
 pub(super) fn aggregates(select: &Select) -> bool {
-    select.group_by.is_empty() && projected(select).any(eval::contains_aggregate)
+    select.group_by.is_empty() && projected(select).any(Expr::contains_aggregate)
 }
 
 /// One SELECT, ready to run over rows in one run.
@@ -95,7 +95,9 @@ impl<'q> Executor<'q> {
             .iter()
             .map(|k| match k.kind {
                 SortKind::Value => eval::eval(self.cx, &k.expr, row),
-                SortKind::Similarity | SortKind::Rank => search::sort_value(self.cx, &k.expr, row),
+                SortKind::Similarity | SortKind::Rank => {
+                    search::rank::sort_value(self.cx, &k.expr, &|e| eval::eval(self.cx, e, row))
+                }
             })
             .collect()
     }

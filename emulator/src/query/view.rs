@@ -4,10 +4,15 @@
 
 use bytes::Bytes;
 
-use super::index::spatial::SpatialColumn;
-use super::index::vectors::VectorColumn;
-use super::index::PathIndex;
+use super::spatial_column::SpatialColumn;
+use crate::index::vectors::VectorColumn;
+use crate::index::PathIndex;
 use crate::item_key::ItemKey;
+
+/// A stored item as a query reads it: (its number, the last part of its
+/// RID, which orders items as they were first written; its key; its
+/// stored JSON).
+pub type Row<'a> = (u64, &'a ItemKey, &'a Bytes);
 
 /// A container as one request's query sees it. References live as long
 /// as the container (`'c`), not the view.
@@ -19,7 +24,7 @@ pub trait ContainerView<'c> {
     /// (`index/`; expired items not yet purged included).
     fn path_index(&self, path: &[Box<str>]) -> Option<&'c PathIndex>;
     /// The spatial index of a property path, if the container's policy
-    /// has one (`index/spatial.rs`; expired items not yet purged included).
+    /// has one (`query/spatial_column.rs`; expired items not yet purged included).
     fn spatial_column(&self, path: &[Box<str>]) -> Option<&'c SpatialColumn>;
     /// The number of the item a resumed page starts after: it reads only
     /// items numbered above it (later in write order).

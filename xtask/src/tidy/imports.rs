@@ -363,7 +363,7 @@ impl<'a> Crate<'a> {
             .iter()
             .filter_map(|path| self.absolute(module, path))
             .filter_map(|absolute| self.defining_file(&absolute, 0))
-            .filter(|target| !target.starts_with(module))
+            .filter(|target| target != module)
             .collect()
     }
 }

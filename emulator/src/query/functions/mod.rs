@@ -255,7 +255,8 @@ mod tests {
     #[test]
     fn the_table_marks_every_function_that_reads_the_clock() {
         use crate::query::{context::Setting, RunContext};
-        let at = |millis| RunContext::new(millis, Setting::default());
+        let at =
+            |millis| RunContext::new(millis, Setting::default(), crate::query::execute::subquery);
         let (early, late) = (at(1_700_000_000_000), at(1_700_086_400_001));
         let arguments = [
             json!([]),

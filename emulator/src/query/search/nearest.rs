@@ -1,6 +1,6 @@
 //! `ORDER BY VectorDistance(c.path, <vector>)` with `TOP` or `LIMIT`,
 //! answered from the container's float32 column for the path
-//! (`query/index/vectors.rs`) instead of parsing every document.
+//! (`index/vectors.rs`) instead of parsing every document.
 //!
 //! Same answer as the scan, in the same order: every vector of the column
 //! is scored by the kernel the scan uses ([`vector::score`]), then items
@@ -17,9 +17,9 @@ use std::cmp::Ordering;
 use super::super::ast::{Expr, Select, SortKind};
 use super::super::{eval, execute};
 use super::{comparison, document_path, vector, Policies};
+use crate::index::search_policy::DistanceFunction;
+use crate::index::vectors::VectorColumn;
 use crate::item_key::ItemKey;
-use crate::query::index::vectors::VectorColumn;
-use crate::query::search::policy::DistanceFunction;
 use crate::query::view::ContainerView;
 
 /// A query the column can answer, with what it compares.

@@ -5,10 +5,10 @@
 use bytes::Bytes;
 
 use super::Container;
+use crate::index::vectors::VectorColumn;
+use crate::index::PathIndex;
 use crate::item_key::ItemKey;
-use crate::query::index::spatial::SpatialColumn;
-use crate::query::index::vectors::VectorColumn;
-use crate::query::index::PathIndex;
+use crate::query::spatial_column::SpatialColumn;
 use crate::query::view::ContainerView;
 
 /// A container within one request's scope: the items whose partition

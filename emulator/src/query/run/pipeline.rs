@@ -19,14 +19,16 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-use super::results::{ResultCache, Whole};
-use super::retrieved::Retrieved;
-use super::search::Policies;
-use super::udf::Runner;
-use super::view::ContainerView;
-use super::{Continuation, Page, PageLimit, PreparedQuery, Row, Setting};
 use crate::error::ApiResult;
 use crate::item_key::ItemKey;
+use crate::query::context::Setting;
+use crate::query::page::{Continuation, Page, PageLimit};
+use crate::query::results::{ResultCache, Whole};
+use crate::query::retrieved::Retrieved;
+use crate::query::search::Policies;
+use crate::query::udf::Runner;
+use crate::query::view::{ContainerView, Row};
+use crate::query::PreparedQuery;
 
 /// What a request asks of a page of its query.
 pub struct PageRequest<'r> {
