@@ -56,7 +56,7 @@ pub fn execute(
             let ranges = c.ranges();
             match ranges.by_id(id) {
                 Some(_) => Ok(()),
-                None => Err(super::scope::range_gone(id, ranges)),
+                None => Err(crate::store::range_gone(id, ranges)),
             }
         })?;
     }
@@ -67,7 +67,7 @@ pub fn execute(
         if let Some(policies) = policies.get() {
             return Ok(Arc::clone(policies));
         }
-        let found = super::query::search_policies(state, db, coll)?;
+        let found = state.store.search_policies(db, coll)?;
         Ok(Arc::clone(policies.get_or_init(|| found)))
     };
     let operations = operations(&body.0, state.store.clock.now_millis(), &policies)?;

@@ -260,7 +260,7 @@ pub async fn patch(
     let mut context = container_context::check(&state, &db, &coll, &headers, false)?;
     let patch = body.typed::<PatchBody>("patch")?;
     let edit = patch.edit(state.store.clock.now_millis(), || {
-        super::query::search_policies(&state, &db, &coll)
+        state.store.search_policies(&db, &coll)
     })?;
     let (pk, id) = address(&state, &db, &coll, id, &headers)?;
     let target = ItemAddress {

@@ -18,6 +18,14 @@ use crate::error::{ApiError, ApiResult};
 /// How a call names a user-defined function: `udf.` then its id.
 pub const PREFIX: &str = "udf.";
 
+/// The refusal of a query that calls a UDF the container does not have.
+pub fn missing(name: &str) -> ApiError {
+    ApiError::bad_request(format!(
+        "The user-defined function 'udf.{name}' does not exist in this container: create it \
+         (POST .../udfs) or correct the name; the prefix udf. and the id are case-sensitive."
+    ))
+}
+
 /// Evaluates the user-defined functions of one query run.
 pub trait Runner {
     /// Calls the function `name` (its id) with defined arguments; `None`

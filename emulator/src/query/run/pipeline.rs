@@ -1,25 +1,33 @@
-//! One page of a query over a container, as a request asks for it: the
-//! indexes the query could read built first, the items the request scopes
-//! chosen under the store's lock, then the page, from the query's whole
-//! result kept between pages (`results.rs`) or streamed, in a run whose
-//! context (`context.rs`) carries the container's search policies.
+//! One page of a query over a container, as a request asks for it, in one
+//! call ([`page`]): what every protocol's front door calls, with the
+//! request's scope already in its [`Source`].
+//!
+//! The pipeline reads the container through [`Source`], a data-only trait
+//! the store implements for one request's scope (`store/query_source.rs`),
+//! as DataFusion's `TableProvider` serves its `scan`: the settings a query
+//! reads ([`Schema`]), the bodies of the UDFs it calls, the indexes it
+//! could read built, its live items in scope under the store's lock, and
+//! the next step of a walk over the ranges. The engine does the rest, once
+//! per page: resolves the container's computed properties into the query
+//! and checks ORDER BY against the indexing policy, keys and keeps a whole
+//! result between pages (`results.rs`), runs the page in a context
+//! (`context.rs`) that carries the container's search policies.
 //!
 //! A query that calls user-defined functions copies its items out under
 //! the lock (the bytes are shared, not copied) and runs its page outside
-//! it ([`OffLock`]), on a thread its caller chooses (the scripts' time
-//! bound: a UDF that loops holds no lock); the run's context is made on
-//! that thread, with the same policies as under the lock.
-//!
-//! The pipeline reads the container through [`Source`], which the HTTP
-//! layer implements over the store for one request (its partition, range,
-//! feed range or range walk): it knows neither headers nor store maps.
+//! it, on the thread its [`Host`] gives (the scripts' time bound: a UDF
+//! that loops holds no lock); the run's context is made on that thread,
+//! with the same policies as under the lock.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use serde_json::Value;
 
 use crate::error::ApiResult;
+use crate::index::DocumentPath;
 use crate::item_key::ItemKey;
 use crate::query::context::Setting;
 use crate::query::page::{Continuation, Page, PageLimit};
@@ -28,58 +36,73 @@ use crate::query::retrieved::Retrieved;
 use crate::query::search::Policies;
 use crate::query::udf::Runner;
 use crate::query::view::{ContainerView, Row};
-use crate::query::PreparedQuery;
+use crate::query::{ComputedProperties, PreparedQuery};
 
 /// What a request asks of a page of its query.
 pub struct PageRequest<'r> {
-    /// The query as sent, given only for a query that
-    /// [`PreparedQuery::needs_whole_result`]: its whole result is kept
-    /// between pages under a key that ends with it.
+    /// The query as sent (its text and parameters): a query that
+    /// [`PreparedQuery::needs_whole_result`] keeps that result between
+    /// pages under a key that ends with it, unless it reads the clock
+    /// (`GetCurrentDateTime`...), which moves every page.
     pub source: Option<&'r str>,
     pub continuation: Option<&'r Continuation>,
     pub limit: PageLimit,
 }
 
+/// The settings of a container that a query reads, read once per page.
+pub struct Schema {
+    pub computed: ComputedProperties,
+    pub indexing_policy: Value,
+    /// What search functions read (vector embeddings, full-text paths).
+    pub policies: Arc<Policies>,
+    /// Changes whenever the settings do (the container's etag).
+    pub version: String,
+}
+
 /// A query's live items in the request's scope, chosen under the lock.
-pub struct Scoped<'c, 'i> {
-    /// The query with the container's computed properties resolved.
-    pub query: &'c PreparedQuery,
+pub struct Scan<'c, 'i> {
     pub items: &'i mut dyn Iterator<Item = Row<'c>>,
     /// The container as the scope sees it, for a query that its index or
     /// a vector column can answer without the scan.
     pub view: &'i mut dyn ContainerView<'c>,
-    /// The container's policies that search functions read.
-    pub policies: Arc<Policies>,
-    /// For a request that keeps the query's whole result (it gave the
-    /// query as sent): everything the result depends on besides the query
-    /// and its UDFs, i.e. the container's state (RID, settings, last LSN),
-    /// the second of the clock that decides what is live, and the
-    /// request's scope.
+    /// Asked for by a request that keeps the query's whole result:
+    /// everything the result depends on besides the query and its UDFs,
+    /// i.e. the container's state (RID, settings, last LSN), the second
+    /// of the clock that decides what is live, and the request's scope.
     pub state: Option<String>,
 }
 
-/// What one request's pages read of their container. Implemented by the
-/// HTTP layer over the store, for the scope its headers name.
+/// What one request's pages read of their container: implemented by the
+/// store, for the scope the request names. Data only: it decides nothing
+/// of the query.
 pub trait Source {
     /// Where a page of a walk over the container's ranges reads.
     type Walk: Send + 'static;
+
+    /// The container's settings a query reads.
+    fn schema(&self) -> ApiResult<Schema>;
 
     /// The bodies (by id) and versions of the user-defined functions
     /// `names`; each must exist.
     fn udfs(&self, names: Vec<String>) -> ApiResult<CalledUdfs>;
 
-    /// Builds the indexes `query` could read that the container lacks, so
-    /// that it runs under the read lock with them.
-    fn build_indexes(&self, query: &PreparedQuery) -> ApiResult<()>;
+    /// Builds the indexes of `paths` that the container lacks, so that the
+    /// scan reads them under the read lock.
+    fn build_indexes(&self, paths: &[DocumentPath]) -> ApiResult<()>;
 
-    /// Under the store's read lock: checks `query` against the container,
-    /// then runs `run` over the live items the request scopes.
-    fn scoped<T>(
+    /// Under the store's read lock, while the settings are still at
+    /// `version` (else `None`): runs `read` over the live items the request
+    /// scopes, from where `continuation` left off. `modes` are `(streams,
+    /// keyed)`: a query whose results come in write order lets a request
+    /// across partitions walk the ranges one page each; a keyed one asks
+    /// for [`Scan::state`].
+    fn scan<T>(
         &self,
-        query: &PreparedQuery,
-        request: &PageRequest<'_>,
-        run: impl FnOnce(Scoped<'_, '_>) -> ApiResult<T>,
-    ) -> ApiResult<Scope<T, Self::Walk>>;
+        version: &str,
+        modes: (bool, bool),
+        continuation: Option<&Continuation>,
+        read: impl FnOnce(Scan<'_, '_>) -> ApiResult<T>,
+    ) -> ApiResult<Option<Scanned<T, Self::Walk>>>;
 
     /// The continuation after a page of `walk` that ended at `page`.
     fn walk_on(
@@ -89,10 +112,10 @@ pub trait Source {
     ) -> ApiResult<Option<Continuation>>;
 }
 
-/// What [`Source::scoped`] gives back: `run`'s value, the container's RID,
+/// What [`Source::scan`] gives back: `read`'s value, the container's RID,
 /// the partition key index used (for the index metrics), and, for a walk
 /// over the ranges, where this page read.
-pub struct Scope<T, W> {
+pub struct Scanned<T, W> {
     pub value: T,
     pub rid: String,
     pub key_index: Option<String>,
@@ -103,7 +126,23 @@ pub struct Scope<T, W> {
 /// their versions (which key its whole result too).
 pub type CalledUdfs = (HashMap<String, String>, Vec<String>);
 
-/// A page as the response writes it.
+/// Where a query that calls user-defined functions runs them
+/// (`script/`): a runner of their bodies, on a thread whose time is
+/// bounded.
+pub trait Host: Clone + Send + 'static {
+    /// The runner of the UDFs `bodies` (by id), made on the thread that
+    /// runs the page.
+    fn runner(&self, bodies: HashMap<String, String>) -> Box<dyn Runner>;
+
+    /// Runs `work` off the caller's thread, answered as a timeout once the
+    /// scripts' time bound is past, even if a UDF cannot be interrupted.
+    fn bounded<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> ApiResult<T> + Send + 'static,
+    ) -> impl Future<Output = ApiResult<T>> + Send;
+}
+
+/// A page as a response writes it.
 pub struct Answer {
     /// The container's RID.
     pub rid: String,
@@ -113,145 +152,144 @@ pub struct Answer {
     pub retrieved: Retrieved,
 }
 
-/// A page ready: answered under the lock, or to be run off it.
-pub enum Planned<W> {
-    Answered(Answer),
-    OffLock(Box<OffLock<W>>),
-}
-
-/// One page of `query` as `request` asks: answered under the lock, or,
-/// for a query that calls user-defined functions, its items copied out
-/// for [`OffLock::run`].
-pub fn plan<S: Source>(
+/// One page of `query` as `request` asks, over `source`: answered under
+/// the lock or, for a query that calls user-defined functions, off it on
+/// `host`'s thread; whole results kept in `cache`.
+pub async fn page<S: Source, H: Host>(
     source: &S,
+    host: &H,
     query: &PreparedQuery,
     request: &PageRequest<'_>,
     cache: &ResultCache,
-) -> ApiResult<Planned<S::Walk>> {
-    let names = query.udf_names();
-    if !names.is_empty() {
-        let (bodies, versions) = source.udfs(names)?;
-        let job = OffLock::copied(source, query, request, bodies, versions)?;
-        return Ok(Planned::OffLock(Box::new(job)));
-    }
-    source.build_indexes(query)?;
-    let scope = source.scoped(query, request, |scoped| {
-        let key = cache_key(scoped.state, None, request.source);
-        let setting = Setting {
-            policies: scoped.policies,
-            udfs: None,
-        };
-        let items = (scoped.items, Some(scoped.view));
-        page_of(scoped.query, setting, items, (cache, key), request)
-    })?;
-    let (mut page, retrieved) = scope.value;
-    if let Some(walk) = &scope.walk {
+) -> ApiResult<Answer> {
+    let kept = request
+        .source
+        .filter(|_| query.needs_whole_result() && !query.reads_clock());
+    let udfs = match query.udf_names() {
+        names if names.is_empty() => None,
+        names => Some(source.udfs(names)?),
+    };
+    // A replace of the container between reading its settings and the
+    // scan makes the resolved query stale: read them again.
+    let (resolved, policies, scanned) = loop {
+        let schema = source.schema()?;
+        let resolved = resolve(query, &schema)?;
+        let query = resolved.as_ref().unwrap_or(query);
+        if udfs.is_none() {
+            source.build_indexes(&query.index_paths())?;
+        }
+        let modes = (!query.needs_whole_result(), kept.is_some());
+        let versions = udfs.as_ref().map(|(_, versions)| versions.as_slice());
+        let scanned = source.scan(&schema.version, modes, request.continuation, |scan| {
+            let key = cache_key(scan.state, versions, kept);
+            match &udfs {
+                None => {
+                    let setting = Setting {
+                        policies: schema.policies.clone(),
+                        udfs: None,
+                    };
+                    let items = (scan.items, Some(scan.view));
+                    let answered = page_of(query, setting, items, (cache, key), request)?;
+                    Ok(Planned::Answered(answered))
+                }
+                // Copied out: the bytes are shared, not copied.
+                Some(_) => Ok(Planned::Copied(
+                    scan.items
+                        .map(|(number, key, body)| (number, key.clone(), body.clone()))
+                        .collect(),
+                    key,
+                )),
+            }
+        })?;
+        if let Some(scanned) = scanned {
+            break (resolved, schema.policies, scanned);
+        }
+    };
+    let Scanned {
+        value,
+        rid,
+        key_index,
+        walk,
+    } = scanned;
+    let (mut page, retrieved) = match (value, udfs) {
+        (Planned::Answered(answered), _) => answered,
+        (Planned::Copied(items, key), Some((bodies, _))) => {
+            let query = resolved.unwrap_or_else(|| query.clone());
+            off_lock(host, query, items, policies, bodies, (cache, key), request).await?
+        }
+        (Planned::Copied(..), None) => unreachable!("copied only for UDFs"),
+    };
+    if let Some(walk) = &walk {
         page.continuation = source.walk_on(walk, page.continuation.take())?;
     }
-    Ok(Planned::Answered(Answer {
-        rid: scope.rid,
+    Ok(Answer {
+        rid,
         page,
-        key_index: scope.key_index,
+        key_index,
         retrieved,
-    }))
+    })
 }
 
-/// A page of a query that calls user-defined functions: its items, copied
-/// out under the lock, and all its run needs but the UDFs' runner.
-pub struct OffLock<W> {
+/// What a scan made of the page: answered, or its items copied out (and
+/// the key of its whole result) for a run off the lock.
+enum Planned {
+    Answered((Page, Retrieved)),
+    Copied(Vec<(u64, ItemKey, Bytes)>, Option<String>),
+}
+
+/// `query` as it runs on the container of `schema`: ORDER BY checked
+/// against its indexing policy, its computed properties resolved (`None`:
+/// it reads none, and runs as prepared).
+fn resolve(query: &PreparedQuery, schema: &Schema) -> ApiResult<Option<PreparedQuery>> {
+    query.check_order_by_index(&schema.indexing_policy)?;
+    query.resolve_computed(&schema.computed, &schema.indexing_policy)
+}
+
+/// A page of a query that calls user-defined functions, over its items
+/// copied out under the lock, on `host`'s thread: its whole result, if it
+/// is kept, looked up first and kept after.
+async fn off_lock<H: Host>(
+    host: &H,
     query: PreparedQuery,
     items: Vec<(u64, ItemKey, Bytes)>,
     policies: Arc<Policies>,
-    cache_key: Option<String>,
-    continuation: Option<Continuation>,
-    limit: PageLimit,
-    rid: String,
-    key_index: Option<String>,
-    walk: Option<W>,
-    /// The bodies of the UDFs, by id, for their runner.
     bodies: HashMap<String, String>,
-}
-
-impl<W> OffLock<W> {
-    fn copied<S: Source<Walk = W>>(
-        source: &S,
-        query: &PreparedQuery,
-        request: &PageRequest<'_>,
-        bodies: HashMap<String, String>,
-        versions: Vec<String>,
-    ) -> ApiResult<Self> {
-        let scope = source.scoped(query, request, |scoped| {
-            let items: Vec<(u64, ItemKey, Bytes)> = scoped
-                .items
-                .map(|(number, key, body)| (number, key.clone(), body.clone()))
-                .collect();
-            let cache_key = cache_key(scoped.state, Some(&versions), request.source);
-            Ok((scoped.query.clone(), items, scoped.policies, cache_key))
-        })?;
-        let (query, items, policies, cache_key) = scope.value;
-        Ok(OffLock {
-            query,
-            items,
-            policies,
-            cache_key,
-            continuation: request.continuation.cloned(),
-            limit: request.limit,
-            rid: scope.rid,
-            key_index: scope.key_index,
-            walk: scope.walk,
-            bodies,
+    (cache, key): (&ResultCache, Option<String>),
+    request: &PageRequest<'_>,
+) -> ApiResult<(Page, Retrieved)> {
+    if let Some(whole) = key.as_deref().and_then(|key| cache.get(key)) {
+        return Ok(whole.page(request.continuation, request.limit));
+    }
+    let worker = host.clone();
+    let (continuation, limit) = (request.continuation.cloned(), request.limit);
+    let whole_result = key.is_some();
+    let ran = host
+        .bounded(move || {
+            let setting = Setting {
+                policies,
+                udfs: Some(worker.runner(bodies)),
+            };
+            let rows = items.iter().map(|(number, key, body)| (*number, key, body));
+            if whole_result {
+                let (documents, retrieved) = query.run_whole(setting, rows, None)?;
+                return Ok(Err(Whole {
+                    documents,
+                    retrieved,
+                }));
+            }
+            let page = query.run_page(setting, rows, None, continuation.as_ref(), limit)?;
+            Ok(Ok(page))
         })
+        .await?;
+    match (ran, key) {
+        (Ok(page), _) => Ok(page),
+        (Err(whole), Some(key)) => {
+            let whole = Arc::new(whole);
+            cache.insert(key, whole.clone());
+            Ok(whole.page(request.continuation, request.limit))
+        }
+        (Err(_), None) => unreachable!("a whole result only under a key"),
     }
-
-    /// Runs the page, its UDFs evaluated by the runner `udfs` makes of
-    /// their bodies (on the thread that runs the page, where the run's
-    /// context is made too); [`walk_on`] then finds a range walk's next
-    /// step.
-    pub fn run(
-        self,
-        udfs: impl FnOnce(HashMap<String, String>) -> Box<dyn Runner>,
-        cache: &ResultCache,
-    ) -> ApiResult<(Answer, Option<W>)> {
-        let setting = Setting {
-            policies: self.policies,
-            udfs: Some(udfs(self.bodies)),
-        };
-        let items = self
-            .items
-            .iter()
-            .map(|(number, key, body)| (*number, key, body));
-        let request = PageRequest {
-            source: None,
-            continuation: self.continuation.as_ref(),
-            limit: self.limit,
-        };
-        let (page, retrieved) = page_of(
-            &self.query,
-            setting,
-            (items, None),
-            (cache, self.cache_key),
-            &request,
-        )?;
-        let answer = Answer {
-            rid: self.rid,
-            page,
-            key_index: self.key_index,
-            retrieved,
-        };
-        Ok((answer, self.walk))
-    }
-}
-
-/// The next page of an off-lock run that walks the ranges: its
-/// continuation moved on by `source` under the lock.
-pub fn walk_on<S: Source>(
-    source: &S,
-    (mut answer, walk): (Answer, Option<S::Walk>),
-) -> ApiResult<Answer> {
-    if let Some(walk) = &walk {
-        answer.page.continuation = source.walk_on(walk, answer.page.continuation.take())?;
-    }
-    Ok(answer)
 }
 
 /// The key of a query's whole result between pages: everything it depends

@@ -13,7 +13,7 @@ use crate::query::view::ContainerView;
 
 /// A container within one request's scope: the items whose partition
 /// key `in_scope` accepts, live at `now`, and (on a resumed page)
-/// numbered after `after`. The HTTP layer's scope is its `FeedScope`; the
+/// numbered after `after`. A request's scope is its `FeedScope` (`store/scope.rs`); the
 /// tests', a logical partition or the whole container.
 pub struct ScopedView<'c, S> {
     pub c: &'c Container,
