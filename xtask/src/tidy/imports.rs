@@ -10,11 +10,12 @@
 //! A name is followed to the file that defines it: through the modules it
 //! names, then through the `use` that brings it into a module (a front
 //! door's `pub use`), so that importing a name through `query/mod.rs` is
-//! an edge to the file that defines it, not to the front door. A module's
-//! file naming what lies below it (`query/mod.rs` using `eval`) is how it
-//! assembles its parts, not an import; nor is declaring a module (`mod
-//! eval;`). Test code (`#[cfg(test)]` modules, inline or files) is left
-//! out: tests may import what they test from anywhere.
+//! an edge to the file that defines it, not to the front door. Declaring a
+//! module (`mod eval;`) is no import, nor is a path written from a child
+//! module's bare name (`eval::walk(..)` where `mod eval;` is declared: a
+//! module's file assembling its parts); a `use` of it is. Test code
+//! (`#[cfg(test)]` modules, inline or files) is left out: tests may import
+//! what they test from anywhere.
 
 use std::collections::{BTreeMap, BTreeSet};
 
