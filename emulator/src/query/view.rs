@@ -6,7 +6,7 @@ use bytes::Bytes;
 
 use super::spatial_column::SpatialColumn;
 use crate::index::vectors::VectorColumn;
-use crate::index::PathIndex;
+use crate::index::{DocumentPath, PathIndex};
 use crate::item_key::ItemKey;
 
 /// A stored item as a query reads it: (its number, the last part of its
@@ -19,13 +19,13 @@ pub type Row<'a> = (u64, &'a ItemKey, &'a Bytes);
 pub trait ContainerView<'c> {
     /// The float32 column of the embedding at `path`, if the container
     /// keeps one (expired items not yet purged included).
-    fn vector_column(&self, path: &str) -> Option<&'c VectorColumn>;
+    fn vector_column(&self, path: &DocumentPath) -> Option<&'c VectorColumn>;
     /// The index of a property path, if the container has built it
     /// (`index/`; expired items not yet purged included).
-    fn path_index(&self, path: &[Box<str>]) -> Option<&'c PathIndex>;
+    fn path_index(&self, path: &DocumentPath) -> Option<&'c PathIndex>;
     /// The spatial index of a property path, if the container's policy
     /// has one (`query/spatial_column.rs`; expired items not yet purged included).
-    fn spatial_column(&self, path: &[Box<str>]) -> Option<&'c SpatialColumn>;
+    fn spatial_column(&self, path: &DocumentPath) -> Option<&'c SpatialColumn>;
     /// The number of the item a resumed page starts after: it reads only
     /// items numbered above it (later in write order).
     fn after(&self) -> Option<u64>;

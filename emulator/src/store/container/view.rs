@@ -6,7 +6,7 @@ use bytes::Bytes;
 
 use super::Container;
 use crate::index::vectors::VectorColumn;
-use crate::index::PathIndex;
+use crate::index::{DocumentPath, PathIndex};
 use crate::item_key::ItemKey;
 use crate::query::spatial_column::SpatialColumn;
 use crate::query::view::ContainerView;
@@ -23,15 +23,16 @@ pub struct ScopedView<'c, S> {
 }
 
 impl<'c, S: FnMut(&str) -> bool> ContainerView<'c> for ScopedView<'c, S> {
-    fn vector_column(&self, path: &str) -> Option<&'c VectorColumn> {
-        self.c.vector_column(path)
+    fn vector_column(&self, path: &DocumentPath) -> Option<&'c VectorColumn> {
+        // The columns are kept by the policy's path, as written (`/a/b`).
+        self.c.vector_column(&path.to_string())
     }
 
-    fn path_index(&self, path: &[Box<str>]) -> Option<&'c PathIndex> {
+    fn path_index(&self, path: &DocumentPath) -> Option<&'c PathIndex> {
         self.c.path_index(path)
     }
 
-    fn spatial_column(&self, path: &[Box<str>]) -> Option<&'c SpatialColumn> {
+    fn spatial_column(&self, path: &DocumentPath) -> Option<&'c SpatialColumn> {
         self.c.spatial_column(path)
     }
 
