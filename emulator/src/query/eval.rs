@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::ast::{Aggregate, BinaryOp, Expr, From, Select, SubqueryKind, UnaryOp};
 use super::functions;
 use super::number as num;
+use super::order::compare_same_type;
 use super::RunContext;
 use crate::error::{ApiError, ApiResult};
 
@@ -436,43 +437,6 @@ fn to_int32(n: f64) -> i32 {
     (n.trunc().rem_euclid(4_294_967_296.0) as u64 as u32) as i32
 }
 
-/// Order of two values of the same type; `None` (undefined) across types.
-pub fn compare_same_type(a: &Value, b: &Value) -> Option<Ordering> {
-    match (a, b) {
-        (Value::Null, Value::Null) => Some(Ordering::Equal),
-        (Value::Bool(x), Value::Bool(y)) => Some(x.cmp(y)),
-        (Value::Number(x), Value::Number(y)) => x.as_f64()?.partial_cmp(&y.as_f64()?),
-        // A computed NaN or infinity against a number.
-        _ if num::is_non_finite(a) || num::is_non_finite(b) => {
-            num::read(a)?.partial_cmp(&num::read(b)?)
-        }
-        (Value::String(x), Value::String(y)) => Some(x.cmp(y)),
-        (Value::Array(_), Value::Array(_)) | (Value::Object(_), Value::Object(_)) => {
-            (a == b).then_some(Ordering::Equal)
-        }
-        _ => None,
-    }
-}
-
-/// The total order ORDER BY uses: undefined, null, booleans, numbers, strings, then the rest.
-pub fn sort_order(a: &Option<Value>, b: &Option<Value>) -> Ordering {
-    fn rank(v: &Option<Value>) -> u8 {
-        match v {
-            None => 0,
-            Some(Value::Null) => 1,
-            Some(Value::Bool(_)) => 2,
-            Some(Value::Number(_)) => 3,
-            Some(Value::String(_)) => 4,
-            Some(Value::Array(_)) => 5,
-            Some(Value::Object(_)) => 6,
-        }
-    }
-    rank(a).cmp(&rank(b)).then_with(|| match (a, b) {
-        (Some(x), Some(y)) => compare_same_type(x, y).unwrap_or(Ordering::Equal),
-        _ => Ordering::Equal,
-    })
-}
-
 /// A computed number as a value (NaN and the infinities as the engine's
 /// marker, see `number.rs`).
 pub fn number(n: f64) -> Value {
@@ -563,37 +527,5 @@ mod tests {
         assert!(fragments("c.n = 5").is_empty());
         assert!(fragments("NOT (c.a = 'x')").is_empty());
         assert!(fragments("UPPER(c.a) = 'X'").is_empty());
-    }
-
-    /// The index's order (`index/key.rs`) is ORDER BY's, for every pair of these values.
-    #[test]
-    fn the_order_is_order_by_s() {
-        let values = [
-            None,
-            Some(json!(null)),
-            Some(json!(false)),
-            Some(json!(true)),
-            Some(json!(-2.5)),
-            Some(json!(0)),
-            Some(json!(-0.0)),
-            Some(json!(1)),
-            Some(json!(1.0)),
-            Some(json!(1e300)),
-            Some(json!("")),
-            Some(json!("B")),
-            Some(json!("a")),
-            Some(json!("é")),
-            Some(json!([1])),
-            Some(json!([])),
-            Some(json!({"a": 1})),
-            Some(json!({})),
-        ];
-        for a in &values {
-            for b in &values {
-                let by_index = crate::index::IndexKey::of(a.as_ref())
-                    .cmp(&crate::index::IndexKey::of(b.as_ref()));
-                assert_eq!(by_index, sort_order(a, b), "{a:?} vs {b:?}");
-            }
-        }
     }
 }

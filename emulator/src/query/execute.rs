@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use super::ast::{Aggregate, Expr, Projection, Select, SortKind};
-use super::{eval, number, rows, search, RunContext};
+use super::{eval, number, order, rows, search, RunContext};
 
 /// Whether `select` computes aggregates without GROUP BY: one result over
 /// all rows, even none.
@@ -339,7 +339,7 @@ impl Kept {
                 .iter()
                 .zip(a.iter().zip(b.iter()))
                 .map(|(desc, (x, y))| {
-                    let o = eval::sort_order(x, y);
+                    let o = order::sort_order(x, y);
                     if *desc {
                         o.reverse()
                     } else {
@@ -456,7 +456,7 @@ impl Accumulator {
                     *best = Err(());
                 } else if let Ok(best) = best {
                     let better = best.as_ref().is_none_or(|b| {
-                        eval::sort_order(&Some(value.clone()), &Some(b.clone())) == *wanted
+                        order::sort_order(&Some(value.clone()), &Some(b.clone())) == *wanted
                     });
                     if better {
                         *best = Some(value);

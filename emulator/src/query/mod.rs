@@ -6,7 +6,8 @@
 //!   `validate.rs` (what the service refuses) and `prepared.rs` (a
 //!   [`PreparedQuery`]: what running it needs to know of it);
 //! - the language: `eval.rs` (expressions over one row), `rows.rs` (what
-//!   FROM and JOINs make of an item), `execute.rs` (filter, project,
+//!   FROM and JOINs make of an item), `order.rs` (how values compare),
+//!   `execute.rs` (filter, project,
 //!   group, sort), `functions/` (the system functions, marked where they
 //!   read the clock), `search/` (vector and full-text search), `udf.rs`
 //!   (user-defined functions, through a runner the caller gives);
@@ -38,6 +39,7 @@ mod lexer;
 mod like;
 mod now;
 mod number;
+mod order;
 mod page;
 mod parser;
 mod paths;

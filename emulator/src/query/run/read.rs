@@ -13,7 +13,7 @@ use crate::query::context::RunContext;
 use crate::query::execute::{self, Executor};
 use crate::query::search::{self, nearest::Nearest};
 use crate::query::view::{ContainerView, Row};
-use crate::query::{eval, PreparedQuery, Projection};
+use crate::query::{order, PreparedQuery, Projection};
 
 impl PreparedQuery {
     /// Every result, read the fastest way `view` allows: the vector
@@ -133,7 +133,7 @@ impl PreparedQuery {
             std::cmp::Ordering::Greater
         };
         let extreme = docs.iter().filter_map(at_path).reduce(|best, v| {
-            match eval::sort_order(&Some(v.clone()), &Some(best.clone())) == wanted {
+            match order::sort_order(&Some(v.clone()), &Some(best.clone())) == wanted {
                 true => v,
                 false => best,
             }
