@@ -66,11 +66,11 @@ pub(super) enum Priced {
     ReadFeed,
 }
 
-/// One page of `query` as the response writes it. `source` (the query as
-/// sent), given only for a query that [`PreparedQuery::needs_whole_result`],
-/// keeps that result for its next pages (`query/results.rs`). Its charge
-/// follows what it read and returned (`request_units`); the query metrics
-/// count the same documents and bytes.
+/// One page of `query` as the response writes it: made below HTTP
+/// (`pipeline::page`), which keeps a whole result between pages under
+/// `source`, the query as sent (`query/results.rs`). Its charge follows
+/// what it read and returned (`request_units`); the query metrics count
+/// the same documents and bytes.
 pub(super) async fn page(
     state: &AppState,
     (db, coll): (&str, &str),

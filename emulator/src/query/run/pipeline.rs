@@ -333,3 +333,193 @@ fn page_of<'a>(
     };
     Ok(whole.page(request.continuation, request.limit))
 }
+
+#[cfg(test)]
+mod tests {
+    //! The pipeline over a source that is no store, driven without HTTP:
+    //! what it asks of the source, page by page.
+
+    use std::cell::{Cell, RefCell};
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::index::vectors::VectorColumn;
+    use crate::index::PathIndex;
+    use crate::query::spatial_column::SpatialColumn;
+    use crate::query::QueryBody;
+
+    /// Items in memory, whose settings change once before a chosen scan.
+    struct Memory {
+        items: Vec<(u64, ItemKey, Bytes)>,
+        computed: Value,
+        schemas: Cell<usize>,
+        /// Scans that find the settings changed, from the first.
+        stale_scans: Cell<usize>,
+        /// Whether each scan was asked for the result's key.
+        keyed: RefCell<Vec<bool>>,
+    }
+
+    impl Memory {
+        fn new(docs: &[Value], computed: Value) -> Self {
+            let items = docs
+                .iter()
+                .enumerate()
+                .map(|(i, doc)| {
+                    let key = ItemKey::new("[\"p\"]", &i.to_string());
+                    (i as u64 + 1, key, Bytes::from(doc.to_string()))
+                })
+                .collect();
+            Memory {
+                items,
+                computed,
+                schemas: Cell::new(0),
+                stale_scans: Cell::new(0),
+                keyed: RefCell::new(Vec::new()),
+            }
+        }
+    }
+
+    /// A view with no index and no column: every query scans.
+    struct NoIndexes;
+
+    impl<'c> ContainerView<'c> for NoIndexes {
+        fn vector_column(&self, _: &DocumentPath) -> Option<&'c VectorColumn> {
+            None
+        }
+        fn path_index(&self, _: &DocumentPath) -> Option<&'c PathIndex> {
+            None
+        }
+        fn spatial_column(&self, _: &DocumentPath) -> Option<&'c SpatialColumn> {
+            None
+        }
+        fn after(&self) -> Option<u64> {
+            None
+        }
+        fn live_body(&mut self, _: &ItemKey) -> Option<(u64, &'c Bytes)> {
+            None
+        }
+    }
+
+    impl Source for Memory {
+        type Walk = ();
+
+        fn schema(&self) -> ApiResult<Schema> {
+            self.schemas.set(self.schemas.get() + 1);
+            Ok(Schema {
+                computed: ComputedProperties::parse(Some(&self.computed))?,
+                indexing_policy: json!({"indexingMode": "consistent", "includedPaths": [{"path": "/*"}]}),
+                policies: Arc::default(),
+                version: format!("v{}", self.schemas.get()),
+            })
+        }
+
+        fn udfs(&self, _: Vec<String>) -> ApiResult<CalledUdfs> {
+            unreachable!("no query here calls a UDF")
+        }
+
+        fn build_indexes(&self, _: &[DocumentPath]) -> ApiResult<()> {
+            Ok(())
+        }
+
+        fn scan<T>(
+            &self,
+            _: &str,
+            (_, keyed): (bool, bool),
+            _: Option<&Continuation>,
+            read: impl FnOnce(Scan<'_, '_>) -> ApiResult<T>,
+        ) -> ApiResult<Option<Scanned<T, ()>>> {
+            self.keyed.borrow_mut().push(keyed);
+            if self.stale_scans.get() > 0 {
+                self.stale_scans.set(self.stale_scans.get() - 1);
+                return Ok(None);
+            }
+            let mut items = self.items.iter().map(|(n, key, body)| (*n, key, body));
+            let value = read(Scan {
+                items: &mut items,
+                view: &mut NoIndexes,
+                state: keyed.then(|| "state".to_string()),
+            })?;
+            Ok(Some(Scanned {
+                value,
+                rid: "rid".into(),
+                key_index: None,
+                walk: None,
+            }))
+        }
+
+        fn walk_on(&self, _: &(), page: Option<Continuation>) -> ApiResult<Option<Continuation>> {
+            Ok(page)
+        }
+    }
+
+    /// Runs nothing: no query here calls a UDF.
+    #[derive(Clone)]
+    struct NoUdfs;
+
+    impl Host for NoUdfs {
+        fn runner(&self, _: HashMap<String, String>) -> Box<dyn Runner> {
+            unreachable!("no query here calls a UDF")
+        }
+
+        fn bounded<T: Send + 'static>(
+            &self,
+            work: impl FnOnce() -> ApiResult<T> + Send + 'static,
+        ) -> impl Future<Output = ApiResult<T>> + Send {
+            async move { work() }
+        }
+    }
+
+    fn prepared(text: &str) -> PreparedQuery {
+        PreparedQuery::prepare_at(
+            &QueryBody {
+                query: text.into(),
+                parameters: vec![],
+            },
+            1_700_000_000_000,
+        )
+        .unwrap()
+    }
+
+    async fn documents(source: &Memory, text: &str) -> Vec<String> {
+        let request = PageRequest {
+            source: Some(text),
+            continuation: None,
+            limit: PageLimit {
+                items: 100,
+                bytes: usize::MAX,
+            },
+        };
+        let cache = ResultCache::default();
+        let answer = page(source, &NoUdfs, &prepared(text), &request, &cache)
+            .await
+            .unwrap();
+        let texts = answer.page.documents.iter();
+        texts.map(|d| String::from_utf8_lossy(d).into()).collect()
+    }
+
+    #[tokio::test]
+    async fn computed_properties_are_read_once_a_page_and_again_when_they_change() {
+        let computed = json!([{"name": "twice", "query": "SELECT VALUE c.a * 2 FROM c"}]);
+        let source = Memory::new(&[json!({"a": 1}), json!({"a": 2})], computed);
+        let text = "SELECT VALUE c.twice FROM c";
+        assert_eq!(documents(&source, text).await, ["2", "4"]);
+        assert_eq!(source.schemas.get(), 1, "one read of the settings a page");
+        // The container is replaced between the settings and the scan.
+        source.stale_scans.set(1);
+        assert_eq!(documents(&source, text).await, ["2", "4"]);
+        assert_eq!(source.schemas.get(), 3, "read again after the change");
+    }
+
+    #[tokio::test]
+    async fn a_whole_result_is_kept_unless_the_query_reads_the_clock() {
+        let source = Memory::new(&[json!({"a": 2}), json!({"a": 1})], Value::Null);
+        let sorted = "SELECT VALUE c.a FROM c ORDER BY c.a";
+        assert_eq!(documents(&source, sorted).await, ["1", "2"]);
+        let clock = "SELECT VALUE GetCurrentTimestamp() - c.a FROM c ORDER BY c.a";
+        assert_eq!(documents(&source, clock).await.len(), 2);
+        let streamed = "SELECT VALUE c.a FROM c";
+        assert_eq!(documents(&source, streamed).await, ["2", "1"]);
+        assert_eq!(*source.keyed.borrow(), [true, false, false]);
+    }
+}
