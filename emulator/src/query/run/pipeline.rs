@@ -462,11 +462,11 @@ mod tests {
             unreachable!("no query here calls a UDF")
         }
 
-        fn bounded<T: Send + 'static>(
+        async fn bounded<T: Send + 'static>(
             &self,
             work: impl FnOnce() -> ApiResult<T> + Send + 'static,
-        ) -> impl Future<Output = ApiResult<T>> + Send {
-            async move { work() }
+        ) -> ApiResult<T> {
+            work()
         }
     }
 
