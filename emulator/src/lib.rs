@@ -6,7 +6,8 @@
 //! - the data: `ttl` (the TTL rules), `store` (databases, containers,
 //!   items, the expiry index, behind one lock), `purge` (the background
 //!   deletion), `reindex` (rebuilding indexes after a policy change),
-//!   `persist` (the data directory and its journal), `query` (the SQL
+//!   `persist` (the data directory and its journal), `index` (indexes,
+//!   the indexing policy, the paths they read), `query` (the SQL
 //!   dialect), `script` (stored procedures, triggers and UDFs), `patch`
 //!   (partial updates), `partition_key` (definitions, values, headers),
 //!   `item_key` (an item's address), `epk` (effective partition keys),
@@ -46,6 +47,7 @@ pub mod error;
 mod faults;
 pub mod health;
 mod http;
+mod index;
 mod item_key;
 mod json;
 pub mod limits;

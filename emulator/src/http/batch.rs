@@ -56,7 +56,7 @@ pub fn execute(
             let ranges = c.ranges();
             match ranges.by_id(id) {
                 Some(_) => Ok(()),
-                None => Err(super::scope::range_gone(id, ranges)),
+                None => Err(crate::store::range_gone(id, ranges)),
             }
         })?;
     }
@@ -67,7 +67,7 @@ pub fn execute(
         if let Some(policies) = policies.get() {
             return Ok(Arc::clone(policies));
         }
-        let found = super::query::search_policies(state, db, coll)?;
+        let found = state.account.store.search_policies(db, coll)?;
         Ok(Arc::clone(policies.get_or_init(|| found)))
     };
     let operations = operations(&body.0, state.account.store.clock.now_millis(), &policies)?;
@@ -110,7 +110,7 @@ pub fn execute(
             .account
             .store
             .container_context_at(db, coll, headers.partition_key(), None)?;
-    super::container_context::write_names(response_headers, &context.owner, context.range);
+    super::response::write_names(response_headers, &context.owner, context.range);
     response_headers.insert(super::names::GLOBAL_COMMITTED_LSN, lsn.clone());
     response_headers.insert(super::names::LSN, lsn);
     Ok(response)

@@ -33,13 +33,12 @@ use serde_json::{json, Value};
 
 use super::request::CosmosHeaders;
 use super::response::{charge_value, feed};
-use super::scope::FeedScope;
 use super::AppState;
 use crate::error::{ApiError, ApiResult};
 use crate::partition_key::KeyScope;
 use crate::query::PageLimit;
 use crate::request_units::Charge;
-use crate::store::{Change, ChangeKind, Container, FeedPosition, Item, Range};
+use crate::store::{Change, ChangeKind, Container, FeedPosition, FeedScope, Item, Range};
 
 /// The change feed's wire format that wraps each change as `current` and
 /// `metadata`: required by the all-versions-and-deletes mode, optional in
@@ -115,7 +114,7 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
     state.account.store.with_container(db, coll, |c, now| {
         // A partition key (or a hierarchical prefix), or a feed range as a
         // range of effective partition keys within the range id's range.
-        let mut scope = FeedScope::from_headers(c, headers)?;
+        let mut scope = FeedScope::new(c, &super::query::scope_request(headers))?;
         // LSNs are per range: the reader continues in each range of its
         // scope past that range's LSN, and the log is read from a place
         // before every one of them.

@@ -53,7 +53,7 @@ pub async fn query(
         && !headers.flag("x-ms-documentdb-query-enablecrosspartition")
     {
         state.account.store.with_container(&db, &coll, |c, _| {
-            super::query::check_cross_partition_enabled(c.partition_key())
+            crate::store::check_cross_partition_enabled(c.partition_key())
         })?;
     }
     let results = query.run_values(std::iter::empty())?;

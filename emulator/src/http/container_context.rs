@@ -11,12 +11,11 @@ use axum::http::header::CONTENT_LOCATION;
 use axum::http::{HeaderMap, HeaderValue, Uri};
 use axum::response::{IntoResponse, Response};
 
-use super::names;
-use super::owner_path::header_value;
+use super::response::{write_names, write_state};
 use super::AppState;
 use crate::error::ApiError;
 use crate::operations::{self, session, Serving};
-use crate::store::{ContainerContext, Owner};
+use crate::store::ContainerContext;
 
 /// A refusal ready to send: an `ApiError`, or one carrying headers of its
 /// own (the 1002 names its container so that the SDK can clear its session).
@@ -76,29 +75,6 @@ pub fn decorate(
     write_state(headers, Some(lsn), item_lsn);
     if let Ok(location) = HeaderValue::from_str(uri.path()) {
         headers.insert(CONTENT_LOCATION, location);
-    }
-}
-
-/// The container an answer names, and its range: what the SDKs key their
-/// session tokens by.
-pub fn write_names(headers: &mut HeaderMap, owner: &Owner, range: u32) {
-    headers.insert(names::CONTENT_PATH, header_value(&owner.rid));
-    headers.insert(names::ALT_CONTENT_PATH, header_value(&owner.path));
-    // The item's range (or the range a feed read): the Python SDK takes a
-    // write naming a range it does not know for a split and refreshes its
-    // routing map. The envelope names it in the session token too.
-    headers.insert(names::PARTITION_KEY_RANGE_ID, HeaderValue::from(range));
-}
-
-/// The state an answer reflects: its range's LSN and its item's.
-pub fn write_state(headers: &mut HeaderMap, lsn: Option<u64>, item_lsn: Option<u64>) {
-    if let Some(lsn) = lsn {
-        let lsn = HeaderValue::from(lsn);
-        headers.insert(names::GLOBAL_COMMITTED_LSN, lsn.clone());
-        headers.insert(names::LSN, lsn);
-    }
-    if let Some(item_lsn) = item_lsn {
-        headers.insert(names::ITEM_LSN, HeaderValue::from(item_lsn));
     }
 }
 

@@ -4,7 +4,7 @@
 //! indexes reported are those the page used: the partition key's (a query
 //! in one logical partition reads that partition's items by their key
 //! order, reported as the service reports its use of `/pk/?`), and each
-//! property index that found the documents (`query/index/`, e.g. `/n/?`).
+//! property index that found the documents (`index/`, e.g. `/n/?`).
 //!
 //! - `x-ms-documentdb-populatequerymetrics: true` → `x-ms-documentdb-query-metrics`,
 //!   `name=value;` pairs (times in milliseconds), as JavaScript's

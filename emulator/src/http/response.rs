@@ -1,19 +1,20 @@
 //! Writing responses: single resources, items and feeds, with their headers.
 
 use axum::body::Body;
-use axum::http::{header, HeaderValue, StatusCode, Uri};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use bytes::{BufMut, Bytes, BytesMut};
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::Value;
 
+use super::names;
+use super::owner_path::header_value;
 use super::request::Body as RequestBody;
-use super::{container_context, names};
 use crate::error::{ApiError, ApiResult, Status};
 use crate::operations::{self, response as operation, Answer};
 use crate::query::{PreparedQuery, QueryBody};
 use crate::request_units::{self, Charge};
-use crate::store::Written;
+use crate::store::{Owner, Written};
 
 /// What metadata requests cost (databases, containers, users, offers,
 /// scripts' definitions): the same in both charge models. Item requests
@@ -185,8 +186,8 @@ pub fn from_operation(answer: Answer, uri: &Uri) -> Response {
     }
     if let Some(container) = typed.container {
         let range = typed.range.unwrap_or(0);
-        container_context::write_names(headers, &container.owner, range);
-        container_context::write_state(headers, container.lsn, container.item_lsn);
+        write_names(headers, &container.owner, range);
+        write_state(headers, container.lsn, container.item_lsn);
         if container.lsn.is_some() {
             if let Ok(location) = HeaderValue::from_str(uri.path()) {
                 headers.insert(header::CONTENT_LOCATION, location);
@@ -212,6 +213,29 @@ pub fn written_status(written: Written) -> StatusCode {
     match written {
         Written::Created => StatusCode::CREATED,
         Written::Replaced => StatusCode::OK,
+    }
+}
+
+/// The container an answer names, and its range: what the SDKs key their
+/// session tokens by.
+pub fn write_names(headers: &mut HeaderMap, owner: &Owner, range: u32) {
+    headers.insert(names::CONTENT_PATH, header_value(&owner.rid));
+    headers.insert(names::ALT_CONTENT_PATH, header_value(&owner.path));
+    // The item's range (or the range a feed read): the Python SDK takes a
+    // write naming a range it does not know for a split and refreshes its
+    // routing map. The envelope names it in the session token too.
+    headers.insert(names::PARTITION_KEY_RANGE_ID, HeaderValue::from(range));
+}
+
+/// The state an answer reflects: its range's LSN and its item's.
+pub fn write_state(headers: &mut HeaderMap, lsn: Option<u64>, item_lsn: Option<u64>) {
+    if let Some(lsn) = lsn {
+        let lsn = HeaderValue::from(lsn);
+        headers.insert(names::GLOBAL_COMMITTED_LSN, lsn.clone());
+        headers.insert(names::LSN, lsn);
+    }
+    if let Some(item_lsn) = item_lsn {
+        headers.insert(names::ITEM_LSN, HeaderValue::from(item_lsn));
     }
 }
 

@@ -191,12 +191,7 @@ pub fn patch(
     let mut context = session::check(serving, item.database, item.container, options, false)?;
     let patch = body::typed::<PatchBody>(body, "patch")?;
     let edit = patch.edit(account.clock().now_millis(), || {
-        let policies = account
-            .store
-            .with_container(item.database, item.container, |c, _| {
-                Ok(c.settings.search_policies())
-            })?;
-        Ok(std::sync::Arc::new(policies))
+        account.store.search_policies(item.database, item.container)
     })?;
     let (pk, id) = address(serving, item, options)?;
     let target = ItemAddress {

@@ -1,5 +1,5 @@
 //! How a query reaches its items: through the container's index
-//! (`query/index/`) or by the scan. The choice never changes the answer:
+//! (`index/`) or by the scan. The choice never changes the answer:
 //! the index only narrows which items the executor reads, and every item
 //! it gives is filtered, sorted and projected exactly as the scan would.
 //!
@@ -17,7 +17,7 @@
 //! - **Near**: `ST_DISTANCE(path, point) < r` (or `<=`, either way round),
 //!   `ST_WITHIN(path, shape)` and `ST_INTERSECTS` on a path with a spatial
 //!   index read the items whose point may lie in that region and every
-//!   other shape there (`query/index/spatial.rs`).
+//!   other shape there (`query/spatial_column.rs`).
 //! - **Ends**: `MIN(path)` and `MAX(path)`, when they are all a query
 //!   without WHERE reads of its items, take the first live run of values
 //!   from the index's low or high end (and every array or object value,
@@ -28,10 +28,10 @@ use std::ops::Bound;
 use serde_json::Value;
 
 use super::ast::{BinaryOp, Expr, From, Select};
-use super::document_path::DocumentPath;
 use super::view::ContainerView;
 use super::{eval, number as num, RunContext};
-use crate::query::index::{IndexKey, KeyType, Numbered, PathIndex};
+use crate::index::DocumentPath;
+use crate::index::{IndexKey, KeyType, Numbered, PathIndex};
 
 use ends::ends;
 pub use ends::Ends;
@@ -241,12 +241,6 @@ fn conjuncts(filter: &Expr) -> Vec<&Expr> {
     }
 }
 
-/// The property path an expression reads, in a query [`over_items`]
-/// (whose first name is the item: no FROM to resolve).
-pub(super) fn property_path(expr: &Expr) -> Option<DocumentPath> {
-    DocumentPath::of_property(expr, None)
-}
-
 /// A query's FROM, if its first name is each item itself (not `x IN
 /// c.a`, a derived table or a subquery's): where `Var(0)` is the item.
 fn over_items(from: Option<&From>) -> Option<&From> {
@@ -257,7 +251,7 @@ fn over_items(from: Option<&From>) -> Option<&From> {
 /// scalar the index keeps apart (not an array or object, not a computed
 /// NaN or infinity).
 fn constant(expr: &Expr) -> Option<IndexKey> {
-    if !is_constant(expr) {
+    if !expr.is_constant() {
         return None;
     }
     let value = eval::constant(expr)?;
@@ -267,28 +261,14 @@ fn constant(expr: &Expr) -> Option<IndexKey> {
     Some(IndexKey::of(Some(&value)))
 }
 
-/// Whether an expression is built of literals, operators, arrays and
-/// objects only.
-fn is_constant(expr: &Expr) -> bool {
-    match expr {
-        Expr::Literal(_) => true,
-        Expr::Array(items) => items.iter().all(is_constant),
-        Expr::Object(fields) => fields.iter().all(|(_, e)| is_constant(e)),
-        Expr::Unary(_, e) => is_constant(e),
-        Expr::Binary(_, a, b) => is_constant(a) && is_constant(b),
-        Expr::Chain(first, rest) => is_constant(first) && rest.iter().all(|(_, e)| is_constant(e)),
-        _ => false,
-    }
-}
-
 /// The index path of what a conjunct compares: a property of the item,
 /// or the name of a `JOIN x IN c.path` (the elements of `c.path`).
 fn indexed(expr: &Expr, from: &From) -> Option<DocumentPath> {
     match expr {
         Expr::Var(k) if *k >= 1 && from.scope == 0 => {
-            Some(property_path(from.joins.get(k - 1)?)?.elements())
+            Some(DocumentPath::of_property(from.joins.get(k - 1)?, None)?.elements())
         }
-        other => property_path(other),
+        other => DocumentPath::of_property(other, None),
     }
 }
 
@@ -323,7 +303,7 @@ fn lookup(conjunct: &Expr, from: &From) -> Option<Lookup> {
         // `true`, a partial match of objects: left to the scan.)
         Expr::Call(name, args) if name == "ARRAY_CONTAINS" => match args.as_slice() {
             [array, value] | [array, value, Expr::Literal(Value::Bool(false))] => {
-                let path = property_path(array)?.elements();
+                let path = DocumentPath::of_property(array, None)?.elements();
                 (path, Probe::Keys(vec![constant(value)?]))
             }
             _ => return None,
@@ -420,7 +400,7 @@ fn order_walk(select: &Select, from: &From) -> Option<OrderWalk> {
         (None, None) => return None,
     };
     Some(OrderWalk {
-        path: property_path(&first.expr)?,
+        path: DocumentPath::of_property(&first.expr, None)?,
         descending: first.descending,
         wanted: select.offset.unwrap_or(0).saturating_add(take),
     })

@@ -327,6 +327,29 @@ impl BinaryOp {
 }
 
 impl Expr {
+    /// Whether the expression is built of literals, operators, arrays and
+    /// objects only (it reads nothing of a row).
+    pub fn is_constant(&self) -> bool {
+        match self {
+            Expr::Literal(_) => true,
+            Expr::Array(items) => items.iter().all(Expr::is_constant),
+            Expr::Object(fields) => fields.iter().all(|(_, e)| e.is_constant()),
+            Expr::Unary(_, e) => e.is_constant(),
+            Expr::Binary(_, a, b) => a.is_constant() && b.is_constant(),
+            Expr::Chain(first, rest) => {
+                first.is_constant() && rest.iter().all(|(_, e)| e.is_constant())
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether an aggregate function (`COUNT`, `SUM`...) is called in this
+    /// expression, outside its subqueries.
+    pub fn contains_aggregate(&self) -> bool {
+        let own = matches!(self, Expr::Call(name, _) if Aggregate::from_name(name).is_some());
+        own || self.children().into_iter().any(Expr::contains_aggregate)
+    }
+
     /// The expressions directly inside this one, in order (not those of a
     /// subquery, which is a query of its own).
     pub fn children(&self) -> Vec<&Expr> {
@@ -447,6 +470,27 @@ impl Projection {
 }
 
 impl Select {
+    /// Calls `f` on every expression of the query: its clauses', those
+    /// inside them, and those of its subqueries and derived FROM.
+    pub fn each_expression(&self, f: &mut impl FnMut(&Expr)) {
+        fn visit(expr: &Expr, f: &mut impl FnMut(&Expr)) {
+            f(expr);
+            if let Expr::Subquery(_, select) = expr {
+                select.each_expression(f);
+            }
+            for child in expr.children() {
+                visit(child, f);
+            }
+        }
+        let projected = self.projection.expressions();
+        for e in projected.into_iter().chain(self.clause_expressions()) {
+            visit(e, f);
+        }
+        if let Some(inner) = self.from.as_ref().and_then(|f| f.derived.as_deref()) {
+            inner.each_expression(f);
+        }
+    }
+
     /// The ORDER BY payload: what the query returns per document, as SQL
     /// (a plan's rewritten queries carry it).
     pub fn payload_sql(&self, alias: &[String]) -> String {

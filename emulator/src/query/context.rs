@@ -16,11 +16,15 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use serde_json::Value;
+
+use super::ast::Select;
 use super::budget::Budget;
 use super::retrieved::{Counter, Retrieved};
-use super::search::{Policies, Statistics, TermsKey};
+use super::search::bm25::{Statistics, TermsKey};
 use super::udf::{Calls, Runner};
 use crate::error::ApiResult;
+use crate::index::search_policy::Policies;
 
 /// What a run is given by whoever starts it, besides the query and its
 /// items: the container's search policies and, for a query that calls
@@ -45,13 +49,21 @@ pub struct RunContext {
     statistics: RefCell<Rc<HashMap<TermsKey, Statistics>>>,
     pub(super) udfs: Calls,
     pub(super) retrieved: Counter,
+    /// How the evaluator runs a subquery: the executor's
+    /// (`execute::subquery`), which sits above the evaluator and is handed
+    /// to it here; none outside a run, where a subquery is undefined.
+    subqueries: Option<Subqueries>,
 }
+
+/// Runs a subquery within the row `outer` of the query around it.
+pub(super) type Subqueries = fn(&RunContext, &Select, &[&Value]) -> Vec<Value>;
 
 impl RunContext {
     /// The context of a run at `now_millis`, in `setting`.
-    pub(super) fn new(now_millis: i64, setting: Setting) -> Self {
+    pub(super) fn new(now_millis: i64, setting: Setting, subqueries: Subqueries) -> Self {
         RunContext {
             now_millis: Some(now_millis),
+            subqueries: Some(subqueries),
             policies: setting.policies,
             udfs: Calls::new(setting.udfs),
             ..RunContext::default()
@@ -62,6 +74,12 @@ impl RunContext {
     /// constant of a query being prepared or planned).
     pub(super) fn outside_a_run() -> Self {
         RunContext::default()
+    }
+
+    /// The results of the subquery `select` within the row `outer`;
+    /// `None` outside a run (a constant of a query being planned).
+    pub(super) fn subquery(&self, select: &Select, outer: &[&Value]) -> Option<Vec<Value>> {
+        self.subqueries.map(|run| run(self, select, outer))
     }
 
     /// The run's verdict once it is over: a UDF's failure, else a row over

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::ast::{Aggregate, BinaryOp, Expr, From, Select, SubqueryKind, UnaryOp};
 use super::functions;
 use super::number as num;
+use super::order::compare_same_type;
 use super::RunContext;
 use crate::error::{ApiError, ApiResult};
 
@@ -23,7 +24,7 @@ pub fn check_functions(expr: &Expr, aggregates_allowed: bool) -> ApiResult<()> {
                     Some(format!(
                         "The aggregate '{name}' can only be used in the SELECT clause."
                     ))
-                } else if args.iter().any(contains_aggregate) {
+                } else if args.iter().any(Expr::contains_aggregate) {
                     Some(format!(
                         "The aggregate '{name}' cannot contain another aggregate."
                     ))
@@ -76,7 +77,7 @@ pub fn required_fragments(filter: &Expr, from: &From) -> Vec<Vec<u8>> {
         Expr::Binary(BinaryOp::Eq, a, b) => match (a.as_ref(), b.as_ref()) {
             (Expr::Literal(text @ Value::String(_)), path)
             | (path, Expr::Literal(text @ Value::String(_)))
-                if super::document_path::maps_to_path(path, from) =>
+                if super::paths::maps_to_path(path, from) =>
             {
                 vec![serde_json::to_vec(text).expect("a string serialises")]
             }
@@ -84,16 +85,6 @@ pub fn required_fragments(filter: &Expr, from: &From) -> Vec<Vec<u8>> {
         },
         _ => Vec::new(),
     }
-}
-
-pub fn contains_aggregate(expr: &Expr) -> bool {
-    let mut found = false;
-    walk(expr, &mut |e| {
-        if let Expr::Call(name, _) = e {
-            found |= Aggregate::from_name(name).is_some();
-        }
-    });
-    found
 }
 
 /// The aggregate calls of `expr`, in the order [`substitute_aggregates`]
@@ -301,7 +292,7 @@ pub fn eval(cx: &RunContext, expr: &Expr, root: &[&Value]) -> Option<Value> {
             }
         }
         Expr::Call(name, args) => {
-            if let Some(result) = super::search::call(cx, name, args, root) {
+            if let Some(result) = super::search::call(cx, name, args, &|e| eval(cx, e, root)) {
                 return result;
             }
             let args: Vec<Option<Value>> = args.iter().map(|e| eval(cx, e, root)).collect();
@@ -325,7 +316,7 @@ pub fn eval(cx: &RunContext, expr: &Expr, root: &[&Value]) -> Option<Value> {
                 .collect::<Map<_, _>>(),
         )),
         Expr::Subquery(kind, select) => {
-            let results = super::execute::subquery(cx, select, root);
+            let results = cx.subquery(select, root)?;
             match kind {
                 SubqueryKind::Exists => Some(Value::Bool(!results.is_empty())),
                 SubqueryKind::Array => Some(Value::Array(results)),
@@ -444,43 +435,6 @@ fn to_int32(n: f64) -> i32 {
         return 0;
     }
     (n.trunc().rem_euclid(4_294_967_296.0) as u64 as u32) as i32
-}
-
-/// Order of two values of the same type; `None` (undefined) across types.
-pub fn compare_same_type(a: &Value, b: &Value) -> Option<Ordering> {
-    match (a, b) {
-        (Value::Null, Value::Null) => Some(Ordering::Equal),
-        (Value::Bool(x), Value::Bool(y)) => Some(x.cmp(y)),
-        (Value::Number(x), Value::Number(y)) => x.as_f64()?.partial_cmp(&y.as_f64()?),
-        // A computed NaN or infinity against a number.
-        _ if num::is_non_finite(a) || num::is_non_finite(b) => {
-            num::read(a)?.partial_cmp(&num::read(b)?)
-        }
-        (Value::String(x), Value::String(y)) => Some(x.cmp(y)),
-        (Value::Array(_), Value::Array(_)) | (Value::Object(_), Value::Object(_)) => {
-            (a == b).then_some(Ordering::Equal)
-        }
-        _ => None,
-    }
-}
-
-/// The total order ORDER BY uses: undefined, null, booleans, numbers, strings, then the rest.
-pub fn sort_order(a: &Option<Value>, b: &Option<Value>) -> Ordering {
-    fn rank(v: &Option<Value>) -> u8 {
-        match v {
-            None => 0,
-            Some(Value::Null) => 1,
-            Some(Value::Bool(_)) => 2,
-            Some(Value::Number(_)) => 3,
-            Some(Value::String(_)) => 4,
-            Some(Value::Array(_)) => 5,
-            Some(Value::Object(_)) => 6,
-        }
-    }
-    rank(a).cmp(&rank(b)).then_with(|| match (a, b) {
-        (Some(x), Some(y)) => compare_same_type(x, y).unwrap_or(Ordering::Equal),
-        _ => Ordering::Equal,
-    })
 }
 
 /// A computed number as a value (NaN and the infinities as the engine's

@@ -14,12 +14,12 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value};
 
 use super::ast::{Aggregate, Expr, Projection, Select, SortKind};
-use super::{eval, number, rows, search, RunContext};
+use super::{eval, number, order, rows, search, RunContext};
 
 /// Whether `select` computes aggregates without GROUP BY: one result over
 /// all rows, even none.
 pub(super) fn aggregates(select: &Select) -> bool {
-    select.group_by.is_empty() && projected(select).any(eval::contains_aggregate)
+    select.group_by.is_empty() && projected(select).any(Expr::contains_aggregate)
 }
 
 /// One SELECT, ready to run over rows in one run.
@@ -95,7 +95,9 @@ impl<'q> Executor<'q> {
             .iter()
             .map(|k| match k.kind {
                 SortKind::Value => eval::eval(self.cx, &k.expr, row),
-                SortKind::Similarity | SortKind::Rank => search::sort_value(self.cx, &k.expr, row),
+                SortKind::Similarity | SortKind::Rank => {
+                    search::rank::sort_value(self.cx, &k.expr, &|e| eval::eval(self.cx, e, row))
+                }
             })
             .collect()
     }
@@ -337,7 +339,7 @@ impl Kept {
                 .iter()
                 .zip(a.iter().zip(b.iter()))
                 .map(|(desc, (x, y))| {
-                    let o = eval::sort_order(x, y);
+                    let o = order::sort_order(x, y);
                     if *desc {
                         o.reverse()
                     } else {
@@ -454,7 +456,7 @@ impl Accumulator {
                     *best = Err(());
                 } else if let Ok(best) = best {
                     let better = best.as_ref().is_none_or(|b| {
-                        eval::sort_order(&Some(value.clone()), &Some(b.clone())) == *wanted
+                        order::sort_order(&Some(value.clone()), &Some(b.clone())) == *wanted
                     });
                     if better {
                         *best = Some(value);

@@ -14,9 +14,9 @@
 //! GroupBy, NonValueAggregate, MultipleAggregates) finds in Azure.
 
 use super::ast::{BinaryOp, Expr, Projection, SortKind};
-use super::document_path::DocumentPath;
 use super::{eval, search, PreparedQuery};
 use crate::error::{ApiError, ApiResult};
+use crate::index::DocumentPath;
 
 /// The substatus that tells an SDK to fetch the plan and run the pipeline.
 pub const CROSS_PARTITION_QUERY_NOT_SERVABLE: u32 = 1004;
@@ -36,7 +36,7 @@ impl PreparedQuery {
     /// Whether the projection aggregates without `VALUE`.
     fn non_value_aggregate(&self) -> bool {
         matches!(&self.select.projection, Projection::Fields(fields)
-            if fields.iter().any(|(e, _)| eval::contains_aggregate(e)))
+            if fields.iter().any(|(e, _)| e.contains_aggregate()))
     }
 
     /// Whether the filter pins every path of the partition key to a value

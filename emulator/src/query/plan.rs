@@ -16,7 +16,7 @@
 use serde_json::{json, Value};
 
 use super::ast::{Aggregate, Expr, Projection, Select, SortKind};
-use super::{eval, search, PreparedQuery};
+use super::{search, PreparedQuery};
 use crate::error::{ApiError, ApiResult};
 
 /// What the SDK substitutes with a filter when it resumes an ORDER BY query.
@@ -152,7 +152,7 @@ impl PreparedQuery {
                         aggregates.push(json!(aggregate_name(aggregate)));
                         format!("[{}]", partial(aggregate, e, alias, min_max_count))
                     }
-                    None if eval::contains_aggregate(e) => return Err(composition_refused()),
+                    None if e.contains_aggregate() => return Err(composition_refused()),
                     None => e.to_sql(alias),
                 },
                 Projection::Fields(fields) => {
@@ -165,9 +165,7 @@ impl PreparedQuery {
                                     .insert(name.clone(), json!(aggregate_name(aggregate)));
                                 partial(aggregate, e, alias, min_max_count)
                             }
-                            None if eval::contains_aggregate(e) => {
-                                return Err(composition_refused())
-                            }
+                            None if e.contains_aggregate() => return Err(composition_refused()),
                             None => {
                                 alias_to_aggregate.insert(name.clone(), Value::Null);
                                 e.to_sql(alias)
@@ -303,7 +301,7 @@ impl PreparedQuery {
                 "top": s.top,
                 "offset": s.offset,
                 "limit": s.limit,
-                "orderBy": order_by.iter().map(|k| if search::sorts_descending(policies, k) { "Descending" } else { "Ascending" }).collect::<Vec<_>>(),
+                "orderBy": order_by.iter().map(|k| if search::plan::sorts_descending(policies, k) { "Descending" } else { "Ascending" }).collect::<Vec<_>>(),
                 "orderByExpressions": order_by.iter().map(|k| k.expr.to_sql(alias)).collect::<Vec<_>>(),
                 "groupByExpressions": s.group_by.iter().map(|e| e.to_sql(alias)).collect::<Vec<_>>(),
                 "groupByAliases": group_by_aliases,

@@ -5,7 +5,7 @@
 //! the documents (`SELECT VALUE COUNT(1) FROM c` in one partition) counts
 //! them by key alone and retrieves none, as the service answers it from
 //! its index. Also which property indexes found the documents
-//! (`query/index/`), for the index metrics. Counted in the run's context
+//! (`index/`), for the index metrics. Counted in the run's context
 //! (`context.rs`), which gives them back when the run is over.
 
 use std::cell::{Cell, RefCell};

@@ -18,6 +18,14 @@ use crate::error::{ApiError, ApiResult};
 /// How a call names a user-defined function: `udf.` then its id.
 pub const PREFIX: &str = "udf.";
 
+/// The refusal of a query that calls a UDF the container does not have.
+pub fn missing(name: &str) -> ApiError {
+    ApiError::bad_request(format!(
+        "The user-defined function 'udf.{name}' does not exist in this container: create it \
+         (POST .../udfs) or correct the name; the prefix udf. and the id are case-sensitive."
+    ))
+}
+
 /// Evaluates the user-defined functions of one query run.
 pub trait Runner {
     /// Calls the function `name` (its id) with defined arguments; `None`
@@ -75,7 +83,7 @@ impl Calls {
 /// The ids of the user-defined functions a query calls, each once.
 pub fn names(select: &Select) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    visit_select(select, &mut |e| {
+    select.each_expression(&mut |e| {
         if let Expr::Call(name, _) = e {
             if let Some(id) = name.strip_prefix(PREFIX) {
                 if !names.iter().any(|n| n == id) {
@@ -85,24 +93,4 @@ pub fn names(select: &Select) -> Vec<String> {
         }
     });
     names
-}
-
-fn visit_select(select: &Select, f: &mut impl FnMut(&Expr)) {
-    let projected = select.projection.expressions();
-    for e in projected.into_iter().chain(select.clause_expressions()) {
-        visit(e, f);
-    }
-    if let Some(inner) = select.from.as_ref().and_then(|f| f.derived.as_deref()) {
-        visit_select(inner, f);
-    }
-}
-
-fn visit(expr: &Expr, f: &mut impl FnMut(&Expr)) {
-    f(expr);
-    if let Expr::Subquery(_, select) = expr {
-        visit_select(select, f);
-    }
-    for child in expr.children() {
-        visit(child, f);
-    }
 }

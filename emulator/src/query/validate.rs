@@ -6,10 +6,11 @@
 //! the items.
 
 use super::ast::{Aggregate, Expr, Select};
-use super::document_path::{maps_to_path, DocumentPath};
 use super::eval;
 use super::lexer::{query_error, truncated};
+use super::paths::maps_to_path;
 use crate::error::{ApiError, ApiResult};
+use crate::index::DocumentPath;
 
 /// Refuses what the service refuses in `select`; `text` is the query, quoted
 /// in messages; `outer` the names bound around a subquery; `nested` for a
@@ -50,7 +51,7 @@ pub(super) fn validate(
         )));
     }
     let names: Vec<String> = outer.iter().chain(select.aliases()).cloned().collect();
-    let aggregating = projected.iter().any(|e| eval::contains_aggregate(e));
+    let aggregating = projected.iter().any(|e| e.contains_aggregate());
     if aggregating || !select.group_by.is_empty() {
         for e in &projected {
             grouped_only(e, &select.group_by, &names, text)?;
@@ -136,60 +137,58 @@ fn grouped_only(expr: &Expr, group_by: &[Expr], names: &[String], text: &str) ->
     }
 }
 
-impl super::PreparedQuery {
-    /// Refuses, as the service does, ORDER BY over several keys that no
-    /// composite index of the container's indexing `policy` serves: one with
-    /// exactly the keys' paths, in order, in the keys' directions or all
-    /// reversed.
-    pub fn check_order_by_index(&self, policy: &serde_json::Value) -> ApiResult<()> {
-        let keys = &self.select.order_by;
-        if let [key] = keys.as_slice() {
-            // One property: its range index must exist (the service's
-            // words, 400, as the MongoDB API relays them from the same engine).
-            let unindexed = key.kind == super::ast::SortKind::Value
-                && DocumentPath::of_property(&key.expr, self.select.from.as_ref())
-                    .is_some_and(|steps| !crate::query::indexing_policy::indexes(policy, &steps));
-            if unindexed {
-                return Err(ApiError::bad_request(
-                    "The index path corresponding to the specified order-by item is excluded.",
-                ));
-            }
-            return Ok(());
+/// Refuses, as the service does, ORDER BY over several keys that no
+/// composite index of the container's indexing `policy` serves: one with
+/// exactly the keys' paths, in order, in the keys' directions or all
+/// reversed.
+pub fn check_order_by_index(select: &Select, policy: &serde_json::Value) -> ApiResult<()> {
+    let keys = &select.order_by;
+    if let [key] = keys.as_slice() {
+        // One property: its range index must exist (the service's
+        // words, 400, as the MongoDB API relays them from the same engine).
+        let unindexed = key.kind == super::ast::SortKind::Value
+            && DocumentPath::of_property(&key.expr, select.from.as_ref())
+                .is_some_and(|steps| !crate::index::indexing_policy::indexes(policy, &steps));
+        if unindexed {
+            return Err(ApiError::bad_request(
+                "The index path corresponding to the specified order-by item is excluded.",
+            ));
         }
-        let Some(from) = self.select.from.as_ref().filter(|_| keys.len() > 1) else {
-            return Ok(());
-        };
-        let wanted: Option<Vec<(String, bool)>> = keys
-            .iter()
-            .map(|k| {
-                Some((
-                    DocumentPath::of(&k.expr, Some(from))?.to_string(),
-                    k.descending,
-                ))
-            })
-            .collect();
-        let served = wanted.is_some_and(|wanted| {
-            let indexes = policy["compositeIndexes"].as_array().into_iter().flatten();
-            indexes.filter_map(|index| index.as_array()).any(|index| {
-                let matches = |reversed: bool| {
-                    index.len() == wanted.len()
-                        && index
-                            .iter()
-                            .zip(&wanted)
-                            .all(|(entry, (path, descending))| {
-                                let index_descending = entry["order"] == "descending";
-                                entry["path"] == path.as_str()
-                                    && (index_descending == *descending) != reversed
-                            })
-                };
-                matches(false) || matches(true)
-            })
-        });
-        if served {
-            return Ok(());
-        }
-        Err(ApiError::bad_request(
+        return Ok(());
+    }
+    let Some(from) = select.from.as_ref().filter(|_| keys.len() > 1) else {
+        return Ok(());
+    };
+    let wanted: Option<Vec<(String, bool)>> = keys
+        .iter()
+        .map(|k| {
+            Some((
+                DocumentPath::of(&k.expr, Some(from))?.to_string(),
+                k.descending,
+            ))
+        })
+        .collect();
+    let served = wanted.is_some_and(|wanted| {
+        let indexes = policy["compositeIndexes"].as_array().into_iter().flatten();
+        indexes.filter_map(|index| index.as_array()).any(|index| {
+            let matches = |reversed: bool| {
+                index.len() == wanted.len()
+                    && index
+                        .iter()
+                        .zip(&wanted)
+                        .all(|(entry, (path, descending))| {
+                            let index_descending = entry["order"] == "descending";
+                            entry["path"] == path.as_str()
+                                && (index_descending == *descending) != reversed
+                        })
+            };
+            matches(false) || matches(true)
+        })
+    });
+    if served {
+        return Ok(());
+    }
+    Err(ApiError::bad_request(
             "The order by query does not have a corresponding composite index that it can be served from.",
         ))
-    }
 }

@@ -4,23 +4,28 @@
 
 use bytes::Bytes;
 
-use super::index::spatial::SpatialColumn;
-use super::index::vectors::VectorColumn;
-use super::index::PathIndex;
+use super::spatial_column::SpatialColumn;
+use crate::index::vectors::VectorColumn;
+use crate::index::{DocumentPath, PathIndex};
 use crate::item_key::ItemKey;
+
+/// A stored item as a query reads it: (its number, the last part of its
+/// RID, which orders items as they were first written; its key; its
+/// stored JSON).
+pub type Row<'a> = (u64, &'a ItemKey, &'a Bytes);
 
 /// A container as one request's query sees it. References live as long
 /// as the container (`'c`), not the view.
 pub trait ContainerView<'c> {
     /// The float32 column of the embedding at `path`, if the container
     /// keeps one (expired items not yet purged included).
-    fn vector_column(&self, path: &str) -> Option<&'c VectorColumn>;
+    fn vector_column(&self, path: &DocumentPath) -> Option<&'c VectorColumn>;
     /// The index of a property path, if the container has built it
     /// (`index/`; expired items not yet purged included).
-    fn path_index(&self, path: &[Box<str>]) -> Option<&'c PathIndex>;
+    fn path_index(&self, path: &DocumentPath) -> Option<&'c PathIndex>;
     /// The spatial index of a property path, if the container's policy
-    /// has one (`index/spatial.rs`; expired items not yet purged included).
-    fn spatial_column(&self, path: &[Box<str>]) -> Option<&'c SpatialColumn>;
+    /// has one (`query/spatial_column.rs`; expired items not yet purged included).
+    fn spatial_column(&self, path: &DocumentPath) -> Option<&'c SpatialColumn>;
     /// The number of the item a resumed page starts after: it reads only
     /// items numbered above it (later in write order).
     fn after(&self) -> Option<u64>;

@@ -36,7 +36,7 @@ pub use engine::Limits;
 use engine::{Ending, Thrown};
 use host::Host;
 pub use triggers::{named_trigger, TriggeredWrite, WriteKind};
-pub use udf::{missing as missing_udf, Udfs};
+pub use udf::UdfHost;
 
 use host::Links;
 
@@ -232,16 +232,6 @@ struct Scope<'a> {
     container: &'a str,
     partition_key: Option<&'a str>,
     item: Option<&'a serde_json::Map<String, Value>>,
-}
-
-/// Runs `work` (a query's UDFs) on a blocking thread, answered 408 by the
-/// scripts' time bound (and a grace) even if a UDF is stuck in a native
-/// call the interrupt cannot stop.
-pub async fn run_bounded<T: Send + 'static>(
-    limits: Limits,
-    work: impl FnOnce() -> ApiResult<T> + Send + 'static,
-) -> ApiResult<T> {
-    bound::run(limits.time, move |_| work()).await
 }
 
 /// JSON a script produced (`what`: whose, for the message), read within

@@ -11,7 +11,8 @@ use serde_json::Value;
 
 use super::engine::{self, Ending, Limits, Sandbox, Thrown};
 use crate::error::{ApiError, ApiResult};
-use crate::query::udf::Runner;
+use crate::query::pipeline::Host;
+use crate::query::udf::{missing, Runner};
 
 /// Calls a compiled UDF, catching what it throws: `V` and the result's
 /// JSON, `U` for undefined, or `T` and the thrown value's record.
@@ -34,12 +35,24 @@ const GLUE: &str = r#"(function (describe) {
   };
 })"#;
 
-/// The refusal of a query that calls a UDF the container does not have.
-pub fn missing(name: &str) -> ApiError {
-    ApiError::bad_request(format!(
-        "The user-defined function 'udf.{name}' does not exist in this container: create it \
-         (POST .../udfs) or correct the name; the prefix udf. and the id are case-sensitive."
-    ))
+/// The scripts' side of a query that calls UDFs (the pipeline's
+/// [`Host`]): their runner, and a thread bounded as a script's run is.
+#[derive(Debug, Clone, Copy)]
+pub struct UdfHost {
+    pub limits: Limits,
+}
+
+impl Host for UdfHost {
+    fn runner(&self, bodies: HashMap<String, String>) -> Box<dyn Runner> {
+        Box::new(Udfs::new(bodies, self.limits))
+    }
+
+    fn bounded<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> ApiResult<T> + Send + 'static,
+    ) -> impl std::future::Future<Output = ApiResult<T>> + Send {
+        super::bound::run(self.limits.time, move |_| work())
+    }
 }
 
 /// The UDFs of one query run, by id (their bodies as stored).

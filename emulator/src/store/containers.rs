@@ -14,8 +14,8 @@ use super::{
     ContainerSettings, Database, Range, RangeMap, SplitRefusal, Store, Throughput,
 };
 use crate::error::{ApiError, ApiResult};
-use crate::query::search::policy::check_vector_indexes_kept;
-use crate::query::DocumentPath;
+use crate::index::search_policy::check_vector_indexes_kept;
+use crate::index::DocumentPath;
 use crate::rid;
 
 impl Store {
@@ -280,7 +280,7 @@ impl Store {
         f(catalog.database(database)?.container(container)?, now)
     }
 
-    /// Builds a container's indexes of `paths` (`query/index/`) under the
+    /// Builds a container's indexes of `paths` (`index/`) under the
     /// write lock, those it lacks; queries then read them under the read
     /// lock. Nothing is built if the store cannot be written (a failed
     /// data directory): the query scans.

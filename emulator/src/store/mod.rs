@@ -28,10 +28,13 @@ mod lookup;
 mod numbered;
 mod offers;
 mod purging;
+mod query_source;
 mod range_lsns;
+mod range_walk;
 mod ranges;
 mod records;
 mod reindex;
+mod scope;
 mod scripts;
 mod sequence;
 mod transaction;
@@ -66,10 +69,12 @@ pub use log::{
     DEFAULT_RETENTION_SECONDS as DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
 };
 pub use offers::{serverless_offers, Migration, Throughput};
+pub use query_source::{check_cross_partition_enabled, QuerySource};
 pub use ranges::{
     parse_id as parse_range_id, Range, RangeMap, SplitRefusal, RU_PER_NEW_PHYSICAL_PARTITION,
     RU_PER_PHYSICAL_PARTITION,
 };
+pub use scope::{range_gone, FeedScope, ScopeRequest, PARTITION_KEY_RANGE_GONE};
 pub use scripts::{Script, ScriptCounts, ScriptKind, ScriptView, TriggerOperation, TriggerType};
 pub use transaction::{Committed, Conflict, ContainerNames, ScriptWork, Transaction};
 pub use usage::ContainerStats;

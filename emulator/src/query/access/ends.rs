@@ -4,11 +4,10 @@
 
 use std::ops::Bound;
 
-use super::property_path;
+use crate::index::document_path::DocumentPath;
+use crate::index::{IndexKey, KeyType, Numbered, PathIndex};
 use crate::item_key::ItemKey;
 use crate::query::ast::{Aggregate, Expr, From, Projection, Select};
-use crate::query::document_path::DocumentPath;
-use crate::query::index::{IndexKey, KeyType, Numbered, PathIndex};
 
 /// `MIN(path)` (the low end), `MAX(path)` (the high end) and
 /// `COUNT(path)` (`count`) of a query that reads nothing else of its items.
@@ -127,7 +126,7 @@ fn only_extremes(expr: &Expr, ends: &mut Option<Ends>) -> bool {
             let [arg] = args.as_slice() else {
                 return false;
             };
-            let Some(path) = property_path(arg) else {
+            let Some(path) = DocumentPath::of_property(arg, None) else {
                 return false;
             };
             let end = ends.get_or_insert_with(|| Ends {

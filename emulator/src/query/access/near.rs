@@ -1,10 +1,9 @@
 //! `ST_DISTANCE(path, point) < r`, `ST_WITHIN(path, shape)` and
 //! `ST_INTERSECTS(path, shape)`: what the spatial index narrows
-//! (`query/index/spatial.rs`).
+//! (`query/spatial_column.rs`).
 
-use super::{is_constant, property_path};
+use crate::index::document_path::DocumentPath;
 use crate::query::ast::{BinaryOp, Expr};
-use crate::query::document_path::DocumentPath;
 use crate::query::{eval, Region};
 use serde_json::Value;
 
@@ -29,7 +28,7 @@ pub(super) fn near(conjunct: &Expr) -> Option<Near> {
                 _ => return None,
             };
             let (path, point) = spatial_call(call, "ST_DISTANCE", true)?;
-            if !is_constant(distance) {
+            if !distance.is_constant() {
                 return None;
             }
             let distance = eval::constant(distance)?.as_f64()?;
@@ -57,11 +56,14 @@ fn spatial_call(expr: &Expr, name: &str, either_way: bool) -> Option<(DocumentPa
     if called != name {
         return None;
     }
-    let (path, constant) = match (property_path(x), property_path(y)) {
+    let (path, constant) = match (
+        DocumentPath::of_property(x, None),
+        DocumentPath::of_property(y, None),
+    ) {
         (Some(path), None) => (path, y),
         (None, Some(path)) if either_way => (path, x),
         _ => return None,
     };
-    is_constant(constant).then_some(())?;
+    constant.is_constant().then_some(())?;
     Some((path, eval::constant(constant)?))
 }

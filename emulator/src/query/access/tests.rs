@@ -6,8 +6,8 @@
 use std::ops::Bound;
 
 use super::{Access, Lookup, Near, Probe};
-use crate::query::index::{IndexKey, KeyType, Number};
-use crate::query::DocumentPath;
+use crate::index::DocumentPath;
+use crate::index::{IndexKey, KeyType, Number};
 use crate::query::{PreparedQuery, QueryBody, Region};
 
 pub(super) fn access(text: &str) -> Access {

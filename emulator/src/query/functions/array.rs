@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::super::eval::compare_same_type;
+use super::super::order::compare_same_type;
 use super::{arg, array, budget_ok, flag, integer_part, num, Args, Function};
 
 pub const FUNCTIONS: &[(&str, Function)] = &[

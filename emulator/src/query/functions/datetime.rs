@@ -34,13 +34,19 @@ const WINDOWS_EPOCH: i64 = 504_911_232_000_000_000;
 /// The last instant there is: 9999-12-31T23:59:59.9999999.
 const MAX_TICKS: i64 = 3_155_378_975_999_999_999;
 
-pub const FUNCTIONS: &[(&str, Function)] = &[
+/// The functions that read the clock (the run's instant): the function
+/// table marks them ([`super::reads_clock`]), so that a query calling one
+/// keeps no result between pages and a computed property refuses it.
+pub const CLOCK: &[(&str, Function)] = &[
     ("GETCURRENTDATETIME", current_date_time),
     ("GETCURRENTDATETIMESTATIC", current_date_time),
     ("GETCURRENTTIMESTAMP", current_timestamp),
     ("GETCURRENTTIMESTAMPSTATIC", current_timestamp),
     ("GETCURRENTTICKS", current_ticks),
     ("GETCURRENTTICKSSTATIC", current_ticks),
+];
+
+pub const FUNCTIONS: &[(&str, Function)] = &[
     ("DATETIMEADD", add),
     ("DATETIMEBIN", bin),
     ("DATETIMEDIFF", diff),

@@ -61,30 +61,48 @@ impl Deref for Args<'_> {
     }
 }
 
+/// One entry of the function table: how to call it, and what it reads
+/// besides its arguments.
+struct Entry {
+    call: Function,
+    /// It reads the run's instant (`GetCurrent*`): its value moves with the
+    /// clock, so a query result holding it cannot be kept between pages and
+    /// a computed property (a function of the item alone) refuses it.
+    reads_clock: bool,
+}
+
 /// Every family's functions, by upper-case name.
-fn registry() -> &'static HashMap<&'static str, Function> {
-    static REGISTRY: OnceLock<HashMap<&'static str, Function>> = OnceLock::new();
+fn registry() -> &'static HashMap<&'static str, Entry> {
+    static REGISTRY: OnceLock<HashMap<&'static str, Entry>> = OnceLock::new();
     REGISTRY.get_or_init(|| {
-        let families: [&[(&str, Function)]; 11] = [
-            array::FUNCTIONS,
-            conditional::FUNCTIONS,
-            conversion::FUNCTIONS,
-            datetime::FUNCTIONS,
-            integer::FUNCTIONS,
-            math::FUNCTIONS,
-            object::FUNCTIONS,
-            regex::FUNCTIONS,
-            spatial::FUNCTIONS,
-            string::FUNCTIONS,
-            type_check::FUNCTIONS,
+        let families: [(&[(&str, Function)], bool); 12] = [
+            (array::FUNCTIONS, false),
+            (conditional::FUNCTIONS, false),
+            (conversion::FUNCTIONS, false),
+            (datetime::CLOCK, true),
+            (datetime::FUNCTIONS, false),
+            (integer::FUNCTIONS, false),
+            (math::FUNCTIONS, false),
+            (object::FUNCTIONS, false),
+            (regex::FUNCTIONS, false),
+            (spatial::FUNCTIONS, false),
+            (string::FUNCTIONS, false),
+            (type_check::FUNCTIONS, false),
         ];
-        let mut map: HashMap<&'static str, Function> = families
+        let mut map: HashMap<&'static str, Entry> = families
             .into_iter()
-            .flatten()
-            .map(|&(name, f)| (name, f))
+            .flat_map(|(table, reads_clock)| {
+                table
+                    .iter()
+                    .map(move |&(name, call)| (name, Entry { call, reads_clock }))
+            })
             .collect();
         // `undefined` as a literal, and an aggregate over nothing.
-        map.insert("UNDEFINED", |_| None);
+        let undefined = Entry {
+            call: |_| None,
+            reads_clock: false,
+        };
+        map.insert("UNDEFINED", undefined);
         map
     })
 }
@@ -92,6 +110,12 @@ fn registry() -> &'static HashMap<&'static str, Function> {
 /// Whether `name` (upper case) is a scalar function this engine evaluates.
 pub fn is_known(name: &str) -> bool {
     registry().contains_key(name)
+}
+
+/// Whether the function `name` (upper case) reads the clock: the one
+/// place that says so, for the result cache and computed properties.
+pub fn reads_clock(name: &str) -> bool {
+    registry().get(name).is_some_and(|entry| entry.reads_clock)
 }
 
 /// The known names, sorted, for the message that refuses an unknown one.
@@ -104,7 +128,9 @@ pub fn names() -> Vec<&'static str> {
 /// Calls the function `name` (upper case); `undefined` for an unknown name
 /// (refused earlier, when the query was prepared).
 pub fn call(run: &RunContext, name: &str, args: &[Option<Value>]) -> Option<Value> {
-    registry().get(name).and_then(|f| f(&Args::new(run, args)))
+    registry()
+        .get(name)
+        .and_then(|entry| (entry.call)(&Args::new(run, args)))
 }
 
 // Argument readers shared by the families: each is `undefined` (None) when
@@ -221,5 +247,49 @@ mod tests {
             names.windows(2).all(|w| w[0] < w[1]),
             "sorted, no duplicates"
         );
+    }
+
+    /// Every function whose value moves with the clock is marked, and only
+    /// those: each is called with no arguments, then with one of each
+    /// kind, at two instants a day and a millisecond apart.
+    #[test]
+    fn the_table_marks_every_function_that_reads_the_clock() {
+        use crate::query::{context::Setting, RunContext};
+        let at =
+            |millis| RunContext::new(millis, Setting::default(), crate::query::execute::subquery);
+        let (early, late) = (at(1_700_000_000_000), at(1_700_086_400_001));
+        let arguments = [
+            json!([]),
+            json!([1]),
+            json!(["2024-01-01T00:00:00.0000000Z"]),
+            json!([[1, 2]]),
+            json!([{"a": 1}]),
+            json!([true]),
+        ];
+        let mut moved = Vec::new();
+        for name in names() {
+            let moves = arguments.iter().any(|args| {
+                let run = |cx| super::testing::run_in(cx, name, args.clone());
+                run(&early) != run(&late)
+            });
+            if moves {
+                moved.push(name);
+            }
+        }
+        let marked: Vec<&str> = names().into_iter().filter(|n| reads_clock(n)).collect();
+        assert_eq!(
+            marked, moved,
+            "the clock's functions, as the table marks them"
+        );
+        for name in [
+            "GETCURRENTDATETIME",
+            "GETCURRENTTIMESTAMP",
+            "GETCURRENTTICKS",
+            "GETCURRENTDATETIMESTATIC",
+            "GETCURRENTTIMESTAMPSTATIC",
+            "GETCURRENTTICKSSTATIC",
+        ] {
+            assert!(reads_clock(name), "{name}");
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The parser's tests: the shapes the SDKs send, refusals, precedence.
 
 use super::*;
+use crate::query::ast::BinaryOp;
 
 fn p(q: &str) -> Select {
     parse(q, &HashMap::from([("@id".to_string(), Value::from("a"))])).unwrap()

@@ -8,6 +8,9 @@
 //! gathers across every range (`documentCount`, `totalWordCount`,
 //! `hitCounts`), so a score is the same whichever range computes it.
 
+/// A `FullTextScore`'s statistics are kept per path and terms.
+pub type TermsKey = (String, Vec<String>);
+
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 

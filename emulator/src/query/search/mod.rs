@@ -11,63 +11,29 @@
 //! of the documents in scope, which the run gathers before it ranks them
 //! ([`gather_statistics`]).
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
-use super::ast::{Expr, Select, SortKind};
-use super::document_path::DocumentPath;
-use super::eval;
+use super::ast::Expr;
 use super::RunContext;
-use crate::query::search::policy::{
-    DistanceFunction, FullTextPolicy, VectorDataType, VectorEmbeddingPolicy,
-};
+use crate::index::search_policy::Comparison;
+pub use crate::index::search_policy::Policies;
+use crate::index::vector;
+use crate::index::DocumentPath;
 
 pub mod bm25;
 pub mod nearest;
 pub mod plan;
-pub mod policy;
 pub mod rank;
+pub mod statistics;
 pub mod text;
 pub mod validate;
-pub mod vector;
 
 pub(super) use bm25::Statistics;
-use vector::Comparison;
 
-/// The container's policies that search functions read.
-#[derive(Debug, Clone, Default)]
-pub struct Policies {
-    pub vectors: VectorEmbeddingPolicy,
-    pub full_text: FullTextPolicy,
-}
-
-impl Policies {
-    /// How `VectorDistance` compares vectors at `path` (a document path,
-    /// if one of its arguments is), `options` overriding the policy.
-    pub fn comparison(&self, path: Option<&str>, options: Option<&Value>) -> Option<Comparison> {
-        let mut comparison =
-            path.and_then(|p| self.vectors.for_path(p))
-                .map_or_else(Comparison::default, |e| Comparison {
-                    distance: e.distance_function,
-                    data_type: e.data_type,
-                });
-        if let Some(options) = options {
-            let options = options.as_object()?;
-            for (key, value) in options {
-                if key.eq_ignore_ascii_case("distanceFunction") {
-                    comparison.distance = DistanceFunction::parse(value.as_str()?)?;
-                } else if key.eq_ignore_ascii_case("dataType") {
-                    comparison.data_type = VectorDataType::parse(value.as_str()?)?;
-                }
-            }
-        }
-        Some(comparison)
-    }
-}
-
-/// A `FullTextScore`'s statistics are kept per path and terms.
-pub(super) type TermsKey = (String, Vec<String>);
+/// One row as a search function reads its arguments: each argument's
+/// value on the row. The evaluator hands it in (it sits above this module
+/// and calls it), so that the functions never call back into it.
+pub(super) type Row<'r> = &'r dyn Fn(&Expr) -> Option<Value>;
 
 /// The function names this module evaluates (upper case).
 pub const FUNCTIONS: [&str; 9] = [
@@ -95,17 +61,13 @@ pub fn document_path(expr: &Expr) -> Option<String> {
 /// How `VectorDistance(args)` compares vectors: by the embedding policy
 /// (of `policies`) of the document path among its first two arguments,
 /// `options` (its fourth argument, evaluated) overriding it.
-fn comparison(policies: &Policies, args: &[Expr], options: Option<&Value>) -> Option<Comparison> {
+pub(super) fn comparison(
+    policies: &Policies,
+    args: &[Expr],
+    options: Option<&Value>,
+) -> Option<Comparison> {
     let path = args.iter().take(2).find_map(document_path);
     policies.comparison(path.as_deref(), options)
-}
-
-/// Whether `VectorDistance(args)` counts greater scores as closer, read
-/// without a row (for a plan): constant options only.
-pub(super) fn greater_is_closer(policies: &Policies, args: &[Expr]) -> bool {
-    let options = args.get(3).and_then(eval::constant);
-    comparison(policies, args, options.as_ref())
-        .is_none_or(|c| vector::greater_is_closer(c.distance))
 }
 
 /// Evaluates a search function on a row; `None` when `name` is not one.
@@ -113,12 +75,12 @@ pub(super) fn call(
     cx: &RunContext,
     name: &str,
     args: &[Expr],
-    row: &[&Value],
+    row: Row<'_>,
 ) -> Option<Option<Value>> {
     if !is_function(name) {
         return None;
     }
-    let value = |i: usize| args.get(i).and_then(|e| eval::eval(cx, e, row));
+    let value = |i: usize| args.get(i).and_then(row);
     Some(match name {
         "VECTORDISTANCE" | "_VECTORSCORE" => {
             vector_distance(cx, args, row).map(|(score, _)| number(score))
@@ -173,7 +135,7 @@ pub(super) fn call(
     })
 }
 
-fn number(x: f64) -> Value {
+pub(super) fn number(x: f64) -> Value {
     serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
 }
 
@@ -189,9 +151,9 @@ fn analyzer_for(policies: &Policies, args: &[Expr]) -> &'static text::Analyzer {
 fn document_words(
     cx: &RunContext,
     args: &[Expr],
-    row: &[&Value],
+    row: Row<'_>,
 ) -> Option<(&'static text::Analyzer, Vec<Vec<String>>)> {
-    let value = eval::eval(cx, args.first()?, row)?;
+    let value = row(args.first()?)?;
     let analyzer = analyzer_for(&cx.policies, args);
     Some((analyzer, analyzer.document(&value)?))
 }
@@ -226,7 +188,7 @@ pub fn score_terms(args: &[Expr]) -> Option<(String, Vec<String>)> {
 fn full_text_score(
     cx: &RunContext,
     args: &[Expr],
-    row: &[&Value],
+    row: Row<'_>,
     terms: &[String],
     statistics: &Statistics,
 ) -> Option<Value> {
@@ -242,14 +204,14 @@ fn full_text_score(
 
 /// `VectorDistance(a, b [, bruteForce [, options]])` on a row: the score
 /// and how it compared.
-fn vector_distance(cx: &RunContext, args: &[Expr], row: &[&Value]) -> Option<(f64, Comparison)> {
+fn vector_distance(cx: &RunContext, args: &[Expr], row: Row<'_>) -> Option<(f64, Comparison)> {
     let options = match args.get(3) {
-        Some(e) => Some(eval::eval(cx, e, row)?),
+        Some(e) => Some(row(e)?),
         None => None,
     };
     let comparison = comparison(&cx.policies, args, options.as_ref())?;
-    let a = vector::read(&eval::eval(cx, args.first()?, row)?)?;
-    let b = vector::read(&eval::eval(cx, args.get(1)?, row)?)?;
+    let a = vector::read(&row(args.first()?)?)?;
+    let b = vector::read(&row(args.get(1)?)?)?;
     let score = vector::score(comparison.distance, &a, &b)?;
     Some((score, comparison))
 }
@@ -257,7 +219,7 @@ fn vector_distance(cx: &RunContext, args: &[Expr], row: &[&Value]) -> Option<(f6
 /// The score of a scoring function on a row, turned so that greater is
 /// more relevant (a Euclidean distance negated): what `ORDER BY RANK` and
 /// `ORDER BY VectorDistance` sort by, descending.
-pub(super) fn relevance(cx: &RunContext, expr: &Expr, row: &[&Value]) -> Option<f64> {
+pub(super) fn relevance(cx: &RunContext, expr: &Expr, row: Row<'_>) -> Option<f64> {
     let Expr::Call(name, args) = expr else {
         return None;
     };
@@ -273,89 +235,5 @@ pub(super) fn relevance(cx: &RunContext, expr: &Expr, row: &[&Value]) -> Option<
     }
 }
 
-/// The sort key of an ORDER BY key of kind `Similarity` or `Rank` on a
-/// row: its relevance, or for `RRF` each component's (null where it has
-/// none), which [`rank::fuse`] turns into ranks once every row is in.
-pub(super) fn sort_value(cx: &RunContext, expr: &Expr, row: &[&Value]) -> Option<Value> {
-    match rank::rrf_components(expr) {
-        Some((components, _)) => Some(Value::Array(
-            components
-                .iter()
-                .map(|c| relevance(cx, c, row).map_or(Value::Null, number))
-                .collect(),
-        )),
-        None => relevance(cx, expr, row).map(number),
-    }
-}
-
-/// Whether an ORDER BY key's values come in descending order: for
-/// `VectorDistance`, whether its distance function counts greater as
-/// closer (by `policies`); for a rank, always (its scores are relevances).
-pub fn sorts_descending(policies: &Policies, key: &super::ast::SortKey) -> bool {
-    match (key.kind, &key.expr) {
-        (SortKind::Similarity, Expr::Call(_, args)) => greater_is_closer(policies, args),
-        _ => key.descending,
-    }
-}
-
-/// The `FullTextScore` calls of a query's ORDER BY RANK, by path and terms.
-fn full_text_scores(select: &Select) -> Vec<TermsKey> {
-    let mut found = Vec::new();
-    for key in select.order_by.iter().filter(|k| k.kind == SortKind::Rank) {
-        let components = match rank::rrf_components(&key.expr) {
-            Some((components, _)) => components,
-            None => vec![&key.expr],
-        };
-        for component in components {
-            if let Expr::Call(name, args) = component {
-                if name == "FULLTEXTSCORE" {
-                    found.extend(score_terms(args));
-                }
-            }
-        }
-    }
-    found
-}
-
-/// Whether running `select` needs the statistics of the documents in
-/// scope (it ranks by `FullTextScore`).
-pub(super) fn needs_statistics(select: &Select) -> bool {
-    !full_text_scores(select).is_empty()
-}
-
-/// The statistics of `docs` (every document in scope, before any filter,
-/// as the gateway's statistics query counts them) for each
-/// `FullTextScore` of `select`, for [`RunContext::with_statistics`].
-pub(super) fn gather_statistics(
-    policies: &Policies,
-    select: &Select,
-    docs: &[Value],
-) -> HashMap<TermsKey, Statistics> {
-    let mut statistics = HashMap::new();
-    for (path, terms) in full_text_scores(select) {
-        let analyzer = text::analyzer(policies.full_text.language_for(&path));
-        let phrases: Vec<Vec<String>> = terms.iter().map(|t| analyzer.words(t)).collect();
-        let mut stats = Statistics {
-            documents: docs.len() as u64,
-            words: 0,
-            hits: vec![0; terms.len()],
-        };
-        let steps: Vec<&str> = path[1..].split('/').collect();
-        for doc in docs {
-            let value = steps.iter().try_fold(doc, |v, step| v.get(step));
-            let Some(runs) = value.and_then(|v| analyzer.document(v)) else {
-                continue;
-            };
-            stats.words += text::word_count(&runs);
-            for (hits, phrase) in stats.hits.iter_mut().zip(&phrases) {
-                if text::occurrences(&runs, phrase) > 0 {
-                    *hits += 1;
-                }
-            }
-        }
-        statistics.insert((path, terms), stats);
-    }
-    statistics
-}
 #[cfg(test)]
 mod tests;

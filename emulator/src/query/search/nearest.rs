@@ -1,6 +1,6 @@
 //! `ORDER BY VectorDistance(c.path, <vector>)` with `TOP` or `LIMIT`,
 //! answered from the container's float32 column for the path
-//! (`query/index/vectors.rs`) instead of parsing every document.
+//! (`index/vectors.rs`) instead of parsing every document.
 //!
 //! Same answer as the scan, in the same order: every vector of the column
 //! is scored by the kernel the scan uses ([`vector::score`]), then items
@@ -16,16 +16,17 @@ use std::cmp::Ordering;
 
 use super::super::ast::{Expr, Select, SortKind};
 use super::super::{eval, execute};
-use super::{comparison, document_path, vector, Policies};
+use super::{comparison, vector, Policies};
+use crate::index::search_policy::DistanceFunction;
+use crate::index::vectors::VectorColumn;
+use crate::index::DocumentPath;
 use crate::item_key::ItemKey;
-use crate::query::index::vectors::VectorColumn;
-use crate::query::search::policy::DistanceFunction;
 use crate::query::view::ContainerView;
 
 /// A query the column can answer, with what it compares.
 #[derive(Debug)]
 pub(in crate::query) struct Nearest {
-    path: String,
+    path: DocumentPath,
     query: Vec<f32>,
     /// Whether the document's vector is `VectorDistance`'s first argument.
     document_first: bool,
@@ -67,8 +68,8 @@ impl Nearest {
             true => None,
             false => eval::constant(e),
         };
-        let (document_first, path, other) = match (document_path(&args[0]), document_path(&args[1]))
-        {
+        let path_of = |e: &Expr| DocumentPath::of_property(e, None);
+        let (document_first, path, other) = match (path_of(&args[0]), path_of(&args[1])) {
             (Some(path), None) => (true, path, &args[1]),
             (None, Some(path)) => (false, path, &args[0]),
             _ => return None,

@@ -16,10 +16,13 @@
 
 use serde_json::{json, Value};
 
-use super::super::ast::{Expr, Select};
+use super::super::ast::{Expr, Select, SortKey, SortKind};
+use super::super::eval;
 use super::rank::rrf_components;
 use super::score_terms;
+use super::{comparison, Policies};
 use crate::error::{ApiError, ApiResult};
+use crate::index::vector;
 
 /// What the SDK replaces with the filter that resumes an ORDER BY.
 const ORDER_BY_FILTER: &str = "{documentdb-formattableorderbyquery-filter}";
@@ -79,7 +82,7 @@ pub fn hybrid(select: &Select, policies: &super::Policies) -> ApiResult<Value> {
                     (score, true, Some((target, terms)))
                 }
                 "VECTORDISTANCE" => {
-                    let closer = super::greater_is_closer(policies, args);
+                    let closer = greater_is_closer(policies, args);
                     (
                         format!("_VectorScore({})", args_sql.join(", ")),
                         closer,
@@ -206,4 +209,22 @@ fn not_a_score() -> ApiError {
         "ORDER BY RANK takes a scoring function: FullTextScore(path, 'term', ...), \
          VectorDistance(...), or RRF of them.",
     )
+}
+
+/// Whether `VectorDistance(args)` counts greater scores as closer, read
+/// without a row (for a plan): constant options only.
+fn greater_is_closer(policies: &Policies, args: &[Expr]) -> bool {
+    let options = args.get(3).and_then(eval::constant);
+    comparison(policies, args, options.as_ref())
+        .is_none_or(|c| vector::greater_is_closer(c.distance))
+}
+
+/// Whether an ORDER BY key's values come in descending order: for
+/// `VectorDistance`, whether its distance function counts greater as
+/// closer (by `policies`); for a rank, always (its scores are relevances).
+pub fn sorts_descending(policies: &Policies, key: &SortKey) -> bool {
+    match (key.kind, &key.expr) {
+        (SortKind::Similarity, Expr::Call(_, args)) => greater_is_closer(policies, args),
+        _ => key.descending,
+    }
 }

@@ -10,7 +10,9 @@
 use serde_json::Value;
 
 use super::super::ast::Expr;
+use super::super::context::RunContext;
 use super::super::eval;
+use super::{number, relevance, Row};
 
 /// The constant k of `1 / (k + rank)`.
 pub const RRF_K: f64 = 60.0;
@@ -89,6 +91,21 @@ pub fn fuse(keys: &mut [Option<Value>], weights: Option<&[f64]>) {
     }
     for (key, score) in keys.iter_mut().zip(fused) {
         *key = serde_json::Number::from_f64(score).map(Value::Number);
+    }
+}
+
+/// The sort key of an ORDER BY key of kind `Similarity` or `Rank` on a
+/// row: its relevance, or for `RRF` each component's (null where it has
+/// none), which [`fuse`] turns into ranks once every row is in.
+pub(in crate::query) fn sort_value(cx: &RunContext, expr: &Expr, row: Row<'_>) -> Option<Value> {
+    match rrf_components(expr) {
+        Some((components, _)) => Some(Value::Array(
+            components
+                .iter()
+                .map(|c| relevance(cx, c, row).map_or(Value::Null, number))
+                .collect(),
+        )),
+        None => relevance(cx, expr, row).map(number),
     }
 }
 

@@ -9,7 +9,7 @@ use super::super::tests::prepared;
 use super::super::{PreparedQuery, QueryBody};
 use super::nearest::Nearest;
 use super::Policies;
-use crate::query::search::policy::{FullTextPolicy, VectorEmbeddingPolicy};
+use crate::index::search_policy::{FullTextPolicy, VectorEmbeddingPolicy};
 use crate::query::Setting;
 
 fn run(query: &str, docs: &[Value]) -> Vec<Value> {

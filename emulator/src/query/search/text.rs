@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use rust_stemmers::{Algorithm, Stemmer};
 use serde_json::Value;
 
-use crate::query::search::policy::LANGUAGES;
+use crate::index::search_policy::LANGUAGES;
 
 /// The Snowball stemmer of a full-text policy language, by its language
 /// subtag (pt-BR and pt-PT share Portuguese's).

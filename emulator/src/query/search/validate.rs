@@ -10,7 +10,7 @@ use super::super::eval;
 use super::rank::rrf_components;
 use super::score_terms;
 use crate::error::{ApiError, ApiResult};
-use crate::query::search::policy::{DistanceFunction, VectorDataType};
+use crate::index::search_policy::{DistanceFunction, VectorDataType};
 
 /// The scores `ORDER BY RANK` and `RRF` rank by (the internal
 /// `_FullTextScore` and `_VectorScore` sort plain ORDER BYs of plans only).

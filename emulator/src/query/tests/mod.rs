@@ -3,8 +3,11 @@
 
 mod subquery;
 
+use super::prepared::Parameter;
 use super::*;
-use serde_json::json;
+use crate::item_key::ItemKey;
+use bytes::Bytes;
+use serde_json::{json, Value};
 
 /// A query without parameters, prepared (it must be valid).
 pub(crate) fn prepared(q: &str) -> PreparedQuery {

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::script::udf::Udfs;
 use crate::script::*;
 
 fn udf_query(udfs: &[(&str, &str)], sql: &str, docs: Vec<Value>) -> ApiResult<Vec<Value>> {

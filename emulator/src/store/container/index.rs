@@ -1,12 +1,12 @@
-//! A container's path indexes (`query/index/`) and spatial index
-//! (`query/index/spatial.rs`): kept by `install` and `forget`, read by queries
+//! A container's path indexes (`index/`) and spatial index
+//! (`query/spatial_column.rs`): kept by `install` and `forget`, read by queries
 //! through `ContainerView`.
 
 use super::Container;
-use crate::query::index::spatial::{SpatialColumn, SpatialColumns};
-use crate::query::index::PathIndex;
-use crate::query::indexing_policy;
-use crate::query::DocumentPath;
+use crate::index::indexing_policy;
+use crate::index::DocumentPath;
+use crate::index::PathIndex;
+use crate::query::spatial_column::{SpatialColumn, SpatialColumns};
 
 impl Container {
     /// The index of `path`, if it has been built.

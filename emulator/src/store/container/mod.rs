@@ -19,11 +19,11 @@ use super::ranges::{Range, RangeMap, SplitRefusal};
 use super::records::{self, ContainerNumbers};
 use super::scripts::Scripts;
 use super::unique_keys::UniqueIndex;
+use crate::index::search_policy::{check_embeddings_kept, check_vector_indexes_kept};
+use crate::index::vectors::VectorColumns;
+use crate::index::PathIndexes;
 use crate::item_key::ItemKey;
-use crate::query::index::spatial::SpatialColumns;
-use crate::query::index::vectors::VectorColumns;
-use crate::query::index::PathIndexes;
-use crate::query::search::policy::{check_embeddings_kept, check_vector_indexes_kept};
+use crate::query::spatial_column::SpatialColumns;
 
 mod index;
 mod restore;
@@ -73,10 +73,10 @@ pub struct Container {
     /// without an embedding policy.
     vectors: VectorColumns,
     /// Each item's value at the paths queries have filtered or sorted on
-    /// (`query/index/`): built on demand, then kept on every write.
+    /// (`index/`): built on demand, then kept on every write.
     indexes: PathIndexes,
     /// What each item's geography is at the policy's spatial index paths
-    /// (`query/index/spatial.rs`); empty without `spatialIndexes`.
+    /// (`query/spatial_column.rs`); empty without `spatialIndexes`.
     spatial: SpatialColumns,
     /// The physical partition key ranges (`pkranges`): set at creation,
     /// changed by splits.
@@ -227,7 +227,7 @@ impl Container {
     /// `default_retention` is the change log's retention for a container
     /// without a change feed policy. The partition key, unique keys,
     /// client encryption policy, vector embeddings and vector indexes stay
-    /// as they are (`query/search/policy.rs` says which additions are allowed).
+    /// as they are (`index/search_policy.rs` says which additions are allowed).
     /// Returns whether a new indexing policy began rebuilding the path
     /// indexes in use (`reindex.rs`).
     pub fn replace_settings(

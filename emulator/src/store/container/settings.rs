@@ -7,9 +7,9 @@
 use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
+use crate::index::indexing_policy;
+use crate::index::search_policy::{self, FullTextPolicy, VectorEmbeddingPolicy};
 use crate::partition_key::PartitionKeyDefinition;
-use crate::query::indexing_policy;
-use crate::query::search::policy::{self, FullTextPolicy, VectorEmbeddingPolicy};
 use crate::query::{search, ComputedProperties};
 use crate::store::encryption_policy::EncryptionPolicy;
 use crate::store::unique_keys::UniqueKeyPolicy;
@@ -79,7 +79,7 @@ impl ContainerSettings {
                 let vector_embeddings =
                     VectorEmbeddingPolicy::parse(body.get("vectorEmbeddingPolicy"))?;
                 let full_text = FullTextPolicy::parse(body.get("fullTextPolicy"))?;
-                policy::check_indexes(&indexing_policy, &vector_embeddings, &full_text)?;
+                search_policy::check_indexes(&indexing_policy, &vector_embeddings, &full_text)?;
                 (vector_embeddings, full_text)
             }
             Checks::Stored => (

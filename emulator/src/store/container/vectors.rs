@@ -1,8 +1,8 @@
-//! A container's vector columns (`query/index/vectors.rs`): kept by `install`
+//! A container's vector columns (`index/vectors.rs`): kept by `install`
 //! and `forget`, read by `ORDER BY VectorDistance`.
 
 use super::Container;
-use crate::query::index::vectors::{VectorColumn, VectorColumns};
+use crate::index::vectors::{VectorColumn, VectorColumns};
 
 impl Container {
     /// The float32 vectors of the embedding at `path`, if the container's

@@ -5,15 +5,15 @@
 use bytes::Bytes;
 
 use super::Container;
+use crate::index::vectors::VectorColumn;
+use crate::index::{DocumentPath, PathIndex};
 use crate::item_key::ItemKey;
-use crate::query::index::spatial::SpatialColumn;
-use crate::query::index::vectors::VectorColumn;
-use crate::query::index::PathIndex;
+use crate::query::spatial_column::SpatialColumn;
 use crate::query::view::ContainerView;
 
 /// A container within one request's scope: the items whose partition
 /// key `in_scope` accepts, live at `now`, and (on a resumed page)
-/// numbered after `after`. The HTTP layer's scope is its `FeedScope`; the
+/// numbered after `after`. A request's scope is its `FeedScope` (`store/scope.rs`); the
 /// tests', a logical partition or the whole container.
 pub struct ScopedView<'c, S> {
     pub c: &'c Container,
@@ -23,15 +23,16 @@ pub struct ScopedView<'c, S> {
 }
 
 impl<'c, S: FnMut(&str) -> bool> ContainerView<'c> for ScopedView<'c, S> {
-    fn vector_column(&self, path: &str) -> Option<&'c VectorColumn> {
-        self.c.vector_column(path)
+    fn vector_column(&self, path: &DocumentPath) -> Option<&'c VectorColumn> {
+        // The columns are kept by the policy's path, as written (`/a/b`).
+        self.c.vector_column(&path.to_string())
     }
 
-    fn path_index(&self, path: &[Box<str>]) -> Option<&'c PathIndex> {
+    fn path_index(&self, path: &DocumentPath) -> Option<&'c PathIndex> {
         self.c.path_index(path)
     }
 
-    fn spatial_column(&self, path: &[Box<str>]) -> Option<&'c SpatialColumn> {
+    fn spatial_column(&self, path: &DocumentPath) -> Option<&'c SpatialColumn> {
         self.c.spatial_column(path)
     }
 

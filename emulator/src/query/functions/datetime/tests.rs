@@ -9,7 +9,11 @@ use crate::query::{RunContext, Setting};
 /// Calls `f` with a `run` that calls functions in a query running at
 /// `now_millis` (epoch milliseconds).
 fn at(now_millis: i64, f: impl FnOnce(&dyn Fn(&str, Value) -> Option<Value>)) {
-    let cx = RunContext::new(now_millis, Setting::default());
+    let cx = RunContext::new(
+        now_millis,
+        Setting::default(),
+        crate::query::execute::subquery,
+    );
     f(&|name, args| run_in(&cx, name, args))
 }
 use rstest::rstest;

@@ -1,6 +1,6 @@
 //! What the spatial index keeps of an item's geography (`Reach`) and
 //! where a query's shape lets a point be (`Region`), so that
-//! `query/index/spatial.rs` can rule items out without parsing them. Every rule
+//! `query/spatial_column.rs` can rule items out without parsing them. Every rule
 //! here errs on the side of keeping an item: the executor filters each one
 //! the index gives exactly as the scan would.
 

@@ -436,7 +436,8 @@ fn every_function_is_total_over_odd_shapes() {
     json!({"valid": false, "reason": "Latitude values must be between -90 and 90 degrees."})
 )]
 fn measured_against_the_service_engine(#[case] expression: &str, #[case] expected: Value) {
-    use crate::query::{Parameter, PreparedQuery, QueryBody};
+    use crate::query::prepared::Parameter;
+    use crate::query::{PreparedQuery, QueryBody};
     let parameter = |name: &str, value: Value| Parameter {
         name: name.into(),
         value,

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::ContainerSettings;
 use crate::error::ApiResult;
-use crate::query::search::policy::*;
+use crate::index::search_policy::*;
 use crate::store::Container;
 
 /// A container body with `fields` added to an id and a partition key.

@@ -1,10 +1,20 @@
-//! What the engine reads instead of parsing every item, defined here and
-//! kept by the store on every write (`store/container/index.rs`): the
-//! value index of a property path (this module: every item's value there,
-//! its [`IndexKey`], in the order `ORDER BY` sorts, ties in write order:
-//! by the item's number, the last part of its RID),
-//! the vector columns (`vectors.rs`) and the spatial columns
-//! (`spatial.rs`).
+//! Indexes: what the query engine reads instead of parsing every item,
+//! defined here and kept by the store on every write
+//! (`store/container/index.rs`). A leaf below the query engine and the
+//! store, which both name it:
+//!
+//! - the path of the item an index reads ([`DocumentPath`],
+//!   `document_path.rs`);
+//! - the value index of a property path (this module: every item's value
+//!   there, its [`IndexKey`] (`key.rs`), in the order `ORDER BY` sorts,
+//!   ties in write order: by the item's number, the last part of its RID);
+//! - the vector columns (`vectors.rs`), over the vectors' types and
+//!   distances (`vector.rs`);
+//! - the indexing policy (`indexing_policy.rs`) and the container's vector
+//!   embedding and full-text policies (`search_policy.rs`).
+//!
+//! The spatial columns read the spatial functions' geometry, and stay
+//! with it in the query engine (`query/spatial_column.rs`).
 //!
 //! A path's index answers an equality, a range,
 //! `IN` or `STARTSWITH` finds its few candidates, and `ORDER BY` with a
@@ -24,8 +34,11 @@
 //! map: every candidate is looked up through the container, which treats
 //! an expired item as absent, so the index never returns one.
 
+pub mod document_path;
+pub mod indexing_policy;
 mod key;
-pub mod spatial;
+pub mod search_policy;
+pub mod vector;
 pub mod vectors;
 
 use std::collections::{BTreeSet, HashMap};
@@ -33,12 +46,13 @@ use std::ops::Bound;
 
 use bytes::Bytes;
 
+pub use document_path::DocumentPath;
 #[cfg(test)]
 pub use key::Number;
 pub use key::{IndexKey, KeyType};
 
 use crate::item_key::ItemKey;
-use crate::query::document_path::{DocumentPath, ELEMENTS};
+use document_path::ELEMENTS;
 
 /// An item as an index gives it: its number (the last part of its RID,
 /// its place in write order) and its key.

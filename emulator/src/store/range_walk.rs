@@ -10,11 +10,9 @@
 //! the parent's write order), and the next step starts where those bounds
 //! end: every item once.
 
-use axum::http::HeaderMap;
-
-use super::request::CosmosHeaders;
+use super::scope::ScopeRequest;
+use super::{Container, Range};
 use crate::query::Continuation;
-use crate::store::{Container, Range};
 
 /// Where one page of the walk reads: the EPK bounds `[min, max)` of a
 /// range, and the number of the item to resume after.
@@ -29,18 +27,12 @@ pub struct Step {
 /// write order (one that needs its whole result is planned by the SDK instead).
 pub fn step(
     c: &Container,
-    headers: &HeaderMap,
+    scope: &ScopeRequest<'_>,
     streams: bool,
     continuation: Option<&Continuation>,
 ) -> Option<Step> {
     let ranges = c.ranges();
-    let scoped = headers.partition_key().is_some()
-        || headers
-            .text("x-ms-documentdb-partitionkeyrangeid")
-            .is_some()
-        || headers.text("x-ms-start-epk").is_some()
-        || headers.text("x-ms-end-epk").is_some();
-    if scoped || !streams || ranges.count() < 2 {
+    if scope.names_part() || !streams || ranges.count() < 2 {
         return None;
     }
     let bounds = |range: &Range| (range.min.clone(), range.max.clone());

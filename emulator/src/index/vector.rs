@@ -11,23 +11,7 @@
 
 use serde_json::Value;
 
-use crate::query::search::policy::{DistanceFunction, VectorDataType};
-
-/// How two vectors are compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Comparison {
-    pub distance: DistanceFunction,
-    pub data_type: VectorDataType,
-}
-
-impl Default for Comparison {
-    fn default() -> Self {
-        Comparison {
-            distance: DistanceFunction::Cosine,
-            data_type: VectorDataType::Float32,
-        }
-    }
-}
+use crate::index::search_policy::DistanceFunction;
 
 /// Whether a greater score is more similar (cosine, dot product) or a
 /// smaller one (Euclidean distance): how `ORDER BY VectorDistance` sorts.

@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use super::is_mode_none;
-use crate::query::DocumentPath;
+use crate::index::DocumentPath;
 
 /// Whether `policy` (normalised) indexes the value at `steps`, the
 /// property names from the document's root (`/address/city/?` for
@@ -40,7 +40,7 @@ pub fn indexes(policy: &Value, steps: &[Box<str>]) -> bool {
 
 /// The properties the policy's `spatialIndexes` name (`/location/*` is
 /// `["location"]`), those it indexes: what the spatial index keeps
-/// (`query/index/spatial.rs`). Paths through array elements are left out.
+/// (`query/spatial_column.rs`). Paths through array elements are left out.
 pub fn spatial_paths(policy: &Value) -> Vec<DocumentPath> {
     let mut paths: Vec<DocumentPath> = policy["spatialIndexes"]
         .as_array()

@@ -1,26 +1,50 @@
-//! Which items a query, a read feed or a change feed reads: the partition
-//! key header (a whole key, or for a hierarchical key a prefix of its
-//! levels) and the range of effective partition keys (EPK) that the SDKs
-//! send for a feed range or a hierarchical prefix (`x-ms-start-epk` /
-//! `x-ms-end-epk`, `[start, end)`). One helper for every feed, so that a
-//! range means the same everywhere, and the same as in Azure: each item's
-//! EPK is computed with the service's hashing (see [`crate::epk`]).
-//! A request may also name a physical range
-//! (`x-ms-documentdb-partitionkeyrangeid`, see `store/ranges.rs`): it then
+//! Which items a query, a read feed or a change feed reads
+//! ([`ScopeRequest`], as the protocol names them): a partition key (a
+//! whole key, or for a hierarchical key a prefix of its levels) and the
+//! range of effective partition keys (EPK) that the SDKs send for a feed
+//! range or a hierarchical prefix (`[start, end)`; over HTTP
+//! `x-ms-start-epk` / `x-ms-end-epk`). One helper for every feed, so that
+//! a range means the same everywhere, and the same as in Azure: each
+//! item's EPK is computed with the service's hashing (see [`crate::epk`]).
+//! A request may also name a physical range (over HTTP
+//! `x-ms-documentdb-partitionkeyrangeid`, see `store/ranges.rs`): it then
 //! reads only that range's part of the EPK range; an unknown range id is
 //! 410 with substatus 1002, as the service answers for a range gone.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
-use axum::http::HeaderMap;
 use serde_json::Value;
 
-use super::request::CosmosHeaders;
+use super::{Container, Range, RangeMap};
 use crate::epk;
 use crate::error::{ApiError, ApiResult, Status};
 use crate::partition_key::{KeyScope, PartitionKeyDefinition};
-use crate::store::{Container, Range, RangeMap};
+
+/// What a request names of a container's items, each as sent (none:
+/// the whole container).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScopeRequest<'r> {
+    /// The partition key (its JSON array), whole or a hierarchical prefix.
+    pub partition_key: Option<&'r str>,
+    /// A physical partition key range's id.
+    pub range_id: Option<&'r str>,
+    /// The EPK range `[start, end)`, hex digits (an end alone starts at
+    /// the minimum, a start alone ends at the maximum).
+    pub start_epk: Option<&'r str>,
+    pub end_epk: Option<&'r str>,
+}
+
+impl ScopeRequest<'_> {
+    /// Whether it names less than every partition: a key, a range or an
+    /// EPK range.
+    pub fn names_part(&self) -> bool {
+        self.partition_key.is_some()
+            || self.range_id.is_some()
+            || self.start_epk.is_some()
+            || self.end_epk.is_some()
+    }
+}
 
 /// A request's scope within one container.
 pub struct FeedScope<'a> {
@@ -33,14 +57,14 @@ pub struct FeedScope<'a> {
 }
 
 impl<'a> FeedScope<'a> {
-    pub fn from_headers(container: &'a Container, headers: &HeaderMap) -> ApiResult<Self> {
+    pub fn new(container: &'a Container, request: &ScopeRequest<'_>) -> ApiResult<Self> {
         let definition = container.partition_key();
-        let key = headers
-            .partition_key()
+        let key = request
+            .partition_key
             .map(|h| definition.scope_from_header(h))
             .transpose()?;
-        let mut epk = EpkFilter::from_headers(definition, headers)?;
-        let range = match headers.text("x-ms-documentdb-partitionkeyrangeid") {
+        let mut epk = EpkFilter::new(definition, request)?;
+        let range = match request.range_id {
             Some(id) => {
                 let ranges = container.ranges();
                 let range = ranges.by_id(id).ok_or_else(|| range_gone(id, ranges))?;
@@ -71,12 +95,9 @@ pub struct EpkFilter<'a> {
 }
 
 impl<'a> EpkFilter<'a> {
-    fn from_headers(
-        definition: &'a PartitionKeyDefinition,
-        headers: &HeaderMap,
-    ) -> ApiResult<Self> {
-        let start = headers.text("x-ms-start-epk").map(str::trim);
-        let end = headers.text("x-ms-end-epk").map(str::trim);
+    fn new(definition: &'a PartitionKeyDefinition, request: &ScopeRequest<'_>) -> ApiResult<Self> {
+        let start = request.start_epk.map(str::trim);
+        let end = request.end_epk.map(str::trim);
         for (name, value) in [("x-ms-start-epk", start), ("x-ms-end-epk", end)] {
             if let Some(value) = value.filter(|v| !v.bytes().all(|b| b.is_ascii_hexdigit())) {
                 return Err(ApiError::bad_request(format!(

@@ -16,10 +16,10 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::Numbered;
+use crate::index::document_path::DocumentPath;
+use crate::index::indexing_policy;
+use crate::index::Numbered;
 use crate::item_key::ItemKey;
-use crate::query::document_path::DocumentPath;
-use crate::query::indexing_policy;
 use crate::query::{Reach, Region};
 
 /// One spatial path's items: those whose value there `ST_DISTANCE` can

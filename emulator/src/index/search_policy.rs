@@ -420,3 +420,50 @@ fn shown(value: Option<&Value>) -> String {
         None => "(none)".to_string(),
     }
 }
+
+/// How two vectors are compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Comparison {
+    pub distance: DistanceFunction,
+    pub data_type: VectorDataType,
+}
+
+impl Default for Comparison {
+    fn default() -> Self {
+        Comparison {
+            distance: DistanceFunction::Cosine,
+            data_type: VectorDataType::Float32,
+        }
+    }
+}
+
+/// The container's policies that search functions read.
+#[derive(Debug, Clone, Default)]
+pub struct Policies {
+    pub vectors: VectorEmbeddingPolicy,
+    pub full_text: FullTextPolicy,
+}
+
+impl Policies {
+    /// How `VectorDistance` compares vectors at `path` (a document path,
+    /// if one of its arguments is), `options` overriding the policy.
+    pub fn comparison(&self, path: Option<&str>, options: Option<&Value>) -> Option<Comparison> {
+        let mut comparison =
+            path.and_then(|p| self.vectors.for_path(p))
+                .map_or_else(Comparison::default, |e| Comparison {
+                    distance: e.distance_function,
+                    data_type: e.data_type,
+                });
+        if let Some(options) = options {
+            let options = options.as_object()?;
+            for (key, value) in options {
+                if key.eq_ignore_ascii_case("distanceFunction") {
+                    comparison.distance = DistanceFunction::parse(value.as_str()?)?;
+                } else if key.eq_ignore_ascii_case("dataType") {
+                    comparison.data_type = VectorDataType::parse(value.as_str()?)?;
+                }
+            }
+        }
+        Some(comparison)
+    }
+}

@@ -1,9 +1,9 @@
-//! The path of the item that a query expression reads, one type for every
-//! part of the engine that asks: the index and the lookups that read it
-//! (`index/`, `access.rs`), the checks of ORDER BY against the indexing
-//! policy (`validate.rs`, `computed.rs`), the partition key a filter pins
-//! (`gateway.rs`), and the embedding or text a search function reads
-//! (`search/`).
+//! Which expression of a query reads which path of the item: the
+//! [`DocumentPath`] (`index/document_path.rs`) that the index and the
+//! lookups that read it (`access.rs`), the checks of ORDER BY against the
+//! indexing policy (`validate.rs`, `computed.rs`), the partition key a
+//! filter pins (`gateway.rs`), and the embedding or text a search function
+//! reads (`search/`) all ask for.
 //!
 //! One walker, [`DocumentPath::of`], decides the two rules once (and
 //! [`maps_to_path`], the wider question ORDER BY asks, follows the same
@@ -21,26 +21,10 @@
 //!   an aggregate or a group). `FROM x IN c.a` (the elements of an array)
 //!   and a subquery's FROM bind something else: no path of the item.
 
-use std::borrow::Borrow;
-use std::fmt;
-use std::ops::Deref;
-
 use serde_json::Value;
 
 use super::ast::{Expr, From, Projection, Select};
-use super::eval;
-
-/// The step of an index path that reads the elements of the array before
-/// it (`tags/[]`: each element of `tags`), as indexing policies write it.
-/// A query's path never holds it as a property name.
-pub const ELEMENTS: &str = "[]";
-
-/// A path of property names from the item's root: `c.address.city` is
-/// `["address", "city"]`, written `/address/city`; empty for the item
-/// itself. An index's path may end in [`ELEMENTS`] (`["tags", "[]"]`:
-/// what `ARRAY_CONTAINS(c.tags, x)` and `JOIN t IN c.tags ... t = x` read).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct DocumentPath(Vec<Box<str>>);
+use crate::index::document_path::{DocumentPath, ELEMENTS};
 
 impl DocumentPath {
     /// The path `expr` reads of the item, in a query whose FROM is `from`
@@ -65,57 +49,11 @@ impl DocumentPath {
     pub fn of_property(expr: &Expr, from: Option<&From>) -> Option<DocumentPath> {
         DocumentPath::of(expr, from).filter(|path| !path.is_empty())
     }
-
-    /// This path's array elements: `tags` becomes `tags/[]`.
-    pub fn elements(mut self) -> DocumentPath {
-        self.0.push(ELEMENTS.into());
-        self
-    }
-
-    /// Whether this is `names` (a partition key's path, as its definition
-    /// splits it).
-    pub fn is(&self, names: &[String]) -> bool {
-        self.0.len() == names.len() && self.0.iter().zip(names).all(|(a, b)| **a == **b)
-    }
-}
-
-impl Deref for DocumentPath {
-    type Target = [Box<str>];
-
-    fn deref(&self) -> &[Box<str>] {
-        &self.0
-    }
-}
-
-/// So that a map keyed by paths is looked up by a slice of steps.
-impl Borrow<[Box<str>]> for DocumentPath {
-    fn borrow(&self) -> &[Box<str>] {
-        &self.0
-    }
-}
-
-impl<S: Into<Box<str>>> FromIterator<S> for DocumentPath {
-    fn from_iter<I: IntoIterator<Item = S>>(steps: I) -> Self {
-        DocumentPath(steps.into_iter().map(Into::into).collect())
-    }
-}
-
-/// `/a/b`, as policies write paths; `/` for the item itself.
-impl fmt::Display for DocumentPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
-            return f.write_str("/");
-        }
-        for step in &self.0 {
-            write!(f, "/{step}")?;
-        }
-        Ok(())
-    }
 }
 
 /// The steps of `expr` from the row's first name (`Var(0)`).
 fn steps(expr: &Expr) -> Option<DocumentPath> {
-    let mut names = Vec::new();
+    let mut names: Vec<Box<str>> = Vec::new();
     let mut at = expr;
     loop {
         let name = match at {
@@ -136,7 +74,7 @@ fn steps(expr: &Expr) -> Option<DocumentPath> {
         }
     }
     names.reverse();
-    Some(DocumentPath(names))
+    Some(names.into_iter().collect())
 }
 
 /// A path over the name that `FROM (SELECT ...) x` binds, written as the
@@ -184,8 +122,8 @@ fn through_derived<'s>(expr: &Expr, inner: &'s Select) -> Option<(Expr, &'s From
 fn projected_aggregates(select: &Select) -> bool {
     match &select.projection {
         Projection::Star => false,
-        Projection::Value(e) => eval::contains_aggregate(e),
-        Projection::Fields(fields) => fields.iter().any(|(e, _)| eval::contains_aggregate(e)),
+        Projection::Value(e) => e.contains_aggregate(),
+        Projection::Fields(fields) => fields.iter().any(|(e, _)| e.contains_aggregate()),
     }
 }
 

@@ -27,9 +27,9 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use crate::index::search_policy::VectorEmbeddingPolicy;
+use crate::index::vector;
 use crate::item_key::ItemKey;
-use crate::query::search::policy::VectorEmbeddingPolicy;
-use crate::query::search::vector;
 
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -327,7 +327,7 @@ impl<'de> de::Deserialize<'de> for Element {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::search::vector;
+    use crate::index::vector;
     use serde_json::{json, Value};
 
     fn steps(path: &str) -> Vec<String> {

@@ -14,7 +14,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use crate::query::document_path::ELEMENTS;
+use crate::index::document_path::ELEMENTS;
 
 /// A value as the index orders it: by type (undefined, null, booleans,
 /// numbers, strings, arrays, objects), then by value within the type.
@@ -257,7 +257,6 @@ impl At<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::sort_order;
     use serde_json::json;
 
     fn steps(path: &[&str]) -> Vec<Box<str>> {
@@ -308,36 +307,5 @@ mod tests {
         assert_eq!(keys, [IndexKey::Bool(true)]);
         IndexKey::each_at(body, &steps(&["n"]), |k| keys.push(k));
         assert_eq!(keys[1], IndexKey::Number(Number::new(3.0)));
-    }
-
-    /// The index's order is ORDER BY's, for every pair of these values.
-    #[test]
-    fn the_order_is_order_by_s() {
-        let values = [
-            None,
-            Some(json!(null)),
-            Some(json!(false)),
-            Some(json!(true)),
-            Some(json!(-2.5)),
-            Some(json!(0)),
-            Some(json!(-0.0)),
-            Some(json!(1)),
-            Some(json!(1.0)),
-            Some(json!(1e300)),
-            Some(json!("")),
-            Some(json!("B")),
-            Some(json!("a")),
-            Some(json!("é")),
-            Some(json!([1])),
-            Some(json!([])),
-            Some(json!({"a": 1})),
-            Some(json!({})),
-        ];
-        for a in &values {
-            for b in &values {
-                let by_index = IndexKey::of(a.as_ref()).cmp(&IndexKey::of(b.as_ref()));
-                assert_eq!(by_index, sort_order(a, b), "{a:?} vs {b:?}");
-            }
-        }
     }
 }
