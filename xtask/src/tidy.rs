@@ -122,7 +122,9 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     // The Cosmos operations, below every protocol: a function of the
-    // account and a protocol-neutral request each.
+    // account and a protocol-neutral request each. The metadata operations
+    // query their resources in memory (`query`) and hand out permission
+    // tokens (`resource_token`).
     (
         "operations",
         &[
@@ -133,6 +135,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "limits",
             "patch",
             "persist",
+            "query",
             "regions",
             "request_units",
             "resource_token",

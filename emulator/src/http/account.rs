@@ -1,4 +1,5 @@
-//! `GET /`: the account document. Its locations must carry the scheme, host
+//! `GET /` on the wire: the account document (`operations/account.rs`),
+//! with where this endpoint is reached. Its locations must carry the scheme, host
 //! and port the client reached, since the Python SDK sends later requests
 //! there; with `--advertise-host`, that host with the port the client used.
 //! The scheme is the connection's where one port serves both
@@ -12,13 +13,13 @@
 
 use axum::extract::State;
 use axum::http::uri::Authority;
-use axum::http::{HeaderMap, StatusCode, Uri};
+use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
 use axum::Extension;
-use serde_json::json;
 
-use super::response::{resource, METADATA_READ};
+use super::response::from_operation;
 use super::AppState;
+use crate::operations::account;
 use crate::transport::ConnectionScheme;
 
 /// `scheme://host:port/` as the client should address the emulator.
@@ -72,6 +73,9 @@ fn regional(addressed: String, listens_on_ipv4: bool) -> String {
     }
 }
 
+/// `GET /`: the account document (`operations/account.rs`), with the
+/// addresses this endpoint computes: its own as the client reached it,
+/// and, with several regions, each region's (`regions.rs`).
 pub async fn read(
     State(state): State<AppState>,
     connection: Option<Extension<ConnectionScheme>>,
@@ -80,53 +84,16 @@ pub async fn read(
 ) -> Response {
     let scheme = connection.map_or(state.scheme, |Extension(c)| c.0);
     let endpoint = endpoint(&state, scheme, &uri, &headers);
-    let (writable, readable) = match state.account.topology.names().len() {
-        1 => {
-            let location = json!([{"name": &*state.region, "databaseAccountEndpoint": endpoint}]);
-            (location.clone(), location)
-        }
+    let regions = (state.account.topology.names().len() > 1).then(|| {
         // Every region, each at its own port of the host this one was reached at.
-        _ => {
-            let addressed = endpoint
-                .trim_end_matches('/')
-                .rsplit_once("://")
-                .map_or(endpoint.as_str(), |(_, authority)| authority);
-            super::regions::locations(&state, scheme, addressed)
-        }
-    };
-    // Microsoft's emulator's account is `localhost`, and the JavaScript SDK
-    // ignores the locations of an account so named: a multi-region account
-    // must be called otherwise for its regions to count.
-    let account_id = match state.account.topology.names().len() {
-        1 => "localhost",
-        _ => "emulator",
-    };
-    let query_engine = json!({
-        "maxSqlQueryInputLength": 262144, "maxJoinsPerSqlQuery": 5, "maxLogicalAndPerSqlQuery": 500,
-        "maxLogicalOrPerSqlQuery": 500, "maxUdfRefPerSqlQuery": 10, "maxInExpressionItemsCount": 16000,
-        "queryMaxInMemorySortDocumentCount": 500, "maxQueryRequestTimeoutFraction": 0.9,
-        "sqlAllowNonFiniteNumbers": false, "sqlAllowAggregateFunctions": true, "sqlAllowSubQuery": true,
-        "sqlAllowScalarSubQuery": true, "allowNewKeywordsAsIdentifiers": true, "enableSpatialIndexing": true,
-        "maxSpatialQueryCells": 12, "spatialMaxGeometryPointCount": 256, "sqlDisableOptimizationFlags": 0,
-        "sqlAllowTop": true, "enableUDFs": true
+        let addressed = endpoint
+            .trim_end_matches('/')
+            .rsplit_once("://")
+            .map_or(endpoint.as_str(), |(_, authority)| authority);
+        super::regions::locations(&state, scheme, addressed)
     });
-    let account = json!({
-        "_self": "",
-        "id": account_id,
-        "_rid": account_id,
-        "media": "//media/",
-        "addresses": "//addresses/",
-        "_dbs": "//dbs/",
-        "writableLocations": writable,
-        "readableLocations": readable,
-        "enableMultipleWriteLocations": state.account.topology.multi_write(),
-        "userReplicationPolicy": {"asyncReplication": false, "minReplicaSetSize": 1, "maxReplicasetSize": 4},
-        "userConsistencyPolicy": {"defaultConsistencyLevel": state.account.consistency.name()},
-        "systemReplicationPolicy": {"minReplicaSetSize": 1, "maxReplicasetSize": 4},
-        "readPolicy": {"primaryReadCoefficient": 1, "secondaryReadCoefficient": 1},
-        "queryEngineConfiguration": query_engine.to_string(),
-    });
-    resource(StatusCode::OK, &account, METADATA_READ)
+    let reached = account::Reached { endpoint, regions };
+    from_operation(account::read(&state.serving(), reached), &uri)
 }
 
 #[cfg(test)]

@@ -1,91 +1,70 @@
-//! `/dbs/{db}/clientencryptionkeys[/{id}]`: create, read, read feed, query
-//! and replace (a rewrap). Master key only, like users. DELETE is 405: no
-//! SDK or management API deletes a key (`store/client_encryption_keys.rs`).
+//! `/dbs/{db}/clientencryptionkeys[/{id}]` on the wire: the client
+//! encryption key operations (`operations/keys.rs`); a POST is a query or a
+//! create. Master key only, like users. DELETE is 405.
 
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
 
 use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::{resource, value_feed, value_query, METADATA_READ, METADATA_WRITE};
+use super::response::from_operation;
 use super::AppState;
-use crate::error::{ApiError, ApiResult};
+use crate::operations::{keys, DatabasePath, KeyPath};
 
-/// The feed envelope's key, as the service names it.
-const FEED: &str = "ClientEncryptionKeys";
+type KeyParams = PathParams<(String, String)>;
 
 pub async fn list(
     State(state): State<AppState>,
     PathParams(db): PathParams<String>,
-) -> ApiResult<Response> {
-    let (rid, keys) = state.account.store.client_encryption_keys(&db)?;
-    Ok(value_feed(&rid, FEED, &keys))
+    uri: Uri,
+) -> Response {
+    let database = DatabasePath { database: &db };
+    from_operation(keys::list(&state.serving(), database), &uri)
 }
 
 pub async fn create_or_query(
     State(state): State<AppState>,
     PathParams(db): PathParams<String>,
+    uri: Uri,
     headers: HeaderMap,
     body: Body,
-) -> ApiResult<Response> {
-    if headers.is_query() {
-        let (rid, keys) = state.account.store.client_encryption_keys(&db)?;
-        return value_query(
-            &body,
-            state.account.store.clock.now_millis(),
-            &rid,
-            FEED,
-            keys,
-        );
-    }
-    let key = state
-        .account
-        .store
-        .create_client_encryption_key(&db, &body.object()?)?;
-    Ok(resource(StatusCode::CREATED, &key, METADATA_WRITE))
+) -> Response {
+    let (serving, database) = (state.serving(), DatabasePath { database: &db });
+    let answer = match headers.is_query() {
+        true => keys::query(&serving, database, &body.0),
+        false => keys::create(&serving, database, &body.0),
+    };
+    from_operation(answer, &uri)
 }
 
-/// A key, or 304 when `If-None-Match` names its current etag: how the
-/// SDKs' client-side encryption learns that the key they hold is current
-/// (the JavaScript SDK's "key encryption key revoke test": a key whose key
-/// encryption key is revoked and that is unchanged must be rewrapped).
 pub async fn read(
     State(state): State<AppState>,
-    PathParams((db, id)): PathParams<(String, String)>,
+    PathParams((db, id)): KeyParams,
+    uri: Uri,
     headers: HeaderMap,
-) -> ApiResult<Response> {
-    let key = state.account.store.client_encryption_key(&db, &id)?;
-    let unchanged = headers
-        .text("if-none-match")
-        .is_some_and(|tag| Some(tag.trim()) == key["_etag"].as_str());
-    if unchanged {
-        use axum::response::IntoResponse;
-        return Ok(StatusCode::NOT_MODIFIED.into_response());
-    }
-    Ok(resource(StatusCode::OK, &key, METADATA_READ))
+) -> Response {
+    let key = KeyPath {
+        database: &db,
+        id: &id,
+    };
+    from_operation(keys::read(&state.serving(), key, &headers), &uri)
 }
 
 pub async fn replace(
     State(state): State<AppState>,
-    PathParams((db, id)): PathParams<(String, String)>,
+    PathParams((db, id)): KeyParams,
+    uri: Uri,
     headers: HeaderMap,
     body: Body,
-) -> ApiResult<Response> {
-    let key = state.account.store.replace_client_encryption_key(
-        &db,
-        &id,
-        &body.object()?,
-        headers.if_match(),
-    )?;
-    Ok(resource(StatusCode::OK, &key, METADATA_WRITE))
+) -> Response {
+    let key = KeyPath {
+        database: &db,
+        id: &id,
+    };
+    let answer = keys::replace(&state.serving(), key, &headers, &body.0);
+    from_operation(answer, &uri)
 }
 
-/// No client deletes a key: containers' policies and the data encrypted
-/// with it depend on it. The key goes with its database.
-pub async fn delete() -> ApiError {
-    ApiError::method_not_allowed().with_message(
-        "The requested verb is not supported on this resource: a client encryption key cannot \
-         be deleted (no SDK deletes one; it is deleted with its database). To retire it, \
-         rewrap it or stop naming it in new containers' clientEncryptionPolicy.",
-    )
+pub async fn delete(uri: Uri) -> Response {
+    from_operation(keys::delete(), &uri)
 }

@@ -1,73 +1,56 @@
-//! `/dbs/{db}/colls/{coll}/conflicts`: the conflicts feed. A single-region
-//! emulator never has write conflicts, so the feed, and any query on it, is
-//! empty; it is served so that the SDKs' conflict APIs work as against a
-//! single-write-region account.
+//! `/dbs/{db}/colls/{coll}/conflicts[/{id}]` on the wire: the conflicts
+//! feed (`operations/conflicts.rs`); a POST is only a query.
 
 use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
 
 use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::value_feed;
+use super::response::from_operation;
 use super::AppState;
-use crate::error::{ApiError, ApiResult};
-use crate::query::{PreparedQuery, QueryBody};
-
-/// The container's RID, once it is known to exist.
-fn container_rid(state: &AppState, db: &str, coll: &str) -> ApiResult<String> {
-    let (container, _) = state.account.store.container(db, coll)?;
-    Ok(container["_rid"].as_str().unwrap_or("").to_string())
-}
+use crate::operations::{conflicts, ConflictPath, ContainerPath};
 
 pub async fn read_feed(
     State(state): State<AppState>,
     PathParams((db, coll)): PathParams<(String, String)>,
-) -> ApiResult<Response> {
-    let rid = container_rid(&state, &db, &coll)?;
-    Ok(value_feed(&rid, "Conflicts", &[]))
+    uri: Uri,
+) -> Response {
+    let container = ContainerPath {
+        database: &db,
+        container: &coll,
+    };
+    from_operation(conflicts::list(&state.serving(), container), &uri)
 }
 
 pub async fn query(
     State(state): State<AppState>,
     PathParams((db, coll)): PathParams<(String, String)>,
+    uri: Uri,
     headers: HeaderMap,
     body: Body,
-) -> ApiResult<Response> {
-    let rid = container_rid(&state, &db, &coll)?;
-    if !headers.is_query() {
-        return Err(ApiError::bad_request(
-            "Conflicts are recorded by the service, not created: POST to the conflicts feed only \
-             queries it, with x-ms-documentdb-isquery: true.",
-        ));
-    }
-    // Validated as any query, then run over no conflicts.
-    let query = PreparedQuery::prepare_at(
-        &body.typed::<QueryBody>("query")?,
-        state.account.store.clock.now_millis(),
-    )?;
-    // Across partitions only when the client says so, as for items.
-    if headers.partition_key().is_none()
-        && headers
-            .text("x-ms-documentdb-partitionkeyrangeid")
-            .is_none()
-        && !headers.flag("x-ms-documentdb-query-enablecrosspartition")
-    {
-        state.account.store.with_container(&db, &coll, |c, _| {
-            crate::store::check_cross_partition_enabled(c.partition_key())
-        })?;
-    }
-    let results = query.run_values(std::iter::empty())?;
-    Ok(value_feed(&rid, "Conflicts", &results))
+) -> Response {
+    let serving = state.serving();
+    let container = ContainerPath {
+        database: &db,
+        container: &coll,
+    };
+    let answer = match headers.is_query() {
+        true => conflicts::query(&serving, container, &headers, &body.0),
+        false => conflicts::create(&serving, container),
+    };
+    from_operation(answer, &uri)
 }
 
-/// One conflict: there are none.
+/// One conflict (GET or DELETE).
 pub async fn read(
     State(state): State<AppState>,
     PathParams((db, coll, id)): PathParams<(String, String, String)>,
-) -> ApiResult<Response> {
-    container_rid(&state, &db, &coll)?;
-    Err(ApiError::not_found().with_message(format!(
-        "Resource Not Found: the conflict '{id}' does not exist; this emulator has one write region \
-         and never records conflicts."
-    )))
+    uri: Uri,
+) -> Response {
+    let conflict = ConflictPath {
+        database: &db,
+        container: &coll,
+        id: &id,
+    };
+    from_operation(conflicts::read(&state.serving(), conflict), &uri)
 }

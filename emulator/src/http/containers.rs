@@ -1,123 +1,76 @@
-//! `/dbs/{db}/colls` and `/dbs/{db}/colls/{coll}`.
+//! `/dbs/{db}/colls` and `/dbs/{db}/colls/{coll}` on the wire: the
+//! container operations (`operations/containers.rs`); a POST is a query or
+//! a create.
 
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
 
 use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::{
-    no_content, resource, value_feed, value_query, METADATA_READ, METADATA_WRITE,
-};
+use super::response::from_operation;
 use super::AppState;
-use crate::error::ApiResult;
+use crate::operations::{containers, ContainerPath, DatabasePath};
+
+type ContainerParams = PathParams<(String, String)>;
+
+fn container<'a>(db: &'a str, coll: &'a str) -> ContainerPath<'a> {
+    ContainerPath {
+        database: db,
+        container: coll,
+    }
+}
 
 pub async fn list(
     State(state): State<AppState>,
     PathParams(db): PathParams<String>,
-) -> ApiResult<Response> {
-    let rid = state.account.store.database(&db)?["_rid"]
-        .as_str()
-        .unwrap_or("")
-        .to_string();
-    Ok(value_feed(
-        &rid,
-        "DocumentCollections",
-        &state.account.store.containers(&db)?,
-    ))
+    uri: Uri,
+) -> Response {
+    let database = DatabasePath { database: &db };
+    from_operation(containers::list(&state.serving(), database), &uri)
 }
 
 pub async fn create_or_query(
     State(state): State<AppState>,
     PathParams(db): PathParams<String>,
+    uri: Uri,
     headers: HeaderMap,
     body: Body,
-) -> ApiResult<Response> {
-    if headers.is_query() {
-        let rid = state.account.store.database(&db)?["_rid"]
-            .as_str()
-            .unwrap_or("")
-            .to_string();
-        let now = state.account.store.clock.now_millis();
-        let containers = state.account.store.containers(&db)?;
-        return value_query(&body, now, &rid, "DocumentCollections", containers);
-    }
-    let throughput = super::offers::requested_throughput(&headers)?;
-    let created = state
-        .account
-        .store
-        .create_container(&db, &body.object()?, throughput)?;
-    Ok(resource(StatusCode::CREATED, &created, METADATA_WRITE))
+) -> Response {
+    let (serving, database) = (state.serving(), DatabasePath { database: &db });
+    let answer = match headers.is_query() {
+        true => containers::query(&serving, database, &body.0),
+        false => containers::create(&serving, database, &headers, &body.0),
+    };
+    from_operation(answer, &uri)
 }
 
 pub async fn read(
     State(state): State<AppState>,
-    PathParams((db, coll)): PathParams<(String, String)>,
+    PathParams((db, coll)): ContainerParams,
+    uri: Uri,
     headers: HeaderMap,
-) -> ApiResult<Response> {
-    let (mut container, live_items) = state.account.store.container(&db, &coll)?;
-    if headers.flag("x-ms-documentdb-populatepartitionstatistics") {
-        container["statistics"] = state.account.store.partition_statistics(&db, &coll)?.into();
-    }
-    let mut response = resource(StatusCode::OK, &container, METADATA_READ);
-    // The service's quota and usage, in its `name=value;` form (sizes in
-    // KB). The sizes take a pass over the items: only when asked for
-    // (`x-ms-documentdb-populatequotainfo`, Python's `populate_quota_info`,
-    // JavaScript's `populateQuotaInfo`); the count is always there.
-    let quota = headers.flag("x-ms-documentdb-populatequotainfo");
-    let usage = if quota {
-        let kb = state.account.store.live_bytes(&db, &coll)?.div_ceil(1024);
-        let scripts = super::scripts::usage(state.account.store.script_counts(&db, &coll)?);
-        format!(
-            "{scripts}documentSize={kb};documentsSize={kb};documentsCount={live_items};\
-             collectionSize={kb};"
-        )
-    } else {
-        format!("documentsCount={live_items};")
-    };
-    let headers = response.headers_mut();
-    headers.insert(
-        "x-ms-resource-quota",
-        HeaderValue::from_static(
-            "functions=25;storedProcedures=100;triggers=25;documentSize=10240;\
-             documentsSize=10485760;documentsCount=-1;collectionSize=10485760;",
-        ),
-    );
-    if let Ok(usage) = HeaderValue::from_str(&usage) {
-        headers.insert("x-ms-resource-usage", usage);
-    }
-    // A new indexing policy rebuilds the indexes in use in the background
-    // (`reindex.rs`): the percentage of items indexed again, 100 when done.
-    if quota {
-        let progress = state
-            .account
-            .store
-            .index_transformation_progress(&db, &coll)?;
-        headers.insert(
-            "x-ms-documentdb-collection-index-transformation-progress",
-            HeaderValue::from(u16::from(progress)),
-        );
-    }
-    Ok(response)
+) -> Response {
+    let answer = containers::read(&state.serving(), container(&db, &coll), &headers);
+    from_operation(answer, &uri)
 }
 
 pub async fn replace(
     State(state): State<AppState>,
-    PathParams((db, coll)): PathParams<(String, String)>,
+    PathParams((db, coll)): ContainerParams,
+    uri: Uri,
     headers: HeaderMap,
     body: Body,
-) -> ApiResult<Response> {
-    let replaced =
-        state
-            .account
-            .store
-            .replace_container(&db, &coll, &body.object()?, headers.if_match())?;
-    Ok(resource(StatusCode::OK, &replaced, METADATA_WRITE))
+) -> Response {
+    let container = container(&db, &coll);
+    let answer = containers::replace(&state.serving(), container, &headers, &body.0);
+    from_operation(answer, &uri)
 }
 
 pub async fn delete(
     State(state): State<AppState>,
-    PathParams((db, coll)): PathParams<(String, String)>,
-) -> ApiResult<Response> {
-    state.account.store.delete_container(&db, &coll)?;
-    Ok(no_content(METADATA_WRITE))
+    PathParams((db, coll)): ContainerParams,
+    uri: Uri,
+) -> Response {
+    let answer = containers::delete(&state.serving(), container(&db, &coll));
+    from_operation(answer, &uri)
 }

@@ -1,52 +1,47 @@
-//! `/dbs` and `/dbs/{db}`.
+//! `/dbs` and `/dbs/{db}` on the wire: the database operations
+//! (`operations/databases.rs`); a POST is a query or a create.
 
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
 
 use super::request::{Body, CosmosHeaders, PathParams};
-use super::response::{
-    no_content, resource, value_feed, value_query, METADATA_READ, METADATA_WRITE,
-};
+use super::response::from_operation;
 use super::AppState;
-use crate::error::ApiResult;
+use crate::operations::{databases, DatabasePath};
 
-pub async fn list(State(state): State<AppState>) -> Response {
-    value_feed("", "Databases", &state.account.store.databases())
+pub async fn list(State(state): State<AppState>, uri: Uri) -> Response {
+    from_operation(databases::list(&state.serving()), &uri)
 }
 
 pub async fn create_or_query(
     State(state): State<AppState>,
+    uri: Uri,
     headers: HeaderMap,
     body: Body,
-) -> ApiResult<Response> {
-    if headers.is_query() {
-        let now = state.account.store.clock.now_millis();
-        return value_query(&body, now, "", "Databases", state.account.store.databases());
-    }
-    let throughput = super::offers::requested_throughput(&headers)?;
-    let created = state
-        .account
-        .store
-        .create_database(&body.object()?, throughput)?;
-    Ok(resource(StatusCode::CREATED, &created, METADATA_WRITE))
+) -> Response {
+    let serving = state.serving();
+    let answer = match headers.is_query() {
+        true => databases::query(&serving, &body.0),
+        false => databases::create(&serving, &headers, &body.0),
+    };
+    from_operation(answer, &uri)
 }
 
 pub async fn read(
     State(state): State<AppState>,
     PathParams(db): PathParams<String>,
-) -> ApiResult<Response> {
-    Ok(resource(
-        StatusCode::OK,
-        &state.account.store.database(&db)?,
-        METADATA_READ,
-    ))
+    uri: Uri,
+) -> Response {
+    let database = DatabasePath { database: &db };
+    from_operation(databases::read(&state.serving(), database), &uri)
 }
 
 pub async fn delete(
     State(state): State<AppState>,
     PathParams(db): PathParams<String>,
-) -> ApiResult<Response> {
-    state.account.store.delete_database(&db)?;
-    Ok(no_content(METADATA_WRITE))
+    uri: Uri,
+) -> Response {
+    let database = DatabasePath { database: &db };
+    from_operation(databases::delete(&state.serving(), database), &uri)
 }

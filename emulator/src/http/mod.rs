@@ -100,6 +100,11 @@ pub struct EndpointState {
 }
 
 impl EndpointState {
+    /// The account as this endpoint serves it, for the operations.
+    pub fn serving(&self) -> crate::operations::Serving<'_> {
+        crate::operations::Serving::new(&self.account, self.region_index)
+    }
+
     /// Whether a request's reads read a quorum (Strong or Bounded
     /// Staleness, its own level or the account's), which doubles their
     /// charge.

@@ -39,6 +39,20 @@ const MAX_ITEM_COUNT: HeaderName = HeaderName::from_static("x-ms-max-item-count"
 const PRE_TRIGGERS: HeaderName = HeaderName::from_static("x-ms-documentdb-pre-trigger-include");
 const SCRIPT_LOGGING: HeaderName = HeaderName::from_static("x-ms-documentdb-script-enable-logging");
 const POST_TRIGGERS: HeaderName = HeaderName::from_static("x-ms-documentdb-post-trigger-include");
+const OFFER_THROUGHPUT: HeaderName = HeaderName::from_static("x-ms-offer-throughput");
+const AUTOSCALE_SETTINGS: HeaderName =
+    HeaderName::from_static("x-ms-cosmos-offer-autopilot-settings");
+const MIGRATE_TO_AUTOSCALE: HeaderName =
+    HeaderName::from_static("x-ms-cosmos-migrate-offer-to-autopilot");
+const MIGRATE_TO_MANUAL: HeaderName =
+    HeaderName::from_static("x-ms-cosmos-migrate-offer-to-manual-throughput");
+const POPULATE_PARTITION_STATISTICS: HeaderName =
+    HeaderName::from_static("x-ms-documentdb-populatepartitionstatistics");
+const POPULATE_QUOTA_INFO: HeaderName =
+    HeaderName::from_static("x-ms-documentdb-populatequotainfo");
+const EXPIRY_SECONDS: HeaderName = HeaderName::from_static("x-ms-documentdb-expiry-seconds");
+const ENABLE_CROSS_PARTITION: HeaderName =
+    HeaderName::from_static("x-ms-documentdb-query-enablecrosspartition");
 
 /// The header that carries each request option (`operations/options.rs`).
 pub fn of_option(option: RequestOption) -> HeaderName {
@@ -59,5 +73,13 @@ pub fn of_option(option: RequestOption) -> HeaderName {
         RequestOption::PreTriggerInclude => PRE_TRIGGERS,
         RequestOption::PostTriggerInclude => POST_TRIGGERS,
         RequestOption::ScriptLogging => SCRIPT_LOGGING,
+        RequestOption::OfferThroughput => OFFER_THROUGHPUT,
+        RequestOption::AutoscaleSettings => AUTOSCALE_SETTINGS,
+        RequestOption::MigrateToAutoscale => MIGRATE_TO_AUTOSCALE,
+        RequestOption::MigrateToManual => MIGRATE_TO_MANUAL,
+        RequestOption::PopulatePartitionStatistics => POPULATE_PARTITION_STATISTICS,
+        RequestOption::PopulateQuotaInfo => POPULATE_QUOTA_INFO,
+        RequestOption::ExpirySeconds => EXPIRY_SECONDS,
+        RequestOption::EnableCrossPartitionQuery => ENABLE_CROSS_PARTITION,
     }
 }

@@ -10,7 +10,6 @@ use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ApiResult};
 use crate::operations::{body, RequestOption, RequestOptions};
-use crate::store::CreateMode;
 
 /// The raw request body; a body over the limit is a Cosmos 413, not axum's text.
 pub struct Body(pub Bytes);
@@ -62,10 +61,6 @@ pub trait CosmosHeaders {
         self.text(super::names::PARTITION_KEY)
     }
 
-    fn if_match(&self) -> Option<&str> {
-        self.text("if-match")
-    }
-
     fn is_query(&self) -> bool {
         self.flag("x-ms-documentdb-isquery")
             // The Python SDK asks for a plan with neither of the others.
@@ -73,10 +68,6 @@ pub trait CosmosHeaders {
             || self
                 .text("content-type")
                 .is_some_and(|c| c.starts_with("application/query+json"))
-    }
-
-    fn is_upsert(&self) -> bool {
-        self.flag("x-ms-documentdb-is-upsert")
     }
 
     fn continuation(&self) -> Option<&str> {
@@ -99,16 +90,6 @@ pub trait CosmosHeaders {
     fn return_minimal(&self) -> bool {
         self.text("prefer")
             .is_some_and(|p| p.trim().eq_ignore_ascii_case("return=minimal"))
-    }
-}
-
-/// Whether a POST that creates a user, permission or script asks for an
-/// upsert (`x-ms-documentdb-is-upsert`).
-pub fn create_mode(headers: &HeaderMap) -> CreateMode {
-    if CosmosHeaders::is_upsert(headers) {
-        CreateMode::Upsert
-    } else {
-        CreateMode::Create
     }
 }
 

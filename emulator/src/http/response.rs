@@ -3,25 +3,20 @@
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::Bytes;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde_json::Value;
 
 use super::names;
 use super::owner_path::header_value;
-use super::request::Body as RequestBody;
-use crate::error::{ApiError, ApiResult, Status};
+use crate::error::{ApiError, Status};
 use crate::operations::{self, response as operation, Answer};
-use crate::query::{PreparedQuery, QueryBody};
 use crate::request_units::{self, Charge};
-use crate::store::{Owner, Written};
+use crate::store::Owner;
 
-/// What metadata requests cost (databases, containers, users, offers,
-/// scripts' definitions): the same in both charge models. Item requests
-/// are priced by `request_units` from what they did; TTL deletions are
-/// never charged to a caller (R12).
+/// What a metadata read costs (a query plan's, here; the metadata
+/// operations price their own: `operations/resources.rs`).
 pub const METADATA_READ: Charge = request_units::METADATA_READ;
-pub const METADATA_WRITE: Charge = request_units::METADATA_WRITE;
 
 /// About how many headers an item or feed response carries in the end.
 pub const RESPONSE_HEADERS: usize = 20;
@@ -49,7 +44,7 @@ fn json_response(status: StatusCode, body: impl Into<Body>, charge: Charge) -> R
     response
 }
 
-/// A database or container: the JSON resource with its etag.
+/// A resource held as JSON (a query plan), with its etag.
 pub fn resource(status: StatusCode, value: &Value, charge: Charge) -> Response {
     let mut response = json_response(status, value.to_string(), charge);
     if let Some(etag) = value["_etag"]
@@ -58,14 +53,6 @@ pub fn resource(status: StatusCode, value: &Value, charge: Charge) -> Response {
     {
         response.headers_mut().insert(header::ETAG, etag);
     }
-    response
-}
-
-pub fn no_content(charge: Charge) -> Response {
-    let mut response = StatusCode::NO_CONTENT.into_response();
-    response
-        .headers_mut()
-        .insert(names::REQUEST_CHARGE, charge_value(charge));
     response
 }
 
@@ -78,47 +65,14 @@ pub fn feed(
     continuation: Option<String>,
     charge: Charge,
 ) -> Response {
-    let size: usize = documents.iter().map(|d| d.len() + 1).sum();
-    let mut body = BytesMut::with_capacity(size + 64);
-    body.put_slice(format!("{{\"_rid\":{},\"{kind}\":[", Value::from(rid)).as_bytes());
-    for (i, doc) in documents.iter().enumerate() {
-        if i > 0 {
-            body.put_u8(b',');
-        }
-        body.put_slice(doc);
-    }
-    body.put_slice(format!("],\"_count\":{}}}", documents.len()).as_bytes());
-    let mut response = json_response(StatusCode::OK, body.freeze(), charge);
+    let body = operation::feed_body(rid, kind, documents);
+    let mut response = json_response(StatusCode::OK, body, charge);
     let headers = response.headers_mut();
     headers.insert("x-ms-item-count", HeaderValue::from(documents.len()));
     if let Some(token) = continuation.and_then(|t| HeaderValue::from_str(&t).ok()) {
         headers.insert("x-ms-continuation", token);
     }
     response
-}
-
-/// A feed of values (databases, containers).
-pub fn value_feed(rid: &str, kind: &str, values: &[Value]) -> Response {
-    let documents: Vec<Bytes> = values.iter().map(|v| Bytes::from(v.to_string())).collect();
-    feed(rid, kind, &documents, None, METADATA_READ)
-}
-
-/// A query (the request `body`) over resources held as values (databases,
-/// containers, offers, users, keys, scripts), at the instant `now_millis`:
-/// what it selects, as the feed `kind` of the owner `rid`.
-pub fn value_query(
-    body: &RequestBody,
-    now_millis: i64,
-    rid: &str,
-    kind: &str,
-    values: Vec<Value>,
-) -> ApiResult<Response> {
-    let query = PreparedQuery::prepare_at(&body.typed::<QueryBody>("query")?, now_millis)?;
-    Ok(value_feed(
-        rid,
-        kind,
-        &query.run_values(values.into_iter())?,
-    ))
 }
 
 /// What a stored procedure's log header escapes: all but RFC 3986's
@@ -154,14 +108,6 @@ pub fn from_operation(answer: Answer, uri: &Uri) -> Response {
     if let Some(charge) = typed.charge {
         headers.insert(names::REQUEST_CHARGE, charge_value(charge));
     }
-    if let Some(etag) = typed.etag {
-        let mut buffer = [0; 38];
-        let text = etag.encode(&mut buffer);
-        headers.insert(
-            header::ETAG,
-            HeaderValue::from_str(text).expect("a quoted uuid is ascii"),
-        );
-    }
     if let Some(substatus) = typed.substatus {
         headers.insert("x-ms-substatus", HeaderValue::from(substatus));
     }
@@ -184,6 +130,32 @@ pub fn from_operation(answer: Answer, uri: &Uri) -> Response {
             headers.insert("x-ms-documentdb-script-log-results", value);
         }
     }
+    if let Some(etag) = typed.etag {
+        let mut buffer = [0; 38];
+        // An item's is a quoted UUID; another resource's is skipped should
+        // its JSON hold what a header cannot.
+        if let Ok(value) = HeaderValue::from_str(etag.encode(&mut buffer)) {
+            headers.insert(header::ETAG, value);
+        }
+    }
+    if let Some(quota) = typed.resource_quota {
+        headers.insert("x-ms-resource-quota", HeaderValue::from_static(quota));
+    }
+    if let Some(usage) = typed
+        .resource_usage
+        .and_then(|u| HeaderValue::from_str(&u).ok())
+    {
+        headers.insert("x-ms-resource-usage", usage);
+    }
+    if let Some(progress) = typed.index_transformation_progress {
+        headers.insert(
+            "x-ms-documentdb-collection-index-transformation-progress",
+            HeaderValue::from(u16::from(progress)),
+        );
+    }
+    if let Some(minimum) = typed.min_throughput {
+        headers.insert("x-ms-cosmos-min-throughput", HeaderValue::from(minimum));
+    }
     if let Some(container) = typed.container {
         let range = typed.range.unwrap_or(0);
         write_names(headers, &container.owner, range);
@@ -204,15 +176,6 @@ pub fn from_operation(answer: Answer, uri: &Uri) -> Response {
 impl From<Status> for StatusCode {
     fn from(status: Status) -> StatusCode {
         StatusCode::from_u16(status.as_u16()).expect("a Status is 100 to 999, as a StatusCode")
-    }
-}
-
-/// What a write did, as a status line: 201 for a resource created, 200 for
-/// one replaced.
-pub fn written_status(written: Written) -> StatusCode {
-    match written {
-        Written::Created => StatusCode::CREATED,
-        Written::Replaced => StatusCode::OK,
     }
 }
 

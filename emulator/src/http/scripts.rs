@@ -1,119 +1,92 @@
-//! `/dbs/{db}/colls/{coll}/sprocs|triggers|udfs[/{id}]`: a container's
-//! scripts as resources (create, upsert, read, read feed, query, replace,
-//! delete). Running a stored procedure (`POST .../sprocs/{id}`) is not
-//! routed here.
-//!
-//! Creates, reads and replaces carry the container's script quota and
-//! usage, as the service's do (`x-ms-resource-quota`,
-//! `x-ms-resource-usage`).
+//! `/dbs/{db}/colls/{coll}/sprocs|triggers|udfs[/{id}]` on the wire: a
+//! container's scripts as resources (`operations/scripts.rs`); a POST to
+//! the feed is a query or a create. Running a stored procedure (`POST
+//! .../sprocs/{id}`) is not routed here.
 
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
 
-use super::request::{create_mode, Body, CosmosHeaders, PathParams};
-use super::response::{
-    no_content, resource, value_feed, value_query, written_status, METADATA_READ, METADATA_WRITE,
-};
+use super::request::{Body, CosmosHeaders, PathParams};
+use super::response::from_operation;
 use super::AppState;
-use crate::error::ApiResult;
-use crate::store::{ScriptCounts, ScriptKind, ScriptView};
+use crate::operations::{scripts, ContainerPath, ScriptPath};
+use crate::store::ScriptKind;
 
-/// The service's script quotas per container, as its responses state them.
-pub const QUOTA: &str = "functions=25;storedProcedures=100;triggers=25;";
-
-/// The usage part of `x-ms-resource-usage` for a container's scripts.
-pub fn usage(counts: ScriptCounts) -> String {
-    format!(
-        "functions={};storedProcedures={};triggers={};",
-        counts.user_defined_functions, counts.stored_procedures, counts.triggers
-    )
+fn script<'a>(db: &'a str, coll: &'a str, kind: ScriptKind, id: &'a str) -> ScriptPath<'a> {
+    ScriptPath {
+        database: db,
+        container: coll,
+        kind,
+        id,
+    }
 }
 
-/// A script response with the quota headers.
-fn with_quota(
-    status: StatusCode,
-    view: &ScriptView,
-    charge: crate::request_units::Charge,
+async fn list(
+    state: AppState,
+    (db, coll): (String, String),
+    kind: ScriptKind,
+    uri: Uri,
 ) -> Response {
-    let mut response = resource(status, &view.json, charge);
-    let headers = response.headers_mut();
-    headers.insert("x-ms-resource-quota", HeaderValue::from_static(QUOTA));
-    if let Ok(usage) = HeaderValue::from_str(&usage(view.counts)) {
-        headers.insert("x-ms-resource-usage", usage);
-    }
-    response
+    let container = ContainerPath {
+        database: &db,
+        container: &coll,
+    };
+    from_operation(scripts::list(&state.serving(), container, kind), &uri)
 }
 
-pub async fn list(
+async fn create_or_query(
     state: AppState,
     (db, coll): (String, String),
     kind: ScriptKind,
-) -> ApiResult<Response> {
-    let (rid, scripts) = state.account.store.script_feed(&db, &coll, kind)?;
-    Ok(value_feed(&rid, kind.feed(), &scripts))
-}
-
-pub async fn create_or_query(
-    state: AppState,
-    (db, coll): (String, String),
-    kind: ScriptKind,
+    uri: Uri,
     headers: HeaderMap,
     body: Body,
-) -> ApiResult<Response> {
-    if headers.is_query() {
-        let (rid, scripts) = state.account.store.script_feed(&db, &coll, kind)?;
-        let now = state.account.store.clock.now_millis();
-        return value_query(&body, now, &rid, kind.feed(), scripts);
-    }
-    let (created, view) = state.account.store.create_script(
-        &db,
-        &coll,
-        kind,
-        &body.object()?,
-        create_mode(&headers),
-    )?;
-    Ok(with_quota(written_status(created), &view, METADATA_WRITE))
+) -> Response {
+    let serving = state.serving();
+    let container = ContainerPath {
+        database: &db,
+        container: &coll,
+    };
+    let answer = match headers.is_query() {
+        true => scripts::query(&serving, container, kind, &body.0),
+        false => scripts::create(&serving, container, kind, &headers, &body.0),
+    };
+    from_operation(answer, &uri)
 }
 
-pub async fn read(
+async fn read(
     state: AppState,
     (db, coll, id): (String, String, String),
     kind: ScriptKind,
-) -> ApiResult<Response> {
-    let view = state.account.store.script_view(&db, &coll, kind, &id)?;
-    Ok(with_quota(StatusCode::OK, &view, METADATA_READ))
+    uri: Uri,
+) -> Response {
+    let answer = scripts::read(&state.serving(), script(&db, &coll, kind, &id));
+    from_operation(answer, &uri)
 }
 
-pub async fn replace(
+async fn replace(
     state: AppState,
     (db, coll, id): (String, String, String),
     kind: ScriptKind,
+    uri: Uri,
     headers: HeaderMap,
     body: Body,
-) -> ApiResult<Response> {
-    let view = state.account.store.replace_script(
-        &db,
-        &coll,
-        kind,
-        &id,
-        &body.object()?,
-        headers.if_match(),
-    )?;
-    Ok(with_quota(StatusCode::OK, &view, METADATA_WRITE))
+) -> Response {
+    let script = script(&db, &coll, kind, &id);
+    let answer = scripts::replace(&state.serving(), script, &headers, &body.0);
+    from_operation(answer, &uri)
 }
 
-pub async fn delete(
+async fn delete(
     state: AppState,
     (db, coll, id): (String, String, String),
     kind: ScriptKind,
+    uri: Uri,
     headers: HeaderMap,
-) -> ApiResult<Response> {
-    state
-        .account
-        .store
-        .delete_script(&db, &coll, kind, &id, headers.if_match())?;
-    Ok(no_content(METADATA_WRITE))
+) -> Response {
+    let answer = scripts::delete(&state.serving(), script(&db, &coll, kind, &id), &headers);
+    from_operation(answer, &uri)
 }
 
 /// The routes of one kind of script: each handler is told its kind.
@@ -125,36 +98,43 @@ pub fn routes(kind: ScriptKind) -> axum::Router<AppState> {
         .route(
             &feed,
             get(
-                move |State(state): State<AppState>, PathParams(path): PathParams<_>| {
-                    list(state, path, kind)
+                move |State(state): State<AppState>, PathParams(path): PathParams<_>, uri: Uri| {
+                    list(state, path, kind, uri)
                 },
             )
             .post(
                 move |State(state): State<AppState>,
                       PathParams(path): PathParams<_>,
+                      uri: Uri,
                       headers: HeaderMap,
                       body: Body| {
-                    create_or_query(state, path, kind, headers, body)
+                    create_or_query(state, path, kind, uri, headers, body)
                 },
             ),
         )
         .route(
             &one,
             get(
-                move |State(state): State<AppState>, PathParams(path): PathParams<_>| {
-                    read(state, path, kind)
+                move |State(state): State<AppState>, PathParams(path): PathParams<_>, uri: Uri| {
+                    read(state, path, kind, uri)
                 },
             )
             .put(
                 move |State(state): State<AppState>,
                       PathParams(path): PathParams<_>,
+                      uri: Uri,
                       headers: HeaderMap,
-                      body: Body| { replace(state, path, kind, headers, body) },
+                      body: Body| {
+                    replace(state, path, kind, uri, headers, body)
+                },
             )
             .delete(
                 move |State(state): State<AppState>,
                       PathParams(path): PathParams<_>,
-                      headers: HeaderMap| { delete(state, path, kind, headers) },
+                      uri: Uri,
+                      headers: HeaderMap| {
+                    delete(state, path, kind, uri, headers)
+                },
             ),
         )
 }

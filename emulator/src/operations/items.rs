@@ -9,7 +9,7 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 
 use super::options::{RequestOption, RequestOptions};
-use super::response::{Answer, Response};
+use super::response::{Answer, Response, ResponseEtag};
 use super::{body, session, Serving};
 use crate::error::{ApiError, ApiResult, Status};
 use crate::patch::PatchBody;
@@ -323,7 +323,7 @@ fn indexed_terms(context: &ContainerContext, body: &Map<String, Value>) -> usize
 /// An item, served as stored, with its etag.
 fn item_response(status: Status, item: &Item, charge: Charge) -> Response {
     let mut response = Response::json(status, item.body.clone(), charge);
-    response.headers.etag = Some(item.etag);
+    response.headers.etag = Some(ResponseEtag::Item(item.etag));
     response
 }
 

@@ -19,22 +19,50 @@
 //!   budget, the fault rules, durability;
 //! - `items.rs`: the item operations;
 //! - `stored_procedures.rs`: a stored procedure's execution.
+//!
+//! The metadata operations, one file per resource family, each a function
+//! of the account, the resource's address (`paths.rs`), the options and
+//! the body; what they share (resources held as JSON, their feeds and
+//! in-memory queries) is `resources.rs`:
+//!
+//! - `account.rs`: the account document;
+//! - `databases.rs`, `containers.rs`: databases and containers;
+//! - `offers.rs`: their throughput;
+//! - `users.rs`: users and their permissions (with fresh tokens);
+//! - `scripts.rs`: stored procedures', triggers' and UDFs' definitions;
+//! - `ranges.rs`: a container's partition key ranges;
+//! - `keys.rs`: client encryption keys;
+//! - `conflicts.rs`: the conflicts feed (always empty).
 
+pub mod account;
 pub mod around;
 pub mod authorization;
 pub mod body;
+pub mod conflicts;
+pub mod containers;
+pub mod databases;
 pub mod items;
+pub mod keys;
 pub mod kind;
+pub mod offers;
 pub mod options;
+pub mod paths;
+pub mod ranges;
+pub mod resources;
 pub mod response;
+pub mod scripts;
 pub mod session;
 pub mod stored_procedures;
+pub mod users;
 
 pub use around::{around, nothing_around, Breakable, Call, Reply, Target};
 pub use items::{ContainerPath, ItemPath};
 pub use kind::OperationKind;
 pub use options::{GivenOptions, RequestOption, RequestOptions};
-pub use response::{answered, Answer, ContainerState, Refusal, Response, ResponseHeaders};
+pub use paths::{ConflictPath, DatabasePath, KeyPath, PermissionPath, ScriptPath, UserPath};
+pub use response::{
+    answered, Answer, ContainerState, Refusal, Response, ResponseEtag, ResponseHeaders,
+};
 
 use crate::account::Account;
 

@@ -39,6 +39,25 @@ pub enum RequestOption {
     PostTriggerInclude,
     /// Whether a stored procedure's `console.log` is sent back.
     ScriptLogging,
+    // The metadata operations'.
+    /// The manual throughput a database or container is created with.
+    OfferThroughput,
+    /// The autoscale settings it is created with, as JSON
+    /// (`{"maxThroughput":4000}`).
+    AutoscaleSettings,
+    /// An offer's replace moves it to autoscale throughput.
+    MigrateToAutoscale,
+    /// An offer's replace moves it to manual throughput.
+    MigrateToManual,
+    /// A container's read adds its partitions' statistics.
+    PopulatePartitionStatistics,
+    /// A container's read adds its sizes to its usage, and how far its
+    /// indexes' rebuild has come.
+    PopulateQuotaInfo,
+    /// How long the tokens of the permissions served stay valid, in seconds.
+    ExpirySeconds,
+    /// A query may read every partition.
+    EnableCrossPartitionQuery,
 }
 
 /// A request's options, read by meaning. Implemented by each front door
@@ -92,7 +111,12 @@ pub trait RequestOptions: Sync {
     }
 
     fn is_upsert(&self) -> bool {
-        flag(self.get(RequestOption::Upsert))
+        self.flag(RequestOption::Upsert)
+    }
+
+    /// Whether a boolean option is `true` (in any case, spaces around it).
+    fn flag(&self, option: RequestOption) -> bool {
+        flag(self.get(option))
     }
 
     fn continuation(&self) -> Option<&str> {
@@ -149,6 +173,8 @@ mod tests {
             (Upsert, "True"),
             (Continuation, ""),
             (PreTriggerInclude, " "),
+            (PopulateQuotaInfo, " TRUE "),
+            (MigrateToManual, "false"),
         ]);
         assert_eq!(options.partition_key(), Some("[\"a\"]"));
         assert_eq!(options.range_id(), Some(3));
@@ -157,6 +183,8 @@ mod tests {
         assert!(options.is_upsert());
         assert_eq!(options.continuation(), None);
         assert!(!options.has_triggers(), "a blank trigger list runs none");
+        assert!(options.flag(PopulateQuotaInfo), "a flag in any case");
+        assert!(!options.flag(MigrateToManual) && !options.flag(MigrateToAutoscale));
         let none = GivenOptions::default();
         assert!(!none.prefer_minimal() && !none.is_upsert());
         assert_eq!(none.range_id(), None);

@@ -2,7 +2,8 @@
 //! headers, a body. Each front door writes it its own way (the HTTP
 //! adapter as a status line and headers; Direct mode as tokens).
 
-use bytes::Bytes;
+use bytes::{BufMut, Bytes, BytesMut};
+use serde_json::Value;
 
 use crate::error::{ApiError, Status};
 use crate::request_units::Charge;
@@ -23,8 +24,8 @@ pub struct Response {
 pub struct ResponseHeaders {
     /// What the operation cost (`x-ms-request-charge`).
     pub charge: Option<Charge>,
-    /// The resource's etag (an item's, written as the service does).
-    pub etag: Option<Etag>,
+    /// The resource's etag.
+    pub etag: Option<ResponseEtag>,
     /// The container the answer is about, and the state it reflects.
     pub container: Option<ContainerState>,
     /// The partition key range it names: an item's, or the range a feed read.
@@ -39,6 +40,37 @@ pub struct ResponseHeaders {
     pub retry_after_ms: Option<u64>,
     /// What a stored procedure logged, as it logged it.
     pub script_log: Option<String>,
+    /// The quotas of the resource's container, in the service's
+    /// `name=value;` form (`x-ms-resource-quota`).
+    pub resource_quota: Option<&'static str>,
+    /// What of those quotas is used, in the same form
+    /// (`x-ms-resource-usage`).
+    pub resource_usage: Option<String>,
+    /// How far a new indexing policy's rebuild has come, in percent
+    /// (`x-ms-documentdb-collection-index-transformation-progress`).
+    pub index_transformation_progress: Option<u8>,
+    /// The least throughput an offer may be set to
+    /// (`x-ms-cosmos-min-throughput`).
+    pub min_throughput: Option<u32>,
+}
+
+/// A resource's etag: an item's (a UUID, written without an allocation on
+/// the hot path) or another resource's, as its JSON holds it (`_etag`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResponseEtag {
+    Item(Etag),
+    Text(String),
+}
+
+impl ResponseEtag {
+    /// Its text, quoted as the service writes it (`buffer` holds an
+    /// item's).
+    pub fn encode<'b>(&'b self, buffer: &'b mut [u8; 38]) -> &'b str {
+        match self {
+            ResponseEtag::Item(etag) => etag.encode(buffer),
+            ResponseEtag::Text(text) => text,
+        }
+    }
 }
 
 /// The container an answer is about: its RID and owner path (what the SDKs
@@ -71,6 +103,42 @@ impl Response {
         Response::json(status, Bytes::new(), charge)
     }
 
+    /// `304`: the client holds the current version (a metadata read
+    /// answers it with no charge).
+    pub fn not_modified() -> Self {
+        Response {
+            status: Status::NOT_MODIFIED,
+            headers: ResponseHeaders::default(),
+            body: Bytes::new(),
+        }
+    }
+
+    /// A resource held as JSON (a database, container, user...), with the
+    /// etag its `_etag` holds.
+    pub fn resource(status: Status, value: &Value, charge: Charge) -> Self {
+        let mut response = Response::json(status, value.to_string(), charge);
+        response.headers.etag = value["_etag"]
+            .as_str()
+            .map(|etag| ResponseEtag::Text(etag.to_owned()));
+        response
+    }
+
+    /// A feed page `{"_rid": ..., "<kind>": [...], "_count": n}` of the
+    /// owner `rid`, built from documents already serialised, with its item
+    /// count and where it continues.
+    pub fn feed(
+        rid: &str,
+        kind: &str,
+        documents: &[Bytes],
+        continuation: Option<String>,
+        charge: Charge,
+    ) -> Self {
+        let mut response = Response::json(Status::OK, feed_body(rid, kind, documents), charge);
+        response.headers.item_count = Some(documents.len());
+        response.headers.continuation = continuation;
+        response
+    }
+
     /// Names the container of `context`, its range, and the state the
     /// answer reflects: the range's LSN `lsn`, the item's `item_lsn`.
     pub fn about(mut self, context: &ContainerContext, lsn: u64, item_lsn: Option<u64>) -> Self {
@@ -100,6 +168,22 @@ impl Response {
     pub fn is_success(&self) -> bool {
         (200..300).contains(&self.status.as_u16())
     }
+}
+
+/// The feed envelope `{"_rid": ..., "<kind>": [...], "_count": n}` around
+/// documents already serialised.
+pub fn feed_body(rid: &str, kind: &str, documents: &[Bytes]) -> Bytes {
+    let size: usize = documents.iter().map(|d| d.len() + 1).sum();
+    let mut body = BytesMut::with_capacity(size + 64);
+    body.put_slice(format!("{{\"_rid\":{},\"{kind}\":[", Value::from(rid)).as_bytes());
+    for (i, doc) in documents.iter().enumerate() {
+        if i > 0 {
+            body.put_u8(b',');
+        }
+        body.put_slice(doc);
+    }
+    body.put_slice(format!("],\"_count\":{}}}", documents.len()).as_bytes());
+    body.freeze()
 }
 
 /// A refusal, as every protocol sends it: the status, the substatus, and
