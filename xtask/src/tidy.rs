@@ -124,7 +124,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     // The Cosmos operations, below every protocol: a function of the
     // account and a protocol-neutral request each. The metadata operations
     // query their resources in memory (`query`) and hand out permission
-    // tokens (`resource_token`).
+    // tokens (`resource_token`); the change feed reads a partition key's
+    // scope (`partition_key`).
     (
         "operations",
         &[
@@ -133,6 +134,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "faults",
             "json",
             "limits",
+            "partition_key",
             "patch",
             "persist",
             "query",

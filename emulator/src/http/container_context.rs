@@ -3,80 +3,12 @@
 //! `x-ms-alt-content-path`, the partition key range), `lsn`,
 //! `x-ms-global-committed-lsn`, `x-ms-item-lsn`, and the session token the
 //! envelope writes from them (`{pkRangeId}:-1#{lsn}`; the rules are
-//! `operations/session.rs`'s). The checks of a request against its
-//! container are `operations::session`'s; [`check`] runs them over a
-//! request's headers.
+//! `operations/session.rs`'s). The names and LSNs are written from an
+//! operation's typed answer (`response.rs`, `from_operation`); the checks
+//! of a request against its container are `operations::session`'s. Here:
+//! the session token's text.
 
-use axum::http::header::CONTENT_LOCATION;
-use axum::http::{HeaderMap, HeaderValue, Uri};
-use axum::response::{IntoResponse, Response};
-
-use super::response::{write_names, write_state};
-use super::AppState;
-use crate::error::ApiError;
-use crate::operations::{self, session, Serving};
-use crate::store::ContainerContext;
-
-/// A refusal ready to send: an `ApiError`, or one carrying headers of its
-/// own (the 1002 names its container so that the SDK can clear its session).
-pub struct Refusal(Box<Response>);
-
-impl From<ApiError> for Refusal {
-    fn from(error: ApiError) -> Self {
-        Refusal(Box::new(error.into_response()))
-    }
-}
-
-impl From<operations::Refusal> for Refusal {
-    fn from(refusal: operations::Refusal) -> Self {
-        let uri = Uri::from_static("/");
-        Refusal(Box::new(super::response::from_operation(
-            Err(refusal),
-            &uri,
-        )))
-    }
-}
-
-impl IntoResponse for Refusal {
-    fn into_response(self) -> Response {
-        *self.0
-    }
-}
-
-/// The addressed container, once the request's intended RID and session
-/// token hold against it (`operations::session::check`).
-pub fn check(
-    state: &AppState,
-    db: &str,
-    coll: &str,
-    headers: &HeaderMap,
-    read: bool,
-) -> Result<ContainerContext, Refusal> {
-    let serving = Serving::new(&state.account, state.region_index);
-    Ok(session::check(&serving, db, coll, headers, read)?)
-}
-
-/// The headers naming the container and the state a response reflects:
-/// `lsn` is the LSN of the range the response names after the request (for
-/// a write, at least the write's own), `item_lsn` the LSN of the item
-/// served, if one is. (The envelope adds the session token.)
-pub fn decorate(
-    response: &mut Response,
-    context: &ContainerContext,
-    lsn: u64,
-    item_lsn: Option<u64>,
-    uri: &Uri,
-) {
-    let headers = response.headers_mut();
-    // Room for these six and the envelope's six: no growth for a response
-    // built with room for them (`response::RESPONSE_HEADERS`), one for others.
-    headers.reserve(12);
-    write_names(headers, &context.owner, context.range);
-    write_state(headers, Some(lsn), item_lsn);
-    if let Ok(location) = HeaderValue::from_str(uri.path()) {
-        headers.insert(CONTENT_LOCATION, location);
-    }
-}
+use axum::http::HeaderValue;
 
 /// `{range}:-1#{lsn}`, written on the stack: the header copies it once.
 /// `range` is a response's `x-ms-documentdb-partitionkeyrangeid` (digits),

@@ -1,26 +1,24 @@
 //! `/dbs/{db}/colls/{coll}/docs` and `.../docs/{id}` on the wire: each
 //! item operation (`operations/items.rs`) read from the request and
-//! answered; a POST that is a batch or a query goes on to `batch.rs` or
-//! `query.rs`; `GET .../docs` is the read feed or the change feed.
-
-use std::sync::LazyLock;
+//! answered. A POST is a batch (`x-ms-cosmos-is-batch-request: true`:
+//! `operations/batch.rs`), a query (`query.rs`) or an item create; a
+//! `GET .../docs` is the change feed when it carries `A-IM`
+//! (`operations/change_feed.rs`), the read feed otherwise
+//! (`operations/query.rs`).
 
 use axum::extract::{Request, State};
+use axum::http::header::CONTENT_LOCATION;
 use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
 
-use super::container_context::{self, decorate, Refusal};
+use super::names;
 use super::request::{Body, CosmosHeaders, PathParams};
 use super::response::from_operation;
 use super::AppState;
 use crate::error::ApiResult;
-use crate::operations::{items, ContainerPath, ItemPath, Serving};
-use crate::query::{PreparedQuery, QueryBody};
+use crate::operations::{batch, change_feed, items, query, ContainerPath, ItemPath, Serving};
 
 type ItemParams = PathParams<(String, String, String)>;
-
-/// A response, or a refusal (which may carry headers of its own).
-type Reply = Result<Response, Refusal>;
 
 fn serving(state: &AppState) -> Serving<'_> {
     Serving::new(&state.account, state.region_index)
@@ -41,57 +39,44 @@ pub async fn create_or_query(
     uri: Uri,
     headers: HeaderMap,
     body: Body,
-) -> Reply {
-    if super::batch::is_batch(&headers) {
-        // A stale container reference is refused here too (400/1024).
-        container_context::check(&state, &db, &coll, &headers, false)?;
-        return Ok(super::batch::execute(&state, &db, &coll, &headers, &body)?);
-    }
-    if headers.is_query() {
-        return super::query::query(&state, (&db, &coll), &uri, &headers, &body).await;
-    }
+) -> Response {
     let container = ContainerPath {
         database: &db,
         container: &coll,
     };
+    if headers.flag("x-ms-cosmos-is-batch-request") {
+        let answer = batch::execute(&serving(&state), container, &headers, &body.0);
+        let mut response = from_operation(answer, &uri);
+        // A batch's answer names its container and LSN without the
+        // request's path.
+        response.headers_mut().remove(CONTENT_LOCATION);
+        return response;
+    }
+    if headers.is_query() {
+        return super::query::query(&state, (&db, &coll), &uri, &headers, &body).await;
+    }
     let answer = items::create(&serving(&state), container, &headers, &body.0).await;
-    Ok(from_operation(answer, &uri))
+    from_operation(answer, &uri)
 }
 
-/// `GET .../docs`: every live item, paged, as `SELECT * FROM c` would give.
+/// `GET .../docs`: the change feed (with `A-IM`), or every live item,
+/// paged, as `SELECT * FROM c` would give.
 pub async fn read_feed(
     State(state): State<AppState>,
     PathParams((db, coll)): PathParams<(String, String)>,
     uri: Uri,
     headers: HeaderMap,
-) -> Reply {
-    // A change feed read is a read too: the stale-container and session
-    // checks, and the headers naming its container, as for any feed.
-    let context = container_context::check(&state, &db, &coll, &headers, true)?;
-    if super::change_feed::is_change_feed(&headers) {
-        let mut response = super::change_feed::read(&state, &db, &coll, &headers)?;
-        decorate(&mut response, &context, context.lsn, None, &uri);
-        return Ok(response);
-    }
-    // Prepared once: SDKs read feeds (and poll them) often.
-    static ALL: LazyLock<PreparedQuery> = LazyLock::new(|| {
-        PreparedQuery::prepare(&QueryBody {
-            query: "SELECT * FROM c".into(),
-            parameters: Vec::new(),
-        })
-        .expect("a valid query")
-    });
-    let mut response = super::query::page(
-        &state,
-        (&db, &coll),
-        &headers,
-        &ALL,
-        None,
-        super::query::Priced::ReadFeed,
-    )
-    .await?;
-    decorate(&mut response, &context, context.lsn, None, &uri);
-    Ok(response)
+) -> Response {
+    let container = ContainerPath {
+        database: &db,
+        container: &coll,
+    };
+    let answer = if headers.text(names::A_IM).is_some() {
+        change_feed::read(&serving(&state), container, &headers)
+    } else {
+        query::read_feed(&serving(&state), container, &headers).await
+    };
+    from_operation(answer, &uri)
 }
 
 /// A point read: the hottest path, so it borrows the request's headers and

@@ -3,8 +3,6 @@
 
 mod account;
 mod around;
-mod batch;
-mod change_feed;
 mod client_encryption_keys;
 mod conflicts;
 mod container_context;
@@ -12,7 +10,6 @@ mod containers;
 mod databases;
 mod explorer;
 mod items;
-mod metrics;
 mod names;
 mod offers;
 pub mod operation;

@@ -53,10 +53,27 @@ const POPULATE_QUOTA_INFO: HeaderName =
 const EXPIRY_SECONDS: HeaderName = HeaderName::from_static("x-ms-documentdb-expiry-seconds");
 const ENABLE_CROSS_PARTITION: HeaderName =
     HeaderName::from_static("x-ms-documentdb-query-enablecrosspartition");
+const SUPPORTED_QUERY_FEATURES: HeaderName =
+    HeaderName::from_static("x-ms-cosmos-supported-query-features");
+const START_EPK: HeaderName = HeaderName::from_static("x-ms-start-epk");
+const END_EPK: HeaderName = HeaderName::from_static("x-ms-end-epk");
+const POPULATE_QUERY_METRICS: HeaderName =
+    HeaderName::from_static("x-ms-documentdb-populatequerymetrics");
+const POPULATE_INDEX_METRICS: HeaderName =
+    HeaderName::from_static("x-ms-cosmos-populateindexmetrics");
+const POPULATE_INDEX_METRICS_V2: HeaderName =
+    HeaderName::from_static("x-ms-cosmos-populateindexmetrics-v2");
+/// `A-IM`: the change feed's mode.
+pub const A_IM: HeaderName = HeaderName::from_static("a-im");
+const CHANGE_FEED_WIRE_FORMAT: HeaderName =
+    HeaderName::from_static("x-ms-cosmos-changefeed-wire-format-version");
+const BATCH_ATOMIC: HeaderName = HeaderName::from_static("x-ms-cosmos-batch-atomic");
+const BATCH_CONTINUE_ON_ERROR: HeaderName =
+    HeaderName::from_static("x-ms-cosmos-batch-continue-on-error");
 
 /// The header that carries each request option (`operations/options.rs`).
 pub fn of_option(option: RequestOption) -> HeaderName {
-    use axum::http::header::{IF_MATCH, IF_NONE_MATCH};
+    use axum::http::header::{IF_MATCH, IF_MODIFIED_SINCE, IF_NONE_MATCH};
     match option {
         RequestOption::PartitionKey => PARTITION_KEY,
         RequestOption::PartitionKeyRangeId => PARTITION_KEY_RANGE_ID,
@@ -81,5 +98,16 @@ pub fn of_option(option: RequestOption) -> HeaderName {
         RequestOption::PopulateQuotaInfo => POPULATE_QUOTA_INFO,
         RequestOption::ExpirySeconds => EXPIRY_SECONDS,
         RequestOption::EnableCrossPartitionQuery => ENABLE_CROSS_PARTITION,
+        RequestOption::SupportedQueryFeatures => SUPPORTED_QUERY_FEATURES,
+        RequestOption::StartEpk => START_EPK,
+        RequestOption::EndEpk => END_EPK,
+        RequestOption::PopulateQueryMetrics => POPULATE_QUERY_METRICS,
+        RequestOption::PopulateIndexMetrics => POPULATE_INDEX_METRICS,
+        RequestOption::PopulateIndexMetricsV2 => POPULATE_INDEX_METRICS_V2,
+        RequestOption::ChangeFeedMode => A_IM,
+        RequestOption::ChangeFeedWireFormat => CHANGE_FEED_WIRE_FORMAT,
+        RequestOption::IfModifiedSince => IF_MODIFIED_SINCE,
+        RequestOption::BatchAtomic => BATCH_ATOMIC,
+        RequestOption::BatchContinueOnError => BATCH_CONTINUE_ON_ERROR,
     }
 }

@@ -57,10 +57,6 @@ pub trait CosmosHeaders {
             .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
     }
 
-    fn partition_key(&self) -> Option<&str> {
-        self.text(super::names::PARTITION_KEY)
-    }
-
     fn is_query(&self) -> bool {
         self.flag("x-ms-documentdb-isquery")
             // The Python SDK asks for a plan with neither of the others.
@@ -70,26 +66,10 @@ pub trait CosmosHeaders {
                 .is_some_and(|c| c.starts_with("application/query+json"))
     }
 
-    fn continuation(&self) -> Option<&str> {
-        self.text("x-ms-continuation").filter(|c| !c.is_empty())
-    }
-
-    fn max_item_count(&self) -> Option<&str> {
-        self.text("x-ms-max-item-count")
-    }
-
     /// The number of the partition key range a request names
     /// (`x-ms-documentdb-partitionkeyrangeid`), if it names one.
     fn range_id(&self) -> Option<u32> {
         crate::store::parse_range_id(self.text(super::names::PARTITION_KEY_RANGE_ID)?)
-    }
-
-    /// Whether the client asked for no body on a write (`Prefer:
-    /// return=minimal`: Python's `no_response`, JavaScript's
-    /// `contentResponseOnWriteEnabled: false`).
-    fn return_minimal(&self) -> bool {
-        self.text("prefer")
-            .is_some_and(|p| p.trim().eq_ignore_ascii_case("return=minimal"))
     }
 }
 

@@ -1,22 +1,17 @@
-//! Writing responses: single resources, items and feeds, with their headers.
+//! Writing an operation's answer on the wire: its status, body and typed
+//! headers under their HTTP names.
 
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use bytes::Bytes;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
-use serde_json::Value;
 
 use super::names;
 use super::owner_path::header_value;
 use crate::error::{ApiError, Status};
 use crate::operations::{self, response as operation, Answer};
-use crate::request_units::{self, Charge};
+use crate::request_units::Charge;
 use crate::store::Owner;
-
-/// What a metadata read costs (a query plan's, here; the metadata
-/// operations price their own: `operations/resources.rs`).
-pub const METADATA_READ: Charge = request_units::METADATA_READ;
 
 /// About how many headers an item or feed response carries in the end.
 pub const RESPONSE_HEADERS: usize = 20;
@@ -28,51 +23,6 @@ pub fn charge_value(charge: Charge) -> HeaderValue {
         return HeaderValue::from_static("1");
     }
     HeaderValue::from_str(&charge.to_text()).expect("a number is ascii")
-}
-
-fn json_response(status: StatusCode, body: impl Into<Body>, charge: Charge) -> Response {
-    let mut response = (status, body.into()).into_response();
-    let headers = response.headers_mut();
-    // Room for the headers the handlers and the envelope add, in one
-    // allocation instead of growing (and rehashing) on the way.
-    headers.reserve(RESPONSE_HEADERS);
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    headers.insert(names::REQUEST_CHARGE, charge_value(charge));
-    response
-}
-
-/// A resource held as JSON (a query plan), with its etag.
-pub fn resource(status: StatusCode, value: &Value, charge: Charge) -> Response {
-    let mut response = json_response(status, value.to_string(), charge);
-    if let Some(etag) = value["_etag"]
-        .as_str()
-        .and_then(|e| HeaderValue::from_str(e).ok())
-    {
-        response.headers_mut().insert(header::ETAG, etag);
-    }
-    response
-}
-
-/// A feed envelope `{"_rid": ..., "<kind>": [...], "_count": n}` built from
-/// documents already serialised, with `x-ms-item-count` and `x-ms-continuation`.
-pub fn feed(
-    rid: &str,
-    kind: &str,
-    documents: &[Bytes],
-    continuation: Option<String>,
-    charge: Charge,
-) -> Response {
-    let body = operation::feed_body(rid, kind, documents);
-    let mut response = json_response(StatusCode::OK, body, charge);
-    let headers = response.headers_mut();
-    headers.insert("x-ms-item-count", HeaderValue::from(documents.len()));
-    if let Some(token) = continuation.and_then(|t| HeaderValue::from_str(&t).ok()) {
-        headers.insert("x-ms-continuation", token);
-    }
-    response
 }
 
 /// What a stored procedure's log header escapes: all but RFC 3986's
@@ -122,6 +72,18 @@ pub fn from_operation(answer: Answer, uri: &Uri) -> Response {
         .and_then(|t| HeaderValue::from_str(&t).ok())
     {
         headers.insert("x-ms-continuation", token);
+    }
+    if let Some(metrics) = typed
+        .query_metrics
+        .and_then(|m| HeaderValue::from_str(&m).ok())
+    {
+        headers.insert("x-ms-documentdb-query-metrics", metrics);
+    }
+    if let Some(utilization) = typed
+        .index_utilization
+        .and_then(|u| HeaderValue::from_str(&u).ok())
+    {
+        headers.insert("x-ms-cosmos-index-utilization", utilization);
     }
     if let Some(log) = typed.script_log {
         // URL-encoded, as the service sends it (the SDKs decode it).

@@ -18,6 +18,10 @@
 //! - `around.rs`: what runs around every operation, once: the region, the
 //!   budget, the fault rules, durability;
 //! - `items.rs`: the item operations;
+//! - `query.rs`: a query's page (and its plan), and the read feed's;
+//!   `query_metrics.rs`: the metrics a query page answers when asked;
+//! - `change_feed.rs`: a page of the change feed, in either mode;
+//! - `batch.rs`: a transactional batch, or a bulk request;
 //! - `stored_procedures.rs`: a stored procedure's execution.
 //!
 //! The metadata operations, one file per resource family, each a function
@@ -37,7 +41,9 @@
 pub mod account;
 pub mod around;
 pub mod authorization;
+pub mod batch;
 pub mod body;
+pub mod change_feed;
 pub mod conflicts;
 pub mod containers;
 pub mod databases;
@@ -47,6 +53,8 @@ pub mod kind;
 pub mod offers;
 pub mod options;
 pub mod paths;
+pub mod query;
+pub mod query_metrics;
 pub mod ranges;
 pub mod resources;
 pub mod response;

@@ -58,6 +58,31 @@ pub enum RequestOption {
     ExpirySeconds,
     /// A query may read every partition.
     EnableCrossPartitionQuery,
+    // The query's and the feeds'.
+    /// The query features the client's pipeline supports (a query plan's).
+    SupportedQueryFeatures,
+    /// The start and end of a range of effective partition keys a feed or
+    /// query reads (a feed range).
+    StartEpk,
+    EndEpk,
+    /// A query page answers its query metrics.
+    PopulateQueryMetrics,
+    /// A query page answers its index metrics, in the first version
+    /// (base64 JSON) or the second (percent-encoded JSON).
+    PopulateIndexMetrics,
+    PopulateIndexMetricsV2,
+    /// The change feed's mode (`Incremental Feed`, `Full-Fidelity Feed`):
+    /// a read of a container's items with it is a change feed read.
+    ChangeFeedMode,
+    /// The change feed's wire format (`2021-09-15`).
+    ChangeFeedWireFormat,
+    /// The change feed reads the changes since this date (RFC 1123).
+    IfModifiedSince,
+    // The batch's.
+    /// `false`: bulk (each operation by itself); otherwise a transactional batch.
+    BatchAtomic,
+    /// A bulk request goes on past a failed operation.
+    BatchContinueOnError,
 }
 
 /// A request's options, read by meaning. Implemented by each front door

@@ -52,6 +52,13 @@ pub struct ResponseHeaders {
     /// The least throughput an offer may be set to
     /// (`x-ms-cosmos-min-throughput`).
     pub min_throughput: Option<u32>,
+    /// A query page's metrics, the service's `name=value;` text
+    /// (`x-ms-documentdb-query-metrics`).
+    pub query_metrics: Option<String>,
+    /// The indexes a query page used, encoded as the version asked for
+    /// writes it (`x-ms-cosmos-index-utilization`: base64 or
+    /// percent-encoded JSON; Direct mode carries the same value).
+    pub index_utilization: Option<String>,
 }
 
 /// A resource's etag: an item's (a UUID, written without an allocation on

@@ -1,8 +1,10 @@
-//! Transactional batch and bulk on the wire: `POST .../docs` with
-//! `x-ms-cosmos-is-batch-request: true` and a JSON array of operations
-//! (`docs/src/reference/protocol.md#transactional-batch`), as the Python
+//! Transactional batch and bulk: a JSON array of operations on a
+//! container's items (HTTP: `POST .../docs` with
+//! `x-ms-cosmos-is-batch-request: true`;
+//! `docs/src/reference/protocol.md#transactional-batch`), as the Python
 //! SDK's `execute_item_batch` and the JavaScript SDK's `items.batch`,
-//! `items.bulk` and `executeBulkOperations` send it.
+//! `items.bulk` and `executeBulkOperations` send it. The options, named
+//! below by their HTTP headers, are read by meaning ([`RequestOption`]).
 //!
 //! - `x-ms-cosmos-batch-atomic` absent or `true`: a transactional batch in
 //!   the logical partition of `x-ms-documentdb-partitionkey`, all or nothing.
@@ -21,14 +23,12 @@
 
 use std::sync::Arc;
 
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
 use bytes::{BufMut, BytesMut};
 use serde_json::{Map, Value};
 
-use super::request::{Body, CosmosHeaders};
-use super::response::charge_value;
-use super::AppState;
+use super::options::{RequestOption, RequestOptions};
+use super::response::{Answer, ContainerState, Response};
+use super::{session, ContainerPath, Serving};
 use crate::error::{ApiError, ApiResult, Status};
 use crate::json;
 use crate::limits::{MAX_BATCH_OPERATIONS, MAX_NESTING_DEPTH};
@@ -37,22 +37,32 @@ use crate::query::search::Policies;
 use crate::request_units::{self, Charge, ChargeModel, WriteKind};
 use crate::store::{check_nesting, Action, BatchMode, Operation, Outcome};
 
-/// Whether a `POST .../docs` is a batch or bulk request.
-pub fn is_batch(headers: &HeaderMap) -> bool {
-    headers.flag("x-ms-cosmos-is-batch-request")
+/// A batch (or bulk request) of the operations in `body`: 200 when each
+/// succeeded, 207 when one failed, each result in the body.
+pub fn execute(
+    serving: &Serving<'_>,
+    container: ContainerPath<'_>,
+    options: &dyn RequestOptions,
+    body: &[u8],
+) -> Answer {
+    let (db, coll) = (container.database, container.container);
+    // A stale container reference is refused here too (400/1024).
+    session::check(serving, db, coll, options, false)?;
+    Ok(run(serving, db, coll, options, body)?)
 }
 
-pub fn execute(
-    state: &AppState,
+fn run(
+    serving: &Serving<'_>,
     db: &str,
     coll: &str,
-    headers: &HeaderMap,
-    body: &Body,
+    options: &dyn RequestOptions,
+    body: &[u8],
 ) -> ApiResult<Response> {
-    if let Some(id) = headers.text("x-ms-documentdb-partitionkeyrangeid") {
+    let account = serving.account;
+    if let Some(id) = options.range_id_text() {
         // A batch the SDK grouped for a range that is gone (split): 410/1002,
         // and the SDK regroups its operations on the current ranges.
-        state.account.store.with_container(db, coll, |c, _| {
+        account.store.with_container(db, coll, |c, _| {
             let ranges = c.ranges();
             match ranges.by_id(id) {
                 Some(_) => Ok(()),
@@ -67,52 +77,50 @@ pub fn execute(
         if let Some(policies) = policies.get() {
             return Ok(Arc::clone(policies));
         }
-        let found = state.account.store.search_policies(db, coll)?;
+        let found = account.store.search_policies(db, coll)?;
         Ok(Arc::clone(policies.get_or_init(|| found)))
     };
-    let operations = operations(&body.0, state.account.store.clock.now_millis(), &policies)?;
+    let operations = operations(body, account.store.clock.now_millis(), &policies)?;
     let reads: Vec<bool> = operations
         .iter()
         .map(|o| matches!(o.action, Action::Read))
         .collect();
-    let prices = Prices::of(state, db, coll, headers, &operations);
-    let atomic = !headers
-        .text("x-ms-cosmos-batch-atomic")
+    let prices = Prices::of(serving, db, coll, options, &operations);
+    let atomic = !options
+        .get(RequestOption::BatchAtomic)
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("false"));
     let mode = if atomic {
         BatchMode::Atomic
     } else {
         BatchMode::Bulk {
-            continue_on_error: headers.flag("x-ms-cosmos-batch-continue-on-error"),
+            continue_on_error: options.flag(RequestOption::BatchContinueOnError),
         }
     };
     let (outcomes, lsn) =
-        state
-            .account
+        account
             .store
-            .batch(db, coll, headers.partition_key(), operations, mode)?;
+            .batch(db, coll, options.partition_key(), operations, mode)?;
     // `Prefer: return=minimal` (JavaScript's `contentResponseOnWriteEnabled:
     // false`): writes answer without their item, reads still with theirs.
-    let bodies = if headers.return_minimal() {
+    let bodies = if options.prefer_minimal() {
         reads.clone()
     } else {
         vec![true; reads.len()]
     };
     let mut response = answer(&outcomes, &prices, &bodies);
-    // The LSN the batch committed at (its writes share one), named as a
-    // point write names its own: `lsn` (test_batch_lsn reads it).
-    let lsn = HeaderValue::from(lsn);
-    let response_headers = response.headers_mut();
     // Its container and range, as a point write names them (the session
-    // token is the range's).
-    let context =
-        state
-            .account
-            .store
-            .container_context_at(db, coll, headers.partition_key(), None)?;
-    super::response::write_names(response_headers, &context.owner, context.range);
-    response_headers.insert(super::names::GLOBAL_COMMITTED_LSN, lsn.clone());
-    response_headers.insert(super::names::LSN, lsn);
+    // token is the range's), and the LSN the batch committed at (its
+    // writes share one), named as a point write names its own: `lsn`
+    // (test_batch_lsn reads it).
+    let context = account
+        .store
+        .container_context_at(db, coll, options.partition_key(), None)?;
+    response.headers.range = Some(context.range);
+    response.headers.container = Some(ContainerState {
+        owner: context.owner,
+        lsn: Some(lsn),
+        item_lsn: None,
+    });
     Ok(response)
 }
 
@@ -234,9 +242,9 @@ fn operation(
 /// `with_body[i]`: whether the i-th result carries its item.
 fn answer(outcomes: &[Outcome], prices: &Prices, with_body: &[bool]) -> Response {
     let status = if outcomes.iter().any(Outcome::is_failure) {
-        StatusCode::MULTI_STATUS
+        Status::MULTI_STATUS
     } else {
-        StatusCode::OK
+        Status::OK
     };
     let mut total = Charge::ZERO;
     let mut body = BytesMut::new();
@@ -273,14 +281,7 @@ fn answer(outcomes: &[Outcome], prices: &Prices, with_body: &[bool]) -> Response
         body.put_u8(b'}');
     }
     body.put_u8(b']');
-    let mut response = (status, body.freeze()).into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    headers.insert("x-ms-request-charge", charge_value(total));
-    response
+    Response::json(status, body.freeze(), total)
 }
 
 /// What each operation of a batch costs: a write's charge when a write
@@ -296,15 +297,15 @@ struct Prices {
 
 impl Prices {
     fn of(
-        state: &AppState,
+        serving: &Serving<'_>,
         db: &str,
         coll: &str,
-        headers: &HeaderMap,
+        options: &dyn RequestOptions,
         operations: &[Operation],
     ) -> Prices {
-        let indexes = state.account.charges == ChargeModel::Documented
-            && state
-                .account
+        let account = serving.account;
+        let indexes = account.charges == ChargeModel::Documented
+            && account
                 .store
                 .container_context(db, coll)
                 .is_ok_and(|c| c.indexes_writes);
@@ -327,8 +328,8 @@ impl Prices {
             })
             .collect();
         Prices {
-            model: state.account.charges,
-            quorum: state.reads_quorum(headers),
+            model: account.charges,
+            quorum: account.reads_quorum(|| options.consistency_level()),
             operations,
         }
     }

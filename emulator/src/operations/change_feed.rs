@@ -1,6 +1,9 @@
-//! The change feed: `GET .../docs` with `A-IM` (see
+//! The change feed: a read of a container's items with a change feed mode
+//! (HTTP: `GET .../docs` with `A-IM`; see
 //! `docs/src/reference/protocol.md#change-feed-latest-version` and
 //! `docs/src/reference/protocol.md#change-feed-all-versions-and-deletes`).
+//! The options below are named by their HTTP headers; the operation reads
+//! them by meaning ([`RequestOption`]).
 //!
 //! - `A-IM: Incremental Feed` (any case): the latest version of each live
 //!   item changed after the start, in the order of its last write, each
@@ -26,15 +29,13 @@
 
 use std::collections::HashMap;
 
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use serde_json::{json, Value};
 
-use super::request::CosmosHeaders;
-use super::response::{charge_value, feed};
-use super::AppState;
-use crate::error::{ApiError, ApiResult};
+use super::options::{RequestOption, RequestOptions};
+use super::response::{Answer, Response, ResponseEtag};
+use super::{query, session, ContainerPath, Serving};
+use crate::error::{ApiError, ApiResult, Status};
 use crate::partition_key::KeyScope;
 use crate::query::PageLimit;
 use crate::request_units::Charge;
@@ -44,6 +45,7 @@ use crate::store::{Change, ChangeKind, Container, FeedPosition, FeedScope, Item,
 /// `metadata`: required by the all-versions-and-deletes mode, optional in
 /// the latest-version mode.
 const WIRE_FORMAT: &str = "2021-09-15";
+/// Its header, as the refusals name it.
 const WIRE_FORMAT_HEADER: &str = "x-ms-cosmos-changefeed-wire-format-version";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,11 +67,6 @@ enum Start {
     After(FeedPosition),
 }
 
-/// Whether a request to `.../docs` asks for the change feed.
-pub fn is_change_feed(headers: &HeaderMap) -> bool {
-    headers.text("a-im").is_some()
-}
-
 /// An If-Modified-Since date: RFC 1123 in GMT, or in UTC as Go's
 /// `time.RFC1123` writes it (the Go SDK's `StartFrom`), which the service
 /// reads as the same instant.
@@ -80,15 +77,36 @@ fn if_modified_since(text: &str) -> Result<std::time::SystemTime, httpdate::Erro
     }
 }
 
-pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiResult<Response> {
-    let mode = mode(headers)?;
-    let start = match headers.text("if-none-match").map(str::trim) {
+/// A page of a container's change feed (a read: the stale-container and
+/// session checks hold, and the answer names its container, as any
+/// feed's): 200 with the changes, or 304 with none, each with the etag to
+/// continue from.
+pub fn read(
+    serving: &Serving<'_>,
+    container: ContainerPath<'_>,
+    options: &dyn RequestOptions,
+) -> Answer {
+    let (db, coll) = (container.database, container.container);
+    let context = session::check(serving, db, coll, options, true)?;
+    let response = changes(serving, db, coll, options)?;
+    Ok(response.about(&context, context.lsn, None))
+}
+
+fn changes(
+    serving: &Serving<'_>,
+    db: &str,
+    coll: &str,
+    options: &dyn RequestOptions,
+) -> ApiResult<Response> {
+    let account = serving.account;
+    let mode = mode(options)?;
+    let start = match options.if_none_match().map(str::trim) {
         None => Start::Beginning,
         Some("*") => Start::Now,
         Some(token) => Start::After(parse_token(token)?),
     };
-    let since = headers
-        .text("if-modified-since")
+    let since = options
+        .get(RequestOption::IfModifiedSince)
         .map(|text| {
             if_modified_since(text)
                 .map(|t| {
@@ -110,11 +128,11 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
              the change feed from within the retention period.",
         ));
     }
-    let limit = PageLimit::from_header(headers.max_item_count())?;
-    state.account.store.with_container(db, coll, |c, now| {
+    let limit = PageLimit::from_header(options.max_item_count())?;
+    account.store.with_container(db, coll, |c, now| {
         // A partition key (or a hierarchical prefix), or a feed range as a
         // range of effective partition keys within the range id's range.
-        let mut scope = FeedScope::new(c, &super::query::scope_request(headers))?;
+        let mut scope = FeedScope::new(c, &query::scope_request(options))?;
         // LSNs are per range: the reader continues in each range of its
         // scope past that range's LSN, and the log is read from a place
         // before every one of them.
@@ -193,11 +211,8 @@ pub fn read(state: &AppState, db: &str, coll: &str, headers: &HeaderMap) -> ApiR
         let etag = FeedPosition::etag(&positions);
         let documents = page.documents;
         let bytes = documents.iter().map(Bytes::len).sum();
-        let quorum = state.reads_quorum(headers);
-        let charge = state
-            .account
-            .charges
-            .change_feed(documents.len(), bytes, quorum);
+        let quorum = account.reads_quorum(|| options.consistency_level());
+        let charge = account.charges.change_feed(documents.len(), bytes, quorum);
         Ok(answer(&c.rid, &documents, &etag, charge))
     })
 }
@@ -268,9 +283,14 @@ fn range_index<'c>(
     }
 }
 
-fn mode(headers: &HeaderMap) -> ApiResult<Mode> {
-    let a_im = headers.text("a-im").unwrap_or_default().trim();
-    let wire_format = headers.text(WIRE_FORMAT_HEADER).map(str::trim);
+fn mode(options: &dyn RequestOptions) -> ApiResult<Mode> {
+    let a_im = options
+        .get(RequestOption::ChangeFeedMode)
+        .unwrap_or_default()
+        .trim();
+    let wire_format = options
+        .get(RequestOption::ChangeFeedWireFormat)
+        .map(str::trim);
     // A wire format the emulator does not know is refused in either mode:
     // serving bare items to a client that asked for another shape would
     // hand it changes it cannot read (an SDK sees no `current`).
@@ -398,19 +418,13 @@ fn full_fidelity(c: &Container, change: &Change) -> Bytes {
 
 /// 200 with the changes, or 304 with none; `etag` is where to continue.
 fn answer(rid: &str, documents: &[Bytes], etag: &str, charge: Charge) -> Response {
-    let etag = HeaderValue::from_str(&format!("\"{etag}\"")).expect("digits, colons, commas");
     let mut response = if documents.is_empty() {
-        let mut response = StatusCode::NOT_MODIFIED.into_response();
-        response
-            .headers_mut()
-            .insert("x-ms-request-charge", charge_value(charge));
-        response
-            .headers_mut()
-            .insert("x-ms-item-count", HeaderValue::from(0));
+        let mut response = Response::empty(Status::NOT_MODIFIED, charge);
+        response.headers.item_count = Some(0);
         response
     } else {
-        feed(rid, "Documents", documents, None, charge)
+        Response::feed(rid, "Documents", documents, None, charge)
     };
-    response.headers_mut().insert("etag", etag);
+    response.headers.etag = Some(ResponseEtag::Text(format!("\"{etag}\"")));
     response
 }

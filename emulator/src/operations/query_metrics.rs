@@ -6,28 +6,32 @@
 //! order, reported as the service reports its use of `/pk/?`), and each
 //! property index that found the documents (`index/`, e.g. `/n/?`).
 //!
-//! - `x-ms-documentdb-populatequerymetrics: true` → `x-ms-documentdb-query-metrics`,
-//!   `name=value;` pairs (times in milliseconds), as JavaScript's
-//!   `QueryMetrics.createFromDelimitedString` reads them.
-//! - `x-ms-cosmos-populateindexmetrics: true` (Python) →
-//!   `x-ms-cosmos-index-utilization`, base64 of the JSON;
-//!   `x-ms-cosmos-populateindexmetrics-V2: true` (JavaScript) → the same
-//!   header, percent-encoded JSON (what each SDK decodes).
+//! - [`RequestOption::PopulateQueryMetrics`] (HTTP's
+//!   `x-ms-documentdb-populatequerymetrics: true`) → the query metrics
+//!   (`x-ms-documentdb-query-metrics`), `name=value;` pairs (times in
+//!   milliseconds), as JavaScript's `QueryMetrics.createFromDelimitedString`
+//!   reads them.
+//! - [`RequestOption::PopulateIndexMetrics`] (Python's
+//!   `x-ms-cosmos-populateindexmetrics: true`) → the index utilization
+//!   (`x-ms-cosmos-index-utilization`), base64 of the JSON;
+//!   [`RequestOption::PopulateIndexMetricsV2`] (JavaScript's
+//!   `x-ms-cosmos-populateindexmetrics-V2: true`) → the same, percent-encoded
+//!   JSON (what each SDK decodes).
+//!
+//! The texts are the service's, whatever the protocol (Direct mode carries
+//! the same values), so they are made here, encoded, and each front door
+//! writes them under its own names.
 
 use std::fmt::Write;
 use std::time::Instant;
 
-use axum::http::{HeaderMap, HeaderValue};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 use bytes::Bytes;
 
-use super::request::CosmosHeaders;
+use super::options::{RequestOption, RequestOptions};
+use super::response::ResponseHeaders;
 use crate::query::retrieved::Retrieved;
-
-const QUERY_METRICS: &str = "x-ms-documentdb-populatequerymetrics";
-const INDEX_METRICS: &str = "x-ms-cosmos-populateindexmetrics";
-const INDEX_METRICS_V2: &str = "x-ms-cosmos-populateindexmetrics-v2";
 
 /// What a query page used: its documents, the stored documents it read to
 /// make them (and the property indexes that found them), and the
@@ -78,18 +82,23 @@ fn index_utilization_v2(used: &Used<'_>) -> String {
 }
 
 /// Whether the query asks for any metrics (then its run is timed).
-pub fn wanted(headers: &HeaderMap) -> bool {
-    headers.flag(QUERY_METRICS) || headers.flag(INDEX_METRICS) || headers.flag(INDEX_METRICS_V2)
+pub fn wanted(options: &dyn RequestOptions) -> bool {
+    options.flag(RequestOption::PopulateQueryMetrics)
+        || options.flag(RequestOption::PopulateIndexMetrics)
+        || options.flag(RequestOption::PopulateIndexMetricsV2)
 }
 
-/// Adds the metrics the request asked for to a query page's response.
-pub fn add(response: &mut HeaderMap, request: &HeaderMap, used: &Used<'_>, started: Instant) {
-    if request.flag(QUERY_METRICS) {
-        if let Ok(value) = HeaderValue::from_str(&query_metrics(used, started)) {
-            response.insert("x-ms-documentdb-query-metrics", value);
-        }
+/// Adds the metrics the request asked for to a query page's headers.
+pub fn add(
+    response: &mut ResponseHeaders,
+    options: &dyn RequestOptions,
+    used: &Used<'_>,
+    started: Instant,
+) {
+    if options.flag(RequestOption::PopulateQueryMetrics) {
+        response.query_metrics = Some(query_metrics(used, started));
     }
-    let utilization = if request.flag(INDEX_METRICS_V2) {
+    response.index_utilization = if options.flag(RequestOption::PopulateIndexMetricsV2) {
         Some(
             percent_encoding::utf8_percent_encode(
                 &index_utilization_v2(used),
@@ -97,14 +106,11 @@ pub fn add(response: &mut HeaderMap, request: &HeaderMap, used: &Used<'_>, start
             )
             .to_string(),
         )
-    } else if request.flag(INDEX_METRICS) {
+    } else if options.flag(RequestOption::PopulateIndexMetrics) {
         Some(BASE64.encode(index_utilization_v1(used)))
     } else {
         None
     };
-    if let Some(value) = utilization.and_then(|u| HeaderValue::from_str(&u).ok()) {
-        response.insert("x-ms-cosmos-index-utilization", value);
-    }
 }
 
 /// The service's delimited query metrics for one page. The index
