@@ -25,6 +25,7 @@ mod items_protocol;
 mod lifetimes;
 mod offers;
 mod operations;
+mod operations_feeds;
 mod operations_metadata;
 mod partition_keys;
 mod persistence;

@@ -15,7 +15,7 @@ use RequestOption::*;
 
 /// An account whose database `db` holds container `c` (partition key
 /// `/pk`, `defaultTtl` 10 s), on the manual clock.
-fn account() -> Account {
+pub(crate) fn account() -> Account {
     let store = Store::new(Clock::new(ClockMode::Manual { start: None }));
     let object = |v: Value| v.as_object().unwrap().clone();
     store
@@ -36,7 +36,7 @@ fn account() -> Account {
     )
 }
 
-const CONTAINER: ContainerPath<'static> = ContainerPath {
+pub(crate) const CONTAINER: ContainerPath<'static> = ContainerPath {
     database: "db",
     container: "c",
 };
@@ -49,13 +49,13 @@ fn item(id: &str) -> ItemPath<'_> {
     }
 }
 
-fn body(response: &Response) -> Value {
+pub(crate) fn body(response: &Response) -> Value {
     serde_json::from_slice(&response.body).unwrap()
 }
 
 /// `futures`-free: the operations that may run triggers are async, and
 /// run to completion at once without them.
-fn now<F: std::future::Future>(future: F) -> F::Output {
+pub(crate) fn now<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap()
