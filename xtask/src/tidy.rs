@@ -597,33 +597,6 @@ fn the_readme_stays_a_first_screen() {
 
 mod tests;
 
-/// Import cycles known and being broken on another branch: a cycle
-/// found passes if its files are all in one entry (a cycle shrinks as it
-/// is broken).
-const CYCLES_ALLOWED: &[&[&str]] = &[
-    // The store's front door: store/mod.rs both assembles the store's
-    // parts and defines the Store and its lock, which the parts name
-    // (`super::Store`, `super::MAX_ITEM_BYTES`...); the durable image and
-    // the catalog name each other's types through it. (farm-studio, which
-    // reads a module's own parts as no import, finds no cycle here.)
-    // Breaks when mod.rs is a front door only (the Store in a file of
-    // its own).
-    &[
-        "emulator/src/store/catalog.rs",
-        "emulator/src/store/checks.rs",
-        "emulator/src/store/client_encryption_keys.rs",
-        "emulator/src/store/container/mod.rs",
-        "emulator/src/store/durable/meta.rs",
-        "emulator/src/store/durable/mod.rs",
-        "emulator/src/store/image.rs",
-        "emulator/src/store/mod.rs",
-        "emulator/src/store/offers.rs",
-        "emulator/src/store/scripts.rs",
-        "emulator/src/store/user.rs",
-        "emulator/src/store/users.rs",
-    ],
-];
-
 /// No file imports itself around a loop: each crate's library is a graph
 /// of files without cycles, so any file can be read (and tested) knowing
 /// only the files below it. The failure lists every cycle, file by file.
@@ -640,17 +613,12 @@ fn no_file_imports_itself_around_a_loop() {
             .collect();
         for cycle in imports::cycles(&files) {
             let named: Vec<String> = cycle.files.iter().map(|f| format!("{src}{f}")).collect();
-            let allowed = CYCLES_ALLOWED
-                .iter()
-                .any(|allowed| named.iter().all(|f| allowed.contains(&f.as_str())));
-            if !allowed {
-                found.push(format!(
-                    "{} files: {}\n    {}",
-                    named.len(),
-                    named.join(", "),
-                    cycle.imports.join("\n    ")
-                ));
-            }
+            found.push(format!(
+                "{} files: {}\n    {}",
+                named.len(),
+                named.join(", "),
+                cycle.imports.join("\n    ")
+            ));
         }
     }
     assert!(

@@ -17,7 +17,7 @@ use super::log::{Change, ChangeKind, ChangeLog};
 use super::numbered::NumberedKeys;
 use super::ranges::{Range, RangeMap, SplitRefusal};
 use super::records::{self, ContainerNumbers};
-use super::scripts::Scripts;
+use super::script::Scripts;
 use super::unique_keys::UniqueIndex;
 use crate::index::search_policy::{check_embeddings_kept, check_vector_indexes_kept};
 use crate::index::vectors::VectorColumns;
