@@ -41,7 +41,8 @@ pub struct Store {
     /// With `--data-dir`: the journal changes are written ahead to, and
     /// what compacting it needs (`durable/`).
     pub(super) durable: Option<Durable>,
-    /// Named in-memory snapshots of the whole account (`account.rs`).
+    /// Named in-memory snapshots of the whole account (`snapshot.rs`),
+    /// taken and restored by `account.rs`.
     pub(super) snapshots: Snapshots,
 }
 

@@ -5,8 +5,9 @@
 //! is the store's front door: its parts and what they hand out. The store
 //! and its lock are `lock.rs`; what the lock guards is `catalog.rs`, and the
 //! operations are `impl Store` blocks in the files named for what they do.
-//! A part names what it needs from the files below it, never this one, so
-//! that the parts form no import cycle (`xtask/src/tidy/imports.rs`).
+//! This file defines nothing: a name a part takes through it (`super::Store`)
+//! is the defining file's, so the parts form no import cycle through it
+//! (`xtask/src/tidy/imports.rs` follows a re-export to its definition).
 //!
 //! [`Clock`]: crate::clock::Clock
 
