@@ -47,6 +47,7 @@ pub use certificate::CertificateArgs;
 pub use choices::{ClockArg, LogLevel, ProtocolArg, RuChargesArg, SyncArg};
 pub use data_dir::default_data_dir;
 pub use health_args::HealthArgs;
+pub use values::Invalid;
 pub use vars::*;
 
 use values::{checked_key, key_from_file};
@@ -247,18 +248,6 @@ pub struct Settings {
     /// directory chosen for the caller).
     pub notes: Vec<String>,
 }
-
-/// Why the start stops: names the flag or variable and what it accepts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Invalid(pub String);
-
-impl std::fmt::Display for Invalid {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Invalid {}
 
 /// The environment: a variable's value, if set.
 pub type Env<'a> = &'a dyn Fn(&str) -> Option<OsString>;

@@ -1,11 +1,24 @@
 //! The values flags and variables accept, parsed alike from either: each
-//! parser pairs with the text that says what it accepts, for the refusal.
+//! parser pairs with the text that says what it accepts, for the refusal
+//! ([`Invalid`], which every part of `settings/` returns: it lives here,
+//! below them all, so that no part names `settings.rs` for it).
 
 use std::net::IpAddr;
 use std::path::Path;
 
-use super::Invalid;
 use crate::auth::MasterKey;
+
+/// Why the start stops: names the flag or variable and what it accepts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid(pub String);
+
+impl std::fmt::Display for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Invalid {}
 
 pub const BOOL_ACCEPTED: &str = "expected true, false, 1 or 0";
 pub const PORT_ACCEPTED: &str = "not a port number; expected 0 to 65535 (0 picks a free port)";

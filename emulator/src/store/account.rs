@@ -12,37 +12,16 @@
 //! journal frame (a reset record, then the new state as a snapshot's
 //! records), so it is whole or absent after a crash.
 //!
-//! Snapshots live in memory only: they are gone when the emulator stops.
+//! Snapshots live in memory only: they are gone when the emulator stops
+//! (`snapshot.rs`: what one holds).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde::Serialize;
-
+use super::catalog::Catalog;
 use super::image::Image;
-use super::{Catalog, Store, Written};
+use super::snapshot::{Snapshot, SnapshotSummary, MAX_SNAPSHOT_NAME};
+use super::{Store, Written};
 use crate::error::{ApiError, ApiResult, Status};
-
-/// What a snapshot holds, as the control API reports it.
-#[derive(Debug, Clone, Serialize)]
-pub struct SnapshotSummary {
-    pub name: String,
-    pub databases: usize,
-    pub containers: usize,
-    pub items: usize,
-    /// The emulator's clock when it was taken.
-    pub now: i64,
-}
-
-/// A named snapshot.
-#[derive(Debug)]
-pub struct Snapshot {
-    image: Image,
-    summary: SnapshotSummary,
-}
-
-/// The longest snapshot name.
-pub const MAX_SNAPSHOT_NAME: usize = 128;
 
 impl Store {
     /// Drops every database (with its containers, items, scripts, change feeds,
@@ -226,9 +205,6 @@ fn check_name(name: &str) -> ApiResult<()> {
         )))
     }
 }
-
-/// A named snapshot map, for [`Store`].
-pub type Snapshots = std::sync::Mutex<BTreeMap<String, Arc<Snapshot>>>;
 
 #[cfg(test)]
 mod tests;

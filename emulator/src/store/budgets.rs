@@ -87,7 +87,7 @@ impl Store {
         // Shared: the database's physical partitions, cut over the hash
         // space as a container of its throughput would be.
         let (ru, autoscale) = offer(&db.rid)
-            .map_or((super::offers::MIN_MANUAL_THROUGHPUT, false), |offer| {
+            .map_or((super::offer::MIN_MANUAL_THROUGHPUT, false), |offer| {
                 (offer.provisioned(), offer.is_autoscale())
             });
         let count = RangeMap::count_for_throughput(ru, autoscale);

@@ -1,7 +1,7 @@
 //! The catalog the store's lock guards: its databases, each with its
 //! containers, users and client encryption keys, and the offers. What it
 //! holds are plain data (`container/`, `user.rs`, `client_encryption_key.rs`,
-//! `offers.rs`), found by name or RID (`lookup.rs`); the operations on
+//! `offer.rs`), found by name or RID (`lookup.rs`); the operations on
 //! them are the `impl Store` blocks above it (`users.rs`, `scripts.rs`...).
 
 use std::collections::BTreeMap;
@@ -10,8 +10,9 @@ use serde_json::Value;
 
 use super::client_encryption_key::ClientEncryptionKey;
 use super::lookup::{by_name_or_rid, by_name_or_rid_mut};
+use super::offer::Offers;
 use super::user::User;
-use super::{offers, Container};
+use super::Container;
 use crate::error::ApiResult;
 
 #[derive(Debug)]
@@ -64,7 +65,7 @@ impl Database {
 pub(super) struct Catalog {
     pub(super) databases: BTreeMap<String, Database>,
     pub(super) next_database: u32,
-    pub(super) offers: offers::Offers,
+    pub(super) offers: Offers,
 }
 
 impl Catalog {

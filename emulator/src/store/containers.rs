@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::checks::check_if_match;
 use super::{
-    encryption_policy, item, offers, ranges, validate_name, Container, ContainerContext,
+    encryption_policy, item, offer, ranges, validate_name, Container, ContainerContext,
     ContainerSettings, Database, Range, RangeMap, SplitRefusal, Store, Throughput,
 };
 use crate::error::{ApiError, ApiResult};
@@ -27,7 +27,7 @@ impl Store {
     ) -> ApiResult<Value> {
         let id = validate_name(body.get("id"))?.to_string();
         if self.serverless && throughput.is_some() {
-            return Err(offers::serverless_refusal("database"));
+            return Err(offer::serverless_refusal("database"));
         }
         let now = self.clock.now();
         let mut catalog = self.write()?;
@@ -92,7 +92,7 @@ impl Store {
 impl Store {
     /// Creates a container with the dedicated throughput the request asks
     /// for; without any, 400 RU/s of its own unless its database shares
-    /// throughput (see `offers.rs`).
+    /// throughput (see `offer.rs`).
     pub fn create_container(
         &self,
         database: &str,
@@ -101,7 +101,7 @@ impl Store {
     ) -> ApiResult<Value> {
         let id = validate_name(body.get("id"))?.to_string();
         if self.serverless && throughput.is_some() {
-            return Err(offers::serverless_refusal("container"));
+            return Err(offer::serverless_refusal("container"));
         }
         let now = self.clock.now();
         let mut catalog = self.write()?;
@@ -117,7 +117,7 @@ impl Store {
         // database's or get 400 RU/s of their own.
         let shared = self.serverless || catalog.offers.has_offer(&catalog.database(database)?.rid);
         let throughput =
-            throughput.or((!shared).then_some(Throughput::Manual(offers::MIN_MANUAL_THROUGHPUT)));
+            throughput.or((!shared).then_some(Throughput::Manual(offer::MIN_MANUAL_THROUGHPUT)));
         let db = catalog.database_mut(database)?;
         if db.containers.contains_key(&id) {
             return Err(ApiError::conflict());

@@ -9,10 +9,10 @@
 use std::collections::HashMap;
 use std::io;
 
+use super::catalog::Catalog;
 use super::item::Item;
 use super::log::Change;
 use super::records::{ContainerNumbers, Record};
-use super::Catalog;
 use crate::item_key::ItemKey;
 use crate::persist::encode_frame;
 

@@ -13,11 +13,12 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use super::catalog::{Catalog, Database};
 use super::checks::check_if_match;
 use super::lookup::{by_name_or_rid, by_name_or_rid_mut};
 use super::user::{Grant, Permission, PermissionMode, PermissionView, ScriptGrant, User};
 use super::ScriptKind;
-use super::{item, validate_name, Catalog, CreateMode, Database, Store, Written};
+use super::{item, validate_name, CreateMode, Store, Written};
 use crate::error::{ApiError, ApiResult};
 use crate::rid;
 

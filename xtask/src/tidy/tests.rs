@@ -3,7 +3,10 @@
 //! lock unwrapped over lines) must be caught, so that a check passing on
 //! the real tree means something.
 
-use super::*;
+use super::layers::{layer_violations, module_edges};
+use super::paths::EMULATOR_SRC;
+use super::speaks_http::http_below_the_adapter;
+use super::{unwraps_a_lock, Source};
 
 /// A source planted at `path` (from `emulator/src/`), for the tests that
 /// show each check catches what it is for.

@@ -13,14 +13,14 @@ use std::hash::{Hash, Hasher};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::super::catalog::{Catalog, Database};
 use super::super::client_encryption_key::{self, ClientEncryptionKey};
 use super::super::container::Container;
-use super::super::offers::Offer;
+use super::super::offer::Offer;
 use super::super::ranges::RangeMap;
 use super::super::records::Record;
-use super::super::scripts::Scripts;
+use super::super::script::Scripts;
 use super::super::user::User;
-use super::super::{Catalog, Database};
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
 
-use super::*;
 use crate::clock::{Clock, ClockMode};
+use crate::error::Status;
+use crate::persist::SyncMode;
 use crate::store::{
-    Action, BatchMode, CreateMode, ItemAddress, ItemWrite, Operation, Throughput, WriteMode,
+    Action, BatchMode, CreateMode, ItemAddress, ItemWrite, Operation, Store, Throughput, WriteMode,
 };
 
 pub(in crate::store) fn scratch(name: &str) -> PathBuf {

@@ -1,4 +1,4 @@
-//! The checks of a script's body (`scripts.rs`).
+//! The checks of a script's body (`script.rs`).
 
 use super::*;
 use serde_json::json;
