@@ -5,7 +5,6 @@ mod account;
 mod around;
 mod client_encryption_keys;
 mod conflicts;
-mod container_context;
 mod containers;
 mod databases;
 mod explorer;
@@ -43,6 +42,7 @@ use crate::account::Account;
 use crate::auth;
 use crate::error::ApiError;
 use crate::operations::authorization::{self, Access, Verb};
+use crate::operations::session;
 use crate::store::MAX_ITEM_BYTES;
 use crate::{entra_token, resource_token};
 use request::CosmosHeaders;
@@ -375,16 +375,9 @@ fn common_headers(state: &AppState, headers: &mut HeaderMap, activity_id: Header
         .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if let Some(lsn) = lsn {
         let range = headers.range_id().unwrap_or(0);
-        let lsn = match headers.get(names::CONTENT_PATH) {
-            Some(rid) => {
-                state
-                    .account
-                    .visible_range_lsn(state.region_index, rid.as_bytes(), range, lsn)
-            }
-            None => lsn,
-        };
-        let token =
-            container_context::session_token(headers.get(names::PARTITION_KEY_RANGE_ID), lsn);
+        let rid = headers.get(names::CONTENT_PATH).map(HeaderValue::as_bytes);
+        let token = session::token(&state.serving(), rid, range, lsn);
+        let token = HeaderValue::from_bytes(token.as_bytes()).expect("ascii digits");
         headers.insert(names::SESSION_TOKEN, token);
     }
     headers

@@ -5,7 +5,7 @@
 //! generatePathForNameBased`) and keys its session tokens by that link: a
 //! created container without it fails in the SDK with a
 //! NullPointerException. Item responses carry the container's own
-//! (`container_context.rs`); every other successful response gets it
+//! (`response.rs`, `write_names`); every other successful response gets it
 //! here, from the request's path; both are written by [`header_value`],
 //! its one builder. Refusals do not: azure-cosmos (Python) drops its
 //! routing-map cache when a 404 names an owner (the sdist's
@@ -38,7 +38,7 @@ pub fn of(path: &str) -> Option<HeaderValue> {
 
 /// A path by names (or a RID) as a header value, the one spelling of
 /// `x-ms-alt-content-path` (and of `x-ms-content-path`): the container's
-/// own on item responses (`container_context.rs`, over the bytes the store
+/// own on item responses (`response.rs`, `write_names`, over the bytes the store
 /// built once, shared: no copy) and every other response's ([`of`]).
 ///
 /// Sent as it is: a space, `+`, `%` or a non-ASCII letter is the name's

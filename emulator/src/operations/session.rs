@@ -135,9 +135,67 @@ pub fn session_lsn(token: &str, range: u32) -> ApiResult<u64> {
     Ok(own.unwrap_or(highest))
 }
 
+/// A session token as the service writes it, `{range}:-1#{lsn}`, on the
+/// stack: a front door copies it once into its header or token.
+pub struct SessionToken {
+    /// A range (10 digits at most), `:-1#`, an LSN (20 at most).
+    text: [u8; 34],
+    len: usize,
+}
+
+impl SessionToken {
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.text[..self.len]
+    }
+}
+
+/// The session token of an answer naming the range `range` of the
+/// container `rid` (none: an answer about no container) at its range's
+/// LSN `lsn`: that LSN as far as the region serving it has applied it (a
+/// lagging replica's tokens must not name writes it has not applied).
+pub fn token(serving: &Serving<'_>, rid: Option<&[u8]>, range: u32, lsn: u64) -> SessionToken {
+    use std::io::Write;
+    let lsn = match rid {
+        Some(rid) => serving
+            .account
+            .visible_range_lsn(serving.region, rid, range, lsn),
+        None => lsn,
+    };
+    let mut text = [0u8; 34];
+    let mut cursor = std::io::Cursor::new(&mut text[..]);
+    write!(cursor, "{range}:-1#{lsn}").expect("34 bytes hold any range and LSN");
+    let len = cursor.position() as usize;
+    SessionToken { text, len }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn session_tokens_as_the_service_writes_them() {
+        let account = crate::account::Account::new(
+            crate::store::Store::new(crate::clock::Clock::new(crate::clock::ClockMode::Manual {
+                start: None,
+            })),
+            crate::auth::MasterKey::from_base64(crate::auth::WELL_KNOWN_KEY).unwrap(),
+            "Region",
+        );
+        let serving = Serving::new(&account, 0);
+        let text = |rid, range, lsn| {
+            String::from_utf8(token(&serving, rid, range, lsn).as_bytes().to_vec()).unwrap()
+        };
+        assert_eq!(text(None, 0, 12), "0:-1#12");
+        assert_eq!(
+            text(Some(b"rid"), 3, 7),
+            "3:-1#7",
+            "one region: all applied"
+        );
+        assert_eq!(
+            text(None, u32::MAX, u64::MAX),
+            format!("{}:-1#{}", u32::MAX, u64::MAX)
+        );
+    }
 
     #[test]
     fn session_tokens_as_the_sdks_send_them() {

@@ -29,7 +29,7 @@ pub struct Store {
     pub(super) next_purge_at: AtomicI64,
     /// Logical sequence number of the last write to any resource: the
     /// account's progress, which read regions replicate (session tokens
-    /// name a container's own LSN, see `http/container_context.rs`).
+    /// name a container's own LSN, see `operations/session.rs`).
     pub(super) lsn: AtomicU64,
     /// How long a container's change log keeps entries, emulator-clock seconds.
     pub(super) change_feed_retention: i64,

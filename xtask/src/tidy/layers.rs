@@ -106,6 +106,8 @@ const LAYERS: &[(&str, &[&str])] = &[
         "operations",
         &[
             "account",
+            "auth",
+            "clock",
             "error",
             "faults",
             "json",

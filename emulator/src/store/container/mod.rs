@@ -103,7 +103,7 @@ pub struct Container {
 
 /// The container that owns an item, as every item response names it:
 /// its RID and its path by name, built once and shared (a clone copies no
-/// bytes). `http/container_context.rs` writes them as headers.
+/// bytes). `http/response.rs` writes them as headers.
 #[derive(Debug, Clone)]
 pub struct Owner {
     /// The container's RID (`x-ms-content-path`).
