@@ -10,36 +10,12 @@ use serde_json::{Map, Value};
 
 use super::options::{RequestOption, RequestOptions};
 use super::response::{Answer, Response, ResponseEtag};
-use super::{body, session, Serving};
+use super::{body, session, ContainerPath, ItemPath, Serving};
 use crate::error::{ApiError, ApiResult, Status};
 use crate::patch::PatchBody;
 use crate::request_units::{self, Charge, WriteKind as Priced};
 use crate::script::{named_trigger, TriggeredWrite, WriteKind};
 use crate::store::{ContainerContext, Item, ItemAddress, ItemWrite, WriteMode, Written};
-
-/// A container, by names (or by RIDs: `dbs/{rid}/colls/{rid}`).
-#[derive(Debug, Clone, Copy)]
-pub struct ContainerPath<'a> {
-    pub database: &'a str,
-    pub container: &'a str,
-}
-
-/// An item: its container and its id (or RID).
-#[derive(Debug, Clone, Copy)]
-pub struct ItemPath<'a> {
-    pub database: &'a str,
-    pub container: &'a str,
-    pub id: &'a str,
-}
-
-impl<'a> ItemPath<'a> {
-    fn container(self) -> ContainerPath<'a> {
-        ContainerPath {
-            database: self.database,
-            container: self.container,
-        }
-    }
-}
 
 /// The (partition key, id) an item path addresses: as given for names,
 /// looked up for RIDs.

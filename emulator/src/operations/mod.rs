@@ -64,10 +64,12 @@ pub mod stored_procedures;
 pub mod users;
 
 pub use around::{around, nothing_around, Breakable, Call, Reply, Target};
-pub use items::{ContainerPath, ItemPath};
 pub use kind::OperationKind;
 pub use options::{GivenOptions, RequestOption, RequestOptions};
-pub use paths::{ConflictPath, DatabasePath, KeyPath, PermissionPath, ScriptPath, UserPath};
+pub use paths::{
+    ConflictPath, ContainerPath, DatabasePath, ItemPath, KeyPath, PermissionPath, ScriptPath,
+    UserPath,
+};
 pub use response::{
     answered, Answer, ContainerState, Refusal, Response, ResponseEtag, ResponseHeaders,
 };

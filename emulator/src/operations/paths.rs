@@ -1,8 +1,33 @@
-//! The addresses of the metadata resources, by names (or by RIDs, as the
-//! store resolves either). An item's and its container's are in
-//! `items.rs`; an offer is addressed by its RID alone.
+//! The addresses of resources, by names (or by RIDs, as the store
+//! resolves either): a container, an item, and the metadata resources. An
+//! offer is addressed by its RID alone.
 
 use crate::store::ScriptKind;
+
+/// A container, by names (or by RIDs: `dbs/{rid}/colls/{rid}`).
+#[derive(Debug, Clone, Copy)]
+pub struct ContainerPath<'a> {
+    pub database: &'a str,
+    pub container: &'a str,
+}
+
+/// An item: its container and its id (or RID).
+#[derive(Debug, Clone, Copy)]
+pub struct ItemPath<'a> {
+    pub database: &'a str,
+    pub container: &'a str,
+    pub id: &'a str,
+}
+
+impl<'a> ItemPath<'a> {
+    /// Its container.
+    pub fn container(self) -> ContainerPath<'a> {
+        ContainerPath {
+            database: self.database,
+            container: self.container,
+        }
+    }
+}
 
 /// A database.
 #[derive(Debug, Clone, Copy)]
