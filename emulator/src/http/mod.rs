@@ -42,7 +42,7 @@ use crate::account::Account;
 use crate::auth;
 use crate::error::ApiError;
 use crate::operations::authorization::{self, Access, Verb};
-use crate::operations::session;
+use crate::operations::{self, session};
 use crate::store::MAX_ITEM_BYTES;
 use crate::{entra_token, resource_token};
 use request::CosmosHeaders;
@@ -286,6 +286,11 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
     // (`--rate-limit`: a 429 meets no rule), the fault rules (outside
     // durability: a fault after a write answers once the write is kept).
     match verified {
+        // Nothing around the operation (one region, no limiter, no rule,
+        // no data directory): straight to the handler, without the steps'
+        // future (boxed below: it is large, and a point read would pay
+        // for its allocation and copy).
+        Ok(()) if operations::nothing_around(&state.serving()) => next.run(request).await,
         Ok(()) => Box::pin(around::run(&state, request, next)).await,
         Err(error) => {
             tracing::debug!(%error, "refused an unauthenticated request");
