@@ -81,7 +81,7 @@ impl Account {
 
     /// The LSN reads at region `region` can see now: the store's at the
     /// write region, a lagging replica's elsewhere.
-    pub fn visible_lsn(&self, region: usize) -> u64 {
+    fn visible_lsn(&self, region: usize) -> u64 {
         let current = self.store.session_lsn();
         if self.topology.names().len() == 1 {
             return current;

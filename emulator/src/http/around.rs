@@ -13,14 +13,14 @@ use super::request::CosmosHeaders;
 use super::response::from_operation;
 use super::{names, AppState};
 use crate::faults::Connection;
-use crate::operations::{self, Breakable, Call, Reply, Serving, Target};
+use crate::operations::{self, Breakable, Call, Reply, Target};
 use crate::store::MAX_ITEM_BYTES;
 use crate::transport::{Break, ConnectionControl};
 
 /// Runs a verified request through the steps and its handler (when one
 /// applies: `authenticate` sends the others straight to their handler).
 pub async fn run(state: &AppState, request: Request, next: Next) -> Response {
-    let serving = Serving::new(&state.account, state.region_index);
+    let serving = state.serving();
     let connection = request.extensions().get::<ConnectionControl>().cloned();
     let breakable = connection.as_ref().map(|c| c as &dyn Breakable);
     operations::around(&serving, Routed { request, next }, breakable).await

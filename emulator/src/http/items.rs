@@ -16,13 +16,9 @@ use super::request::{Body, CosmosHeaders, PathParams};
 use super::response::from_operation;
 use super::AppState;
 use crate::error::ApiResult;
-use crate::operations::{batch, change_feed, items, query, ContainerPath, ItemPath, Serving};
+use crate::operations::{batch, change_feed, items, query, ContainerPath, ItemPath};
 
 type ItemParams = PathParams<(String, String, String)>;
-
-fn serving(state: &AppState) -> Serving<'_> {
-    Serving::new(&state.account, state.region_index)
-}
 
 fn item<'a>(db: &'a str, coll: &'a str, id: &'a str) -> ItemPath<'a> {
     ItemPath {
@@ -45,7 +41,7 @@ pub async fn create_or_query(
         container: &coll,
     };
     if headers.flag("x-ms-cosmos-is-batch-request") {
-        let answer = batch::execute(&serving(&state), container, &headers, &body.0);
+        let answer = batch::execute(&state.serving(), container, &headers, &body.0);
         let mut response = from_operation(answer, &uri);
         // A batch's answer names its container and LSN without the
         // request's path.
@@ -55,7 +51,7 @@ pub async fn create_or_query(
     if headers.is_query() {
         return super::query::query(&state, (&db, &coll), &uri, &headers, &body).await;
     }
-    let answer = items::create(&serving(&state), container, &headers, &body.0).await;
+    let answer = items::create(&state.serving(), container, &headers, &body.0).await;
     from_operation(answer, &uri)
 }
 
@@ -72,9 +68,9 @@ pub async fn read_feed(
         container: &coll,
     };
     let answer = if headers.text(names::A_IM).is_some() {
-        change_feed::read(&serving(&state), container, &headers)
+        change_feed::read(&state.serving(), container, &headers)
     } else {
-        query::read_feed(&serving(&state), container, &headers).await
+        query::read_feed(&state.serving(), container, &headers).await
     };
     from_operation(answer, &uri)
 }
@@ -86,7 +82,7 @@ pub async fn read(
     PathParams((db, coll, id)): ItemParams,
     request: Request,
 ) -> Response {
-    let answer = items::read(&serving(&state), item(&db, &coll, &id), request.headers());
+    let answer = items::read(&state.serving(), item(&db, &coll, &id), request.headers());
     from_operation(answer, request.uri())
 }
 
@@ -98,7 +94,7 @@ pub async fn replace(
     body: Body,
 ) -> Response {
     let item = item(&db, &coll, &id);
-    let answer = items::replace(&serving(&state), item, &headers, &body.0).await;
+    let answer = items::replace(&state.serving(), item, &headers, &body.0).await;
     from_operation(answer, &uri)
 }
 
@@ -109,7 +105,7 @@ pub async fn patch(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    let answer = items::patch(&serving(&state), item(&db, &coll, &id), &headers, &body.0);
+    let answer = items::patch(&state.serving(), item(&db, &coll, &id), &headers, &body.0);
     from_operation(answer, &uri)
 }
 
@@ -119,7 +115,7 @@ pub async fn delete(
     uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    let answer = items::delete(&serving(&state), item(&db, &coll, &id), &headers).await;
+    let answer = items::delete(&state.serving(), item(&db, &coll, &id), &headers).await;
     from_operation(answer, &uri)
 }
 
@@ -134,6 +130,6 @@ pub async fn delete_partition(
         database: &db,
         container: &coll,
     };
-    let answer = items::delete_partition(&serving(&state), container, &headers);
+    let answer = items::delete_partition(&state.serving(), container, &headers);
     Ok(from_operation(answer, &uri))
 }

@@ -101,17 +101,6 @@ impl EndpointState {
     pub fn serving(&self) -> crate::operations::Serving<'_> {
         crate::operations::Serving::new(&self.account, self.region_index)
     }
-
-    /// Whether a request's reads read a quorum (Strong or Bounded
-    /// Staleness, its own level or the account's), which doubles their
-    /// charge.
-    pub fn reads_quorum(&self, headers: &HeaderMap) -> bool {
-        self.account.reads_quorum(|| {
-            headers
-                .get(names::CONSISTENCY_LEVEL)
-                .and_then(|v| v.to_str().ok())
-        })
-    }
 }
 
 /// The one region the account has, as the service names regions.

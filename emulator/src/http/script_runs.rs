@@ -9,7 +9,7 @@ use axum::response::Response;
 use super::request::{Body, PathParams};
 use super::response::from_operation;
 use super::AppState;
-use crate::operations::{stored_procedures, ItemPath, Serving};
+use crate::operations::{stored_procedures, ItemPath};
 
 pub async fn execute(
     State(state): State<AppState>,
@@ -18,7 +18,7 @@ pub async fn execute(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    let serving = Serving::new(&state.account, state.region_index);
+    let serving = state.serving();
     let sproc = ItemPath {
         database: &db,
         container: &coll,

@@ -148,38 +148,35 @@ impl Response {
 
     /// Names the container of `context`, its range, and the state the
     /// answer reflects: the range's LSN `lsn`, the item's `item_lsn`.
-    pub fn about(mut self, context: &ContainerContext, lsn: u64, item_lsn: Option<u64>) -> Self {
-        self.headers.range = Some(context.range);
-        self.headers.container = Some(ContainerState {
-            owner: context.owner.clone(),
-            lsn: Some(lsn),
-            item_lsn,
-        });
-        self
+    pub fn about(self, context: &ContainerContext, lsn: u64, item_lsn: Option<u64>) -> Self {
+        self.with_container(context, Some(lsn), item_lsn)
     }
 
     /// Names the container of `context` and its range alone (a refusal:
     /// no operation ran, no LSN).
-    pub fn naming(mut self, context: &ContainerContext) -> Self {
+    pub fn naming(self, context: &ContainerContext) -> Self {
+        self.with_container(context, None, None)
+    }
+
+    fn with_container(
+        mut self,
+        context: &ContainerContext,
+        lsn: Option<u64>,
+        item_lsn: Option<u64>,
+    ) -> Self {
         self.headers.range = Some(context.range);
         self.headers.container = Some(ContainerState {
             owner: context.owner.clone(),
-            lsn: None,
-            item_lsn: None,
+            lsn,
+            item_lsn,
         });
         self
-    }
-
-    /// Whether it is a success (2xx), or a 304 (a read that found the
-    /// client's version current).
-    pub fn is_success(&self) -> bool {
-        (200..300).contains(&self.status.as_u16())
     }
 }
 
 /// The feed envelope `{"_rid": ..., "<kind>": [...], "_count": n}` around
 /// documents already serialised.
-pub fn feed_body(rid: &str, kind: &str, documents: &[Bytes]) -> Bytes {
+fn feed_body(rid: &str, kind: &str, documents: &[Bytes]) -> Bytes {
     let size: usize = documents.iter().map(|d| d.len() + 1).sum();
     let mut body = BytesMut::with_capacity(size + 64);
     body.put_slice(format!("{{\"_rid\":{},\"{kind}\":[", Value::from(rid)).as_bytes());
