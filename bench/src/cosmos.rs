@@ -5,7 +5,7 @@
 use std::time::SystemTime;
 
 use bytes::Bytes;
-use cosmos_emulator::auth::{self, MasterKey};
+use cosmos_emulator::protocol::auth::{self, MasterKey};
 use http_body_util::Full;
 use hyper::{Method, Request};
 

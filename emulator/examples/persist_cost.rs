@@ -5,8 +5,8 @@
 //! after a compaction the snapshot), the disk bytes per item, and the
 //! process's RSS after each. The end-to-end measurement is `cargo xtask
 //! bench --only persistence`.
-use cosmos_emulator::persist::SyncMode;
-use cosmos_emulator::store::{ItemWrite, Store, WriteMode};
+use cosmos_emulator::data::persist::SyncMode;
+use cosmos_emulator::data::store::{ItemWrite, Store, WriteMode};
 use cosmos_emulator::{Clock, ClockMode};
 use serde_json::{json, Value};
 use std::path::Path;

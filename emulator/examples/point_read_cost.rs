@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use axum::body::Body;
 use axum::http::Request;
-use cosmos_emulator::auth::{self, MasterKey};
+use cosmos_emulator::protocol::auth::{self, MasterKey};
 use cosmos_emulator::{app, Account, AppState, Clock, ClockMode, EndpointState, Store};
 use tower::ServiceExt;
 
@@ -74,12 +74,15 @@ async fn main() {
     if let Some(dir) = std::env::var_os("DATA_DIR") {
         let _ = std::fs::remove_dir_all(&dir);
         store = store
-            .open_data_dir(dir.as_ref(), cosmos_emulator::persist::SyncMode::Never)
+            .open_data_dir(
+                dir.as_ref(),
+                cosmos_emulator::data::persist::SyncMode::Never,
+            )
             .unwrap();
     }
     let mut account = Account::new(store, key.clone(), cosmos_emulator::REGION);
-    account.limiter =
-        std::env::var_os("RATE_LIMIT").map(|_| cosmos_emulator::throttle::Limiter::new(false));
+    account.limiter = std::env::var_os("RATE_LIMIT")
+        .map(|_| cosmos_emulator::account::throttle::Limiter::new(false));
     let state = AppState::new(EndpointState {
         account: Arc::new(account),
         scheme: "http",

@@ -4,7 +4,7 @@
 //! of the fill and of the purge; with `PAUSE=1` it waits 3 s between them,
 //! so that `perf record -p` can attach for the purge alone. The end-to-end
 //! measurement is `cargo xtask bench --only purge`.
-use cosmos_emulator::store::{ItemWrite, Store, WriteMode};
+use cosmos_emulator::data::store::{ItemWrite, Store, WriteMode};
 use cosmos_emulator::{Clock, ClockMode};
 use serde_json::{json, Value};
 use std::time::Instant;

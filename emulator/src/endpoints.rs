@@ -16,9 +16,9 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
+use crate::account::regions::Outage;
 use crate::http::AppState;
-use crate::regions::Outage;
-use crate::transport::{self, App, Transport};
+use crate::net::transport::{self, App, Transport};
 use crate::{control, http};
 
 /// Everything one endpoint serves: the resources' routes and the control

@@ -2,89 +2,61 @@
 //! semantics and a test clock.
 //!
 //! Start it in-process with [`Emulator::start`] (tests, tools) or as the
-//! `cosmos-emulator` binary. The modules, one concept each:
-//! - the data: `ttl` (the TTL rules), `store` (databases, containers,
-//!   items, the expiry index, behind one lock), `purge` (the background
-//!   deletion), `reindex` (rebuilding indexes after a policy change),
-//!   `persist` (the data directory and its journal), `index` (indexes,
-//!   the indexing policy, the paths they read), `query` (the SQL
-//!   dialect), `script` (stored procedures, triggers and UDFs), `patch`
-//!   (partial updates), `partition_key` (definitions, values, headers),
-//!   `item_key` (an item's address), `epk` (effective partition keys),
-//!   `rid` (resource ids), `json` (JSON within the nesting limit), `limits`
-//!   (the quotas, in one place);
-//! - the account's behaviour: `request_units` (what operations cost),
-//!   `throttle` (throttling by throughput), `consistency` (the account's
-//!   level and a request's), `regions` (failover, outages, replication
-//!   lag), `faults` (the fault rules of the control API, which know
-//!   nothing of HTTP); `account` (all of these, the store with them, as
-//!   one value every endpoint and front door shares);
-//! - the operations: `operations` (each Cosmos operation as a function of
-//!   the account and a protocol-neutral request, below every protocol);
-//! - the wire: `http` (routes, and the adapter from HTTP to the operations),
-//!   `control` (the control API, `/_emulator/...`: its route table and
-//!   handlers, above `http`), `endpoints` (each region's gateway and the
-//!   compute gateway, together, and `app`, which assembles `http` and
-//!   `control`), `auth` (master-key
-//!   signatures), `resource_token` (permission tokens), `entra_token`
-//!   (Entra ID tokens), `error` (the wire format of failures), `clock`
-//!   (the one source of time);
-//! - for the binary: `settings` (flags and environment variables), `health`
-//!   (the health server), `probe` (the `health` subcommand that asks it)
-//!   and `shutdown` (signals and `--parent-pid`); for both, `transport`
-//!   (plain HTTP, HTTPS, or either by the first byte) and `tls` (the
-//!   certificates).
+//! `cosmos-emulator` binary. Its folders and modules, bottom to top (a
+//! folder lists its modules in its own opening lines):
+//! - `protocol` (the protocol's rules: signatures and tokens, partition
+//!   keys, RIDs, consistency, charges, limits, the failures' wire format);
+//! - `data` (the clock and the TTL rules, the store and its data
+//!   directory, the indexes, the query engine, scripts, patches, the
+//!   purge and re-indexing);
+//! - `account` (the account: the store with its key, consistency,
+//!   scripts, charges, regions, budgets and fault rules, as one value
+//!   every endpoint and front door shares);
+//! - `operations` (each Cosmos operation as a function of the account and
+//!   a protocol-neutral request, below every protocol, and what runs
+//!   around every one);
+//! - `http` (the adapter from HTTP to the operations) and `control` (the
+//!   control API, `/_emulator/...`: its route table and handlers, above
+//!   `http`);
+//! - `net` (connections: listening, TLS, and which protocol a connection
+//!   speaks), below the adapters;
+//! - `endpoints` (each region's gateway and the compute gateway, served and
+//!   stopped together, and `app`, which puts `http` and `control` behind
+//!   one set of layers);
+//! - `binary` (what the `cosmos-emulator` binary adds, over this file: its
+//!   settings, its health server and probe, and when it stops).
+//!
+//! This file assembles them: [`Config`], [`Emulator`] (in process) and
+//! [`Server`] (binds, serves, starts the background tasks).
 
 pub mod account;
-pub mod auth;
-pub mod clock;
-pub mod consistency;
+pub mod binary;
 pub mod control;
+pub mod data;
 mod endpoints;
-mod entra_token;
-mod epk;
-pub mod error;
-mod faults;
-pub mod health;
 mod http;
-mod index;
-mod item_key;
-mod json;
-pub mod limits;
+pub mod net;
 pub mod operations;
-mod partition_key;
-mod patch;
-pub mod persist;
-pub mod probe;
-mod purge;
-mod query;
-pub mod regions;
-mod reindex;
-pub mod request_units;
-mod resource_token;
-mod rid;
-mod script;
-pub mod settings;
-pub mod shutdown;
-pub mod store;
-pub mod throttle;
-mod tls;
-mod transport;
-pub mod ttl;
+pub mod protocol;
 
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use crate::account::{regions, throttle};
+use crate::data::{persist, purge, reindex, script, store};
+use crate::net::{tls, transport};
+use crate::protocol::{auth, consistency, error, limits, request_units};
+
 pub use account::Account;
-pub use auth::WELL_KNOWN_KEY;
-pub use clock::{Clock, ClockMode};
+pub use data::clock::{Clock, ClockMode};
+pub use data::store::Store;
 pub use endpoints::app;
 pub use http::{AppState, EndpointState, REGION};
-pub use store::Store;
-pub use tls::CertificateFiles;
-pub use transport::Protocol;
+pub use net::tls::CertificateFiles;
+pub use net::transport::Protocol;
+pub use protocol::auth::WELL_KNOWN_KEY;
 
 /// Sets the allocator up for a long-running server: freed memory goes back
 /// to the system 200 ms after it is freed, so that a large TTL purge shrinks
@@ -125,7 +97,7 @@ pub struct Config {
     /// How long change log entries are kept, emulator-clock seconds.
     pub change_feed_retention: i64,
     /// The least number of partition key ranges a new container gets
-    /// (default 1: as many as its throughput takes; see `store/ranges.rs`).
+    /// (default 1: as many as its throughput takes; see `data/store/ranges.rs`).
     pub min_ranges_per_container: usize,
     /// Where to keep the data (`--data-dir`); `None`: in memory only.
     pub data_dir: Option<std::path::PathBuf>,

@@ -7,9 +7,10 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use cosmos_emulator::health::{self, Health};
-use cosmos_emulator::settings::{self, Command, Flags, Settings};
-use cosmos_emulator::{probe, shutdown, Server};
+use cosmos_emulator::binary::health::{self, Health};
+use cosmos_emulator::binary::settings::{self, Command, Flags, Settings};
+use cosmos_emulator::binary::{probe, shutdown};
+use cosmos_emulator::Server;
 
 /// mimalloc: items are allocated on request threads and freed by the purge
 /// on another; glibc's per-thread arenas make such frees slow and keep
@@ -60,7 +61,7 @@ fn main() -> ExitCode {
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
-        .thread_stack_size(cosmos_emulator::limits::THREAD_STACK_BYTES)
+        .thread_stack_size(cosmos_emulator::protocol::limits::THREAD_STACK_BYTES)
         .build()
     {
         Ok(r) => r,

@@ -93,10 +93,10 @@ fn every_source_file_says_what_it_holds() {
 
 /// The query engine's thread-locals that only remember (a word's stem, a
 /// compiled pattern): an answer never depends on what they hold. Anything
-/// a run needs travels in its context (`query/context.rs`).
+/// a run needs travels in its context (`data/query/context.rs`).
 const QUERY_CACHES: &[&str] = &[
-    "emulator/src/query/search/text.rs",
-    "emulator/src/query/functions/regex.rs",
+    "emulator/src/data/query/search/text.rs",
+    "emulator/src/data/query/functions/regex.rs",
 ];
 
 #[test]

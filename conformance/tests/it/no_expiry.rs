@@ -7,7 +7,7 @@
 //! suite sends TTL values (the same the wall clock scales,
 //! `conformance/src/clock.rs`). Requests are signed over verb, resource
 //! and date, never the body (`conformance/src/client.rs`,
-//! `emulator/src/auth.rs`), so the edited requests need no new signature.
+//! `emulator/src/protocol/auth.rs`), so the edited requests need no new signature.
 //!
 //! Every case must then fail, except the ones listed in [`NOT_ABOUT_EXPIRY`],
 //! each with the reason why a target that never expires anything conforms

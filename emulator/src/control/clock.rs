@@ -9,8 +9,8 @@ use axum::Json;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::error::{ApiError, ApiResult};
 use crate::http::{AppState, Body};
+use crate::protocol::error::{ApiError, ApiResult};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -122,7 +122,11 @@ mod tests {
             "18446744073709551615",
         ] {
             let refused = advance_millis(&number(text)).unwrap_err();
-            assert_eq!(refused.status, crate::error::Status::BAD_REQUEST, "{text}");
+            assert_eq!(
+                refused.status,
+                crate::protocol::error::Status::BAD_REQUEST,
+                "{text}"
+            );
         }
         let message = advance_millis(&number("0.0001")).unwrap_err().message;
         assert!(message.contains("millisecond"), "{message}");

@@ -11,8 +11,8 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
-use crate::error::ApiResult;
 use crate::http::{AppState, Body};
+use crate::protocol::error::ApiResult;
 
 /// Adds a fault rule: 201 with the rule as stored (its `id`, `hitCount` 0).
 pub async fn add(State(state): State<AppState>, body: Body) -> ApiResult<Response> {

@@ -1,6 +1,6 @@
 //! `POST /_emulator/lifetimes` `{"database", "container", "continuation"?,
 //! "maxItems"?, "order"?}`: a page of a container's stored items with their
-//! lifetimes explained (`store/lifetimes.rs`), for the data explorer.
+//! lifetimes explained (`data/store/lifetimes.rs`), for the data explorer.
 //! Signed with the master key like every control route. 200 with
 //! `{"now", "defaultTtl", "stored", "live", "nextExpiry", "items": [{"id",
 //! "partitionKey", "_ts", "ttl", "rule", "effectiveTtl", "expiresAt",
@@ -12,10 +12,10 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{ApiError, ApiResult};
+use crate::data::store::LifetimeCursor;
 use crate::http::{AppState, Body};
-use crate::item_key::ItemKey;
-use crate::store::LifetimeCursor;
+use crate::protocol::error::{ApiError, ApiResult};
+use crate::protocol::item_key::ItemKey;
 
 /// Items per page unless asked otherwise, and the most a page may hold.
 const DEFAULT_ITEMS: usize = 100;

@@ -2,8 +2,8 @@
 //! at the emulator's time is purged (its TTL delete in the change log), a
 //! deterministic wait for tests; `POST /_emulator/split` `{"database",
 //! "container", "range"}`, which splits one partition key range in two
-//! (`store/ranges.rs`), with either clock; `POST /_emulator/compact`, which
-//! writes a snapshot of the data directory now (`store/durable/mod.rs`);
+//! (`data/store/ranges.rs`), with either clock; `POST /_emulator/compact`, which
+//! writes a snapshot of the data directory now (`data/store/durable/mod.rs`);
 //! `POST /_emulator/reset` (every database dropped; `{"clock": s}` also
 //! sets the test clock), for test isolation.
 
@@ -14,8 +14,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{blocking, optional_body};
-use crate::error::ApiResult;
 use crate::http::{pk_range_listing, AppState, Body};
+use crate::protocol::error::ApiResult;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -38,9 +38,9 @@ pub async fn purge(State(state): State<AppState>) -> ApiResult<Response> {
     let purged = blocking("The purge failed.", move || {
         let mut total = 0;
         loop {
-            let (purged, _) = store.purge_batch(crate::purge::BATCH);
+            let (purged, _) = store.purge_batch(crate::data::purge::BATCH);
             total += purged;
-            if purged < crate::purge::BATCH {
+            if purged < crate::data::purge::BATCH {
                 return Ok(total);
             }
         }

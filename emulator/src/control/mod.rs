@@ -34,9 +34,9 @@ use axum::Router;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::error::Status;
-use crate::error::{ApiError, ApiResult};
 use crate::http::{AppState, Body};
+use crate::protocol::error::Status;
+use crate::protocol::error::{ApiError, ApiResult};
 
 /// One control route: its method, its path (axum's syntax: `{name}` is a
 /// parameter), what it does in a line, and its handler, given the method

@@ -17,9 +17,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{optional_body, NoParameters};
-use crate::error::{ApiError, ApiResult};
+use crate::account::regions::{Outage, Refusal};
 use crate::http::{AppState, Body};
-use crate::regions::{Outage, Refusal};
+use crate::protocol::error::{ApiError, ApiResult};
 
 /// `GET /_emulator/regions`.
 pub async fn list(State(state): State<AppState>) -> Response {

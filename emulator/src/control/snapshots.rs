@@ -1,5 +1,5 @@
 //! Named in-memory snapshots of the whole account, for test isolation
-//! (`store/account.rs`): `PUT /_emulator/snapshots/{name}`, `POST
+//! (`data/store/account.rs`): `PUT /_emulator/snapshots/{name}`, `POST
 //! /_emulator/snapshots/{name}/restore`, `GET /_emulator/snapshots`,
 //! `DELETE /_emulator/snapshots/{name}`.
 
@@ -10,8 +10,8 @@ use axum::Json;
 use serde_json::json;
 
 use super::{blocking, optional_body, NoParameters};
-use crate::error::ApiResult;
 use crate::http::{AppState, Body};
+use crate::protocol::error::ApiResult;
 
 /// Takes the snapshot `name`: 201, or 200 when it replaced one.
 pub async fn take(

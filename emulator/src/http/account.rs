@@ -19,8 +19,8 @@ use axum::Extension;
 
 use super::response::from_operation;
 use super::AppState;
+use crate::net::transport::ConnectionScheme;
 use crate::operations::account;
-use crate::transport::ConnectionScheme;
 
 /// `scheme://host:port/` as the client should address the emulator.
 pub(super) fn endpoint(state: &AppState, scheme: &str, uri: &Uri, headers: &HeaderMap) -> String {

@@ -1,7 +1,7 @@
 //! The steps around every operation (`operations/around.rs`: the region,
 //! the budget, the fault rules, durability) over HTTP: a routed request is
 //! the [`Call`] they wrap, a response the [`Reply`] they read, and the
-//! connection (`transport/breakable.rs`) what a rule or an outage breaks.
+//! connection (`net/transport/breakable.rs`) what a rule or an outage breaks.
 
 use axum::extract::Request;
 use axum::http::{HeaderMap, Uri};
@@ -12,10 +12,10 @@ use super::operation::classify;
 use super::request::CosmosHeaders;
 use super::response::from_operation;
 use super::{names, AppState};
-use crate::faults::Connection;
+use crate::account::faults::Connection;
+use crate::data::store::MAX_ITEM_BYTES;
+use crate::net::transport::{Break, ConnectionControl};
 use crate::operations::{self, Breakable, Call, Reply, Target};
-use crate::store::MAX_ITEM_BYTES;
-use crate::transport::{Break, ConnectionControl};
 
 /// Runs a verified request through the steps and its handler (when one
 /// applies: `authenticate` sends the others straight to their handler).

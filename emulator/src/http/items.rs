@@ -15,8 +15,8 @@ use super::names;
 use super::request::{Body, CosmosHeaders, PathParams};
 use super::response::from_operation;
 use super::AppState;
-use crate::error::ApiResult;
 use crate::operations::{batch, change_feed, items, query, ContainerPath, ItemPath};
+use crate::protocol::error::ApiResult;
 
 type ItemParams = PathParams<(String, String, String)>;
 

@@ -36,15 +36,16 @@ use tower::Layer;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::normalize_path::NormalizePathLayer;
 
-use crate::transport::{App, QueryIntoPath};
+use crate::net::transport::{App, QueryIntoPath};
 
 use crate::account::Account;
-use crate::auth;
-use crate::error::ApiError;
+use crate::data::store::MAX_ITEM_BYTES;
 use crate::operations::authorization::{self, Access, Verb};
+use crate::operations::resource_token;
 use crate::operations::{self, session};
-use crate::store::MAX_ITEM_BYTES;
-use crate::{entra_token, resource_token};
+use crate::protocol::auth;
+use crate::protocol::entra_token;
+use crate::protocol::error::ApiError;
 use request::CosmosHeaders;
 
 /// What every handler shares, behind one `Arc`: the router clones the state
@@ -189,7 +190,7 @@ fn panicked(cause: Box<dyn std::any::Any + Send + 'static>) -> Response {
 
 fn internal_error(activity_id: Option<&str>) -> ApiError {
     ApiError::new(
-        crate::error::Status::INTERNAL_SERVER_ERROR,
+        crate::protocol::error::Status::INTERNAL_SERVER_ERROR,
         format!(
             "The emulator failed while serving this request, which may not have been applied. This \
              is a bug in the emulator: please report it with the request and its ActivityId{}.",
@@ -388,16 +389,16 @@ fn common_headers(state: &AppState, headers: &mut HeaderMap, activity_id: Header
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::auth::MasterKey;
-    use crate::clock::{Clock, ClockMode};
-    use crate::store::Store;
+    use crate::data::clock::{Clock, ClockMode};
+    use crate::data::store::Store;
+    use crate::protocol::auth::MasterKey;
 
     /// A handler that panics (a test-only route, never a real bug) gets a
     /// Cosmos 500 with the request's activity id, the connection stays
     /// usable, and the server goes on serving.
     #[tokio::test]
     async fn a_panicking_handler_answers_500_and_the_server_lives_on() {
-        let key = MasterKey::from_base64(crate::auth::WELL_KNOWN_KEY).unwrap();
+        let key = MasterKey::from_base64(crate::protocol::auth::WELL_KNOWN_KEY).unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let store = Store::new(Clock::new(ClockMode::Manual { start: None }));

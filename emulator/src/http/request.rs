@@ -8,8 +8,8 @@ use axum::http::HeaderMap;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::error::{ApiError, ApiResult};
 use crate::operations::{body, RequestOption, RequestOptions};
+use crate::protocol::error::{ApiError, ApiResult};
 
 /// The raw request body; a body over the limit is a Cosmos 413, not axum's text.
 pub struct Body(pub Bytes);
@@ -69,7 +69,7 @@ pub trait CosmosHeaders {
     /// The number of the partition key range a request names
     /// (`x-ms-documentdb-partitionkeyrangeid`), if it names one.
     fn range_id(&self) -> Option<u32> {
-        crate::store::parse_range_id(self.text(super::names::PARTITION_KEY_RANGE_ID)?)
+        crate::data::store::parse_range_id(self.text(super::names::PARTITION_KEY_RANGE_ID)?)
     }
 }
 

@@ -8,10 +8,10 @@ use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 use super::names;
 use super::owner_path::header_value;
-use crate::error::{ApiError, Status};
+use crate::data::store::Owner;
 use crate::operations::{self, response as operation, Answer};
-use crate::request_units::Charge;
-use crate::store::Owner;
+use crate::protocol::error::{ApiError, Status};
+use crate::protocol::request_units::Charge;
 
 /// About how many headers an item or feed response carries in the end.
 pub const RESPONSE_HEADERS: usize = 20;

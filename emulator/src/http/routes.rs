@@ -99,7 +99,7 @@ fn user_routes() -> Router<AppState> {
 
 /// A container's stored procedures, triggers and user-defined functions.
 fn script_routes() -> Router<AppState> {
-    crate::store::ScriptKind::ALL
+    crate::data::store::ScriptKind::ALL
         .into_iter()
         .fold(Router::new(), |router, kind| {
             router.merge(scripts::routes(kind))

@@ -10,8 +10,8 @@ use axum::response::Response;
 use super::request::{Body, CosmosHeaders, PathParams};
 use super::response::from_operation;
 use super::AppState;
+use crate::data::store::ScriptKind;
 use crate::operations::{scripts, ContainerPath, ScriptPath};
-use crate::store::ScriptKind;
 
 fn script<'a>(db: &'a str, coll: &'a str, kind: ScriptKind, id: &'a str) -> ScriptPath<'a> {
     ScriptPath {

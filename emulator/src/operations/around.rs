@@ -21,11 +21,11 @@ use super::kind::OperationKind;
 use super::options::{RequestOption, RequestOptions};
 use super::response::Response;
 use super::Serving;
-use crate::error::{ApiError, Status};
-use crate::faults::{Connection, Rule, Target as FaultTarget, When};
-use crate::regions::Outage;
-use crate::request_units::Charge;
-use crate::throttle::{PartitionId, Priority};
+use crate::account::faults::{Connection, Rule, Target as FaultTarget, When};
+use crate::account::regions::Outage;
+use crate::account::throttle::{PartitionId, Priority};
+use crate::protocol::error::{ApiError, Status};
+use crate::protocol::request_units::Charge;
 
 /// Substatus of a request refused because its partition spent its RU/s.
 const RU_BUDGET_EXCEEDED: u32 = 3200;
@@ -71,7 +71,7 @@ pub trait Call<R>: Send {
 }
 
 /// The connection a request came on, which a fault rule or an outage may
-/// break (`transport/breakable.rs` for HTTP's).
+/// break (`net/transport/breakable.rs` for HTTP's).
 pub trait Breakable: Send + Sync {
     fn break_with(&self, how: Connection);
 }
@@ -140,17 +140,17 @@ async fn kept<R: Reply, C: Call<R>>(serving: &Serving<'_>, call: C) -> R {
     };
     let (reply, committed) = journal.track(call.run()).await;
     match committed {
-        crate::persist::Committed::Nothing => reply,
-        crate::persist::Committed::Through(_) => {
+        crate::data::persist::Committed::Nothing => reply,
+        crate::data::persist::Committed::Through(_) => {
             if store.compaction_due() {
                 let store = Arc::clone(store);
                 tokio::task::spawn_blocking(move || store.compact_if_due());
             }
             reply
         }
-        crate::persist::Committed::Failed => {
+        crate::data::persist::Committed::Failed => {
             let failed = format!("a write to {} failed", journal.dir().path().display());
-            R::from_response(crate::store::unavailable(&failed).into())
+            R::from_response(crate::data::store::unavailable(&failed).into())
         }
     }
 }

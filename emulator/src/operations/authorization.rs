@@ -24,9 +24,9 @@ use percent_encoding::percent_decode_str;
 
 use super::options::RequestOptions;
 use crate::account::Account;
-use crate::error::{ApiError, ApiResult, Status};
-use crate::resource_token::{self, Claims};
-use crate::store::{Grant, PermissionMode, ScriptKind};
+use crate::data::store::{Grant, PermissionMode, ScriptKind};
+use crate::operations::resource_token::{self, Claims};
+use crate::protocol::error::{ApiError, ApiResult, Status};
 
 /// The verbs of the Cosmos REST API, which its signatures name and each
 /// protocol maps its operations to.

@@ -29,13 +29,13 @@ use serde_json::{Map, Value};
 use super::options::{RequestOption, RequestOptions};
 use super::response::{Answer, ContainerState, Response};
 use super::{session, ContainerPath, Serving};
-use crate::error::{ApiError, ApiResult, Status};
-use crate::json;
-use crate::limits::{MAX_BATCH_OPERATIONS, MAX_NESTING_DEPTH};
-use crate::patch::PatchBody;
-use crate::query::search::Policies;
-use crate::request_units::{self, Charge, ChargeModel, WriteKind};
-use crate::store::{check_nesting, Action, BatchMode, Operation, Outcome};
+use crate::data::patch::PatchBody;
+use crate::data::query::search::Policies;
+use crate::data::store::{check_nesting, Action, BatchMode, Operation, Outcome};
+use crate::protocol::error::{ApiError, ApiResult, Status};
+use crate::protocol::json;
+use crate::protocol::limits::{MAX_BATCH_OPERATIONS, MAX_NESTING_DEPTH};
+use crate::protocol::request_units::{self, Charge, ChargeModel, WriteKind};
 
 /// A batch (or bulk request) of the operations in `body`: 200 when each
 /// succeeded, 207 when one failed, each result in the body.
@@ -66,7 +66,7 @@ fn run(
             let ranges = c.ranges();
             match ranges.by_id(id) {
                 Some(_) => Ok(()),
-                None => Err(crate::store::range_gone(id, ranges)),
+                None => Err(crate::data::store::range_gone(id, ranges)),
             }
         })?;
     }

@@ -5,9 +5,9 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::error::{ApiError, ApiResult};
-use crate::json::{self, JsonError};
-use crate::limits::{MAX_NESTING_DEPTH, MAX_REQUEST_BYTES};
+use crate::protocol::error::{ApiError, ApiResult};
+use crate::protocol::json::{self, JsonError};
+use crate::protocol::limits::{MAX_NESTING_DEPTH, MAX_REQUEST_BYTES};
 
 /// The body whole, or the service's 413 when it is over the request limit
 /// (measured as sent, escapes included).

@@ -35,11 +35,11 @@ use serde_json::{json, Value};
 use super::options::{RequestOption, RequestOptions};
 use super::response::{Answer, Response, ResponseEtag};
 use super::{query, session, ContainerPath, Serving};
-use crate::error::{ApiError, ApiResult, Status};
-use crate::partition_key::KeyScope;
-use crate::query::PageLimit;
-use crate::request_units::Charge;
-use crate::store::{Change, ChangeKind, Container, FeedPosition, FeedScope, Item, Range};
+use crate::data::query::PageLimit;
+use crate::data::store::{Change, ChangeKind, Container, FeedPosition, FeedScope, Item, Range};
+use crate::protocol::error::{ApiError, ApiResult, Status};
+use crate::protocol::partition_key::KeyScope;
+use crate::protocol::request_units::Charge;
 
 /// The change feed's wire format that wraps each change as `current` and
 /// `metadata`: required by the all-versions-and-deletes mode, optional in
@@ -175,7 +175,7 @@ fn changes(
                             range.id,
                             after + 1,
                             range.lsns.dropped(),
-                            crate::limits::MAX_CHANGE_LOG_BYTES / (1024 * 1024)
+                            crate::protocol::limits::MAX_CHANGE_LOG_BYTES / (1024 * 1024)
                         )));
                     }
                 }
@@ -396,7 +396,7 @@ fn full_fidelity(c: &Container, change: &Change) -> Bytes {
         metadata["previousImageLSN"] = previous.get().into();
     }
     let image = |lsn| -> Value {
-        let bytes = crate::store::with_lsn(&change.body, lsn);
+        let bytes = crate::data::store::with_lsn(&change.body, lsn);
         serde_json::from_slice(&bytes).unwrap_or_default()
     };
     let value = match change.kind {

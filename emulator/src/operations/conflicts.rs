@@ -7,8 +7,8 @@ use super::options::{RequestOption, RequestOptions};
 use super::paths::ConflictPath;
 use super::response::Answer;
 use super::{body, resources, ContainerPath, Serving};
-use crate::error::{ApiError, ApiResult};
-use crate::query::{PreparedQuery, QueryBody};
+use crate::data::query::{PreparedQuery, QueryBody};
+use crate::protocol::error::{ApiError, ApiResult};
 
 /// The feed envelope's key, as the service names it.
 const FEED: &str = "Conflicts";
@@ -58,7 +58,7 @@ pub fn query(
         let (db, coll) = (container.database, container.container);
         // The service refuses it as it refuses such a query of items.
         store.with_container(db, coll, |c, _| {
-            crate::store::check_cross_partition_enabled(c.partition_key())
+            crate::data::store::check_cross_partition_enabled(c.partition_key())
         })?;
     }
     let results = query.run_values(std::iter::empty())?;

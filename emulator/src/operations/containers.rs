@@ -6,8 +6,8 @@ use super::options::{RequestOption, RequestOptions};
 use super::paths::DatabasePath;
 use super::response::Answer;
 use super::{body, offers, resources, scripts, ContainerPath, Serving};
-use crate::error::ApiResult;
-use crate::store::Written;
+use crate::data::store::Written;
+use crate::protocol::error::ApiResult;
 
 /// The feed envelope's key, as the service names it.
 const FEED: &str = "DocumentCollections";

@@ -1,12 +1,12 @@
 //! The database operations: list, query, create (with the throughput it
 //! asks for: `offers.rs`), read, delete. The store keeps databases
-//! (`store/containers.rs`); their throughput is an offer.
+//! (`data/store/containers.rs`); their throughput is an offer.
 
 use super::options::RequestOptions;
 use super::paths::DatabasePath;
 use super::response::Answer;
 use super::{body, offers, resources, Serving};
-use crate::store::Written;
+use crate::data::store::Written;
 
 /// The feed envelope's key, as the service names it.
 const FEED: &str = "Databases";

@@ -1,6 +1,6 @@
 //! The item operations: create (or upsert), read, replace, patch, delete,
 //! and deleting a logical partition's items; a write that names triggers
-//! runs with them in one transaction (`script/triggers.rs`). TTL is the
+//! runs with them in one transaction (`data/script/triggers.rs`). TTL is the
 //! store's business: expired items are absent here on every path (R5).
 
 use std::borrow::Cow;
@@ -11,11 +11,11 @@ use serde_json::{Map, Value};
 use super::options::{RequestOption, RequestOptions};
 use super::response::{Answer, Response, ResponseEtag};
 use super::{body, session, ContainerPath, ItemPath, Serving};
-use crate::error::{ApiError, ApiResult, Status};
-use crate::patch::PatchBody;
-use crate::request_units::{self, Charge, WriteKind as Priced};
-use crate::script::{named_trigger, TriggeredWrite, WriteKind};
-use crate::store::{ContainerContext, Item, ItemAddress, ItemWrite, WriteMode, Written};
+use crate::data::patch::PatchBody;
+use crate::data::script::{named_trigger, TriggeredWrite, WriteKind};
+use crate::data::store::{ContainerContext, Item, ItemAddress, ItemWrite, WriteMode, Written};
+use crate::protocol::error::{ApiError, ApiResult, Status};
+use crate::protocol::request_units::{self, Charge, WriteKind as Priced};
 
 /// The (partition key, id) an item path addresses: as given for names,
 /// looked up for RIDs.
@@ -30,7 +30,7 @@ fn address<'a>(
         let pk = options.partition_key().map(Cow::Borrowed);
         (pk, Cow::Borrowed(item.id))
     };
-    if !crate::rid::looks_like_database_rid(item.database) {
+    if !crate::protocol::rid::looks_like_database_rid(item.database) {
         return Ok(given());
     }
     let found = serving.account.store.item_by_rid(

@@ -1,13 +1,13 @@
 //! The client encryption key operations: list, query, create, read and
 //! replace (a rewrap). No client deletes a key
-//! (`store/client_encryption_keys.rs`).
+//! (`data/store/client_encryption_keys.rs`).
 
 use super::options::RequestOptions;
 use super::paths::{DatabasePath, KeyPath};
 use super::response::{Answer, Response};
 use super::{body, resources, Serving};
-use crate::error::ApiError;
-use crate::store::Written;
+use crate::data::store::Written;
+use crate::protocol::error::ApiError;
 
 /// The feed envelope's key, as the service names it.
 const FEED: &str = "ClientEncryptionKeys";

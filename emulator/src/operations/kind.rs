@@ -108,6 +108,6 @@ mod tests {
             Metadata { changes: false },
         ];
         let names: Vec<_> = named.iter().map(|o| o.name()).collect();
-        assert_eq!(names, crate::faults::OPERATIONS);
+        assert_eq!(names, crate::account::faults::OPERATIONS);
     }
 }

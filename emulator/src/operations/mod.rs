@@ -14,7 +14,9 @@
 //!   and the LSN an answer's session token names;
 //! - `kind.rs`: the kinds of operation (what fault rules, throttling and
 //!   regions tell apart);
-//! - `authorization.rs`: what a resource token's permission lets a request do;
+//! - `resource_token.rs`: the permission tokens the users' operations hand
+//!   out and a request signs with, and `authorization.rs`: what a token's
+//!   permission lets a request do;
 //! - `around.rs`: what runs around every operation, once: the region, the
 //!   budget, the fault rules, durability;
 //! - `items.rs`: the item operations;
@@ -56,6 +58,7 @@ pub mod paths;
 pub mod query;
 pub mod query_metrics;
 pub mod ranges;
+pub(crate) mod resource_token;
 pub mod resources;
 pub mod response;
 pub mod scripts;

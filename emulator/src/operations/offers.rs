@@ -1,5 +1,5 @@
 //! The offer operations: the throughput of databases and containers (see
-//! `store/offers.rs`): list, query, read, replace (with a migration
+//! `data/store/offers.rs`): list, query, read, replace (with a migration
 //! between manual and autoscale throughput). Offers are created with their
 //! database or container ([`requested_throughput`]); a serverless account
 //! has none.
@@ -7,8 +7,8 @@
 use super::options::{RequestOption, RequestOptions};
 use super::response::Answer;
 use super::{body, resources, Serving};
-use crate::error::{ApiError, ApiResult};
-use crate::store::{Migration, Throughput};
+use crate::data::store::{Migration, Throughput};
+use crate::protocol::error::{ApiError, ApiResult};
 
 /// The feed envelope's key, as the service names it.
 const FEED: &str = "Offers";
@@ -24,7 +24,7 @@ pub fn requested_throughput(options: &dyn RequestOptions) -> ApiResult<Option<Th
 /// A serverless account has no offers to read or replace: the service's 400.
 fn offers_exist(serving: &Serving<'_>) -> ApiResult<()> {
     match serving.account.store.serverless() {
-        true => Err(crate::store::serverless_offers()),
+        true => Err(crate::data::store::serverless_offers()),
         false => Ok(()),
     }
 }

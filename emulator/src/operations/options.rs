@@ -97,7 +97,7 @@ pub trait RequestOptions: Sync {
 
     /// The number of the partition key range the request names, if any.
     fn range_id(&self) -> Option<u32> {
-        crate::store::parse_range_id(self.get(RequestOption::PartitionKeyRangeId)?)
+        crate::data::store::parse_range_id(self.get(RequestOption::PartitionKeyRangeId)?)
     }
 
     /// The range the request names, as sent.

@@ -2,7 +2,7 @@
 //! resolves either): a container, an item, and the metadata resources. An
 //! offer is addressed by its RID alone.
 
-use crate::store::ScriptKind;
+use crate::data::store::ScriptKind;
 
 /// A container, by names (or by RIDs: `dbs/{rid}/colls/{rid}`).
 #[derive(Debug, Clone, Copy)]

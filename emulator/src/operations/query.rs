@@ -1,9 +1,9 @@
 //! A query of a container's items, its query plan, and the read feed: each
 //! answers one page. The page is made below this, in one call: the query
-//! layer's pipeline (`query/run/pipeline.rs`) over the store's
-//! [`Source`](crate::query::pipeline::Source) for the request's scope
-//! (`store/query_source.rs`), with the scripts' runner for a query that
-//! calls user-defined functions (`script/udf.rs`: its page runs off the
+//! layer's pipeline (`data/query/run/pipeline.rs`) over the store's
+//! [`Source`](crate::data::query::pipeline::Source) for the request's scope
+//! (`data/store/query_source.rs`), with the scripts' runner for a query that
+//! calls user-defined functions (`data/script/udf.rs`: its page runs off the
 //! store's lock, on a thread the scripts' time bound answers, so a UDF
 //! that loops holds no lock and the request is answered 408). Here: the
 //! checks before it (the container, the session, a query across
@@ -18,12 +18,12 @@ use bytes::Bytes;
 use super::options::{RequestOption, RequestOptions};
 use super::response::{Answer, Response};
 use super::{body, query_metrics, session, ContainerPath, Serving};
-use crate::error::{ApiResult, Status};
-use crate::query::pipeline::{self, PageRequest};
-use crate::query::{Continuation, PageLimit, PreparedQuery, QueryBody};
-use crate::request_units::METADATA_READ;
-use crate::script::UdfHost;
-use crate::store::ScopeRequest;
+use crate::data::query::pipeline::{self, PageRequest};
+use crate::data::query::{Continuation, PageLimit, PreparedQuery, QueryBody};
+use crate::data::script::UdfHost;
+use crate::data::store::ScopeRequest;
+use crate::protocol::error::{ApiResult, Status};
+use crate::protocol::request_units::METADATA_READ;
 
 /// The query `body` of a container's items: one page of it.
 pub async fn query(
@@ -104,7 +104,7 @@ pub enum Priced {
 
 /// One page of `query`: made by the pipeline (`pipeline::page`), which
 /// keeps a whole result between pages under `source`, the query as sent
-/// (`query/results.rs`). Its charge follows what it read and returned
+/// (`data/query/results.rs`). Its charge follows what it read and returned
 /// (`request_units`); the query metrics count the same documents and
 /// bytes.
 pub async fn page(

@@ -31,7 +31,7 @@ use bytes::Bytes;
 
 use super::options::{RequestOption, RequestOptions};
 use super::response::ResponseHeaders;
-use crate::query::retrieved::Retrieved;
+use crate::data::query::retrieved::Retrieved;
 
 /// What a query page used: its documents, the stored documents it read to
 /// make them (and the property indexes that found them), and the

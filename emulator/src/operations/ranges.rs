@@ -1,6 +1,6 @@
 //! A container's physical partition key ranges (one `["", "FF")` by
 //! default, several for a container with more throughput, more after
-//! splits; see `store/ranges.rs`), served as the incremental feed the SDKs
+//! splits; see `data/store/ranges.rs`), served as the incremental feed the SDKs
 //! poll until they get a literal 304
 //! (`docs/src/reference/protocol.md#pkranges`).
 //!
@@ -17,8 +17,8 @@ use serde_json::{json, Value};
 use super::options::RequestOptions;
 use super::response::{Answer, Response, ResponseEtag};
 use super::{ContainerPath, Serving};
-use crate::request_units::METADATA_READ;
-use crate::store::{Range, RangeMap};
+use crate::data::store::{Range, RangeMap};
+use crate::protocol::request_units::METADATA_READ;
 
 /// A container's ranges as the feed serves them.
 pub struct Listing {
@@ -50,7 +50,7 @@ fn document(container: &Value, range: &Range, count: usize, etag: &str) -> Value
     } else {
         json!(1.0 / count as f64)
     };
-    let range_rid = crate::rid::partition_key_range(rid, range.id);
+    let range_rid = crate::protocol::rid::partition_key_range(rid, range.id);
     let parents: Vec<String> = range.parents.iter().map(u32::to_string).collect();
     json!({
         "_rid": range_rid,

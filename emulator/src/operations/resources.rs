@@ -9,10 +9,10 @@ use serde_json::Value;
 use super::body;
 use super::options::RequestOptions;
 use super::response::{Answer, Response};
-use crate::error::{ApiResult, Status};
-use crate::query::{PreparedQuery, QueryBody};
-use crate::request_units::{METADATA_READ, METADATA_WRITE};
-use crate::store::{CreateMode, Written};
+use crate::data::query::{PreparedQuery, QueryBody};
+use crate::data::store::{CreateMode, Written};
+use crate::protocol::error::{ApiResult, Status};
+use crate::protocol::request_units::{METADATA_READ, METADATA_WRITE};
 
 /// A resource read.
 pub fn read(value: &Value) -> Response {

@@ -5,9 +5,9 @@
 use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::Value;
 
-use crate::error::{ApiError, Status};
-use crate::request_units::Charge;
-use crate::store::{ContainerContext, Etag};
+use crate::data::store::{ContainerContext, Etag};
+use crate::protocol::error::{ApiError, Status};
+use crate::protocol::request_units::Charge;
 
 /// An operation's answer.
 #[derive(Debug, Clone)]
@@ -87,7 +87,7 @@ impl ResponseEtag {
 /// written from these and the range.
 #[derive(Debug, Clone)]
 pub struct ContainerState {
-    pub owner: crate::store::Owner,
+    pub owner: crate::data::store::Owner,
     pub lsn: Option<u64>,
     pub item_lsn: Option<u64>,
 }

@@ -9,7 +9,7 @@ use super::options::RequestOptions;
 use super::paths::ScriptPath;
 use super::response::{Answer, Response};
 use super::{body, resources, ContainerPath, Serving};
-use crate::store::{ScriptCounts, ScriptKind, ScriptView};
+use crate::data::store::{ScriptCounts, ScriptKind, ScriptView};
 
 /// The service's script quotas per container, as its answers state them.
 pub const QUOTA: &str = "functions=25;storedProcedures=100;triggers=25;";

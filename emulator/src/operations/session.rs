@@ -6,7 +6,7 @@
 //! The session token is the service's `{pkRangeId}:{version}#{globalLsn}`:
 //! the range of the item (of the range a feed read; `0` otherwise), version
 //! `-1`, with the LSN of the partition, as on the service: the range's LSN
-//! (`store/range_lsns.rs`), the `lsn` header's and the items' `_lsn`; in a
+//! (`data/store/range_lsns.rs`), the `lsn` header's and the items' `_lsn`; in a
 //! lagging read region, the LSN its replica has applied. The Java change
 //! feed estimator subtracts a pending item's `_lsn` from it. Other answers
 //! (databases, containers, the account) carry none.
@@ -14,8 +14,8 @@
 use super::options::RequestOptions;
 use super::response::{Refusal, Response};
 use super::Serving;
-use crate::error::{ApiError, ApiResult};
-use crate::store::ContainerContext;
+use crate::data::store::ContainerContext;
+use crate::protocol::error::{ApiError, ApiResult};
 
 /// Substatus of a request naming a container by a RID it no longer has.
 const COLLECTION_RID_MISMATCH: u32 = 1024;
@@ -128,7 +128,7 @@ pub fn session_lsn(token: &str, range: u32) -> ApiResult<u64> {
             .and_then(|v| v.parse().ok())
             .ok_or_else(invalid)?;
         highest = highest.max(lsn);
-        if crate::store::parse_range_id(named_range) == Some(range) {
+        if crate::data::store::parse_range_id(named_range) == Some(range) {
             own = Some(own.unwrap_or(0).max(lsn));
         }
     }
@@ -175,10 +175,11 @@ mod tests {
     #[test]
     fn session_tokens_as_the_service_writes_them() {
         let account = crate::account::Account::new(
-            crate::store::Store::new(crate::clock::Clock::new(crate::clock::ClockMode::Manual {
-                start: None,
-            })),
-            crate::auth::MasterKey::from_base64(crate::auth::WELL_KNOWN_KEY).unwrap(),
+            crate::data::store::Store::new(crate::data::clock::Clock::new(
+                crate::data::clock::ClockMode::Manual { start: None },
+            )),
+            crate::protocol::auth::MasterKey::from_base64(crate::protocol::auth::WELL_KNOWN_KEY)
+                .unwrap(),
             "Region",
         );
         let serving = Serving::new(&account, 0);

@@ -4,10 +4,10 @@
 use super::options::{RequestOption, RequestOptions};
 use super::response::{Answer, Response};
 use super::{session, ItemPath, Serving};
-use crate::error::{ApiError, Status};
-use crate::request_units::{self, Charge, ChargeModel, WriteKind as Priced};
-use crate::script::SprocCall;
-use crate::store::{ScriptKind, ScriptWork};
+use crate::data::script::SprocCall;
+use crate::data::store::{ScriptKind, ScriptWork};
+use crate::protocol::error::{ApiError, Status};
+use crate::protocol::request_units::{self, Charge, ChargeModel, WriteKind as Priced};
 
 /// Runs the stored procedure `sproc.id` of container `sproc` with the
 /// arguments `body` (a JSON array, or empty for none).

@@ -9,9 +9,9 @@ use super::options::{RequestOption, RequestOptions};
 use super::paths::{DatabasePath, PermissionPath, UserPath};
 use super::response::Answer;
 use super::{body, resources, Serving};
-use crate::error::ApiResult;
-use crate::resource_token::{self, Claims};
-use crate::store::PermissionView;
+use crate::data::store::PermissionView;
+use crate::operations::resource_token::{self, Claims};
+use crate::protocol::error::ApiResult;
 
 // ---- users ---------------------------------------------------------------
 

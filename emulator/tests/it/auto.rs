@@ -8,7 +8,7 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use cosmos_emulator::auth::MasterKey;
+use cosmos_emulator::protocol::auth::MasterKey;
 use cosmos_emulator::{Config, Emulator, Protocol};
 use serde_json::json;
 

@@ -123,7 +123,9 @@ fn bad_arguments_fail_clearly() {
 /// SIGTERM.
 #[test]
 fn the_compute_gateway_serves_the_same_account_reading_ids_as_signed() {
-    use cosmos_emulator::auth::{authorization_header, payload, MasterKey, WELL_KNOWN_KEY};
+    use cosmos_emulator::protocol::auth::{
+        authorization_header, payload, MasterKey, WELL_KNOWN_KEY,
+    };
     let (mut child, line, mut stdout) = start(&["--port", "0", "--compute-gateway-port", "0"]);
     let routing = line
         .trim()

@@ -1,7 +1,7 @@
 //! Client encryption keys (`/dbs/{db}/clientencryptionkeys`) and a
 //! container's `clientEncryptionPolicy`: what the service stores, serves and
-//! refuses (see `store/client_encryption_keys.rs` and
-//! `store/encryption_policy.rs` for the sources of each rule).
+//! refuses (see `data/store/client_encryption_keys.rs` and
+//! `data/store/encryption_policy.rs` for the sources of each rule).
 
 use crate::common::{TestClient, START};
 use cosmos_emulator::{ClockMode, Config};

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use cosmos_emulator::auth::{authorization_header, payload, signed_resource, MasterKey};
+use cosmos_emulator::protocol::auth::{authorization_header, payload, signed_resource, MasterKey};
 use cosmos_emulator::{Config, Protocol};
 use reqwest::Method;
 use serde_json::{json, Value};

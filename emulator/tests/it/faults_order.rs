@@ -7,7 +7,7 @@
 //! injected failure is charged (`docs/src/request-units.md`).
 
 use crate::common::{Reply, TestClient, COLL, DB, START};
-use cosmos_emulator::auth::MasterKey;
+use cosmos_emulator::protocol::auth::MasterKey;
 use cosmos_emulator::{ClockMode, Config};
 use reqwest::blocking::Client;
 use reqwest::Method;

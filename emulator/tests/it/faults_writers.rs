@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use crate::common::{Api, Reply, TestClient, COLL, DB};
-use cosmos_emulator::auth::MasterKey;
+use cosmos_emulator::protocol::auth::MasterKey;
 use cosmos_emulator::{ClockMode, Config};
 use reqwest::blocking::Client;
 use serde_json::{json, Value};

@@ -254,7 +254,7 @@ const FUNCTIONS: &[&str] = &[
     "IS_ARRAY",
     "IS_OBJECT",
     "TOSTRING",
-    // The system function families of query/functions/.
+    // The system function families of data/query/functions/.
     "ARRAY_CONCAT",
     "ARRAY_CONTAINS_ANY",
     "ARRAY_CONTAINS_ALL",

@@ -314,7 +314,7 @@ fn bodies_of_the_wrong_type_are_cosmos_400s(
     #[case] body: Vec<u8>,
 ) {
     let c = TestClient::with_container(None);
-    let key = cosmos_emulator::auth::MasterKey::from_base64(c.emulator.key()).unwrap();
+    let key = cosmos_emulator::protocol::auth::MasterKey::from_base64(c.emulator.key()).unwrap();
     let reply = c.send_signed_with(
         &key,
         Method::POST,
@@ -356,10 +356,10 @@ fn signed_dates_are_checked_against_the_wall_clock(
         }
         None => "the day before yesterday".to_string(),
     };
-    let key = cosmos_emulator::auth::MasterKey::from_base64(c.emulator.key()).unwrap();
-    let auth = cosmos_emulator::auth::authorization_header(
+    let key = cosmos_emulator::protocol::auth::MasterKey::from_base64(c.emulator.key()).unwrap();
+    let auth = cosmos_emulator::protocol::auth::authorization_header(
         &key,
-        &cosmos_emulator::auth::payload("GET", "dbs", "", &date, ""),
+        &cosmos_emulator::protocol::auth::payload("GET", "dbs", "", &date, ""),
     );
     let response = reqwest::blocking::Client::new()
         .get(format!("{}/dbs", c.emulator.endpoint()))
@@ -439,7 +439,7 @@ fn request_payloads_over_2_mb_are_413() {
         "\\u00e9".repeat(400_000)
     );
     assert!(escaped.len() > 2 * 1024 * 1024);
-    let key = cosmos_emulator::auth::MasterKey::from_base64(c.emulator.key()).unwrap();
+    let key = cosmos_emulator::protocol::auth::MasterKey::from_base64(c.emulator.key()).unwrap();
     let reply = c.send_signed_with(
         &key,
         Method::POST,

@@ -4,7 +4,7 @@
 //! routes (issue 12).
 
 use crate::common::{TestClient, COLL, DB};
-use cosmos_emulator::auth::MasterKey;
+use cosmos_emulator::protocol::auth::MasterKey;
 use reqwest::Method;
 use serde_json::{json, Value};
 

@@ -1,7 +1,7 @@
 //! `POST /_emulator/lifetimes`, what the data explorer shows of each item:
 //! the rule of the documentation that decides its lifetime, the TTL in
 //! force and its expiry instant, for every cell of the tables E1-E3 (the
-//! rules themselves are unit-tested in `src/ttl.rs`), expired items not yet
+//! rules themselves are unit-tested in `src/data/ttl.rs`), expired items not yet
 //! purged marked apart, paging, and the refusals.
 
 use crate::common::{Purge, TestClient, START};

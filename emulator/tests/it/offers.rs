@@ -372,17 +372,18 @@ fn offers_are_signed_with_the_lowercased_rid() {
         .as_str()
         .unwrap()
         .to_string();
-    let resource = cosmos_emulator::auth::signed_resource(&format!("/offers/{rid}"));
+    let resource = cosmos_emulator::protocol::auth::signed_resource(&format!("/offers/{rid}"));
     assert_eq!(resource.resource_type, "offers");
     assert_eq!(resource.links, vec![rid.to_lowercase()]);
     // A signature over the RID as written (not lower case) is refused,
     // unless the RID has no letters to lower.
     if rid != rid.to_lowercase() {
-        let key = cosmos_emulator::auth::MasterKey::from_base64(c.emulator.key()).unwrap();
+        let key =
+            cosmos_emulator::protocol::auth::MasterKey::from_base64(c.emulator.key()).unwrap();
         let date = httpdate::fmt_http_date(std::time::SystemTime::now());
-        let auth = cosmos_emulator::auth::authorization_header(
+        let auth = cosmos_emulator::protocol::auth::authorization_header(
             &key,
-            &cosmos_emulator::auth::payload("GET", "offers", &rid, &date, ""),
+            &cosmos_emulator::protocol::auth::payload("GET", "offers", &rid, &date, ""),
         );
         let response = reqwest::blocking::Client::new()
             .get(format!("{}/offers/{rid}", c.emulator.endpoint()))

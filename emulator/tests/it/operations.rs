@@ -4,10 +4,10 @@
 //! values. TTL, the test clock, preconditions, session checks and charges
 //! hold here exactly as over the wire.
 
-use cosmos_emulator::auth::{MasterKey, WELL_KNOWN_KEY};
 use cosmos_emulator::operations::{
     answered, items, ContainerPath, GivenOptions, ItemPath, RequestOption, Response, Serving,
 };
+use cosmos_emulator::protocol::auth::{MasterKey, WELL_KNOWN_KEY};
 use cosmos_emulator::{Account, Clock, ClockMode, Store, REGION};
 use serde_json::{json, Value};
 

@@ -16,7 +16,8 @@ use RequestOption::*;
 
 fn account() -> Account {
     let store = Store::new(Clock::new(ClockMode::Manual { start: None }));
-    let key = cosmos_emulator::auth::MasterKey::from_base64(cosmos_emulator::WELL_KNOWN_KEY);
+    let key =
+        cosmos_emulator::protocol::auth::MasterKey::from_base64(cosmos_emulator::WELL_KNOWN_KEY);
     Account::new(store, key.unwrap(), REGION)
 }
 

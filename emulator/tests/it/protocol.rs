@@ -2,7 +2,7 @@
 //! envelopes, headers, paging, pkranges, preconditions, authentication.
 
 use crate::common::{TestClient, COLL, DB};
-use cosmos_emulator::auth::MasterKey;
+use cosmos_emulator::protocol::auth::MasterKey;
 use reqwest::Method;
 use serde_json::{json, Value};
 
@@ -557,9 +557,9 @@ fn authentication() {
     // Signed for another resource.
     let key = MasterKey::from_base64(c.emulator.key()).unwrap();
     let date = httpdate::fmt_http_date(std::time::SystemTime::now());
-    let auth = cosmos_emulator::auth::authorization_header(
+    let auth = cosmos_emulator::protocol::auth::authorization_header(
         &key,
-        &cosmos_emulator::auth::payload("GET", "dbs", "dbs/other", &date, ""),
+        &cosmos_emulator::protocol::auth::payload("GET", "dbs", "dbs/other", &date, ""),
     );
     let status = reqwest::blocking::Client::new()
         .get(format!("{}/dbs/db", c.emulator.endpoint()))
@@ -631,9 +631,9 @@ fn account_document_over_http2_keeps_the_port() {
     let c = TestClient::start();
     let key = MasterKey::from_base64(c.emulator.key()).unwrap();
     let date = httpdate::fmt_http_date(std::time::SystemTime::now());
-    let auth = cosmos_emulator::auth::authorization_header(
+    let auth = cosmos_emulator::protocol::auth::authorization_header(
         &key,
-        &cosmos_emulator::auth::payload("GET", "", "", &date, ""),
+        &cosmos_emulator::protocol::auth::payload("GET", "", "", &date, ""),
     );
     let reply = reqwest::blocking::Client::builder()
         .http2_prior_knowledge()

@@ -1,6 +1,6 @@
 //! Pages of a query that resumes at an offset into its whole result (ORDER
 //! BY, aggregates, DISTINCT...): the result is kept between pages
-//! (`query/results.rs`), and a page must be exactly what running the query
+//! (`data/query/results.rs`), and a page must be exactly what running the query
 //! again would give: a write, a clock move that expires an item, or another
 //! scope between two pages is seen by the next page.
 

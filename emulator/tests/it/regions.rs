@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use crate::common::{Api, Reply, TestClient, START};
-use cosmos_emulator::auth::MasterKey;
+use cosmos_emulator::protocol::auth::MasterKey;
 use cosmos_emulator::{ClockMode, Config};
 use reqwest::blocking::Client;
 use serde_json::{json, Value};

@@ -4,7 +4,7 @@
 //! failures, and the fixed charges of `--ru-charges fixed`.
 
 use crate::common::{TestClient, COLL, DB};
-use cosmos_emulator::request_units::ChargeModel;
+use cosmos_emulator::protocol::request_units::ChargeModel;
 use cosmos_emulator::{ClockMode, Config};
 use serde_json::{json, Value};
 
@@ -57,7 +57,7 @@ fn point_reads_cost_1_ru_a_kb_and_10_at_100_kb() {
 #[test]
 fn strong_accounts_pay_double_for_reads() {
     let client = TestClient::start_config(Config {
-        consistency: cosmos_emulator::consistency::Consistency::Strong,
+        consistency: cosmos_emulator::protocol::consistency::Consistency::Strong,
         ..Config::for_tests()
     });
     assert_eq!(client.post("/dbs", &json!({"id": DB}), &[]).status, 201);

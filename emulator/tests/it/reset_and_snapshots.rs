@@ -84,7 +84,7 @@ fn a_reset_refuses_what_it_cannot_do() {
     system
         .post("/_emulator/reset", &json!({"clock": START}), &[])
         .assert_error(400, "BadRequest");
-    let wrong_key = cosmos_emulator::auth::MasterKey::from_base64(
+    let wrong_key = cosmos_emulator::protocol::auth::MasterKey::from_base64(
         "dGhpcyBpcyBub3QgdGhlIGtleSB0aGlzIGlzIG5vdCB0aGUga2V5IGF0IGFsbA==",
     )
     .unwrap();

@@ -3,7 +3,7 @@
 //! items in the order they were first written (`_rid` order), not by
 //! partition key and id, across pages and ranges and after a split; a
 //! replace, upsert or patch keeps an item's place, a delete and a new
-//! create put it last (`store/container/scan.rs`).
+//! create put it last (`data/store/container/scan.rs`).
 
 use crate::common::{Reply, TestClient, COLL, DB};
 use serde_json::{json, Value};

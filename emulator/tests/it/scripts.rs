@@ -3,7 +3,7 @@
 //! the emulator serving meanwhile, one change feed entry per execution),
 //! triggers around item writes, UDFs in queries and the query plan, and
 //! TTL inside scripts. The engine's own cases (hostile scripts, the
-//! server-side API) are unit tests in `src/script/tests/`.
+//! server-side API) are unit tests in `src/data/script/tests/`.
 
 use std::time::{Duration, Instant};
 

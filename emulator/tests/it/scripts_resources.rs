@@ -4,13 +4,13 @@
 //! service's refusals (409, 404, 412, 400 with its messages), bodies kept
 //! verbatim, trigger enums echoed as sent, signing as the SDKs sign,
 //! resource tokens, and their life with the container, across a restart,
-//! a compaction, a snapshot and a reset (`store/scripts.rs`).
+//! a compaction, a snapshot and a reset (`data/store/scripts.rs`).
 
 mod lifecycle;
 mod tokens;
 
 use crate::common::{Reply, TestClient, COLL};
-use cosmos_emulator::auth::{authorization_header, payload, MasterKey};
+use cosmos_emulator::protocol::auth::{authorization_header, payload, MasterKey};
 use reqwest::Method;
 use serde_json::{json, Value};
 

@@ -2,7 +2,7 @@
 //! and full-text indexes over HTTP: served back exactly as sent, refused
 //! with the service's words (400, nothing stored), kept or changed by a
 //! replace as the service allows, and kept by a restart (the rules and
-//! their sources: `index/search_policy.rs`).
+//! their sources: `data/index/search_policy.rs`).
 
 use crate::common::{Reply, TestClient, START};
 use cosmos_emulator::{ClockMode, Config};

@@ -1,7 +1,7 @@
 //! Unique keys over HTTP (issue 22, cause 10): `uniqueKeyPolicy` validated
 //! at creation and immutable after it, a duplicate within a logical
 //! partition refused 409 on every write path, and an expired item holding
-//! nothing (R5). The rules and their sources: `store/unique_keys.rs`.
+//! nothing (R5). The rules and their sources: `data/store/unique_keys.rs`.
 
 use crate::common::{Reply, TestClient, COLL, DB};
 use serde_json::{json, Value};

@@ -229,7 +229,7 @@ fn legacy_indexing_policy_is_accepted_and_behaves_as_the_modern_one() {
 #[case::empty(Vec::new())]
 fn malformed_bodies(#[case] body: Vec<u8>) {
     let c = TestClient::with_container(None);
-    let key = cosmos_emulator::auth::MasterKey::from_base64(c.emulator.key()).unwrap();
+    let key = cosmos_emulator::protocol::auth::MasterKey::from_base64(c.emulator.key()).unwrap();
     for path in ["/dbs", "/dbs/db/colls", "/dbs/db/colls/c/docs"] {
         let reply = c.send_signed_with(
             &key,

@@ -67,11 +67,11 @@ async fn client(emulator: &Emulator, key: &str) -> azure_data_cosmos::Result<Cos
 
 /// A signed `POST` to the emulator's control API (`/_emulator/...`).
 async fn control(emulator: &Emulator, path: &str, body: serde_json::Value) {
-    let key = cosmos_emulator::auth::MasterKey::from_base64(emulator.key()).unwrap();
+    let key = cosmos_emulator::protocol::auth::MasterKey::from_base64(emulator.key()).unwrap();
     let date = httpdate::fmt_http_date(std::time::SystemTime::now());
-    let auth = cosmos_emulator::auth::authorization_header(
+    let auth = cosmos_emulator::protocol::auth::authorization_header(
         &key,
-        &cosmos_emulator::auth::payload("POST", "", "", &date, ""),
+        &cosmos_emulator::protocol::auth::payload("POST", "", "", &date, ""),
     );
     let reply = reqwest::Client::new()
         .post(format!("{}/_emulator/{path}", emulator.endpoint()))

@@ -9,7 +9,7 @@
 //! `super::` or `self::` (`crate::json::parse`, `super::execute::subquery`).
 //! A name is followed to the file that defines it: through the modules it
 //! names, then through the `use` that brings it into a module (a front
-//! door's `pub use`), so that importing a name through `query/mod.rs` is
+//! door's `pub use`), so that importing a name through `data/query/mod.rs` is
 //! an edge to the file that defines it, not to the front door. Declaring a
 //! module (`mod eval;`) is no import, nor is a path written from a child
 //! module's bare name (`eval::walk(..)` where `mod eval;` is declared: a
@@ -355,7 +355,11 @@ impl<'a> Crate<'a> {
                     _ => break,
                 }
             }
-            paths.push(path);
+            // `crate::{a, b}` in a `use`: its use tree is read above, and
+            // the bare root it leaves here names nothing.
+            if path.len() > 1 {
+                paths.push(path);
+            }
             i = end.max(i + 1);
         }
         // A module's file naming what lies below it (`mod.rs` naming its
@@ -508,6 +512,19 @@ mod tests {
             [["query/eval.rs", "query/functions.rs"]],
             "functions names Value through the front door: eval defines it"
         );
+    }
+
+    #[test]
+    fn a_grouped_use_from_the_root_names_its_items_not_the_root() {
+        // The root imports the server's endpoints; they import two of the
+        // root's modules in one group, which is no import of the root.
+        let sources = [
+            file("lib.rs", "mod http; mod server; use server::endpoints;"),
+            file("server/mod.rs", "pub mod endpoints;"),
+            file("server/endpoints.rs", "use crate::{http, server};"),
+            file("http.rs", "pub struct App;"),
+        ];
+        assert_eq!(cycles(&sources), []);
     }
 
     #[test]

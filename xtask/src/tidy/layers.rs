@@ -10,9 +10,11 @@ use std::fs;
 use super::paths::{module_of, named_from_root, root_reexports, EMULATOR_SRC};
 use super::{root, rust_sources, Source};
 
-/// Which top-level modules of `emulator/src` each one may name (`lib` is
-/// `lib.rs`, the crate's root, which assembles the server). A module not
-/// in this table fails the test: a new one must be placed here.
+/// Which modules of `emulator/src` each one may name: the crate root's,
+/// and those of the folders that group them (`data::store`, see
+/// `paths.rs`'s `GROUPS`); `lib` is `lib.rs`, the crate's root, which
+/// assembles the server. A module not in this table fails the test: a new
+/// one must be placed here.
 ///
 /// Bottom to top: the leaves; the query engine, which knows only leaves;
 /// the store, which implements the engine's view; what runs over the
@@ -20,81 +22,125 @@ use super::{root, rust_sources, Source};
 /// HTTP layer; the control API over it; the endpoints, which assemble
 /// both; the crate's root; the binary's settings and health check.
 const LAYERS: &[(&str, &[&str])] = &[
+    // The folders' front doors (`data/mod.rs`...): they declare their
+    // modules and name nothing.
+    ("protocol", &[]),
+    ("data", &[]),
+    ("net", &[]),
+    ("binary", &[]),
     // Leaves: the quotas, the one error type, resource ids, the data
     // directory's files, JSON, time, the TTL rules, partition keys.
-    ("limits", &[]),
-    ("error", &[]),
-    ("rid", &[]),
-    ("persist", &[]),
-    ("tls", &[]),
-    ("shutdown", &[]),
-    ("json", &["limits"]),
-    ("clock", &["error"]),
-    ("consistency", &["error"]),
+    ("protocol::limits", &[]),
+    ("protocol::error", &[]),
+    ("protocol::rid", &[]),
+    ("data::persist", &[]),
+    ("net::tls", &[]),
+    ("binary::shutdown", &[]),
+    ("protocol::json", &["protocol::limits"]),
+    ("data::clock", &["protocol::error"]),
+    ("protocol::consistency", &["protocol::error"]),
     // What requests cost, and the per-second budgets that throttle them.
-    ("request_units", &["consistency"]),
-    ("throttle", &[]),
+    ("protocol::request_units", &["protocol::consistency"]),
+    ("account::throttle", &[]),
     // The account's regions: names, write region, outages, replication.
-    ("regions", &[]),
-    ("ttl", &["error"]),
-    ("partition_key", &["error", "limits"]),
-    ("item_key", &["partition_key"]),
-    ("epk", &["partition_key"]),
+    ("account::regions", &[]),
+    ("data::ttl", &["protocol::error"]),
+    (
+        "protocol::partition_key",
+        &["protocol::error", "protocol::limits"],
+    ),
+    ("protocol::item_key", &["protocol::partition_key"]),
+    ("protocol::epk", &["protocol::partition_key"]),
     // Fault rules: what matches and how often, no HTTP.
-    ("faults", &["error"]),
+    ("account::faults", &["protocol::error"]),
     // The indexes, the indexing policy and the paths they read: what the
     // query engine reads and the store keeps, below both.
-    ("index", &["error", "item_key", "json", "limits"]),
+    (
+        "data::index",
+        &[
+            "protocol::error",
+            "protocol::item_key",
+            "protocol::json",
+            "protocol::limits",
+        ],
+    ),
     // The query engine: no store, no HTTP, no scripts (it calls UDFs
     // through a runner it is given).
     (
-        "query",
-        &["clock", "error", "index", "item_key", "json", "limits"],
+        "data::query",
+        &[
+            "data::clock",
+            "data::index",
+            "protocol::error",
+            "protocol::item_key",
+            "protocol::json",
+            "protocol::limits",
+        ],
     ),
     // The store: implements the engine's view over its containers.
     (
-        "store",
+        "data::store",
         &[
-            "clock",
-            "epk",
-            "error",
-            "index",
-            "item_key",
-            "json",
-            "limits",
-            "partition_key",
-            "persist",
-            "query",
-            "rid",
-            "ttl",
+            "data::clock",
+            "data::index",
+            "data::persist",
+            "data::query",
+            "data::ttl",
+            "protocol::epk",
+            "protocol::error",
+            "protocol::item_key",
+            "protocol::json",
+            "protocol::limits",
+            "protocol::partition_key",
+            "protocol::rid",
         ],
     ),
     // Over the store.
-    ("patch", &["error", "limits", "query", "store"]),
     (
-        "script",
-        &["clock", "error", "json", "limits", "query", "store"],
+        "data::patch",
+        &[
+            "data::query",
+            "data::store",
+            "protocol::error",
+            "protocol::limits",
+        ],
     ),
-    ("purge", &["store"]),
-    ("reindex", &["store"]),
-    ("auth", &["error", "limits", "rid"]),
-    ("resource_token", &["auth", "error", "store"]),
-    ("entra_token", &["auth", "error"]),
-    ("transport", &["tls"]),
+    (
+        "data::script",
+        &[
+            "data::clock",
+            "data::query",
+            "data::store",
+            "protocol::error",
+            "protocol::json",
+            "protocol::limits",
+        ],
+    ),
+    ("data::purge", &["data::store"]),
+    ("data::reindex", &["data::store"]),
+    (
+        "protocol::auth",
+        &["protocol::error", "protocol::limits", "protocol::rid"],
+    ),
+    (
+        "protocol::entra_token",
+        &["protocol::auth", "protocol::error"],
+    ),
+    ("net::transport", &["net::tls"]),
     // The account: what every endpoint and front door shares.
     (
         "account",
         &[
-            "auth",
-            "clock",
-            "consistency",
-            "faults",
-            "query",
-            "regions",
-            "request_units",
-            "script",
-            "store",
-            "throttle",
+            "account::faults",
+            "account::regions",
+            "account::throttle",
+            "data::clock",
+            "data::query",
+            "data::script",
+            "data::store",
+            "protocol::auth",
+            "protocol::consistency",
+            "protocol::request_units",
         ],
     ),
     // The Cosmos operations, below every protocol: a function of the
@@ -106,23 +152,22 @@ const LAYERS: &[(&str, &[&str])] = &[
         "operations",
         &[
             "account",
-            "auth",
-            "clock",
-            "error",
-            "faults",
-            "json",
-            "limits",
-            "partition_key",
-            "patch",
-            "persist",
-            "query",
-            "regions",
-            "request_units",
-            "resource_token",
-            "rid",
-            "script",
-            "store",
-            "throttle",
+            "account::faults",
+            "account::regions",
+            "account::throttle",
+            "data::clock",
+            "data::patch",
+            "data::persist",
+            "data::query",
+            "data::script",
+            "data::store",
+            "protocol::auth",
+            "protocol::error",
+            "protocol::json",
+            "protocol::limits",
+            "protocol::partition_key",
+            "protocol::request_units",
+            "protocol::rid",
         ],
     ),
     // The wire.
@@ -130,31 +175,30 @@ const LAYERS: &[(&str, &[&str])] = &[
         "http",
         &[
             "account",
-            "auth",
-            "clock",
-            "consistency",
-            "entra_token",
-            "epk",
-            "error",
-            "faults",
-            "index",
-            "item_key",
-            "json",
-            "limits",
+            "account::faults",
+            "account::regions",
+            "account::throttle",
+            "data::clock",
+            "data::index",
+            "data::patch",
+            "data::persist",
+            "data::purge",
+            "data::query",
+            "data::script",
+            "data::store",
+            "net::transport",
             "operations",
-            "partition_key",
-            "patch",
-            "persist",
-            "purge",
-            "query",
-            "regions",
-            "request_units",
-            "resource_token",
-            "rid",
-            "script",
-            "store",
-            "throttle",
-            "transport",
+            "protocol::auth",
+            "protocol::consistency",
+            "protocol::entra_token",
+            "protocol::epk",
+            "protocol::error",
+            "protocol::item_key",
+            "protocol::json",
+            "protocol::limits",
+            "protocol::partition_key",
+            "protocol::request_units",
+            "protocol::rid",
         ],
     ),
     // The control API (`/_emulator/...`): handlers over the HTTP layer's
@@ -162,53 +206,63 @@ const LAYERS: &[(&str, &[&str])] = &[
     // protocol and never names the emulator's own routes.
     (
         "control",
-        &["error", "http", "item_key", "purge", "regions", "store"],
+        &[
+            "account::regions",
+            "data::purge",
+            "data::store",
+            "http",
+            "protocol::error",
+            "protocol::item_key",
+        ],
     ),
     // The account's endpoints, served and stopped together; what one
     // serves (`app`) is assembled here, above both `http` and `control`.
-    ("endpoints", &["control", "http", "regions", "transport"]),
+    (
+        "endpoints",
+        &["account::regions", "control", "http", "net::transport"],
+    ),
     // The root: binds, serves, starts the background tasks.
     (
         "lib",
         &[
             "account",
-            "auth",
-            "clock",
-            "consistency",
+            "account::regions",
+            "account::throttle",
+            "data::clock",
+            "data::persist",
+            "data::purge",
+            "data::reindex",
+            "data::script",
+            "data::store",
             "endpoints",
-            "error",
             "http",
-            "limits",
-            "persist",
-            "purge",
-            "regions",
-            "reindex",
-            "request_units",
-            "script",
-            "store",
-            "throttle",
-            "tls",
-            "transport",
+            "net::tls",
+            "net::transport",
+            "protocol::auth",
+            "protocol::consistency",
+            "protocol::error",
+            "protocol::limits",
+            "protocol::request_units",
         ],
     ),
     // The binary's side.
-    ("health", &["clock", "lib", "transport"]),
+    ("binary::health", &["data::clock", "lib", "net::transport"]),
     (
-        "settings",
+        "binary::settings",
         &[
-            "auth",
-            "clock",
-            "consistency",
+            "account::regions",
+            "data::clock",
+            "data::persist",
+            "data::store",
             "lib",
-            "persist",
-            "regions",
-            "request_units",
-            "store",
-            "tls",
-            "transport",
+            "net::tls",
+            "net::transport",
+            "protocol::auth",
+            "protocol::consistency",
+            "protocol::request_units",
         ],
     ),
-    ("probe", &["settings"]),
+    ("binary::probe", &["binary::settings"]),
 ];
 
 /// Every edge between two top-level modules of `emulator/src` that
@@ -227,8 +281,13 @@ pub(super) fn module_edges(sources: &[Source]) -> BTreeMap<(String, String), Str
             continue;
         };
         for name in named_from_root(&source.path, &source.text) {
+            // `account::Account` names the module `account`: a group's
+            // own item, where no module has the path's first two names.
+            let group = name.split_once("::").map(|(group, _)| group.to_string());
             let to = if modules.contains(&name) {
                 name
+            } else if let Some(group) = group.filter(|group| modules.contains(group)) {
+                group
             } else {
                 reexports
                     .get(&name)
@@ -296,9 +355,11 @@ fn every_module_of_the_emulator_is_placed() {
     assert!(missing.is_empty(), "not in LAYERS: {missing:?}");
 }
 
-/// Every top-level module of the emulator is named where a newcomer looks
-/// first: `lib.rs`'s opening list (as `` `name` ``) and the architecture
-/// page's concept map (as `name.rs` or `name/` at the start of a line).
+/// Every module of the emulator is named where a newcomer looks first:
+/// the opening list of the file that declares it (`lib.rs`'s for the
+/// root's, `data/mod.rs`'s for `data::store`), as `` `name` ``, and the
+/// architecture page's map of `emulator/src`, as `name.rs` or `name/` at
+/// the start of a line (indented under its folder for a folder's module).
 #[test]
 fn every_module_is_in_the_concept_maps() {
     let modules: BTreeSet<String> = rust_sources(EMULATOR_SRC)
@@ -306,32 +367,57 @@ fn every_module_is_in_the_concept_maps() {
         .filter_map(|s| module_of(&s.path))
         .filter(|module| module != "lib")
         .collect();
-    let lib = fs::read_to_string(root().join(EMULATOR_SRC).join("lib.rs")).expect("lib.rs");
-    let opening: String = lib
-        .lines()
-        .take_while(|line| line.starts_with("//!"))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let opening = |file: &str| -> String {
+        let text = fs::read_to_string(root().join(EMULATOR_SRC).join(file)).expect(file);
+        text.lines()
+            .take_while(|line| line.starts_with("//!"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
     let page = fs::read_to_string(root().join("docs/src/architecture.md")).expect("the page");
-    let mapped: BTreeSet<String> = page
-        .lines()
-        .filter_map(|line| line.strip_prefix("  "))
-        .filter_map(|line| line.split_whitespace().next())
-        .map(|entry| {
-            entry
-                .trim_end_matches('/')
-                .trim_end_matches(".rs")
-                .to_string()
-        })
-        .collect();
+    let mapped = concept_map(&page);
     let mut missing = Vec::new();
     for module in &modules {
-        if !opening.contains(&format!("`{module}`")) {
-            missing.push(format!("lib.rs's opening list: `{module}`"));
+        let (declared_in, name) = match module.split_once("::") {
+            Some((group, name)) => (format!("{group}/mod.rs"), name),
+            None => ("lib.rs".to_string(), module.as_str()),
+        };
+        if !opening(&declared_in).contains(&format!("`{name}`")) {
+            missing.push(format!("{declared_in}'s opening list: `{name}`"));
         }
         if !mapped.contains(module) {
             missing.push(format!("architecture.md's concept map: {module}"));
         }
     }
     assert!(missing.is_empty(), "modules not named: {missing:#?}");
+}
+
+/// The modules the architecture page's map of `emulator/src` names: an
+/// entry at two spaces is the root's (`http/`, `lib.rs`), one at four a
+/// module of the folder above it (`data::store` for `    store/` under
+/// `  data/`).
+fn concept_map(page: &str) -> BTreeSet<String> {
+    let name = |entry: &str| {
+        entry
+            .trim_end_matches('/')
+            .trim_end_matches(".rs")
+            .to_string()
+    };
+    let mut mapped = BTreeSet::new();
+    let mut folder = String::new();
+    for line in page.lines() {
+        if let Some(entry) = line.strip_prefix("    ").filter(|l| !l.starts_with(' ')) {
+            let entry = entry.split_whitespace().next().unwrap_or_default();
+            if entry.ends_with('/') || entry.ends_with(".rs") {
+                mapped.insert(format!("{folder}::{}", name(entry)));
+            }
+        } else if let Some(entry) = line.strip_prefix("  ").filter(|l| !l.starts_with(' ')) {
+            let entry = entry.split_whitespace().next().unwrap_or_default();
+            if entry.ends_with('/') || entry.ends_with(".rs") {
+                folder = name(entry);
+                mapped.insert(folder.clone());
+            }
+        }
+    }
+    mapped
 }

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use super::paths::{code_of, is_ident, EMULATOR_SRC};
+use super::paths::{code_of, is_ident, module_of, EMULATOR_SRC};
 use super::{rust_sources, Source};
 
 /// The top-level modules of `emulator/src` that may name HTTP's types
@@ -19,8 +19,14 @@ use super::{rust_sources, Source};
 /// `settings` and `main.rs`.
 const SPEAKS_HTTP: &[(&str, &str)] = &[
     ("http", "the adapter: requests in, responses out"),
-    ("transport", "accepted connections become HTTP requests"),
-    ("health", "the health server: an HTTP router of its own"),
+    (
+        "net::transport",
+        "accepted connections become HTTP requests",
+    ),
+    (
+        "binary::health",
+        "the health server: an HTTP router of its own",
+    ),
     ("lib", "the crate's root: binds and serves the HTTP app"),
     (
         "control",
@@ -63,14 +69,10 @@ fn http_names(code: &str) -> BTreeSet<&'static str> {
 pub(super) fn http_below_the_adapter(sources: &[Source]) -> Vec<String> {
     let mut found = Vec::new();
     for source in sources {
-        let Some(rest) = source.path.strip_prefix(EMULATOR_SRC) else {
+        if !source.path.starts_with(EMULATOR_SRC) {
             continue;
-        };
-        let module = rest
-            .split('/')
-            .next()
-            .unwrap_or(rest)
-            .trim_end_matches(".rs");
+        }
+        let module = module_of(&source.path).unwrap_or_else(|| "main".into());
         if SPEAKS_HTTP.iter().any(|(speaks, _)| *speaks == module) {
             continue;
         }

@@ -20,32 +20,38 @@ fn planted(path: &str, text: &str) -> Source {
 #[test]
 fn the_layers_check_catches_every_way_query_could_name_the_store() {
     for (file, text) in [
-        ("query/planted.rs", "use super::super::store::Store;"),
-        ("query/planted.rs", "use crate::{store::Store};"),
+        ("data/query/planted.rs", "use super::super::store::Store;"),
+        ("data/query/planted.rs", "use crate::{data::store::Store};"),
         (
-            "query/planted.rs",
-            "use crate::{json, store::{Item, Store}};",
+            "data/query/planted.rs",
+            "use crate::{protocol::json, data::store::{Item, Store}};",
         ),
-        ("query/planted.rs", "use super::{super::store::Store, ast};"),
-        ("query/planted/mod.rs", "use super::super::store::Store;"),
         (
-            "query/a/b.rs",
+            "data/query/planted.rs",
+            "use super::{super::store::Store, ast};",
+        ),
+        (
+            "data/query/planted/mod.rs",
+            "use super::super::store::Store;",
+        ),
+        (
+            "data/query/a/b.rs",
             "fn f() -> super::super::super::store::Item { todo!() }",
         ),
         (
-            "query/planted.rs",
+            "data/query/planted.rs",
             "mod tests { use super::super::super::store::Store; }",
         ),
     ] {
         let sources = [
             planted(file, text),
-            planted("store/mod.rs", "pub struct Store;"),
+            planted("data/store/mod.rs", "pub struct Store;"),
         ];
         let wrong = layer_violations(module_edges(&sources));
         assert!(
             wrong
                 .iter()
-                .any(|line| line.starts_with("query may not name store")),
+                .any(|line| line.starts_with("data::query may not name data::store")),
             "{file}: {text} passed: {wrong:?}"
         );
     }
@@ -55,7 +61,10 @@ fn the_layers_check_catches_every_way_query_could_name_the_store() {
         "use super::{ast, eval::Value};",
         "mod tests { use super::super::ast::Select; }",
     ] {
-        let sources = [planted("query/a.rs", text), planted("store/mod.rs", "")];
+        let sources = [
+            planted("data/query/a.rs", text),
+            planted("data/store/mod.rs", ""),
+        ];
         let wrong = layer_violations(module_edges(&sources));
         assert!(wrong.is_empty(), "{text}: {wrong:?}");
     }
@@ -71,7 +80,7 @@ fn the_no_http_check_catches_http_in_the_store() {
         "use ::http::Method;",
         "fn f(_: hyper::body::Incoming) {}",
     ] {
-        let found = http_below_the_adapter(&[planted("store/planted.rs", text)]);
+        let found = http_below_the_adapter(&[planted("data/store/planted.rs", text)]);
         assert!(!found.is_empty(), "{text} passed");
         let found = http_below_the_adapter(&[planted("new_module.rs", text)]);
         assert!(!found.is_empty(), "{text} passed in a module no list names");
@@ -83,7 +92,7 @@ fn the_no_http_check_catches_http_in_the_store() {
         "const S: &str = \"http::StatusCode\";",
         "use tower_http::cors; fn httpdate() {} use crate::http::app;",
     ] {
-        let found = http_below_the_adapter(&[planted("store/planted.rs", text)]);
+        let found = http_below_the_adapter(&[planted("data/store/planted.rs", text)]);
         assert!(found.is_empty(), "{text}: {found:?}");
     }
 }

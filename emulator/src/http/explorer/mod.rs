@@ -16,7 +16,7 @@ use axum::http::header::{
 };
 use axum::response::{IntoResponse, Response};
 
-use crate::error::ApiError;
+use crate::protocol::error::ApiError;
 
 /// The page, with `{version}` in it.
 const INDEX: &str = include_str!("assets/index.html");

@@ -2,7 +2,7 @@
 //! with the manual clock ([`TestClient`]), for the integration tests.
 #![allow(dead_code)]
 
-use cosmos_emulator::auth::{authorization_header, payload, signed_resource, MasterKey};
+use cosmos_emulator::protocol::auth::{authorization_header, payload, signed_resource, MasterKey};
 use cosmos_emulator::{ClockMode, Config, Emulator};
 use reqwest::blocking::Client;
 use reqwest::header::HeaderMap;

@@ -6,8 +6,8 @@
 use std::io::Read;
 use std::time::{Duration, Instant};
 
-use cosmos_emulator::auth::{authorization_header, payload, signed_resource, MasterKey};
-use cosmos_emulator::settings::{COSMOS_EMULATOR_CERT_OUT, PROTOCOL};
+use cosmos_emulator::binary::settings::{COSMOS_EMULATOR_CERT_OUT, PROTOCOL};
+use cosmos_emulator::protocol::auth::{authorization_header, payload, signed_resource, MasterKey};
 use cosmos_emulator::WELL_KNOWN_KEY;
 use rstest::rstest;
 use serde_json::json;

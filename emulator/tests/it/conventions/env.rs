@@ -1,8 +1,8 @@
 //! The environment variables of Microsoft's Linux emulator and of its older
 //! image, against the binary.
 
-use cosmos_emulator::auth::MasterKey;
-use cosmos_emulator::settings::*;
+use cosmos_emulator::binary::settings::*;
+use cosmos_emulator::protocol::auth::MasterKey;
 use cosmos_emulator::WELL_KNOWN_KEY;
 use serde_json::json;
 

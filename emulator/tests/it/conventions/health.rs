@@ -41,7 +41,7 @@ impl HeldDirectory {
     fn new(data: &std::path::Path) -> HeldDirectory {
         use std::os::unix::ffi::OsStrExt;
         std::fs::create_dir_all(data).unwrap();
-        // log-g.bin, generations in order (persist/directory.rs); the newest,
+        // log-g.bin, generations in order (data/persist/directory.rs); the newest,
         // a plain file, is the one the journal then appends to.
         let fifo = data.join("log-00000000.bin");
         std::fs::write(data.join("log-00000001.bin"), b"").unwrap();
@@ -167,7 +167,7 @@ fn health_command(args: &[&str], vars: &[(&str, &str)]) -> (Option<i32>, String)
 
 #[test]
 fn the_health_command_exits_0_when_ready_and_1_with_a_reason_otherwise() {
-    use cosmos_emulator::settings::{COSMOS_EMULATOR_HEALTH_PORT, COSMOS_EMULATOR_HOST};
+    use cosmos_emulator::binary::settings::{COSMOS_EMULATOR_HEALTH_PORT, COSMOS_EMULATOR_HOST};
     let scratch = Scratch::new("health-command");
     let health = free_port();
     let port = health.to_string();
@@ -216,7 +216,7 @@ fn the_health_command_exits_0_when_ready_and_1_with_a_reason_otherwise() {
 
 #[test]
 fn the_health_command_refuses_bad_input_with_exit_code_2() {
-    use cosmos_emulator::settings::{COSMOS_EMULATOR_HEALTH_PORT, COSMOS_EMULATOR_HOST};
+    use cosmos_emulator::binary::settings::{COSMOS_EMULATOR_HEALTH_PORT, COSMOS_EMULATOR_HOST};
     for (args, vars, named) in [
         (
             &[][..],

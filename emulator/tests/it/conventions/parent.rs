@@ -38,7 +38,7 @@ fn the_emulator_stops_when_its_parent_is_killed() {
     let stderr = scratch.root.join("emulator-stderr.log");
     // sh starts the emulator with its own pid, says the emulator's, waits.
     let mut parent = std::process::Command::new("sh");
-    for name in cosmos_emulator::settings::VARIABLES {
+    for name in cosmos_emulator::binary::settings::VARIABLES {
         parent.env_remove(name);
     }
     let mut parent = parent

@@ -1,5 +1,5 @@
 //! What a restart keeps of the order scans read items in: write order
-//! (`store/container/scan.rs`), from the journal and from a snapshot.
+//! (`data/store/container/scan.rs`), from the journal and from a snapshot.
 
 use serde_json::json;
 

@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub(crate) use crate::common::{Api, Reply};
-use cosmos_emulator::auth::MasterKey;
+use cosmos_emulator::protocol::auth::MasterKey;
 use cosmos_emulator::WELL_KNOWN_KEY;
 use serde_json::{json, Value};
 
@@ -225,7 +225,7 @@ impl Emu {
 /// from the test's environment (add a test's own with `.env`).
 pub(crate) fn emulator_command() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_cosmos-emulator"));
-    for name in cosmos_emulator::settings::VARIABLES {
+    for name in cosmos_emulator::binary::settings::VARIABLES {
         command.env_remove(name);
     }
     command

@@ -10,7 +10,7 @@
 //! relative to whatever directory it runs in, and its tests find them.
 //!
 //! What a citation is:
-//! - a word with a `/` in it (`store/ranges.rs`, `emulator/tests/it/`); a
+//! - a word with a `/` in it (`data/store/ranges.rs`, `emulator/tests/it/`); a
 //!   word cut short by a pattern (`docs/scorecard.{md,html}`,
 //!   `fixtures/cases/<n>-<area>.toml`) is checked up to its last `/`, and a
 //!   segment in capitals that no tracked file is named (`NAME.toml`, `DIR`)
@@ -24,15 +24,15 @@
 //!
 //! Where a path is looked for, the first place where it exists winning:
 //! 1. the repository's root, when its first segment is a top-level entry
-//!    (`emulator/src/ttl.rs`, `.ci/run`);
-//! 2. the citing file's directory (`container/mod.rs` in `store/mod.rs`);
+//!    (`emulator/src/data/ttl.rs`, `.ci/run`);
+//! 2. the citing file's directory (`container/mod.rs` in `data/store/mod.rs`);
 //! 3. the citing package's root and its `src/`: the package is the nearest
 //!    directory up with a `Cargo.toml`, `pyproject.toml` or `package.json`
-//!    (`store/ranges.rs` in `emulator/src/http/items.rs`, `tests/it/fuzz.rs`
+//!    (`data/store/ranges.rs` in `emulator/src/http/items.rs`, `tests/it/fuzz.rs`
 //!    in `emulator/Cargo.toml`, `cosmos_emulator/__init__.py` in
 //!    `packages/python/`, whose modules live in its `src/`);
 //! 4. for a file's path (one with an extension), any package's `src/`
-//!    (`query/results.rs` in `bench/README.md` or in the guide).
+//!    (`data/query/results.rs` in `bench/README.md` or in the guide).
 //!
 //! For 2 to 4 the path must also be of a kind found there: the entry its
 //! first segment names holds files with its extension. A path that starts

@@ -76,7 +76,7 @@ fn paths_resolve_from_the_root_the_file_and_the_package() {
 #[test]
 fn a_dead_path_is_named_with_its_file_and_line() {
     let text = "//! Items.\n//! The maps (`store/container.rs`) and the fuzz tests\n\
-                //! (tests/fuzz.rs); app/src/gone.rs. Ok: store/mod.rs.\n";
+                //! (tests/fuzz.rs); app/src/gone.rs. Ok: data/store/mod.rs.\n";
     assert_eq!(
         dead("app/src/http/items.rs", text),
         [

@@ -54,7 +54,7 @@ public final class Emulator implements AutoCloseable {
     /**
      * Processes are started from this one thread, which lives as long as the
      * JVM: with --parent-pid the emulator asks Linux for SIGTERM when the
-     * thread that started it ends (emulator/src/shutdown.rs), so not from a test's thread.
+     * thread that started it ends (emulator/src/binary/shutdown.rs), so not from a test's thread.
      */
     private static final ExecutorService SPAWNER = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "emulator-spawner");

@@ -1,0 +1,8 @@
+//! Connections: how the emulator listens, below every protocol adapter.
+//! - `transport` (an accepted connection becomes requests: plain HTTP,
+//!   HTTPS, or either by its first byte; a connection a fault rule may
+//!   break);
+//! - `tls` (the certificates: made at start, kept, or given).
+
+pub(crate) mod tls;
+pub(crate) mod transport;
