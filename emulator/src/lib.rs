@@ -18,6 +18,8 @@
 //! - `http` (the adapter from HTTP to the operations) and `control` (the
 //!   control API, `/_emulator/...`: its route table and handlers, above
 //!   `http`);
+//! - `rntbd` (Direct mode's front door beside `http`: RNTBD, the binary
+//!   protocol of the Java and .NET SDKs; for now its frame codec);
 //! - `net` (connections: listening, TLS, and which protocol a connection
 //!   speaks), below the adapters;
 //! - `endpoints` (each region's gateway and the compute gateway, served and
@@ -38,6 +40,7 @@ mod http;
 pub mod net;
 pub mod operations;
 pub mod protocol;
+mod rntbd;
 
 use std::future::Future;
 use std::io;

@@ -201,6 +201,9 @@ const LAYERS: &[(&str, &[&str])] = &[
             "protocol::rid",
         ],
     ),
+    // Direct mode's front door (RNTBD), beside `http`: for now its frame
+    // codec alone, a leaf that names nothing else of the emulator.
+    ("rntbd", &[]),
     // The control API (`/_emulator/...`): handlers over the HTTP layer's
     // state and extractors, above it so that `http/` stays the resources'
     // protocol and never names the emulator's own routes.
