@@ -127,6 +127,20 @@ pub fn app_with(state: AppState, more: Router<AppState>) -> App {
 /// answered as a 500 instead of a dropped connection. The certificate route
 /// and the explorer page are public, outside authentication.
 fn with_layers(routes: Router<AppState>, state: AppState) -> App {
+    // Each `Router::layer` call wraps every route in one more boxed service,
+    // which every request clones, and clones again at each level below: the
+    // layers around the routes go in as one stack, one box.
+    let around_routes = tower::ServiceBuilder::new()
+        // The last resort, for a panic in the envelope itself.
+        .layer(CatchPanicLayer::custom(panicked))
+        .layer(middleware::from_fn_with_state(state.clone(), envelope))
+        // Bodies up to 8x the item limit are read whole, so that the client
+        // gets the 413 Cosmos error body; refusing earlier would close the
+        // connection while the client is still sending, and it would see a
+        // reset instead of the answer. Larger bodies are refused at once.
+        .layer(DefaultBodyLimit::max(8 * MAX_ITEM_BYTES))
+        // Inside the envelope, so that the 500 gets the request's activity id.
+        .layer(CatchPanicLayer::custom(panicked));
     let authenticated = routes
         // Only a request for a route is authenticated: an unknown path is a
         // 404 whatever its signature (it serves nothing), never a 401 that
@@ -134,14 +148,7 @@ fn with_layers(routes: Router<AppState>, state: AppState) -> App {
         .route_layer(middleware::from_fn_with_state(state.clone(), authenticate))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        // Inside the envelope, so that the 500 gets the request's activity id.
-        .layer(CatchPanicLayer::custom(panicked))
-        // Bodies up to 8x the item limit are read whole, so that the client
-        // gets the 413 Cosmos error body; refusing earlier would close the
-        // connection while the client is still sending, and it would see a
-        // reset instead of the answer. Larger bodies are refused at once.
-        .layer(DefaultBodyLimit::max(8 * MAX_ITEM_BYTES))
-        .layer(middleware::from_fn_with_state(state.clone(), envelope));
+        .layer(around_routes);
     let mut public = Router::new()
         // Public, like Microsoft's emulator: the certificate is no secret.
         .route(
@@ -160,9 +167,8 @@ fn with_layers(routes: Router<AppState>, state: AppState) -> App {
         );
     }
     let router = public
-        .merge(authenticated)
-        // The last resort, for a panic in the envelope itself.
         .layer(CatchPanicLayer::custom(panicked))
+        .merge(authenticated)
         .with_state(state);
     // Before routing (a layer of the router would run after it).
     let router = QueryIntoPath(router);
