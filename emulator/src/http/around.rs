@@ -5,8 +5,8 @@
 
 use axum::extract::Request;
 use axum::http::{HeaderMap, Uri};
-use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
+use tower::Service;
 
 use super::operation::classify;
 use super::request::CosmosHeaders;
@@ -19,20 +19,30 @@ use crate::operations::{self, Breakable, Call, Reply, Target};
 
 /// Runs a verified request through the steps and its handler (when one
 /// applies: `authenticate` sends the others straight to their handler).
-pub async fn run(state: &AppState, request: Request, next: Next) -> Response {
+pub async fn run<N>(state: &AppState, request: Request, next: N) -> Response
+where
+    N: Service<Request, Error = std::convert::Infallible> + Send,
+    N::Response: IntoResponse,
+    N::Future: Send,
+{
     let serving = state.serving();
     let connection = request.extensions().get::<ConnectionControl>().cloned();
     let breakable = connection.as_ref().map(|c| c as &dyn Breakable);
     operations::around(&serving, Routed { request, next }, breakable).await
 }
 
-/// A request on its way to its handler.
-struct Routed {
+/// A request on its way to its handler, `next`.
+struct Routed<N> {
     request: Request,
-    next: Next,
+    next: N,
 }
 
-impl Call<Response> for Routed {
+impl<N> Call<Response> for Routed<N>
+where
+    N: Service<Request, Error = std::convert::Infallible> + Send,
+    N::Response: IntoResponse,
+    N::Future: Send,
+{
     fn target(&self) -> Target<'_> {
         let headers = self.request.headers();
         let classified = classify(self.request.method(), self.request.uri().path(), headers);
@@ -45,7 +55,7 @@ impl Call<Response> for Routed {
     }
 
     async fn run(self) -> Response {
-        self.next.run(self.request).await
+        super::steps::run(self.next, self.request).await
     }
 
     async fn refuse(self, answer: operations::Response) -> Response {

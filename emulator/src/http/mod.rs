@@ -21,18 +21,20 @@ mod response;
 mod routes;
 mod script_runs;
 mod scripts;
+mod steps;
 mod users;
 
 use std::sync::Arc;
 
 use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::handler::Handler;
 use axum::http::header::{AUTHORIZATION, CONTENT_TYPE, DATE};
 use axum::http::{HeaderMap, HeaderValue};
-use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use tower::Layer;
+use tower::Service;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::normalize_path::NormalizePathLayer;
 
@@ -128,21 +130,36 @@ pub fn app_with(state: AppState, more: Router<AppState>) -> App {
 /// answered as a 500 instead of a dropped connection. The certificate route
 /// and the explorer page are public, outside authentication.
 fn with_layers(routes: Router<AppState>, state: AppState) -> App {
+    let step = |which| steps::StepLayer {
+        state: state.clone(),
+        which,
+    };
+    // Bodies up to 8x the item limit are read whole, so that the client
+    // gets the 413 Cosmos error body; refusing earlier would close the
+    // connection while the client is still sending, and it would see a
+    // reset instead of the answer. Larger bodies are refused at once.
+    let body_limit = DefaultBodyLimit::max(8 * MAX_ITEM_BYTES);
+    // Each step answers a panic in itself or below it as a 500
+    // (`steps.rs`): authentication's inside the envelope, so that the 500
+    // gets the request's activity id, the envelope's as the last resort.
+    // One stack, one box: each layer the router wraps around its routes
+    // is cloned, chain and all, by every request (`steps.rs`).
+    let around_routes = tower::ServiceBuilder::new()
+        .layer(step(steps::Which::Envelope))
+        .layer(body_limit)
+        .layer(step(steps::Which::Authenticate));
+    // Only a request for a route is authenticated: an unknown path is a 404
+    // whatever its signature (it serves nothing), never a 401 that would
+    // send a client author hunting for a signing bug. The fallbacks get the
+    // rest: the envelope, the body limit, a panic caught inside the envelope.
+    let around_fallbacks = tower::ServiceBuilder::new()
+        .layer(step(steps::Which::Envelope))
+        .layer(body_limit)
+        .layer(CatchPanicLayer::custom(panicked));
     let authenticated = routes
-        // Only a request for a route is authenticated: an unknown path is a
-        // 404 whatever its signature (it serves nothing), never a 401 that
-        // would send a client author hunting for a signing bug.
-        .route_layer(middleware::from_fn_with_state(state.clone(), authenticate))
-        .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed)
-        // Inside the envelope, so that the 500 gets the request's activity id.
-        .layer(CatchPanicLayer::custom(panicked))
-        // Bodies up to 8x the item limit are read whole, so that the client
-        // gets the 413 Cosmos error body; refusing earlier would close the
-        // connection while the client is still sending, and it would see a
-        // reset instead of the answer. Larger bodies are refused at once.
-        .layer(DefaultBodyLimit::max(8 * MAX_ITEM_BYTES))
-        .layer(middleware::from_fn_with_state(state.clone(), envelope));
+        .route_layer(around_routes)
+        .fallback(not_found.layer(around_fallbacks.clone()))
+        .method_not_allowed_fallback(method_not_allowed.layer(around_fallbacks));
     let mut public = Router::new()
         // Public, like Microsoft's emulator: the certificate is no secret.
         .route(
@@ -161,9 +178,8 @@ fn with_layers(routes: Router<AppState>, state: AppState) -> App {
         );
     }
     let router = public
-        .merge(authenticated)
-        // The last resort, for a panic in the envelope itself.
         .layer(CatchPanicLayer::custom(panicked))
+        .merge(authenticated)
         .with_state(state);
     // Before routing (a layer of the router would run after it).
     let router = QueryIntoPath(router);
@@ -224,8 +240,13 @@ async fn method_not_allowed() -> ApiError {
 }
 
 /// Checks the master-key signature of a request for a known route, then
-/// lets it through the region, the budget and the fault rules.
-async fn authenticate(State(state): State<AppState>, request: Request, next: Next) -> Response {
+/// lets it through the region, the budget and the fault rules to `next`.
+async fn authenticate<N>(state: AppState, request: Request, next: N) -> Response
+where
+    N: Service<Request, Error = std::convert::Infallible> + Send + 'static,
+    N::Response: IntoResponse,
+    N::Future: Send,
+{
     let verified = {
         let headers = request.headers();
         let header = |name| headers.get(name).and_then(|v| v.to_str().ok());
@@ -280,7 +301,7 @@ async fn authenticate(State(state): State<AppState>, request: Request, next: Nex
         // no data directory): straight to the handler, without the steps'
         // future (boxed below: it is large, and a point read would pay
         // for its allocation and copy).
-        Ok(()) if operations::nothing_around(&state.serving()) => next.run(request).await,
+        Ok(()) if operations::nothing_around(&state.serving()) => steps::run(next, request).await,
         Ok(()) => Box::pin(around::run(&state, request, next)).await,
         Err(error) => {
             tracing::debug!(%error, "refused an unauthenticated request");
@@ -326,7 +347,12 @@ fn verify_master(state: &AppState, request: &Request) -> Result<(), ApiError> {
 
 /// What every response passes through: the activity id, a panic turned into
 /// a logged 500, and the headers every response carries.
-async fn envelope(State(state): State<AppState>, request: Request, next: Next) -> Response {
+async fn envelope<N>(state: AppState, request: Request, next: N) -> Response
+where
+    N: Service<Request, Error = std::convert::Infallible> + Send + 'static,
+    N::Response: IntoResponse,
+    N::Future: Send,
+{
     let activity_id = request
         .headers()
         .get(names::ACTIVITY_ID)
@@ -334,7 +360,7 @@ async fn envelope(State(state): State<AppState>, request: Request, next: Next) -
         .unwrap_or_else(new_activity_id);
     // Kept for the log of a panic; a clone of each shares its bytes.
     let (method, uri) = (request.method().clone(), request.uri().clone());
-    let mut response = next.run(request).await;
+    let mut response = steps::run(next, request).await;
     if let Some(Panicked(cause)) = response.extensions().get::<Panicked>().cloned() {
         let id = activity_id.to_str().unwrap_or("");
         let path = uri.path();
@@ -392,6 +418,63 @@ mod tests {
     use crate::data::clock::{Clock, ClockMode};
     use crate::data::store::Store;
     use crate::protocol::auth::MasterKey;
+
+    /// The envelope wraps every answer of the authenticated router, its
+    /// refusals included (401, and the unauthenticated 404 and 405), and
+    /// none of the public routes'.
+    #[tokio::test]
+    async fn the_envelope_wraps_every_answer_but_the_public_routes() {
+        use tower::ServiceExt;
+        let key = MasterKey::from_base64(crate::auth::WELL_KNOWN_KEY).unwrap();
+        let addr: std::net::SocketAddr = "127.0.0.1:8081".parse().unwrap();
+        let store = Store::new(Clock::new(ClockMode::Manual { start: None }));
+        let state = AppState::new(EndpointState {
+            account: Arc::new(Account::new(store, key, REGION)),
+            scheme: "http",
+            certificate: None,
+            local_addr: addr,
+            explorer: false,
+            advertise_host: None,
+            gateway: Default::default(),
+            region: REGION.into(),
+            region_index: 0,
+            region_addrs: Arc::from([addr]),
+        });
+        let app = with_layers(routes::routes(), state);
+        for (method, path, status, enveloped) in [
+            ("GET", "/dbs", 401, true),
+            ("GET", "/nowhere", 404, true),
+            ("GET", "/dbs/db/colls/c/docs/a/b", 404, true),
+            ("DELETE", "/", 405, true),
+            ("PATCH", "/dbs/db/colls/c", 405, true),
+            ("GET", "/_explorer/emulator.pem", 404, false),
+            ("POST", "/_explorer/emulator.pem", 405, false),
+        ] {
+            let request = Request::builder()
+                .method(method)
+                .uri(path)
+                .header(names::ACTIVITY_ID, "3f1e6a52-0000-4000-8000-00000000beef")
+                .body(axum::body::Body::empty())
+                .unwrap();
+            let response = app.clone().oneshot(request).await.unwrap();
+            assert_eq!(response.status().as_u16(), status, "{method} {path}");
+            let headers = response.headers();
+            assert_eq!(
+                headers.get(names::ACTIVITY_ID).is_some(),
+                enveloped,
+                "{method} {path}: {headers:?}"
+            );
+            assert_eq!(
+                headers.get(names::GATEWAY_VERSION).is_some(),
+                enveloped,
+                "{method} {path}: {headers:?}"
+            );
+            assert_eq!(
+                headers["content-type"], "application/json",
+                "{method} {path}"
+            );
+        }
+    }
 
     /// A handler that panics (a test-only route, never a real bug) gets a
     /// Cosmos 500 with the request's activity id, the connection stays

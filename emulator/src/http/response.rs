@@ -22,7 +22,7 @@ pub fn charge_value(charge: Charge) -> HeaderValue {
     if charge.ru() == 1.0 {
         return HeaderValue::from_static("1");
     }
-    HeaderValue::from_str(&charge.to_text()).expect("a number is ascii")
+    HeaderValue::from_str(charge.write_text(&mut [0; 24])).expect("a number is ascii")
 }
 
 /// What a stored procedure's log header escapes: all but RFC 3986's

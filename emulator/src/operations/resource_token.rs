@@ -92,7 +92,7 @@ pub fn verify(key: &MasterKey, token: &str, now: i64) -> ApiResult<Claims> {
     };
     let (claims, mac) = token.split_once('.').ok_or_else(forged)?;
     let mac = URL_SAFE_NO_PAD.decode(mac).map_err(|_| forged())?;
-    if !key.verifies(&mac_payload(claims), &mac) {
+    if !key.verifies(mac_payload(claims).as_bytes(), &mac) {
         return Err(forged());
     }
     let json = URL_SAFE_NO_PAD.decode(claims).map_err(|_| forged())?;

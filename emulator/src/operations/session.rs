@@ -154,18 +154,37 @@ impl SessionToken {
 /// LSN `lsn`: that LSN as far as the region serving it has applied it (a
 /// lagging replica's tokens must not name writes it has not applied).
 pub fn token(serving: &Serving<'_>, rid: Option<&[u8]>, range: u32, lsn: u64) -> SessionToken {
-    use std::io::Write;
     let lsn = match rid {
         Some(rid) => serving
             .account
             .visible_range_lsn(serving.region, rid, range, lsn),
         None => lsn,
     };
+    // `{range}:-1#{lsn}`, without the formatting machinery (every answer
+    // about a container carries one).
     let mut text = [0u8; 34];
-    let mut cursor = std::io::Cursor::new(&mut text[..]);
-    write!(cursor, "{range}:-1#{lsn}").expect("34 bytes hold any range and LSN");
-    let len = cursor.position() as usize;
+    let mut len = decimal(u64::from(range), &mut text);
+    text[len..len + 4].copy_from_slice(b":-1#");
+    len += 4;
+    len += decimal(lsn, &mut text[len..]);
     SessionToken { text, len }
+}
+
+/// Writes `n` in decimal at the start of `out`; how many digits it took.
+fn decimal(mut n: u64, out: &mut [u8]) -> usize {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let written = digits.len() - start;
+    out[..written].copy_from_slice(&digits[start..]);
+    written
 }
 
 #[cfg(test)]

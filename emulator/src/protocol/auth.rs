@@ -68,10 +68,10 @@ impl MasterKey {
         BASE64.encode(mac.finalize().into_bytes())
     }
 
-    /// Whether `signature` (base64) signs `payload`, compared in constant time.
-    pub(crate) fn verifies(&self, payload: &str, signature: &[u8]) -> bool {
+    /// Whether `signature` signs `payload`, compared in constant time.
+    pub(crate) fn verifies(&self, payload: &[u8], signature: &[u8]) -> bool {
         let mut mac = self.mac.clone();
-        mac.update(payload.as_bytes());
+        mac.update(payload);
         mac.verify_slice(signature).is_ok()
     }
 }
@@ -148,7 +148,33 @@ pub struct SignedResource {
 /// gateway reads them ([`gateway_segments`]).
 /// The emulator's own control routes are signed like the account read.
 pub fn signed_resource(path: &str) -> SignedResource {
-    resource_of(gateway_segments(path))
+    resource_of(path, &gateway_segments(path)).into_owned()
+}
+
+/// [`SignedResource`] as verification reads it: borrowed from the request's
+/// path where it can be (the type and link of nearly every request are
+/// slices of it), so that checking a signature copies nothing.
+struct Resource<'a> {
+    resource_type: Cow<'a, str>,
+    link: Cow<'a, str>,
+    /// For RID-based paths, the addressed resource's RID alone, lower-cased.
+    rid_link: Option<String>,
+}
+
+impl Resource<'_> {
+    /// The links a client may have signed, the name-based one first.
+    fn links(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(&*self.link).chain(self.rid_link.as_deref())
+    }
+
+    fn into_owned(self) -> SignedResource {
+        let mut links = vec![self.link.into_owned()];
+        links.extend(self.rid_link);
+        SignedResource {
+            resource_type: self.resource_type.into_owned(),
+            links,
+        }
+    }
 }
 
 /// The path's segments, each decoded once: as clients sign them, and as the
@@ -160,12 +186,13 @@ fn as_signed_segments(path: &str) -> Vec<Cow<'_, str>> {
         .collect()
 }
 
-/// The resource type and link of a path read as `segments`.
-fn resource_of(segments: Vec<Cow<'_, str>>) -> SignedResource {
+/// The resource type and link of `path` read as `segments`.
+fn resource_of<'a>(path: &'a str, segments: &[Cow<'a, str>]) -> Resource<'a> {
     if segments.is_empty() || segments[0] == "_emulator" {
-        return SignedResource {
-            resource_type: String::new(),
-            links: vec![String::new()],
+        return Resource {
+            resource_type: Cow::Borrowed(""),
+            link: Cow::Borrowed(""),
+            rid_link: None,
         };
     }
     // Delete by partition key (`.../colls/{c}/operations/partitionkeydelete`):
@@ -173,26 +200,75 @@ fn resource_of(segments: Vec<Cow<'_, str>>) -> SignedResource {
     // resource type to `colls`, "for the feature to work"; JavaScript signs
     // `ResourceType.container`) with the container's link.
     if segments.len() == 6 && segments[4] == "operations" && segments[5] == "partitionkeydelete" {
-        return container_resource(&segments[..4]);
+        return linked(Cow::Borrowed("colls"), path, &segments[..4]);
     }
     // One offer (`/offers/{rid}`): both SDKs sign its RID alone, lower-cased.
     if segments.len() == 2 && segments[0] == "offers" {
-        return SignedResource {
-            resource_type: "offers".into(),
-            links: vec![segments[1].to_lowercase()],
+        return Resource {
+            resource_type: Cow::Borrowed("offers"),
+            link: Cow::Owned(segments[1].to_lowercase()),
+            rid_link: None,
         };
     }
     let (resource_type, link_segments) = if segments.len() % 2 == 1 {
         (
-            segments[segments.len() - 1].to_string(),
+            &segments[segments.len() - 1],
             &segments[..segments.len() - 1],
         )
     } else {
-        (segments[segments.len() - 2].to_string(), &segments[..])
+        (&segments[segments.len() - 2], segments)
     };
-    SignedResource {
+    linked(resource_type.clone(), path, link_segments)
+}
+
+/// A resource of `resource_type` at the link `link_segments` name.
+fn linked<'a>(
+    resource_type: Cow<'a, str>,
+    path: &'a str,
+    link_segments: &[Cow<'a, str>],
+) -> Resource<'a> {
+    // RID-based paths are signed with the addressed resource's RID alone, lower-cased.
+    let rid_link = (link_segments.len() >= 2 && rid::looks_like_database_rid(&link_segments[1]))
+        .then(|| link_segments[link_segments.len() - 1].to_lowercase());
+    let link = match slice_of(path, link_segments) {
+        Some(slice) => Cow::Borrowed(slice),
+        None => Cow::Owned(link_segments.join("/")),
+    };
+    Resource {
         resource_type,
-        links: links(link_segments),
+        link,
+        rid_link,
+    }
+}
+
+/// `segments` joined by `/`, as the slice of `path` that already holds them
+/// so: when each is borrowed from `path` and one byte (a `/`) separates it
+/// from the next, as in every path without escapes, doubled slashes or
+/// trailing whitespace.
+fn slice_of<'a>(path: &'a str, segments: &[Cow<'a, str>]) -> Option<&'a str> {
+    let mut range: Option<(usize, usize)> = None;
+    for segment in segments {
+        let Cow::Borrowed(segment) = segment else {
+            return None;
+        };
+        let start = (segment.as_ptr() as usize).wrapping_sub(path.as_ptr() as usize);
+        let end = start.checked_add(segment.len())?;
+        // That very slice of `path`, not equal text from elsewhere.
+        if !path
+            .get(start..end)
+            .is_some_and(|s| std::ptr::eq(s, *segment))
+        {
+            return None;
+        }
+        range = match range {
+            None => Some((start, end)),
+            Some((first, last)) if start == last + 1 => Some((first, end)),
+            Some(_) => return None,
+        };
+    }
+    match range {
+        Some((start, end)) => path.get(start..end),
+        None => Some(""),
     }
 }
 
@@ -215,12 +291,15 @@ fn gateway_segments(path: &str) -> Vec<Cow<'_, str>> {
         }
     }
     if !path.contains(['%', '\\']) {
-        // Nearly every request: nothing to decode, nothing copied.
-        return path
-            .split('/')
-            .filter(|s| !s.is_empty())
-            .map(|s| trimmed(Cow::Borrowed(s)))
-            .collect();
+        // Nearly every request: nothing to decode, nothing copied, and room
+        // for the segments of any resource's path at once.
+        let mut segments = Vec::with_capacity(8);
+        segments.extend(
+            path.split('/')
+                .filter(|s| !s.is_empty())
+                .map(|s| trimmed(Cow::Borrowed(s))),
+        );
+        return segments;
     }
     let once = decoded(path);
     let once = once
@@ -248,24 +327,6 @@ pub fn check_path(path: &str) -> Result<(), ApiError> {
          created, but not read, replaced or deleted by its URL. Query it, or delete it through a \
          stored procedure or by partition key, instead.",
     ))
-}
-
-/// The container `dbs/{db}/colls/{c}` as the signed resource.
-fn container_resource(link_segments: &[Cow<str>]) -> SignedResource {
-    SignedResource {
-        resource_type: "colls".into(),
-        links: links(link_segments),
-    }
-}
-
-/// The links a client may have signed for a resource.
-fn links(link_segments: &[Cow<str>]) -> Vec<String> {
-    let mut links = vec![link_segments.join("/")];
-    // RID-based paths are signed with the addressed resource's RID alone, lower-cased.
-    if link_segments.len() >= 2 && rid::looks_like_database_rid(&link_segments[1]) {
-        links.push(link_segments[link_segments.len() - 1].to_lowercase());
-    }
-    links
 }
 
 /// The parts of a request that authentication reads.
@@ -369,11 +430,19 @@ fn verify_signature(
             "The request must carry an x-ms-date header (RFC 1123, GMT); it is part of the signed payload.",
         ));
     }
-    let token = decoded(header);
+    let mut room = [0; TOKEN_ROOM];
+    let token = decoded_in(header, &mut room);
     let mut kind = None;
     let mut signature = None;
-    for part in token.split('&') {
-        match part.split_once('=') {
+    // `token.split('&')`, each part `split_once('=')`, byte by byte.
+    let mut rest = Some(&*token);
+    while let Some(text) = rest {
+        let part;
+        (part, rest) = match split_once(text, b'&') {
+            Some((part, after)) => (part, Some(after)),
+            None => (text, None),
+        };
+        match split_once(part, b'=') {
             Some(("type", v)) => kind = Some(v),
             Some(("sig", v)) => signature = Some(v),
             _ => {}
@@ -388,28 +457,39 @@ fn verify_signature(
             kind.unwrap_or("")
         )));
     }
-    let Some(signature) = signature.and_then(|s| BASE64.decode(s.trim()).ok()) else {
+    // An HMAC-SHA256 is 32 bytes: decoded on the stack (a longer one is
+    // decoded all the same, and then fails to match).
+    let mut signature_room = [0; 64];
+    let signature: Option<Cow<'_, [u8]>> =
+        signature
+            .map(str::trim)
+            .and_then(|s| match BASE64.decode_slice(s, &mut signature_room) {
+                Ok(length) => Some(Cow::Borrowed(&signature_room[..length])),
+                Err(_) => BASE64.decode(s).ok().map(Cow::Owned),
+            });
+    let Some(signature) = signature else {
         return Err(ApiError::unauthorized(
             "The authorization token has no valid base64 'sig' part: expected 'type=master&ver=1.0&sig=<base64 HMAC-SHA256>'.",
         ));
     };
-    let resource = match gateway {
-        Gateway::Routing => signed_resource(request.path),
-        Gateway::Compute => resource_of(as_signed_segments(request.path)),
+    let segments = match gateway {
+        Gateway::Routing => gateway_segments(request.path),
+        Gateway::Compute => as_signed_segments(request.path),
     };
+    let resource = resource_of(request.path, &segments);
     // Clients sign x-ms-date and, in the fifth line, "" (or the `date`
     // header, when they sent one and no x-ms-date): accept what they may have signed.
     let fifth_lines = std::iter::once("").chain(Some(date).filter(|d| !d.is_empty()));
     for fifth in fifth_lines {
-        for link in &resource.links {
-            let p = payload(
+        for link in resource.links() {
+            let parts = [
                 request.verb,
                 &resource.resource_type,
                 link,
                 x_ms_date,
                 fifth,
-            );
-            if key.verifies(&p, &signature) {
+            ];
+            if with_payload(parts, |p| key.verifies(p, &signature)) {
                 return Ok(());
             }
         }
@@ -417,7 +497,7 @@ fn verify_signature(
     let expected = payload(
         request.verb,
         &resource.resource_type,
-        &resource.links[0],
+        &resource.link,
         x_ms_date,
         "",
     );
@@ -426,6 +506,85 @@ fn verify_signature(
          expected payload is not built as per the protocol. Server used the following payload to sign: '{}'",
         expected.replace('\n', "\\n")
     )))
+}
+
+/// `text` split at the first `byte`, as `str::split_once` with a `char`
+/// does, but in one pass of `memchr`.
+fn split_once(text: &str, byte: u8) -> Option<(&str, &str)> {
+    memchr::memchr(byte, text.as_bytes()).map(|at| (&text[..at], &text[at + 1..]))
+}
+
+/// How long an authorization header may be to be decoded on the stack: a
+/// master token, escaped, is about 100 bytes.
+const TOKEN_ROOM: usize = 256;
+
+/// [`decoded`], written into `room` when it fits there and is UTF-8 once
+/// decoded (every master token), so that the common request allocates nothing.
+fn decoded_in<'a>(s: &'a str, room: &'a mut [u8; TOKEN_ROOM]) -> Cow<'a, str> {
+    if !s.contains('%') || s.len() > room.len() {
+        return decoded(s);
+    }
+    fn hex(digit: Option<&u8>) -> Option<u8> {
+        (*digit? as char).to_digit(16).map(|d| d as u8)
+    }
+    let bytes = s.as_bytes();
+    let (mut from, mut to) = (0, 0);
+    loop {
+        // What comes before the next `%` is copied as it is.
+        let plain = memchr::memchr(b'%', &bytes[from..]).unwrap_or(bytes.len() - from);
+        room[to..to + plain].copy_from_slice(&bytes[from..from + plain]);
+        (from, to) = (from + plain, to + plain);
+        if from == bytes.len() {
+            break;
+        }
+        // As `percent_decode_str`: `%` and two hex digits are one byte; a
+        // `%` without them stays as it is.
+        match hex(bytes.get(from + 1)).zip(hex(bytes.get(from + 2))) {
+            Some((high, low)) => {
+                room[to] = high << 4 | low;
+                from += 3;
+            }
+            None => {
+                room[to] = b'%';
+                from += 1;
+            }
+        }
+        to += 1;
+    }
+    match std::str::from_utf8(&room[..to]) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => decoded(s),
+    }
+}
+
+/// Calls `f` with the payload [`payload`] builds from `parts` (verb,
+/// resource type, link, x-ms-date, date), written on the stack when it fits
+/// and its lower-cased parts are ASCII (as they are in every request).
+fn with_payload<R>(parts: [&str; 5], f: impl FnOnce(&[u8]) -> R) -> R {
+    const ROOM: usize = 512;
+    // The link is signed as it is; the other parts lower-cased.
+    const LOWERED: [bool; 5] = [true, true, false, true, true];
+    let length: usize = parts.iter().map(|part| part.len() + 1).sum();
+    let ascii = parts
+        .iter()
+        .zip(LOWERED)
+        .all(|(part, lowered)| !lowered || part.is_ascii());
+    if length > ROOM || !ascii {
+        let [verb, resource_type, link, x_ms_date, date] = parts;
+        return f(payload(verb, resource_type, link, x_ms_date, date).as_bytes());
+    }
+    let mut room = [0; ROOM];
+    let mut at = 0;
+    for (part, lowered) in parts.iter().zip(LOWERED) {
+        let written = &mut room[at..at + part.len()];
+        written.copy_from_slice(part.as_bytes());
+        if lowered {
+            written.make_ascii_lowercase();
+        }
+        room[at + part.len()] = b'\n';
+        at += part.len() + 1;
+    }
+    f(&room[..at])
 }
 
 #[cfg(test)]

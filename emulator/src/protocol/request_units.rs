@@ -102,13 +102,35 @@ impl Charge {
     /// from whole hundredths (a float's shortest form costs several times
     /// more, on every response).
     pub fn to_text(self) -> String {
+        self.write_text(&mut [0; 24]).to_owned()
+    }
+
+    /// [`Charge::to_text`], written into `room` (a header value copies it
+    /// from there: no string, no formatting machinery, on every response).
+    pub fn write_text(self, room: &mut [u8; 24]) -> &str {
         let hundredths = (self.0 * 100.0).round().max(0.0) as u64;
-        let (whole, fraction) = (hundredths / 100, hundredths % 100);
-        match fraction {
-            0 => whole.to_string(),
-            f if f % 10 == 0 => format!("{whole}.{}", f / 10),
-            f => format!("{whole}.{f:02}"),
+        let (mut whole, fraction) = (hundredths / 100, hundredths % 100);
+        // From the last digit back: `.5` for `.50`, `.05` kept.
+        let mut start = room.len();
+        let mut put = |byte: u8| {
+            start -= 1;
+            room[start] = byte;
+        };
+        if fraction != 0 {
+            if fraction % 10 != 0 {
+                put(b'0' + (fraction % 10) as u8);
+            }
+            put(b'0' + (fraction / 10) as u8);
+            put(b'.');
         }
+        loop {
+            put(b'0' + (whole % 10) as u8);
+            whole /= 10;
+            if whole == 0 {
+                break;
+            }
+        }
+        std::str::from_utf8(&room[start..]).expect("ASCII digits")
     }
 }
 
@@ -284,6 +306,26 @@ mod tests {
     use super::*;
 
     const KB: usize = 1024;
+
+    /// The charge's text is what formatting its hundredths gives.
+    #[test]
+    fn a_charge_is_written_as_formatting_would_write_it() {
+        let formatted = |hundredths: u64| {
+            let (whole, fraction) = (hundredths / 100, hundredths % 100);
+            match fraction {
+                0 => whole.to_string(),
+                f if f % 10 == 0 => format!("{whole}.{}", f / 10),
+                f => format!("{whole}.{f:02}"),
+            }
+        };
+        let hundredths = (0..2_000).chain([99_999, 123_456_789, 1 << 52]);
+        for h in hundredths {
+            let charge = Charge(h as f64 / 100.0);
+            assert_eq!(charge.to_text(), formatted(h), "{h} hundredths");
+        }
+        assert_eq!(Charge(-3.0).to_text(), "0");
+        assert_eq!(Charge(f64::NAN).to_text(), "0");
+    }
 
     /// Every documented point of `docs/src/request-units.md`, a row each:
     /// what is charged, the model's charge, the documented figure and how

@@ -355,14 +355,50 @@ impl RangeMap {
 /// canonical spelling: "01" names no range in the service.
 pub fn parse_id(text: &str) -> Option<u32> {
     let id = text.rsplit(',').next().unwrap_or_default().trim();
-    let number: u32 = id.parse().ok()?;
-    (number.to_string() == id).then_some(number)
+    // Written as the number writes itself: digits, no sign, no leading zero.
+    let canonical = id.bytes().all(|b| b.is_ascii_digit()) && (id == "0" || !id.starts_with('0'));
+    canonical.then(|| id.parse().ok()).flatten()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Only a number's own spelling names a range: what formatting the
+    /// parsed number gives back.
+    #[test]
+    fn a_range_id_is_read_in_its_canonical_spelling_only() {
+        let canonical = |id: &str| {
+            let id = id.rsplit(',').next().unwrap_or_default().trim();
+            let number: u32 = id.parse().ok()?;
+            (number.to_string() == id).then_some(number)
+        };
+        for id in [
+            "0",
+            "1",
+            "7",
+            "10",
+            "42",
+            "4294967295",
+            "4294967296",
+            "01",
+            "00",
+            "+1",
+            "-1",
+            "",
+            " 3 ",
+            "a",
+            "1a",
+            "rid,5",
+            "rid,05",
+            "rid,",
+            "1,2,3",
+            "١",
+        ] {
+            assert_eq!(parse_id(id), canonical(id), "{id:?}");
+        }
+    }
 
     fn definition(wire: serde_json::Value) -> PartitionKeyDefinition {
         PartitionKeyDefinition::parse(Some(&wire)).unwrap()

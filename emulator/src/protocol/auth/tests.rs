@@ -42,6 +42,11 @@ fn signed_at() -> SystemTime {
     "dbs/db1/colls/c1"
 )]
 #[case("/_emulator/clock", "", "")]
+// Doubled slashes and trailing whitespace: the link is joined anew.
+#[case("//dbs//db1//colls", "colls", "dbs/db1")]
+#[case("/dbs/db1 /colls/c1\t/docs", "docs", "dbs/db1/colls/c1")]
+#[case("/dbs/db1/colls/c1/docs/a\u{3000}", "docs", "dbs/db1/colls/c1/docs/a")]
+#[case("/dbs/d/colls/c/docs/ /sprocs", "sprocs", "dbs/d/colls/c/docs/")]
 fn resource_type_and_link(#[case] path: &str, #[case] ty: &str, #[case] link: &str) {
     let r = signed_resource(path);
     assert_eq!((r.resource_type.as_str(), r.links[0].as_str()), (ty, link));
@@ -89,6 +94,61 @@ fn resource_type_and_link(#[case] path: &str, #[case] ty: &str, #[case] link: &s
 )]
 fn ids_are_read_as_the_gateway_reads_them(#[case] path: &str, #[case] link: &str) {
     assert_eq!(signed_resource(path).links[0], link);
+}
+
+/// The link verification borrows is the path's own slice exactly when
+/// joining its segments would give that text.
+#[rstest]
+#[case("/dbs/db1/colls/c1/docs/a", Some("dbs/db1/colls/c1/docs/a"))]
+#[case("/dbs/db1/colls/c1/docs", Some("dbs/db1/colls/c1"))]
+#[case("/dbs/db1//colls/c1", None)]
+#[case("/dbs/db1 /colls/c1", None)]
+#[case("/dbs/d/colls/c/docs/a%20b", None)]
+#[case("/", Some(""))]
+fn a_link_is_borrowed_from_the_path_when_it_is_a_slice_of_it(
+    #[case] path: &str,
+    #[case] borrowed: Option<&str>,
+) {
+    let segments = gateway_segments(path);
+    let resource = resource_of(path, &segments);
+    match (&resource.link, borrowed) {
+        (Cow::Borrowed(link), Some(expected)) => assert_eq!(*link, expected),
+        (Cow::Owned(link), None) => assert_eq!(*link, signed_resource(path).links[0]),
+        (link, _) => panic!("{path}: {link:?}"),
+    }
+    // Text from elsewhere, though equal, is never taken for the path's.
+    let elsewhere = [Cow::Borrowed("dbs"), Cow::Borrowed("db1")];
+    assert_eq!(slice_of("/dbs/db1", &elsewhere), None);
+}
+
+/// The stack-written token and payload are what the allocating ones give.
+#[rstest]
+#[case("type%3Dmaster%26ver%3D1%2E0%26sig%3Di4KBYcCs%2BMEjSy%2FQl2%3D")]
+#[case("type=master&ver=1.0&sig=abc")]
+#[case("%")]
+#[case("a%4")]
+#[case("%zz%2")]
+#[case("a%20b%")]
+#[case("%E9%B1%80x")]
+#[case("%FF%FEnot UTF-8")]
+#[case("%41")]
+fn a_token_decoded_on_the_stack_is_the_decoded_token(#[case] token: &str) {
+    let mut room = [0; TOKEN_ROOM];
+    assert_eq!(decoded_in(token, &mut room), decoded(token));
+    let long = format!("{token}{}", "%41".repeat(100));
+    assert_eq!(decoded_in(&long, &mut room), decoded(&long));
+}
+
+#[rstest]
+#[case(["GET", "docs", "dbs/D/colls/C/docs/A", DATE, ""])]
+#[case(["post", "", "", DATE, "Tue, 01 Nov 2022 10:00:00 GMT"])]
+#[case(["GET", "DOCS", "dbs/d/colls/c/docs/É", "Tue, 01 Nov 2022 10:00:00 GMT", ""])]
+#[case(["GÉT", "docs", "dbs/d", DATE, ""])]
+#[case(["GET", "docs", &"x".repeat(600), DATE, ""])]
+fn a_payload_written_on_the_stack_is_the_payload(#[case] parts: [&str; 5]) {
+    let [verb, resource_type, link, x_ms_date, date] = parts;
+    let built = payload(verb, resource_type, link, x_ms_date, date);
+    with_payload(parts, |written| assert_eq!(written, built.as_bytes()));
 }
 
 #[test]
