@@ -47,11 +47,6 @@ use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use crate::account::{regions, throttle};
-use crate::data::{persist, purge, reindex, script, store};
-use crate::net::{tls, transport};
-use crate::protocol::{auth, consistency, error, limits, request_units};
-
 pub use account::Account;
 pub use data::clock::{Clock, ClockMode};
 pub use data::store::Store;
@@ -105,7 +100,7 @@ pub struct Config {
     /// Where to keep the data (`--data-dir`); `None`: in memory only.
     pub data_dir: Option<std::path::PathBuf>,
     /// When writes reach the disk (`--sync`), with a data directory.
-    pub sync: persist::SyncMode,
+    pub sync: data::persist::SyncMode,
     /// Whether `/_explorer/index.html` serves the explorer page (else 404).
     pub explorer: bool,
     /// The host the account document advertises (an IP address or a DNS
@@ -114,11 +109,11 @@ pub struct Config {
     pub advertise_host: Option<String>,
     /// Where the SQL compute gateway answers too (`--compute-gateway-port`;
     /// 0 picks a free port): the same account, its URLs read as the compute
-    /// gateway reads them (`auth::Gateway`). `None`: not served.
+    /// gateway reads them (`protocol::auth::Gateway`). `None`: not served.
     pub compute_gateway_port: Option<u16>,
     /// The account's default consistency level (`--consistency`): what the
     /// account document says, and the strongest a request may ask for.
-    pub consistency: consistency::Consistency,
+    pub consistency: protocol::consistency::Consistency,
     /// The account's regions in failover order (`--regions`), each served
     /// on its own port: the first on `port`, the next on the ports after it
     /// (or free ports when `port` is 0). Empty: one region, [`REGION`].
@@ -129,7 +124,7 @@ pub struct Config {
     /// partition when throttling.
     pub serverless: bool,
     /// How requests are charged (`--ru-charges`).
-    pub charges: request_units::ChargeModel,
+    pub charges: protocol::request_units::ChargeModel,
     /// Whether requests are throttled by provisioned throughput
     /// (`--rate-limit`), and whether partitions save burst capacity
     /// (`--burst-capacity`).
@@ -152,21 +147,21 @@ impl Default for Config {
             cert_out: None,
             certificate: None,
             cert_dir: None,
-            change_feed_retention: store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
+            change_feed_retention: data::store::DEFAULT_CHANGE_FEED_RETENTION_SECONDS,
             min_ranges_per_container: 1,
-            consistency: consistency::Consistency::default(),
+            consistency: protocol::consistency::Consistency::default(),
             regions: Vec::new(),
             multi_write: false,
             serverless: false,
-            charges: request_units::ChargeModel::default(),
+            charges: protocol::request_units::ChargeModel::default(),
             rate_limit: false,
             burst_capacity: false,
             compute_gateway_port: None,
             data_dir: None,
-            sync: persist::SyncMode::default(),
+            sync: data::persist::SyncMode::default(),
             explorer: true,
             advertise_host: None,
-            script_time_bound: script::Limits::SERVICE.time,
+            script_time_bound: data::script::Limits::SERVICE.time,
         }
     }
 }
@@ -189,24 +184,24 @@ pub struct Server {
     /// first, the other regions' after it, the compute gateway last.
     endpoints: Vec<endpoints::Endpoint>,
     background_purge: bool,
-    transport: transport::Transport,
+    transport: net::transport::Transport,
 }
 
 impl Server {
     /// Binds the port; the kernel queues connections from here on.
     pub fn bind(config: &Config) -> io::Result<Server> {
-        let key = auth::MasterKey::from_base64(&config.key)
+        let key = protocol::auth::MasterKey::from_base64(&config.key)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("--key: {e}")))?;
         let topology = match config.regions.as_slice() {
-            [] => regions::Topology::single(http::REGION),
-            names => regions::Topology::new(names.to_vec(), config.multi_write)
+            [] => account::regions::Topology::single(http::REGION),
+            names => account::regions::Topology::new(names.to_vec(), config.multi_write)
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?,
         };
         let listeners = endpoints::bind_regions(&config.host, config.port, topology.names())?;
         let certificates = if config.protocol.serves_tls() {
             // A kept authority lives in --cert-dir, else in the data directory.
             let keep_in = config.cert_dir.as_ref().or(config.data_dir.as_ref());
-            let certificates = tls::prepare(
+            let certificates = net::tls::prepare(
                 &config.host,
                 config.certificate.as_ref(),
                 keep_in.map(|p| p.as_path()),
@@ -221,7 +216,7 @@ impl Server {
         let certificate = certificates
             .as_ref()
             .map(|c| Arc::from(c.authority_pem.as_str()));
-        let transport = transport::Transport::new(config.protocol, certificates)?;
+        let transport = net::transport::Transport::new(config.protocol, certificates)?;
         let mut store = Store::new(Clock::new(config.clock))
             .with_change_feed_retention(config.change_feed_retention)
             .with_min_ranges_per_container(config.min_ranges_per_container)
@@ -237,14 +232,14 @@ impl Server {
             store: Arc::new(store),
             key,
             consistency: config.consistency,
-            scripts: Arc::new(script::ScriptEngine::new(script::Limits {
+            scripts: Arc::new(data::script::ScriptEngine::new(data::script::Limits {
                 time: config.script_time_bound,
-                ..script::Limits::SERVICE
+                ..data::script::Limits::SERVICE
             })),
             charges: config.charges,
             limiter: config
                 .rate_limit
-                .then(|| throttle::Limiter::new(config.burst_capacity)),
+                .then(|| account::throttle::Limiter::new(config.burst_capacity)),
             topology,
             faults: Default::default(),
             query_results: Default::default(),
@@ -274,15 +269,15 @@ impl Server {
         let mut listeners = listeners.into_iter();
         let first = listeners.next().expect("an account has a region");
         let host = config.host.as_str();
-        let state = at(&first, 0, auth::Gateway::Routing)?;
+        let state = at(&first, 0, protocol::auth::Gateway::Routing)?;
         endpoints.push(endpoints::Endpoint::new(first, host, state));
         for (i, listeners) in listeners.enumerate() {
-            let state = at(&listeners, i + 1, auth::Gateway::Routing)?;
+            let state = at(&listeners, i + 1, protocol::auth::Gateway::Routing)?;
             endpoints.push(endpoints::Endpoint::new(listeners, host, state));
         }
         if let Some(port) = config.compute_gateway_port {
-            let listeners = transport::bind_host(host, port)?;
-            let state = at(&listeners, 0, auth::Gateway::Compute)?;
+            let listeners = net::transport::bind_host(host, port)?;
+            let state = at(&listeners, 0, protocol::auth::Gateway::Compute)?;
             endpoints.push(endpoints::Endpoint::new(listeners, host, state));
         }
         Ok(Server {
@@ -296,7 +291,7 @@ impl Server {
     pub fn compute_endpoint(&self) -> io::Result<Option<String>> {
         self.endpoints
             .iter()
-            .find(|e| e.state().gateway == auth::Gateway::Compute)
+            .find(|e| e.state().gateway == protocol::auth::Gateway::Compute)
             .map(endpoints::Endpoint::url)
             .transpose()
     }
@@ -305,7 +300,7 @@ impl Server {
     pub fn region_endpoints(&self) -> io::Result<Vec<(String, String)>> {
         self.endpoints
             .iter()
-            .filter(|e| e.state().gateway == auth::Gateway::Routing)
+            .filter(|e| e.state().gateway == protocol::auth::Gateway::Routing)
             .map(|e| Ok((e.state().region.to_string(), e.url()?)))
             .collect()
     }
@@ -349,8 +344,8 @@ impl Server {
         let store = self.store();
         let purge = self
             .background_purge
-            .then(|| tokio::spawn(purge::run(store.clone())));
-        let reindex = tokio::spawn(reindex::run(store));
+            .then(|| tokio::spawn(data::purge::run(store.clone())));
+        let reindex = tokio::spawn(data::reindex::run(store));
         let served = endpoints::serve_all(self.transport, self.endpoints, shutdown).await;
         if let Some(purge) = purge {
             purge.abort();
@@ -393,7 +388,7 @@ impl Emulator {
         let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("cosmos-emulator".into())
-            .stack_size(limits::THREAD_STACK_BYTES)
+            .stack_size(protocol::limits::THREAD_STACK_BYTES)
             .spawn(move || {
                 let runtime = tokio::runtime::Builder::new_current_thread()
                     .enable_all()
@@ -420,7 +415,10 @@ impl Emulator {
     /// Adds a fault rule, as `POST /_emulator/faults` does
     /// (`docs/src/faults.md`): the rule as stored, with its id; or the
     /// route's 400 or 409.
-    pub fn add_fault(&self, rule: serde_json::Value) -> Result<serde_json::Value, error::ApiError> {
+    pub fn add_fault(
+        &self,
+        rule: serde_json::Value,
+    ) -> Result<serde_json::Value, protocol::error::ApiError> {
         self.account
             .faults
             .add(rule, self.account.clock().now_millis())
@@ -456,7 +454,7 @@ impl Emulator {
     /// `--data-dir`, and the background purge follows. Refused (the
     /// service-shaped error of that route) for a negative `seconds` or an
     /// emulator on the system clock.
-    pub fn advance(&self, seconds: i64) -> Result<i64, error::ApiError> {
+    pub fn advance(&self, seconds: i64) -> Result<i64, protocol::error::ApiError> {
         self.account.store.advance_clock(seconds)
     }
 }

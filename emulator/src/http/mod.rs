@@ -425,7 +425,7 @@ mod tests {
     #[tokio::test]
     async fn the_envelope_wraps_every_answer_but_the_public_routes() {
         use tower::ServiceExt;
-        let key = MasterKey::from_base64(crate::auth::WELL_KNOWN_KEY).unwrap();
+        let key = MasterKey::from_base64(crate::protocol::auth::WELL_KNOWN_KEY).unwrap();
         let addr: std::net::SocketAddr = "127.0.0.1:8081".parse().unwrap();
         let store = Store::new(Clock::new(ClockMode::Manual { start: None }));
         let state = AppState::new(EndpointState {
