@@ -133,6 +133,10 @@ pub struct Config {
     /// How long a stored procedure, trigger or query's UDFs may run: the
     /// service's 5 s (not a flag; tests shorten it).
     pub script_time_bound: std::time::Duration,
+    /// How long a Direct-mode (RNTBD) connection may idle before it is
+    /// closed: 10 minutes (`rntbd/connection/mod.rs`; not a flag, tests
+    /// shorten it).
+    pub direct_idle_timeout: std::time::Duration,
 }
 
 impl Default for Config {
@@ -162,6 +166,7 @@ impl Default for Config {
             explorer: true,
             advertise_host: None,
             script_time_bound: data::script::Limits::SERVICE.time,
+            direct_idle_timeout: endpoints::DIRECT_IDLE_TIMEOUT,
         }
     }
 }
@@ -270,15 +275,19 @@ impl Server {
         let first = listeners.next().expect("an account has a region");
         let host = config.host.as_str();
         let state = at(&first, 0, protocol::auth::Gateway::Routing)?;
-        endpoints.push(endpoints::Endpoint::new(first, host, state));
+        let idle = config.direct_idle_timeout;
+        let endpoint = |listeners, state| {
+            endpoints::Endpoint::new(listeners, host, state).with_direct_idle(idle)
+        };
+        endpoints.push(endpoint(first, state));
         for (i, listeners) in listeners.enumerate() {
             let state = at(&listeners, i + 1, protocol::auth::Gateway::Routing)?;
-            endpoints.push(endpoints::Endpoint::new(listeners, host, state));
+            endpoints.push(endpoint(listeners, state));
         }
         if let Some(port) = config.compute_gateway_port {
             let listeners = net::transport::bind_host(host, port)?;
             let state = at(&listeners, 0, protocol::auth::Gateway::Compute)?;
-            endpoints.push(endpoints::Endpoint::new(listeners, host, state));
+            endpoints.push(endpoint(listeners, state));
         }
         Ok(Server {
             endpoints,
