@@ -19,12 +19,13 @@
 //!   control API, `/_emulator/...`: its route table and handlers, above
 //!   `http`);
 //! - `rntbd` (Direct mode's front door beside `http`: RNTBD, the binary
-//!   protocol of the Java and .NET SDKs; for now its frame codec);
+//!   protocol of the Java and .NET SDKs; its frame codec and its
+//!   connections);
 //! - `net` (connections: listening, TLS, and which protocol a connection
 //!   speaks), below the adapters;
 //! - `endpoints` (each region's gateway and the compute gateway, served and
 //!   stopped together, and `app`, which puts `http` and `control` behind
-//!   one set of layers);
+//!   one set of layers, with Direct mode's front door beside them);
 //! - `binary` (what the `cosmos-emulator` binary adds, over this file: its
 //!   settings, its health server and probe, and when it stops).
 //!

@@ -1,6 +1,6 @@
 //! A PLACEHOLDER, for the lead to replace: the dispatcher `endpoints.rs`
 //! gives Direct mode's connections until the operations side
-//! (`rntbd/dispatch.rs`, written beside this) lands. It answers every data
+//! (a dispatcher in `rntbd/`, written beside this) lands. It answers every data
 //! request 503 with the request's activity id and TransportRequestID
 //! echoed, so that the connection side (the context exchange, pipelining,
 //! limits, closes) can be served and tested end to end. It is not Direct
