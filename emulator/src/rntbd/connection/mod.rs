@@ -337,4 +337,161 @@ mod tests {
         let body: serde_json::Value = serde_json::from_slice(frame.payload.unwrap()).unwrap();
         assert_eq!(body["code"], "InternalServerError");
     }
+
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use tokio::io::{AsyncWriteExt, DuplexStream};
+
+    use crate::rntbd::codec::{
+        ContextRequest, OperationType, RequestFrame, RequestTokens, ResourceType, ResponseFrame,
+    };
+
+    fn context() -> Vec<u8> {
+        let mut out = BytesMut::new();
+        ContextRequest {
+            activity_id: uuid::Uuid::from_u128(1),
+            protocol_version: 1,
+            client_version: "2020-07-15",
+            user_agent: None,
+        }
+        .encode(&mut out)
+        .unwrap();
+        out.to_vec()
+    }
+
+    fn request(id: u32) -> Vec<u8> {
+        let mut tokens = RequestTokens::new();
+        tokens.set_transport_request_id(id);
+        let mut out = BytesMut::new();
+        RequestFrame {
+            resource_type: ResourceType::Document,
+            operation_type: OperationType::Read,
+            activity_id: uuid::Uuid::from_u128(u128::from(id)),
+            tokens,
+            payload: None,
+        }
+        .encode(&mut out)
+        .unwrap();
+        out.to_vec()
+    }
+
+    /// A dispatcher that answers 200 after `delay`, counting how many of
+    /// its answers run at once at most; `panic_on` panics instead.
+    fn counting(delay: Duration, most: Arc<AtomicUsize>, panic_on: Option<u32>) -> Dispatcher {
+        let now = Arc::new(AtomicUsize::new(0));
+        Arc::new(move |request: Bytes| {
+            let (now, most) = (now.clone(), most.clone());
+            Box::pin(async move {
+                let running = now.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(running, Ordering::SeqCst);
+                tokio::time::sleep(delay).await;
+                now.fetch_sub(1, Ordering::SeqCst);
+                let (frame, _) = RequestFrame::decode(&request).unwrap().unwrap();
+                let id = frame.tokens.transport_request_id();
+                if id.is_some() && id == panic_on {
+                    panic!("a dispatcher's bug");
+                }
+                error_frame(frame.activity_id, id, 200, "Ok", "answered")
+            })
+        })
+    }
+
+    /// Serves one end of a pipe; the other is the client's.
+    fn served(dispatcher: Dispatcher, limits: Limits) -> (DuplexStream, watch::Sender<bool>) {
+        let (client, server) = tokio::io::duplex(1 << 20);
+        let (stop, stopped) = watch::channel(false);
+        tokio::spawn(serve(server, None, dispatcher, limits, stopped));
+        (client, stop)
+    }
+
+    /// Every frame the server writes until it closes the pipe.
+    async fn answers(client: &mut DuplexStream) -> Vec<(u32, Option<u32>)> {
+        let mut all = Vec::new();
+        client.read_to_end(&mut all).await.unwrap();
+        let mut at = 0;
+        let mut read = Vec::new();
+        // The context response first (no PayloadPresent), then answers.
+        let (context, used) = ContextResponse::decode(&all).unwrap().unwrap();
+        assert_eq!(context.status, 200);
+        at += used;
+        while at < all.len() {
+            let (frame, used) = ResponseFrame::decode(&all[at..]).unwrap().unwrap();
+            read.push((frame.status, frame.tokens.transport_request_id()));
+            at += used;
+        }
+        read
+    }
+
+    #[tokio::test]
+    async fn no_more_than_the_bound_run_at_once_and_none_is_lost() {
+        let most = Arc::new(AtomicUsize::new(0));
+        let limits = Limits {
+            idle: Duration::from_secs(30),
+            in_flight: 4,
+        };
+        let dispatcher = counting(Duration::from_millis(5), most.clone(), None);
+        let (mut client, _stop) = served(dispatcher, limits);
+        let mut bytes = context();
+        for id in 1..=40 {
+            bytes.extend(request(id));
+        }
+        client.write_all(&bytes).await.unwrap();
+        client.shutdown().await.unwrap();
+        let mut ids: Vec<u32> = answers(&mut client)
+            .await
+            .into_iter()
+            .map(|(status, id)| {
+                assert_eq!(status, 200);
+                id.unwrap()
+            })
+            .collect();
+        ids.sort_unstable();
+        assert_eq!(ids, (1..=40).collect::<Vec<_>>());
+        assert_eq!(
+            most.load(Ordering::SeqCst),
+            4,
+            "the bound, reached, not passed"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_malformed_frame_closes_after_the_answers_already_running() {
+        let most = Arc::new(AtomicUsize::new(0));
+        let dispatcher = counting(Duration::from_millis(50), most, Some(2));
+        let (mut client, _stop) = served(dispatcher, Limits::default());
+        let mut bytes = context();
+        bytes.extend(request(1));
+        bytes.extend(request(2));
+        bytes.extend(10u32.to_le_bytes().repeat(2));
+        bytes.extend(request(3));
+        client.write_all(&bytes).await.unwrap();
+        // Not shut down by the client: the server closes it.
+        let mut read = answers(&mut client).await;
+        read.sort_unstable();
+        // 1 answered, 2 answered 500 (its dispatcher panicked), 3 never read.
+        assert_eq!(read, [(200, Some(1)), (500, Some(2))]);
+    }
+
+    #[tokio::test]
+    async fn a_request_before_the_context_is_not_answered() {
+        let most = Arc::new(AtomicUsize::new(0));
+        let dispatcher = counting(Duration::ZERO, most.clone(), None);
+        let (mut client, _stop) = served(dispatcher, Limits::default());
+        client.write_all(&request(1)).await.unwrap();
+        let mut all = Vec::new();
+        client.read_to_end(&mut all).await.unwrap();
+        assert!(all.is_empty());
+        assert_eq!(most.load(Ordering::SeqCst), 0, "never dispatched");
+    }
+
+    #[tokio::test]
+    async fn the_stop_ends_an_idle_connection_at_once() {
+        let dispatcher = counting(Duration::ZERO, Arc::new(AtomicUsize::new(0)), None);
+        let (mut client, stop) = served(dispatcher, Limits::default());
+        client.write_all(&context()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        stop.send(true).unwrap();
+        let closed = tokio::time::timeout(Duration::from_secs(2), answers(&mut client)).await;
+        assert_eq!(closed.expect("closed at once"), []);
+    }
 }
