@@ -71,6 +71,7 @@ const READ_CHUNK: usize = 64 * 1024;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Limits {
     pub idle: Duration,
+    pub context_wait: Duration,
     pub in_flight: usize,
 }
 
@@ -78,6 +79,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             idle: IDLE_TIMEOUT,
+            context_wait: CONTEXT_WAIT,
             in_flight: MAX_IN_FLIGHT,
         }
     }
@@ -177,7 +179,7 @@ async fn read_requests<R: AsyncRead + Unpin>(
     let mut context_done = false;
     // Decoding waits until this many bytes are in (a frame's known end).
     let mut needed = 0;
-    let mut deadline = Instant::now() + CONTEXT_WAIT;
+    let mut deadline = Instant::now() + limits.context_wait;
     loop {
         while !buf.is_empty() && buf.len() >= needed {
             let decoded = match decode_incoming(&buf) {
@@ -200,7 +202,7 @@ async fn read_requests<R: AsyncRead + Unpin>(
                         SERVER_AGENT,
                         SERVER_VERSION,
                         seconds(limits.idle),
-                        seconds(CONTEXT_WAIT),
+                        seconds(limits.context_wait),
                     );
                     if let Err(error) = accepted.encode(&mut out) {
                         return Ended::Broken(format!("the context response: {error}"));
@@ -209,6 +211,7 @@ async fn read_requests<R: AsyncRead + Unpin>(
                         return Ended::WriterGone;
                     }
                     context_done = true;
+                    deadline = Instant::now() + limits.idle;
                     buf.advance(used);
                 }
                 (Incoming::Request(frame), used) => {
@@ -426,8 +429,8 @@ mod tests {
     async fn no_more_than_the_bound_run_at_once_and_none_is_lost() {
         let most = Arc::new(AtomicUsize::new(0));
         let limits = Limits {
-            idle: Duration::from_secs(30),
             in_flight: 4,
+            ..Limits::default()
         };
         let dispatcher = counting(Duration::from_millis(5), most.clone(), None);
         let (mut client, _stop) = served(dispatcher, limits);
@@ -482,6 +485,46 @@ mod tests {
         client.read_to_end(&mut all).await.unwrap();
         assert!(all.is_empty());
         assert_eq!(most.load(Ordering::SeqCst), 0, "never dispatched");
+    }
+
+    #[tokio::test]
+    async fn after_the_context_the_idle_timeout_holds_not_the_context_wait() {
+        let most = Arc::new(AtomicUsize::new(0));
+        let dispatcher = counting(Duration::ZERO, most.clone(), None);
+        let limits = Limits {
+            idle: Duration::from_millis(600),
+            context_wait: Duration::from_millis(100),
+            ..Limits::default()
+        };
+        let (mut client, _stop) = served(dispatcher, limits);
+        client.write_all(&context()).await.unwrap();
+        // Past the context wait, within the idle timeout: still served.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        client.write_all(&request(1)).await.unwrap();
+        // Then idle: closed by the idle timeout.
+        let started = Instant::now();
+        let read = tokio::time::timeout(Duration::from_secs(5), answers(&mut client)).await;
+        assert_eq!(read.expect("closed when idle"), [(200, Some(1))]);
+        assert!(
+            started.elapsed() >= Duration::from_millis(500),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[tokio::test]
+    async fn half_a_context_request_is_closed_after_the_context_wait() {
+        let dispatcher = counting(Duration::ZERO, Arc::new(AtomicUsize::new(0)), None);
+        let limits = Limits {
+            context_wait: Duration::from_millis(100),
+            ..Limits::default()
+        };
+        let (mut client, _stop) = served(dispatcher, limits);
+        client.write_all(&context()[..10]).await.unwrap();
+        let mut all = Vec::new();
+        let closed = tokio::time::timeout(Duration::from_secs(5), client.read_to_end(&mut all));
+        closed.await.expect("closed").unwrap();
+        assert!(all.is_empty());
     }
 
     #[tokio::test]
