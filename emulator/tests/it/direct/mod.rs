@@ -112,6 +112,19 @@ fn the_context_exchange_is_answered_beside_https_in_auto_and_https() {
         );
         assert_eq!(context.text(CLIENT_VERSION).as_deref(), Some("2020-07-15"));
         assert_eq!(context.ulong(IDLE_TIMEOUT_SECONDS), Some(600));
+        // Each with the type the client declares for it and slices by.
+        let types: Vec<(u16, u8)> = context.tokens.iter().map(|(id, t, _)| (*id, *t)).collect();
+        assert_eq!(
+            types,
+            [
+                (0, 0x02),
+                (1, 0x07),
+                (2, 0x07),
+                (3, 0x07),
+                (4, 0x02),
+                (5, 0x02)
+            ]
+        );
         // A request on it is answered, its TransportRequestID echoed.
         send(&mut tls, &read_request(41));
         let answer = read_response(&mut tls, Some(0x0000)).expect("an answer");
@@ -128,6 +141,62 @@ fn the_context_exchange_is_answered_beside_https_in_auto_and_https() {
         drop(emulator);
         std::fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+/// The guide's golden Create Document (written by the Java SDK's own
+/// encoder; `docs/src/reference/rntbd.md#golden-frames`), its
+/// authorization token filled to its length.
+fn golden_create() -> Vec<u8> {
+    let string = |id: u16, text: &str| {
+        let mut value = (text.len() as u16).to_le_bytes().to_vec();
+        value.extend_from_slice(text.as_bytes());
+        token(id, 0x08, &value)
+    };
+    let authorization = format!("type%3Dmaster{}", "x".repeat(38 - 13));
+    let bytes = frame(
+        [3, 0, 1, 0],
+        0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10,
+        &[
+            token(
+                0x0000,
+                0x0b,
+                &[8, 0, 0xd9, 0x8d, 0x28, 0, 0xe4, 0x3e, 0x9f, 0],
+            ),
+            string(0x0001, &authorization),
+            token(0x0002, 0x00, &[1]),
+            client::small_string(0x0003, "Tue, 01 Jul 2025 00:00:00 GMT"),
+            string(0x0005, "0:-1#5"),
+            token(0x0010, 0x00, &[2]),
+            string(0x0013, "/apps/emu/services/c1/partitions/0/replicas/1p"),
+            string(0x0015, "db1"),
+            string(0x0016, "c1"),
+            client::small_string(0x0028, "2020-07-15"),
+            string(0x002B, r#"["pk1"]"#),
+            token(0x004D, 0x02, &1u32.to_le_bytes()),
+        ],
+        Some(br#"{"id":"a","pk":"pk1"}"#),
+    );
+    assert_eq!(&bytes[..4], &231u32.to_le_bytes(), "L as the SDK wrote it");
+    bytes
+}
+
+#[test]
+fn the_sdks_own_create_frame_in_pieces_is_read_whole_and_answered() {
+    let dir = dir("direct-golden");
+    let emulator = start(Protocol::Https, &dir, |_| {});
+    let mut tls = negotiated(emulator.endpoint(), &dir, Duration::from_secs(10));
+    // Twice, each in 7-byte records: the frame is put together across reads.
+    let twice = [golden_create(), golden_create()].concat();
+    for piece in twice.chunks(7) {
+        send(&mut tls, piece);
+    }
+    for _ in 0..2 {
+        let answer = read_response(&mut tls, Some(0x0000)).expect("an answer");
+        assert_eq!(answer.ulong(TRANSPORT_REQUEST_ID), Some(1));
+        assert_eq!(answer.activity, 0x0102_0304_0506_0708_090a_0b0c_0d0e_0f10);
+    }
+    drop(emulator);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
