@@ -22,6 +22,7 @@
 
 use std::future::Future;
 use std::io;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -98,7 +99,7 @@ impl<S: Send + 'static> Accept<TcpStream, S> for Acceptor {
         let stopped_too = self.stopped.clone();
         Box::pin(async move {
             let sorted = async move {
-                let peer: Option<std::net::SocketAddr> = tcp.peer_addr().ok();
+                let peer: Option<SocketAddr> = tcp.peer_addr().ok();
                 let first = match plain_too {
                     true => timeout(FIRST_BYTE_WAIT, first_byte(&tcp))
                         .await
