@@ -14,6 +14,7 @@ mod common;
 mod computed_properties;
 mod control_routes;
 mod conventions;
+mod direct;
 mod faults;
 mod faults_order;
 mod faults_writers;

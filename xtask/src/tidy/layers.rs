@@ -201,9 +201,10 @@ const LAYERS: &[(&str, &[&str])] = &[
             "protocol::rid",
         ],
     ),
-    // Direct mode's front door (RNTBD), beside `http`: for now its frame
-    // codec alone, a leaf that names nothing else of the emulator.
-    ("rntbd", &[]),
+    // Direct mode's front door (RNTBD), beside `http`: its frame codec (a
+    // leaf within it) and its connections, served for the transport
+    // through the transport's `BinaryFrontDoor`.
+    ("rntbd", &["net::transport"]),
     // The control API (`/_emulator/...`): handlers over the HTTP layer's
     // state and extractors, above it so that `http/` stays the resources'
     // protocol and never names the emulator's own routes.
@@ -222,7 +223,13 @@ const LAYERS: &[(&str, &[&str])] = &[
     // serves (`app`) is assembled here, above both `http` and `control`.
     (
         "endpoints",
-        &["account::regions", "control", "http", "net::transport"],
+        &[
+            "account::regions",
+            "control",
+            "http",
+            "net::transport",
+            "rntbd",
+        ],
     ),
     // The root: binds, serves, starts the background tasks.
     (
