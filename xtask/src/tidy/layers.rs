@@ -201,9 +201,21 @@ const LAYERS: &[(&str, &[&str])] = &[
             "protocol::rid",
         ],
     ),
-    // Direct mode's front door (RNTBD), beside `http`: for now its frame
-    // codec alone, a leaf that names nothing else of the emulator.
-    ("rntbd", &[]),
+    // Direct mode's front door (RNTBD), beside `http` and never through
+    // it: its frame codec (a leaf) and the dispatcher that answers a
+    // request frame with the operations `http` calls.
+    (
+        "rntbd",
+        &[
+            "account",
+            "data::clock",
+            "data::store",
+            "operations",
+            "protocol::auth",
+            "protocol::error",
+            "protocol::request_units",
+        ],
+    ),
     // The control API (`/_emulator/...`): handlers over the HTTP layer's
     // state and extractors, above it so that `http/` stays the resources'
     // protocol and never names the emulator's own routes.
