@@ -85,7 +85,9 @@ fn about(
     response: &Response,
 ) -> About {
     let store = &serving.account.store;
-    if response.headers.container.is_none() {
+    // A refusal may name its container without an LSN (no operation ran).
+    let named_lsn = response.headers.container.as_ref().and_then(|c| c.lsn);
+    if named_lsn.is_none() {
         if let (Some(db), Some(coll)) = (names.database, names.container) {
             let context = store.container_context_at(
                 db,

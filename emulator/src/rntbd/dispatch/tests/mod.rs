@@ -2,7 +2,10 @@
 //! socket: request frames built with the codec (as `RntbdRequest.encode`
 //! writes them: the golden Create Document of the reference page is the
 //! model), answered by [`answer`], decoded back with the codec and
-//! checked token by token.
+//! checked token by token. Items here; feeds, batches, scripts and
+//! sessions in `feeds.rs`.
+
+mod feeds;
 
 use std::sync::Arc;
 
@@ -21,7 +24,7 @@ use crate::rntbd::codec::{
 
 /// An account whose database `db` holds container `c` (partition key
 /// `/pk`), on the manual clock.
-fn account() -> Arc<Account> {
+pub(super) fn account() -> Arc<Account> {
     let store = Store::new(Clock::new(ClockMode::Manual { start: None }));
     let object = |v: Value| v.as_object().unwrap().clone();
     store
@@ -41,17 +44,17 @@ fn account() -> Arc<Account> {
 
 /// A request as the SDK would send it: names, PartitionKey, Date, the
 /// signature of (verb, resource type, link, date), TransportRequestID 7.
-struct Ask<'a> {
-    resource: ResourceType,
-    operation: OperationType,
-    names: &'a [&'a str],
-    body: Option<&'a [u8]>,
-    tweak: &'a dyn Fn(&mut RequestTokens<'static>),
+pub(super) struct Ask<'a> {
+    pub(super) resource: ResourceType,
+    pub(super) operation: OperationType,
+    pub(super) names: &'a [&'a str],
+    pub(super) body: Option<&'a [u8]>,
+    pub(super) tweak: &'a dyn Fn(&mut RequestTokens<'static>),
 }
 
-const TRANSPORT: u32 = 7;
+pub(super) const TRANSPORT: u32 = 7;
 
-fn ask<'a>(
+pub(super) fn ask<'a>(
     resource: ResourceType,
     operation: OperationType,
     names: &'a [&'a str],
@@ -72,12 +75,12 @@ fn signed(verb: &str, segment: &str, link: &str, date: &str) -> String {
 }
 
 /// The tokens borrow their text: a test's few strings live to its end.
-fn leak(text: &str) -> &'static str {
+pub(super) fn leak(text: &str) -> &'static str {
     Box::leak(text.to_string().into_boxed_str())
 }
 
 /// The frame's bytes, signed for `verb` / `segment` / `link`.
-fn frame(ask: &Ask<'_>, verb: &str, segment: &str, link: &str) -> Bytes {
+pub(super) fn frame(ask: &Ask<'_>, verb: &str, segment: &str, link: &str) -> Bytes {
     let date = leak(&httpdate::fmt_http_date(std::time::SystemTime::now()));
     let authorization = leak(&signed(verb, segment, link, date));
     let mut tokens = RequestTokens::new();
@@ -108,43 +111,44 @@ fn frame(ask: &Ask<'_>, verb: &str, segment: &str, link: &str) -> Bytes {
 }
 
 /// A decoded answer, owning its bytes.
-struct Answered {
+pub(super) struct Answered {
     bytes: Bytes,
 }
 
 impl Answered {
-    fn frame(&self) -> ResponseFrame<'_> {
+    pub(super) fn frame(&self) -> ResponseFrame<'_> {
         let (frame, used) = ResponseFrame::decode(&self.bytes).unwrap().unwrap();
         assert_eq!(used, self.bytes.len(), "one whole frame");
         frame
     }
-    fn status(&self) -> u32 {
+    pub(super) fn status(&self) -> u32 {
         self.frame().status
     }
-    fn tokens(&self) -> ResponseTokens<'_> {
+    pub(super) fn tokens(&self) -> ResponseTokens<'_> {
         self.frame().tokens
     }
-    fn body(&self) -> Value {
+    pub(super) fn body(&self) -> Value {
         serde_json::from_slice(self.frame().payload.expect("a body")).unwrap()
     }
 }
 
-fn run(account: &Arc<Account>, request: Bytes) -> Answered {
+pub(super) fn run(account: &Arc<Account>, request: Bytes) -> Answered {
     let bytes = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .unwrap()
         .block_on(answer(Arc::clone(account), 0, request));
     Answered { bytes }
 }
 
-const PK: &str = r#"["a"]"#;
+pub(super) const PK: &str = r#"["a"]"#;
 
-fn with_pk(t: &mut RequestTokens<'static>) {
+pub(super) fn with_pk(t: &mut RequestTokens<'static>) {
     t.set_partition_key(PK);
 }
 
 /// An item operation on `id` (or the container's feed when `id` is None).
-fn item_op(
+pub(super) fn item_op(
     account: &Arc<Account>,
     operation: OperationType,
     id: Option<&str>,
@@ -153,7 +157,10 @@ fn item_op(
 ) -> Answered {
     let names: Vec<&str> = ["db", "c"].into_iter().chain(id).collect();
     let verb = match operation {
-        OperationType::Create | OperationType::Upsert | OperationType::Query => "post",
+        OperationType::Create
+        | OperationType::Upsert
+        | OperationType::Query
+        | OperationType::Batch => "post",
         OperationType::Replace => "put",
         OperationType::Patch => "patch",
         OperationType::Delete => "delete",
@@ -175,7 +182,7 @@ fn item_op(
 }
 
 /// The tokens every answer carries, checked; the LSN returned.
-fn every_answer_carries(answered: &Answered) -> i64 {
+pub(super) fn every_answer_carries(answered: &Answered) -> i64 {
     let tokens = answered.tokens();
     assert_eq!(tokens.transport_request_id(), Some(TRANSPORT), "echoed");
     let lsn = tokens.lsn().expect("LSN");
@@ -197,7 +204,7 @@ fn every_answer_carries(answered: &Answered) -> i64 {
     lsn
 }
 
-fn owner_is_the_container(answered: &Answered) {
+pub(super) fn owner_is_the_container(answered: &Answered) {
     let tokens = answered.tokens();
     assert_eq!(tokens.owner_full_name(), Some("dbs/db/colls/c"));
     assert!(tokens.owner_id().is_some_and(|rid| !rid.is_empty()));
