@@ -25,8 +25,9 @@ use self::options::TokenOptions;
 use crate::account::Account;
 use crate::data::store::range_gone;
 use crate::operations::{
-    self, batch, change_feed, databases, items, query, stored_procedures, Call, ContainerPath,
-    DatabasePath, ItemPath, OperationKind, Reply, RequestOptions, Response, Serving, Target,
+    self, batch, change_feed, containers, databases, items, query, stored_procedures, users, Call,
+    ContainerPath, DatabasePath, ItemPath, OperationKind, PermissionPath, Reply, RequestOptions,
+    Response, Serving, Target, UserPath,
 };
 use crate::protocol::error::{ApiError, Status};
 use crate::protocol::request_units::Charge;
@@ -61,7 +62,9 @@ pub(crate) async fn answer(account: Arc<Account>, region: usize, request: Bytes)
         Ok(()) => operations::around(&serving, request, None).await,
         Err(refusal) => refusal.into(),
     };
-    let about = about(&serving, &names, &options, &response);
+    let database_read = (frame.resource_type, frame.operation_type)
+        == (ResourceType::Database, OperationType::Read);
+    let about = about(&serving, &names, &options, &response, database_read);
     answer::frame(&serving, frame.activity_id, transport, response, about)
 }
 
@@ -83,6 +86,7 @@ fn about(
     names: &Names<'_>,
     options: &TokenOptions<'_>,
     response: &Response,
+    database_read: bool,
 ) -> About {
     let store = &serving.account.store;
     // A refusal may name its container without an LSN (no operation ran).
@@ -108,14 +112,11 @@ fn about(
             }
         }
     }
-    // A database's answer: its RID and link, from its body.
-    let owner = names
-        .database
-        .filter(|_| names.container.is_none())
-        .and_then(|db| {
-            let body: serde_json::Value = serde_json::from_slice(&response.body).ok()?;
-            Some((body["_rid"].as_str()?.to_owned(), format!("dbs/{db}")))
-        });
+    // A database's read: its RID and link, from its body.
+    let owner = names.database.filter(|_| database_read).and_then(|db| {
+        let body: serde_json::Value = serde_json::from_slice(&response.body).ok()?;
+        Some((body["_rid"].as_str()?.to_owned(), format!("dbs/{db}")))
+    });
     About {
         lsn: store.session_lsn(),
         range: 0,
@@ -180,6 +181,35 @@ impl<'r> Request<'r> {
         })
     }
 
+    fn database(&self) -> Result<DatabasePath<'r>, ApiError> {
+        let database = self.names.database;
+        Ok(DatabasePath {
+            database: database.ok_or_else(|| missing("DatabaseName (0x0015)"))?,
+        })
+    }
+
+    fn user(&self) -> Result<UserPath<'r>, ApiError> {
+        Ok(UserPath {
+            database: self.database()?.database,
+            user: self
+                .names
+                .user
+                .ok_or_else(|| missing("UserName (0x0019)"))?,
+        })
+    }
+
+    fn permission(&self) -> Result<PermissionPath<'r>, ApiError> {
+        let user = self.user()?;
+        Ok(PermissionPath {
+            database: user.database,
+            user: user.user,
+            id: self
+                .names
+                .permission
+                .ok_or_else(|| missing("PermissionName (0x001A)"))?,
+        })
+    }
+
     fn item(&self, id: Option<&'r str>, which: &str) -> Result<ItemPath<'r>, ApiError> {
         let container = self.container()?;
         Ok(ItemPath {
@@ -239,11 +269,43 @@ impl<'r> Request<'r> {
                 stored_procedures::execute(serving, sproc, options, body).await
             }
             (ResourceType::Database, OperationType::Read) => {
-                let database = self
-                    .names
-                    .database
-                    .ok_or_else(|| missing("DatabaseName (0x0015)"))?;
-                databases::read(serving, DatabasePath { database })
+                databases::read(serving, self.database()?)
+            }
+            (ResourceType::Database, OperationType::ReadFeed) => databases::list(serving),
+            (ResourceType::Database, OperationType::Query) => databases::query(serving, body),
+            (ResourceType::Collection, OperationType::Read) => {
+                containers::read(serving, self.container()?, options)
+            }
+            (ResourceType::Collection, OperationType::ReadFeed) => {
+                containers::list(serving, self.database()?)
+            }
+            (ResourceType::Collection, OperationType::Query) => {
+                containers::query(serving, self.database()?, body)
+            }
+            (ResourceType::User, OperationType::Read) => users::read_user(serving, self.user()?),
+            (ResourceType::User, OperationType::Replace) => {
+                users::replace_user(serving, self.user()?, options, body)
+            }
+            (ResourceType::User, OperationType::ReadFeed) => {
+                users::list_users(serving, self.database()?)
+            }
+            (ResourceType::User, OperationType::Query) => {
+                users::query_users(serving, self.database()?, body)
+            }
+            (ResourceType::Permission, OperationType::Read) => {
+                users::read_permission(serving, self.permission()?, options)
+            }
+            (ResourceType::Permission, OperationType::Replace) => {
+                users::replace_permission(serving, self.permission()?, options, body)
+            }
+            (ResourceType::Permission, OperationType::Delete) => {
+                users::delete_permission(serving, self.permission()?, options)
+            }
+            (ResourceType::Permission, OperationType::ReadFeed) => {
+                users::list_permissions(serving, self.user()?, options)
+            }
+            (ResourceType::Permission, OperationType::Query) => {
+                users::query_permissions(serving, self.user()?, options, body)
             }
             (ResourceType::Collection, OperationType::Head) => return self.barrier(),
             (ResourceType::Database, OperationType::HeadFeed) => {
@@ -299,6 +361,9 @@ impl<'r> Request<'r> {
             },
             (ResourceType::StoredProcedure, OperationType::ExecuteJavaScript) => {
                 OperationKind::Script
+            }
+            (_, OperationType::Replace | OperationType::Delete) => {
+                OperationKind::Metadata { changes: true }
             }
             _ => OperationKind::Metadata { changes: false },
         }

@@ -22,6 +22,8 @@ pub struct Names<'a> {
     pub container: Option<&'a str>,
     pub document: Option<&'a str>,
     pub stored_procedure: Option<&'a str>,
+    pub user: Option<&'a str>,
+    pub permission: Option<&'a str>,
 }
 
 impl<'a> Names<'a> {
@@ -32,6 +34,8 @@ impl<'a> Names<'a> {
             container: tokens.collection_name(),
             document: tokens.document_name(),
             stored_procedure: tokens.stored_procedure_name(),
+            user: tokens.user_name(),
+            permission: tokens.permission_name(),
         }
     }
 }
@@ -73,7 +77,7 @@ pub fn rest_path(frame: &RequestFrame<'_>, names: &Names<'_>) -> Option<String> 
         ResourceType::Database => push("dbs", None)?,
         ResourceType::Collection => {
             push("dbs", Some(names.database?))?;
-            push("colls", item.then_some(names.container?))?;
+            push("colls", if item { Some(names.container?) } else { None })?;
         }
         ResourceType::Document => {
             push("dbs", Some(names.database?))?;
@@ -88,6 +92,18 @@ pub fn rest_path(frame: &RequestFrame<'_>, names: &Names<'_>) -> Option<String> 
                 false => None,
             };
             push("sprocs", sproc)?;
+        }
+        ResourceType::User => {
+            push("dbs", Some(names.database?))?;
+            push("users", if item { Some(names.user?) } else { None })?;
+        }
+        ResourceType::Permission => {
+            push("dbs", Some(names.database?))?;
+            push("users", Some(names.user?))?;
+            push(
+                "permissions",
+                if item { Some(names.permission?) } else { None },
+            )?;
         }
         _ => return None,
     }

@@ -224,3 +224,72 @@ fn the_golden_create_documents_tokens_are_all_understood() {
     assert_eq!(created.tokens().item_lsn(), Some(lsn));
     assert_eq!(created.body()["id"], "a");
 }
+
+#[test]
+fn the_master_partitions_reads_and_feeds() {
+    let account = account();
+    let serving = Serving::new(&account, 0);
+    let database = crate::operations::DatabasePath { database: "db" };
+    let none = GivenOptions::default();
+    let made = crate::operations::users::create_user(&serving, database, &none, br#"{"id":"u1"}"#);
+    assert_eq!(made.unwrap().status, 201);
+
+    let master =
+        |resource, operation, names: &'static [&'static str], body, verb, segment, link| {
+            let request = ask(resource, operation, names, body);
+            run(&account, frame(&request, verb, segment, link))
+        };
+    let dbs = master(
+        ResourceType::Database,
+        OperationType::ReadFeed,
+        &[],
+        None,
+        "get",
+        "dbs",
+        "",
+    );
+    assert_eq!(dbs.status(), 200);
+    assert_eq!(dbs.body()["Databases"][0]["id"], "db");
+    every_answer_carries(&dbs);
+
+    let query: &'static [u8] = br#"{"query":"SELECT * FROM c WHERE c.id = 'c'","parameters":[]}"#;
+    let colls = master(
+        ResourceType::Collection,
+        OperationType::Query,
+        &["db"],
+        Some(query),
+        "post",
+        "colls",
+        "dbs/db",
+    );
+    assert_eq!(colls.status(), 200, "{}", colls.body());
+    assert_eq!(colls.body()["_count"], 1);
+
+    // UserName (0x0019) names the user.
+    let tweak = |t: &mut RequestTokens<'static>| {
+        t.set_user_name("u1");
+    };
+    let request = Ask {
+        tweak: &tweak,
+        ..ask(ResourceType::User, OperationType::Read, &["db"], None)
+    };
+    let user = run(&account, frame(&request, "get", "users", "dbs/db/users/u1"));
+    assert_eq!(user.status(), 200);
+    assert_eq!(user.body()["id"], "u1");
+    every_answer_carries(&user);
+    let request = Ask {
+        tweak: &tweak,
+        ..ask(
+            ResourceType::Permission,
+            OperationType::ReadFeed,
+            &["db"],
+            None,
+        )
+    };
+    let permissions = run(
+        &account,
+        frame(&request, "get", "permissions", "dbs/db/users/u1"),
+    );
+    assert_eq!(permissions.status(), 200);
+    assert_eq!(permissions.body()["_count"], 0);
+}
