@@ -293,3 +293,49 @@ fn the_master_partitions_reads_and_feeds() {
     assert_eq!(permissions.status(), 200);
     assert_eq!(permissions.body()["_count"], 0);
 }
+
+#[test]
+fn a_resource_tokens_permission_decides_as_over_http() {
+    let account = account();
+    create(&account, "r");
+    let serving = Serving::new(&account, 0);
+    let none = GivenOptions::default();
+    let database = crate::operations::DatabasePath { database: "db" };
+    let made =
+        crate::operations::users::create_user(&serving, database, &none, br#"{"id":"alice"}"#);
+    assert_eq!(made.unwrap().status, 201);
+    let alice = crate::operations::UserPath {
+        database: "db",
+        user: "alice",
+    };
+    let permission = json!({"id": "read", "permissionMode": "Read", "resource": "dbs/db/colls/c"});
+    let granted = crate::operations::users::create_permission(
+        &serving,
+        alice,
+        &none,
+        permission.to_string().as_bytes(),
+    )
+    .unwrap();
+    let token: Value = serde_json::from_slice(&granted.body).unwrap();
+    let token = leak(
+        &percent_encoding::utf8_percent_encode(
+            token["_token"].as_str().unwrap(),
+            percent_encoding::NON_ALPHANUMERIC,
+        )
+        .to_string(),
+    );
+    let with_token = move |t: &mut RequestTokens<'static>| {
+        t.set_authorization_token(token);
+    };
+    let read = item_op(&account, OperationType::Read, Some("r"), None, &with_token);
+    assert_eq!(read.status(), 200, "{}", read.body());
+    let write = item_op(
+        &account,
+        OperationType::Create,
+        None,
+        Some(br#"{"id":"w","pk":"a"}"#),
+        &with_token,
+    );
+    assert_eq!(write.status(), 403, "a Read permission writes nothing");
+    every_answer_carries(&write);
+}
