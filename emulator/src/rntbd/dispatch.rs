@@ -14,7 +14,11 @@ mod options;
 mod tests;
 
 use std::borrow::Cow;
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use uuid::Uuid;
@@ -57,15 +61,53 @@ pub(crate) async fn answer(account: Arc<Account>, region: usize, request: Bytes)
         names,
         options: &options,
     };
-    let response = match request.admit() {
-        Ok(()) if operations::nothing_around(&serving) => request.run().await,
-        Ok(()) => operations::around(&serving, request, None).await,
-        Err(refusal) => refusal.into(),
-    };
+    let served = Caught(Box::pin(async move {
+        match request.admit() {
+            Ok(()) if operations::nothing_around(&serving) => request.run().await,
+            Ok(()) => operations::around(&serving, request, None).await,
+            Err(refusal) => refusal.into(),
+        }
+    }));
+    let response = served.await.unwrap_or_else(|cause| {
+        // Never a dropped request: the 500 the HTTP adapter answers.
+        tracing::error!(activity_id = %frame.activity_id, %cause, "a Direct-mode request panicked");
+        ApiError::new(
+            Status::INTERNAL_SERVER_ERROR,
+            format!(
+                "The emulator failed while serving this request, which may not have been \
+                 applied. This is a bug in the emulator: please report it with the request and \
+                 its ActivityId {}.",
+                frame.activity_id
+            ),
+        )
+        .into()
+    });
     let database_read = (frame.resource_type, frame.operation_type)
         == (ResourceType::Database, OperationType::Read);
     let about = about(&serving, &names, &options, &response, database_read);
     answer::frame(&serving, frame.activity_id, transport, response, about)
+}
+
+/// A request's answer; a panic while computing it is its cause, as text.
+struct Caught<'a>(Pin<Box<dyn Future<Output = Response> + Send + 'a>>);
+
+impl Future for Caught<'_> {
+    type Output = Result<Response, String>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
+            Ok(poll) => poll.map(Ok),
+            Err(cause) => {
+                let cause = match cause.downcast::<String>() {
+                    Ok(text) => *text,
+                    Err(cause) => cause
+                        .downcast_ref::<&str>()
+                        .map_or("a panic without a message".into(), |s| (*s).to_string()),
+                };
+                Poll::Ready(Err(cause))
+            }
+        }
+    }
 }
 
 /// A 400 for bytes that are no request frame.

@@ -497,3 +497,10 @@ fn barriers_answer_200_with_the_current_lsn_and_no_body() {
     assert_eq!(head.frame().payload, None);
     assert!(every_answer_carries(&head) >= lsn);
 }
+
+/// The connections spawn the dispatcher on the runtime's threads.
+#[test]
+fn the_answer_is_a_send_future() {
+    fn sendable<T: Send + 'static>(_: T) {}
+    sendable(answer(account(), 0, Bytes::new()));
+}
