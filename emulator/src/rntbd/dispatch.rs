@@ -29,9 +29,9 @@ use self::options::TokenOptions;
 use crate::account::Account;
 use crate::data::store::range_gone;
 use crate::operations::{
-    self, batch, change_feed, containers, databases, items, query, stored_procedures, users, Call,
-    ContainerPath, DatabasePath, ItemPath, OperationKind, PermissionPath, Reply, RequestOptions,
-    Response, Serving, Target, UserPath,
+    self, batch, change_feed, containers, databases, items, query, stored_procedures, users,
+    Breakable, Call, ContainerPath, DatabasePath, ItemPath, OperationKind, PermissionPath, Reply,
+    RequestOptions, Response, Serving, Target, UserPath,
 };
 use crate::protocol::error::{ApiError, Status};
 use crate::protocol::request_units::Charge;
@@ -41,6 +41,18 @@ use crate::rntbd::codec::{OperationType, RequestFrame, ResourceType};
 /// `account`'s region `region`: the response frame, whatever happens (a
 /// frame that does not decode after all is a 400).
 pub(crate) async fn answer(account: Arc<Account>, region: usize, request: Bytes) -> Bytes {
+    answer_on(account, region, request, None).await
+}
+
+/// [`answer`], on a connection a fault rule (`connection: reset`...) or
+/// a region's outage may break; without one such a rule answers 500 saying
+/// this server cannot break it.
+pub(crate) async fn answer_on(
+    account: Arc<Account>,
+    region: usize,
+    request: Bytes,
+    connection: Option<Arc<dyn Breakable>>,
+) -> Bytes {
     let serving = Serving::new(&account, region);
     let frame = match RequestFrame::decode(&request) {
         Ok(Some((frame, _))) => frame,
@@ -64,7 +76,7 @@ pub(crate) async fn answer(account: Arc<Account>, region: usize, request: Bytes)
     let served = Caught(Box::pin(async move {
         match request.admit() {
             Ok(()) if operations::nothing_around(&serving) => request.run().await,
-            Ok(()) => operations::around(&serving, request, None).await,
+            Ok(()) => operations::around(&serving, request, connection.as_deref()).await,
             Err(refusal) => refusal.into(),
         }
     }));

@@ -339,3 +339,44 @@ fn a_resource_tokens_permission_decides_as_over_http() {
     assert_eq!(write.status(), 403, "a Read permission writes nothing");
     every_answer_carries(&write);
 }
+
+#[test]
+fn a_rule_that_resets_the_connection_breaks_the_one_given() {
+    use crate::account::faults::Connection;
+    use std::sync::Mutex;
+
+    #[derive(Default)]
+    struct Recorded(Mutex<Vec<Connection>>);
+    impl crate::operations::Breakable for Recorded {
+        fn break_with(&self, how: Connection) {
+            self.0.lock().unwrap().push(how);
+        }
+    }
+
+    let account = account();
+    let rule = json!({"match": {"operation": "read"}, "respond": {"connection": "reset"}});
+    account.faults.add(rule, 0).unwrap();
+    let names = ["db", "c", "x"];
+    let request = Ask {
+        tweak: &with_pk,
+        ..ask(ResourceType::Document, OperationType::Read, &names, None)
+    };
+    let bytes = frame(&request, "get", "docs", "dbs/db/colls/c/docs/x");
+    let recorded = Arc::new(Recorded::default());
+    let connection: Arc<dyn crate::operations::Breakable> = recorded.clone();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(super::super::answer_on(
+        Arc::clone(&account),
+        0,
+        bytes.clone(),
+        Some(connection),
+    ));
+    assert_eq!(*recorded.0.lock().unwrap(), [Connection::Reset]);
+    // Without a connection to break, the rule answers 500 saying so.
+    let answered = run(&account, bytes);
+    assert_eq!(answered.status(), 500);
+    every_answer_carries(&answered);
+}
