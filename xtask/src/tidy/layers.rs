@@ -208,6 +208,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "rntbd",
         &[
             "account",
+            "account::faults",
             "data::clock",
             "data::store",
             "operations",
