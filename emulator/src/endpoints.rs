@@ -31,19 +31,19 @@ pub fn app(state: AppState) -> App {
 }
 
 /// Direct mode's front door for the endpoint of `state`, its connections
-/// idle for at most `idle`.
-///
-/// PLACEHOLDER for the lead to replace: every request is answered 503 by
-/// `rntbd/placeholder.rs` until the operations' dispatcher lands; then the
-/// dispatcher is built from `state.account` and `state.region_index` with
-/// `rntbd::dispatch::answer`.
+/// idle for at most `idle`: each request frame answered by the operation
+/// HTTP calls, on the endpoint's account and region (`rntbd/dispatch.rs`).
 pub fn direct_mode(state: &AppState, idle: Duration) -> Arc<dyn BinaryFrontDoor> {
-    let _ = state;
+    let account = state.account.clone();
+    let region = state.region_index;
+    let dispatcher: rntbd::connection::Dispatcher = Arc::new(move |request| {
+        Box::pin(rntbd::dispatch::answer(account.clone(), region, request))
+    });
     let limits = Limits {
         idle,
         ..Limits::default()
     };
-    Arc::new(FrontDoor::new(rntbd::placeholder::not_served_yet(), limits))
+    Arc::new(FrontDoor::new(dispatcher, limits))
 }
 
 /// How long a Direct-mode connection may idle by default (`rntbd/connection/`).

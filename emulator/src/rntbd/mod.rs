@@ -3,15 +3,16 @@
 //! (the frames, a leaf that names nothing else of the emulator),
 //! `connection/` (one connection served: the context exchange, requests
 //! pipelined to a dispatcher, one writer, the limits and timeouts, and the
-//! front door the transport is given), `refusal.rs` (an error answer's
-//! frame) and `placeholder.rs` (the dispatcher served until the
-//! operations' lands). The protocol's facts: `docs/src/reference/rntbd.md`.
+//! front door the transport is given), `dispatch.rs` (one request frame
+//! answered by the operation the HTTP adapter calls) and `refusal.rs` (an
+//! error answer's frame). The protocol's facts:
+//! `docs/src/reference/rntbd.md`.
 
-// The codec's items serve the client side too (tests, the bench) and the
-// operations to come; until those use them, many would be dead code.
+// The codec's items serve the client side too (tests, the bench); until
+// those use them, some would be dead code.
 #![allow(dead_code, unused_imports)]
 
 pub mod codec;
 pub(crate) mod connection;
-pub(crate) mod placeholder;
+pub(crate) mod dispatch;
 mod refusal;

@@ -5,6 +5,7 @@
 //!
 //! `cargo test -p cosmos-emulator --test it index::` runs one module's tests.
 
+mod addresses;
 mod auto;
 mod batch;
 mod change_feed;

@@ -201,10 +201,24 @@ const LAYERS: &[(&str, &[&str])] = &[
             "protocol::rid",
         ],
     ),
-    // Direct mode's front door (RNTBD), beside `http`: its frame codec (a
-    // leaf within it) and its connections, served for the transport
-    // through the transport's `BinaryFrontDoor`.
-    ("rntbd", &["net::transport"]),
+    // Direct mode's front door (RNTBD), beside `http` and never through
+    // it: its frame codec (a leaf), its connections (served for the
+    // transport through its `BinaryFrontDoor`) and the dispatcher that
+    // answers a request frame with the operations `http` calls.
+    (
+        "rntbd",
+        &[
+            "account",
+            "account::faults",
+            "data::clock",
+            "data::store",
+            "net::transport",
+            "operations",
+            "protocol::auth",
+            "protocol::error",
+            "protocol::request_units",
+        ],
+    ),
     // The control API (`/_emulator/...`): handlers over the HTTP layer's
     // state and extractors, above it so that `http/` stays the resources'
     // protocol and never names the emulator's own routes.

@@ -300,7 +300,7 @@ fn seconds(duration: Duration) -> u32 {
     u32::try_from(duration.as_secs()).unwrap_or(u32::MAX)
 }
 
-/// Used by the placeholder and the panic answer alike.
+/// Used by the panic answer.
 pub(crate) fn internal_error(activity_id: uuid::Uuid, transport_request_id: Option<u32>) -> Bytes {
     error_frame(
         activity_id,

@@ -4,8 +4,8 @@
 //! region's endpoint; the context exchange; pipelined requests answered by
 //! TransportRequestID; and what closes a connection (a request before the
 //! context, bytes that are no frame, idling, the server stopping) without
-//! harming the others. Every request is answered by the placeholder
-//! dispatcher (503) until Direct mode's operations land.
+//! harming the others. The requests here name nothing (the operations are
+//! `rntbd/dispatch/tests/`'s): the dispatcher answers each with a 400.
 
 mod client;
 
@@ -129,8 +129,10 @@ fn the_context_exchange_is_answered_beside_https_in_auto_and_https() {
         send(&mut tls, &read_request(41));
         let answer = read_response(&mut tls, Some(0x0000)).expect("an answer");
         assert_eq!(answer.ulong(TRANSPORT_REQUEST_ID), Some(41));
-        assert_eq!((answer.status, answer.activity), (503, 41));
-        assert_eq!(answer.body()["code"], "ServiceUnavailable");
+        // It names no document: the dispatcher refuses it as the service
+        // would refuse a request it cannot address, a Cosmos error.
+        assert_eq!((answer.status, answer.activity), (400, 41));
+        assert_eq!(answer.body()["code"], "BadRequest");
         // HTTP on the same port, meanwhile, as before.
         assert_eq!(https_answers(&endpoint, &dir), 200, "{protocol:?}");
         if protocol == Protocol::Auto {
