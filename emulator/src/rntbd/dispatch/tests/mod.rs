@@ -297,12 +297,15 @@ fn create_read_replace_patch_delete_with_etags_and_preconditions() {
 
     let deleted = item_op(&account, OperationType::Delete, Some("x"), None, &none);
     assert_eq!(deleted.status(), 204);
-    every_answer_carries(&deleted);
+    let deleted_lsn = every_answer_carries(&deleted);
 
     let gone = item_op(&account, OperationType::Read, Some("x"), None, &none);
     assert_eq!(gone.status(), 404);
     let gone_lsn = every_answer_carries(&gone);
     assert!(gone_lsn >= replaced_lsn, "a 404 names the range's LSN");
+    // The client holds the delete's session token: a 404 whose token is
+    // older reads as "this replica has not caught up", and it retries.
+    assert!(gone_lsn >= deleted_lsn, "{gone_lsn} < the delete's {deleted_lsn}");
     owner_is_the_container(&gone);
     assert_eq!(gone.body()["code"], "NotFound");
 }
