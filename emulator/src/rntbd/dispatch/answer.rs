@@ -94,6 +94,12 @@ pub fn frame(
         .set_lsn(lsn)
         .set_global_committed_lsn(lsn)
         .set_quorum_acked_lsn(lsn)
+        // The Java SDK reads a non-Strong read's LSN from the local ones
+        // (`StoreReader`, `useLocalLSNBasedHeaders`): without them a 404
+        // counts as no answer and a session read retries until its budget
+        // ends. One region writes here, so local and global agree.
+        .set_local_lsn(lsn)
+        .set_quorum_acked_local_lsn(lsn)
         .set_current_replica_set_size(REPLICA_SET_SIZE)
         .set_current_write_quorum(WRITE_QUORUM)
         // One store behind every region: the global committed LSN is the
@@ -106,7 +112,8 @@ pub fn frame(
         tokens.set_transport_request_id(transport);
     }
     if let Some(item_lsn) = item_lsn {
-        tokens.set_item_lsn(i64::try_from(item_lsn).unwrap_or(i64::MAX));
+        let item_lsn = i64::try_from(item_lsn).unwrap_or(i64::MAX);
+        tokens.set_item_lsn(item_lsn).set_item_local_lsn(item_lsn);
     }
     if !rid.is_empty() {
         tokens.set_owner_id(&rid).set_owner_full_name(&path);

@@ -189,6 +189,9 @@ pub(super) fn every_answer_carries(answered: &Answered) -> i64 {
     assert!(lsn > 0, "LSN > 0");
     assert_eq!(tokens.global_committed_lsn(), Some(lsn));
     assert_eq!(tokens.quorum_acked_lsn(), Some(lsn));
+    // What the Java SDK reads instead for every read but a Strong one.
+    assert_eq!(tokens.local_lsn(), Some(lsn));
+    assert_eq!(tokens.quorum_acked_local_lsn(), Some(lsn));
     assert_eq!(tokens.current_replica_set_size(), Some(4));
     assert_eq!(tokens.current_write_quorum(), Some(3));
     assert_eq!(tokens.number_of_read_regions(), Some(0));
@@ -305,7 +308,10 @@ fn create_read_replace_patch_delete_with_etags_and_preconditions() {
     assert!(gone_lsn >= replaced_lsn, "a 404 names the range's LSN");
     // The client holds the delete's session token: a 404 whose token is
     // older reads as "this replica has not caught up", and it retries.
-    assert!(gone_lsn >= deleted_lsn, "{gone_lsn} < the delete's {deleted_lsn}");
+    assert!(
+        gone_lsn >= deleted_lsn,
+        "{gone_lsn} < the delete's {deleted_lsn}"
+    );
     owner_is_the_container(&gone);
     assert_eq!(gone.body()["code"], "NotFound");
 }
