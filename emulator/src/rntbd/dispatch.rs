@@ -215,11 +215,32 @@ impl<'r> Request<'r> {
                     });
                 // A container that is not there: the operation says so.
                 if let Ok(Some(gone)) = gone {
-                    return Err(gone);
+                    return Err(match self.is_point_operation() {
+                        true => splitting(gone),
+                        false => gone,
+                    });
                 }
             }
         }
         Ok(())
+    }
+
+    /// An operation on one item or one partition key (not a feed): the
+    /// Java SDK's direct stack retries none of these on 410/1002 (only its
+    /// query and change feed fetchers re-read the ranges), but retries a
+    /// 410/1007 after refreshing them (`GoneAndRetryWithRetryPolicy`).
+    fn is_point_operation(&self) -> bool {
+        matches!(
+            self.frame.operation_type,
+            OperationType::Create
+                | OperationType::Upsert
+                | OperationType::Read
+                | OperationType::Replace
+                | OperationType::Delete
+                | OperationType::Patch
+                | OperationType::Batch
+                | OperationType::ExecuteJavaScript
+        )
     }
 
     fn container(&self) -> Result<ContainerPath<'r>, ApiError> {
@@ -492,4 +513,14 @@ fn unserved(frame: &RequestFrame<'_>) -> ApiError {
             frame.resource_type.id()
         ),
     )
+}
+
+/// Substatus 1007, PartitionKeyRangeIsSplitting: what a point operation
+/// aimed at a split range is answered, so that the SDK refreshes its
+/// ranges and retries on the child that now holds the key.
+const PARTITION_KEY_RANGE_IS_SPLITTING: u32 = 1007;
+
+/// `gone` (410/1002) as a point operation is told it: 410/1007.
+fn splitting(gone: ApiError) -> ApiError {
+    gone.with_substatus(PARTITION_KEY_RANGE_IS_SPLITTING)
 }
