@@ -7,25 +7,47 @@
 //! An endpoint on `localhost` listens on both loopbacks (`transport/listen.rs`),
 //! each served alike. What one endpoint serves, [`app`], is assembled here,
 //! above both of its parts: the resources (`http/`) and the control API
-//! (`control/`), behind the same layers.
+//! (`control/`), behind the same layers; and, over TLS, Direct mode's
+//! front door ([`direct_mode`], `rntbd/`) on the same port.
 
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::watch;
 
 use crate::account::regions::Outage;
 use crate::http::AppState;
-use crate::net::transport::{self, App, Transport};
-use crate::{control, http};
+use crate::net::transport::{self, App, BinaryFrontDoor, Transport};
+use crate::rntbd::connection::{FrontDoor, Limits};
+use crate::{control, http, rntbd};
 
 /// Everything one endpoint serves: the resources' routes and the control
 /// API's, behind authentication and the envelope (`http::app_with`).
 pub fn app(state: AppState) -> App {
     http::app_with(state, control::routes())
 }
+
+/// Direct mode's front door for the endpoint of `state`, its connections
+/// idle for at most `idle`: each request frame answered by the operation
+/// HTTP calls, on the endpoint's account and region (`rntbd/dispatch.rs`).
+pub fn direct_mode(state: &AppState, idle: Duration) -> Arc<dyn BinaryFrontDoor> {
+    let account = state.account.clone();
+    let region = state.region_index;
+    let dispatcher: rntbd::connection::Dispatcher = Arc::new(move |request| {
+        Box::pin(rntbd::dispatch::answer(account.clone(), region, request))
+    });
+    let limits = Limits {
+        idle,
+        ..Limits::default()
+    };
+    Arc::new(FrontDoor::new(dispatcher, limits))
+}
+
+/// How long a Direct-mode connection may idle by default (`rntbd/connection/`).
+pub const DIRECT_IDLE_TIMEOUT: Duration = rntbd::connection::IDLE_TIMEOUT;
 
 /// How often a region's endpoint looks whether it must close or reopen.
 const OUTAGE_POLL: Duration = Duration::from_millis(20);
@@ -37,6 +59,8 @@ pub struct Endpoint {
     /// The host clients are told (`localhost` by name, else the address).
     host: String,
     state: AppState,
+    /// How long a Direct-mode connection may idle.
+    direct_idle: Duration,
 }
 
 impl Endpoint {
@@ -45,6 +69,15 @@ impl Endpoint {
             listeners,
             host: host.to_string(),
             state,
+            direct_idle: DIRECT_IDLE_TIMEOUT,
+        }
+    }
+
+    /// The endpoint, its Direct-mode connections idle for at most `idle`.
+    pub fn with_direct_idle(self, idle: Duration) -> Self {
+        Endpoint {
+            direct_idle: idle,
+            ..self
         }
     }
 
@@ -115,10 +148,14 @@ pub async fn serve_all(
         let Endpoint {
             mut listeners,
             state,
+            direct_idle,
             ..
         } = endpoints.into_iter().next().expect("one");
         let listener = listeners.pop().expect("one");
-        return transport.serve(listener, app(state), shutdown).await;
+        let direct = direct_mode(&state, direct_idle);
+        return transport
+            .serve(listener, app(state), Some(direct), shutdown)
+            .await;
     }
     let (stop, stopped) = watch::channel(false);
     tokio::spawn(async move {
@@ -133,9 +170,7 @@ pub async fn serve_all(
             tokio::spawn(async move {
                 match multi_region {
                     true => serve_region(transport, endpoint, stopped).await,
-                    false => {
-                        serve_each(&transport, endpoint.listeners, &endpoint.state, stopped).await
-                    }
+                    false => serve_each(&transport, endpoint, stopped).await,
                 }
             })
         })
@@ -156,17 +191,21 @@ async fn join(tasks: Vec<tokio::task::JoinHandle<io::Result<()>>>) -> io::Result
 /// Serves `state` on each listener until `stopped` turns true.
 async fn serve_each(
     transport: &Transport,
-    listeners: Vec<std::net::TcpListener>,
-    state: &AppState,
+    endpoint: Endpoint,
     stopped: watch::Receiver<bool>,
 ) -> io::Result<()> {
-    let served = listeners
+    let direct = direct_mode(&endpoint.state, endpoint.direct_idle);
+    let served = endpoint
+        .listeners
         .into_iter()
         .map(|listener| {
             let transport = transport.clone();
-            let app = app(state.clone());
+            let app = app(endpoint.state.clone());
+            let direct = Some(direct.clone());
             let stopped = stopped.clone();
-            tokio::spawn(async move { transport.serve(listener, app, until(stopped)).await })
+            tokio::spawn(
+                async move { transport.serve(listener, app, direct, until(stopped)).await },
+            )
         })
         .collect();
     join(served).await
@@ -186,7 +225,10 @@ async fn serve_region(
 ) -> io::Result<()> {
     let addresses = endpoint.local_addrs()?;
     let Endpoint {
-        listeners, state, ..
+        listeners,
+        state,
+        host,
+        direct_idle,
     } = endpoint;
     let mut listeners = Some(listeners);
     loop {
@@ -226,7 +268,13 @@ async fn serve_region(
                 let _ = end_round.send(true);
             })
         };
-        let served = serve_each(&transport, bound, &state, round_ended).await;
+        let round = Endpoint {
+            listeners: bound,
+            host: host.clone(),
+            state: state.clone(),
+            direct_idle,
+        };
+        let served = serve_each(&transport, round, round_ended).await;
         watcher.abort();
         served?;
         if *stopped.borrow() {

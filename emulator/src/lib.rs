@@ -19,12 +19,13 @@
 //!   control API, `/_emulator/...`: its route table and handlers, above
 //!   `http`);
 //! - `rntbd` (Direct mode's front door beside `http`: RNTBD, the binary
-//!   protocol of the Java and .NET SDKs; for now its frame codec);
+//!   protocol of the Java and .NET SDKs; its frame codec and its
+//!   connections);
 //! - `net` (connections: listening, TLS, and which protocol a connection
 //!   speaks), below the adapters;
 //! - `endpoints` (each region's gateway and the compute gateway, served and
 //!   stopped together, and `app`, which puts `http` and `control` behind
-//!   one set of layers);
+//!   one set of layers, with Direct mode's front door beside them);
 //! - `binary` (what the `cosmos-emulator` binary adds, over this file: its
 //!   settings, its health server and probe, and when it stops).
 //!
@@ -133,6 +134,10 @@ pub struct Config {
     /// How long a stored procedure, trigger or query's UDFs may run: the
     /// service's 5 s (not a flag; tests shorten it).
     pub script_time_bound: std::time::Duration,
+    /// How long a Direct-mode (RNTBD) connection may idle before it is
+    /// closed: 10 minutes (`rntbd/connection/mod.rs`; not a flag, tests
+    /// shorten it).
+    pub direct_idle_timeout: std::time::Duration,
 }
 
 impl Default for Config {
@@ -162,6 +167,7 @@ impl Default for Config {
             explorer: true,
             advertise_host: None,
             script_time_bound: data::script::Limits::SERVICE.time,
+            direct_idle_timeout: endpoints::DIRECT_IDLE_TIMEOUT,
         }
     }
 }
@@ -270,15 +276,19 @@ impl Server {
         let first = listeners.next().expect("an account has a region");
         let host = config.host.as_str();
         let state = at(&first, 0, protocol::auth::Gateway::Routing)?;
-        endpoints.push(endpoints::Endpoint::new(first, host, state));
+        let idle = config.direct_idle_timeout;
+        let endpoint = |listeners, state| {
+            endpoints::Endpoint::new(listeners, host, state).with_direct_idle(idle)
+        };
+        endpoints.push(endpoint(first, state));
         for (i, listeners) in listeners.enumerate() {
             let state = at(&listeners, i + 1, protocol::auth::Gateway::Routing)?;
-            endpoints.push(endpoints::Endpoint::new(listeners, host, state));
+            endpoints.push(endpoint(listeners, state));
         }
         if let Some(port) = config.compute_gateway_port {
             let listeners = net::transport::bind_host(host, port)?;
             let state = at(&listeners, 0, protocol::auth::Gateway::Compute)?;
-            endpoints.push(endpoints::Endpoint::new(listeners, host, state));
+            endpoints.push(endpoint(listeners, state));
         }
         Ok(Server {
             endpoints,

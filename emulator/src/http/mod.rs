@@ -2,6 +2,7 @@
 //! middleware, and the handlers per resource (`docs/src/reference/protocol.md`).
 
 mod account;
+mod addresses;
 mod around;
 mod client_encryption_keys;
 mod conflicts;
@@ -331,12 +332,16 @@ fn verb(method: &axum::http::Method) -> Verb {
 fn verify_master(state: &AppState, request: &Request) -> Result<(), ApiError> {
     let headers = request.headers();
     let header = |name: &axum::http::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
+    // The address feed is signed for what it resolves, not for its path.
+    let resolved = (request.uri().path() == addresses::PATH)
+        .then(|| addresses::signed_path(request.uri()))
+        .flatten();
     auth::verify_at(
         state.gateway,
         &state.account.key,
         &auth::SignedRequest {
             verb: request.method().as_str(),
-            path: request.uri().path(),
+            path: resolved.as_deref().unwrap_or(request.uri().path()),
             authorization: header(&AUTHORIZATION),
             x_ms_date: header(&names::DATE),
             date: header(&DATE),

@@ -5,14 +5,15 @@ use axum::routing::{get, post};
 use axum::Router;
 
 use super::{
-    account, client_encryption_keys, conflicts, containers, databases, items, offers, pkranges,
-    script_runs, scripts, users, AppState,
+    account, addresses, client_encryption_keys, conflicts, containers, databases, items, offers,
+    pkranges, script_runs, scripts, users, AppState,
 };
 
 /// The resources, each path with the methods it serves.
 pub(super) fn routes() -> Router<AppState> {
     Router::new()
         .route("/", get(account::read))
+        .route(addresses::PATH, get(addresses::read))
         .route(
             "/dbs",
             get(databases::list).post(databases::create_or_query),

@@ -1,7 +1,10 @@
 //! How accepted connections become requests: plain HTTP (`axum::serve`, as
-//! it always was), HTTPS (axum-server's rustls acceptor), or either on one
-//! port (`--protocol auto`, `auto.rs`). Each serves the same app; each
-//! stops gracefully: no new connection once `shutdown` completes, and the
+//! it always was), HTTPS, or either on one port (`--protocol auto`); HTTPS
+//! and auto share one acceptor (`auto.rs`), which also hands a TLS
+//! connection that opens with a binary frame (Direct mode's RNTBD) to the
+//! [`BinaryFrontDoor`] it is given (`binary.rs`, with `rewind.rs` putting
+//! the bytes read to tell back). Each serves the same app; each stops
+//! gracefully: no new connection once `shutdown` completes, and the
 //! requests in flight get [`GRACE`] to finish. Each wraps its TCP
 //! connections in a [`Breakable`] (`breakable.rs`), whose control every
 //! request carries, so that a fault rule can close, reset or hang it.
@@ -9,10 +12,13 @@
 //! loopbacks on one port).
 
 mod auto;
+mod binary;
 mod breakable;
 mod listen;
 mod query_string;
+mod rewind;
 
+pub use binary::{BinaryConnection, BinaryFrontDoor};
 pub use breakable::{Break, ConnectionControl};
 pub use listen::{bind_again, bind_host, url as endpoint_url};
 pub use query_string::QueryIntoPath;
@@ -28,7 +34,6 @@ use std::time::Duration;
 
 use axum::extract::Request;
 use axum::Router;
-use axum_server::tls_rustls::{RustlsAcceptor, RustlsConfig};
 use rustls::ServerConfig;
 use tokio::sync::watch;
 use tower_http::normalize_path::NormalizePath;
@@ -69,7 +74,7 @@ impl Protocol {
 }
 
 /// How long requests in flight may take to finish once the server stops.
-const GRACE: Duration = Duration::from_secs(5);
+pub const GRACE: Duration = Duration::from_secs(5);
 
 /// What the listener serves, with its TLS configuration.
 #[derive(Clone)]
@@ -94,14 +99,18 @@ impl Transport {
     }
 
     /// Serves `app` on `listener` until `shutdown` completes (and the
-    /// requests in flight finish).
+    /// requests in flight finish); over TLS, a connection that opens with a
+    /// binary frame goes to `binary` instead (plain HTTP has none: the
+    /// SDKs open TLS to a replica).
     pub async fn serve(
         self,
         listener: std::net::TcpListener,
         app: App,
+        binary: Option<Arc<dyn BinaryFrontDoor>>,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> io::Result<()> {
         let service = || axum::ServiceExt::<Request>::into_make_service(app.clone());
+        let plain_too = matches!(self, Transport::Auto(_));
         match self {
             Transport::Http => {
                 let listener = BreakableListener(tokio::net::TcpListener::from_std(listener)?);
@@ -109,20 +118,11 @@ impl Transport {
                     .with_graceful_shutdown(shutdown)
                     .await
             }
-            Transport::Https(config) => {
-                let acceptor = RustlsAcceptor::new(RustlsConfig::from_config(config))
-                    .acceptor(BreakableAcceptor);
-                axum_server::from_tcp(listener)?
-                    .acceptor(acceptor)
-                    .handle(graceful(shutdown, None))
-                    .serve(service())
-                    .await
-            }
-            Transport::Auto(config) => {
+            Transport::Https(config) | Transport::Auto(config) => {
                 let (stopping, stopped) = watch::channel(false);
                 axum_server::from_tcp(listener)?
-                    .acceptor(auto::Acceptor::new(config, stopped))
-                    .handle(graceful(shutdown, Some(stopping)))
+                    .acceptor(auto::Acceptor::new(config, plain_too, binary, stopped))
+                    .handle(graceful(shutdown, stopping))
                     .serve(service())
                     .await
             }
@@ -134,15 +134,13 @@ impl Transport {
 /// telling `stopping` first (connections not yet serving then close).
 fn graceful(
     shutdown: impl Future<Output = ()> + Send + 'static,
-    stopping: Option<watch::Sender<bool>>,
+    stopping: watch::Sender<bool>,
 ) -> axum_server::Handle<SocketAddr> {
     let handle = axum_server::Handle::new();
     let stopper = handle.clone();
     tokio::spawn(async move {
         shutdown.await;
-        if let Some(stopping) = stopping {
-            let _ = stopping.send(true);
-        }
+        let _ = stopping.send(true);
         stopper.graceful_shutdown(Some(GRACE));
     });
     handle
@@ -222,29 +220,5 @@ impl<'a> tower::Service<axum::serve::IncomingStream<'a, BreakableListener>> for 
             control: incoming.io().control(),
             scheme: None,
         }))
-    }
-}
-
-/// HTTPS's first step: the TCP connection made a [`Breakable`] (the TLS
-/// handshake runs over it), its service given the connection's control.
-#[derive(Debug, Clone, Copy)]
-struct BreakableAcceptor;
-
-impl<S> axum_server::accept::Accept<tokio::net::TcpStream, S> for BreakableAcceptor {
-    type Stream = Breakable;
-    type Service = WithConnection<S>;
-    type Future = std::future::Ready<io::Result<(Breakable, WithConnection<S>)>>;
-
-    fn accept(&self, tcp: tokio::net::TcpStream, inner: S) -> Self::Future {
-        let stream = Breakable::new(tcp);
-        let control = stream.control();
-        std::future::ready(Ok((
-            stream,
-            WithConnection {
-                inner,
-                control,
-                scheme: None,
-            },
-        )))
     }
 }

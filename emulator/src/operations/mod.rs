@@ -38,9 +38,11 @@
 //! - `scripts.rs`: stored procedures', triggers' and UDFs' definitions;
 //! - `ranges.rs`: a container's partition key ranges;
 //! - `keys.rs`: client encryption keys;
-//! - `conflicts.rs`: the conflicts feed (always empty).
+//! - `conflicts.rs`: the conflicts feed (always empty);
+//! - `addresses.rs`: the address feed, where Direct mode finds replicas.
 
 pub mod account;
+pub mod addresses;
 pub mod around;
 pub mod authorization;
 pub mod batch;

@@ -61,13 +61,18 @@ pub fn split_item_document(document: u64) -> (u32, u64) {
     (reversed.reverse_bits() >> (32 - RID_PREFIX_BITS), counter)
 }
 
-/// A partition key range's RID: the container's, then 8 bytes (a kind
-/// byte, then the range's number), `{container}AgAAAAAAAAA=` for range 0.
+/// A partition key range's RID: the container's 8 bytes, then 8 more (a
+/// kind byte, 2, then the range's number), one base64 string of 16 bytes as
+/// the service's are (`7AVPAOp7xwACAAAAAAAAUA==`). The Java SDK parses it
+/// (`ResourceId.parse`) when Direct mode re-resolves a request's range, and
+/// refuses two base64 strings end to end, as this was once written.
 pub fn partition_key_range(container_rid: &str, index: u32) -> String {
-    let mut bytes = [0u8; 8];
-    bytes[0] = 2;
-    bytes[4..].copy_from_slice(&index.to_le_bytes());
-    format!("{container_rid}{}", encode(&bytes))
+    let mut bytes = BASE64
+        .decode(container_rid.replace('-', "/"))
+        .unwrap_or_default();
+    bytes.extend_from_slice(&[2, 0, 0, 0]);
+    bytes.extend_from_slice(&index.to_le_bytes());
+    encode(&bytes)
 }
 
 /// An offer's RID: 3 bytes, 4 characters (`offers/{rid}/`), the service's length.
@@ -163,6 +168,18 @@ pub fn looks_like_container_rid(database: &str, container: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_partition_key_range_rid_is_one_base64_string_of_sixteen_bytes() {
+        let container = container(2, 1);
+        let range = partition_key_range(&container, 3);
+        let bytes = BASE64
+            .decode(range.replace('-', "/"))
+            .expect("one base64 string");
+        assert_eq!(bytes.len(), 16);
+        assert_eq!(encode(&bytes[..8]), container);
+        assert_eq!(bytes[8..], [2, 0, 0, 0, 3, 0, 0, 0]);
+    }
 
     #[test]
     fn links_of_rids_are_told_from_names() {

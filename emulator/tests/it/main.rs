@@ -5,6 +5,7 @@
 //!
 //! `cargo test -p cosmos-emulator --test it index::` runs one module's tests.
 
+mod addresses;
 mod auto;
 mod batch;
 mod change_feed;
@@ -14,6 +15,7 @@ mod common;
 mod computed_properties;
 mod control_routes;
 mod conventions;
+mod direct;
 mod faults;
 mod faults_order;
 mod faults_writers;

@@ -201,9 +201,24 @@ const LAYERS: &[(&str, &[&str])] = &[
             "protocol::rid",
         ],
     ),
-    // Direct mode's front door (RNTBD), beside `http`: for now its frame
-    // codec alone, a leaf that names nothing else of the emulator.
-    ("rntbd", &[]),
+    // Direct mode's front door (RNTBD), beside `http` and never through
+    // it: its frame codec (a leaf), its connections (served for the
+    // transport through its `BinaryFrontDoor`) and the dispatcher that
+    // answers a request frame with the operations `http` calls.
+    (
+        "rntbd",
+        &[
+            "account",
+            "account::faults",
+            "data::clock",
+            "data::store",
+            "net::transport",
+            "operations",
+            "protocol::auth",
+            "protocol::error",
+            "protocol::request_units",
+        ],
+    ),
     // The control API (`/_emulator/...`): handlers over the HTTP layer's
     // state and extractors, above it so that `http/` stays the resources'
     // protocol and never names the emulator's own routes.
@@ -222,7 +237,13 @@ const LAYERS: &[(&str, &[&str])] = &[
     // serves (`app`) is assembled here, above both `http` and `control`.
     (
         "endpoints",
-        &["account::regions", "control", "http", "net::transport"],
+        &[
+            "account::regions",
+            "control",
+            "http",
+            "net::transport",
+            "rntbd",
+        ],
     ),
     // The root: binds, serves, starts the background tasks.
     (

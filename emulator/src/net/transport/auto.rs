@@ -1,18 +1,28 @@
-//! `--protocol auto`: HTTP and HTTPS on one port. A TLS connection starts
-//! with a handshake record, whose first byte is 0x16; an HTTP request
-//! starts with a method's letter (or HTTP/2's `PRI`). So each connection's
-//! first byte is peeked (left in the socket for whoever reads next), once,
-//! before anything else: 0x16 → the TLS handshake with the certificates
-//! made at start, then the app; anything else → the app over plain TCP.
-//! Requests are then served as on either server alone, and learn their
-//! connection's scheme ([`ConnectionScheme`]).
+//! The acceptor of `--protocol auto` and `--protocol https`. In auto, HTTP
+//! and HTTPS share one port: a TLS connection starts with a handshake
+//! record, whose first byte is 0x16; an HTTP request starts with a
+//! method's letter (or HTTP/2's `PRI`). So each connection's first byte is
+//! peeked (left in the socket for whoever reads next), once, before
+//! anything else: 0x16 → the TLS handshake with the certificates made at
+//! start; anything else → the app over plain TCP. In https, every
+//! connection goes to the handshake. After a handshake, the decrypted
+//! stream's first bytes tell a binary protocol (Direct mode's RNTBD) from
+//! HTTP (`binary.rs`): the first goes to the [`BinaryFrontDoor`] the
+//! transport was given, served inside this accept future (axum-server
+//! serves only the streams an acceptor answers `Ok`, and counts the
+//! connection until the future ends, so a stop waits for it as for an HTTP
+//! one); the second to the app. Requests are then served as on either
+//! server alone, and learn their connection's scheme ([`ConnectionScheme`])
+//! in auto.
 //!
 //! A connection that sends nothing is closed after [`FIRST_BYTE_WAIT`] (as
-//! a handshake that stalls is after [`HANDSHAKE_WAIT`]), or as soon as the
-//! server stops; garbage goes to the HTTP parser, which answers 400.
+//! a handshake that stalls is after [`HANDSHAKE_WAIT`], and a TLS stream
+//! that opens with nothing after [`FIRST_BYTE_WAIT`] more), or as soon as
+//! the server stops; garbage goes to the HTTP parser, which answers 400.
 
 use std::future::Future;
 use std::io;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -27,7 +37,9 @@ use tokio::time::timeout;
 use tokio_rustls::server::TlsStream;
 use tokio_rustls::TlsAcceptor;
 
+use super::binary::{self, BinaryConnection, BinaryFrontDoor, BinaryStream};
 use super::breakable::Breakable;
+use super::rewind::Rewind;
 use super::{ConnectionScheme, WithConnection};
 
 /// The content type of a TLS handshake record: a ClientHello's first byte.
@@ -40,17 +52,35 @@ const HANDSHAKE_WAIT: Duration = Duration::from_secs(10);
 #[derive(Clone)]
 pub struct Acceptor {
     tls: TlsAcceptor,
+    /// Whether plain HTTP is served beside TLS (auto) or not (https).
+    plain_too: bool,
+    /// Where connections that open with a binary frame go.
+    binary: Option<Arc<dyn BinaryFrontDoor>>,
     /// Becomes true when the server stops.
     stopped: watch::Receiver<bool>,
 }
 
 impl Acceptor {
-    pub fn new(config: Arc<ServerConfig>, stopped: watch::Receiver<bool>) -> Self {
+    /// Auto's acceptor (`plain_too`) or HTTPS's.
+    pub fn new(
+        config: Arc<ServerConfig>,
+        plain_too: bool,
+        binary: Option<Arc<dyn BinaryFrontDoor>>,
+        stopped: watch::Receiver<bool>,
+    ) -> Self {
         Acceptor {
             tls: TlsAcceptor::from(config),
+            plain_too,
+            binary,
             stopped,
         }
     }
+}
+
+/// What the acceptor made of a connection.
+enum Sorted<S> {
+    Http(Stream, WithConnection<S>),
+    Binary(BinaryConnection),
 }
 
 type Accepted<S> = io::Result<(Stream, WithConnection<S>)>;
@@ -62,39 +92,77 @@ impl<S: Send + 'static> Accept<TcpStream, S> for Acceptor {
 
     fn accept(&self, tcp: TcpStream, service: S) -> Self::Future {
         let tls = self.tls.clone();
+        let plain_too = self.plain_too;
+        let front_door = self.binary.clone();
+        let sniff = front_door.is_some();
         let mut stopped = self.stopped.clone();
+        let stopped_too = self.stopped.clone();
         Box::pin(async move {
             let sorted = async move {
-                let first = timeout(FIRST_BYTE_WAIT, first_byte(&tcp))
-                    .await
-                    .map_err(|_| timed_out("no byte"))??;
+                let peer: Option<SocketAddr> = tcp.peer_addr().ok();
+                let first = match plain_too {
+                    true => timeout(FIRST_BYTE_WAIT, first_byte(&tcp))
+                        .await
+                        .map_err(|_| timed_out("no byte"))??,
+                    false => TLS_HANDSHAKE,
+                };
                 let tcp = Breakable::new(tcp);
                 let control = tcp.control();
-                if first == TLS_HANDSHAKE {
-                    let stream = timeout(HANDSHAKE_WAIT, tls.accept(tcp))
+                let scheme = |scheme| plain_too.then_some(ConnectionScheme(scheme));
+                if first != TLS_HANDSHAKE {
+                    let service = with(service, control, scheme("http"));
+                    return Ok(Sorted::Http(Stream::Plain(tcp), service));
+                }
+                let mut stream = timeout(HANDSHAKE_WAIT, tls.accept(tcp))
+                    .await
+                    .map_err(|_| timed_out("no TLS handshake"))??;
+                let read = match sniff {
+                    true => timeout(FIRST_BYTE_WAIT, binary::opening(&mut stream))
                         .await
-                        .map_err(|_| timed_out("no TLS handshake"))??;
-                    let service = with(service, control, "https");
-                    Ok((Stream::Tls(Box::new(stream)), service))
-                } else {
-                    Ok((Stream::Plain(tcp), with(service, control, "http")))
+                        .map_err(|_| timed_out("no request after the TLS handshake"))??,
+                    false => Vec::new(),
+                };
+                let is_binary = sniff && binary::is_binary(&read);
+                let stream = Box::new(Rewind::new(read, stream));
+                if is_binary {
+                    return Ok(Sorted::Binary(BinaryConnection {
+                        stream: BinaryStream(stream),
+                        peer,
+                        stopped: stopped_too,
+                    }));
+                }
+                let service = with(service, control, scheme("https"));
+                Ok::<_, io::Error>(Sorted::Http(Stream::Tls(stream), service))
+            };
+            let sorted = tokio::select! {
+                sorted = sorted => sorted?,
+                _ = stopped.wait_for(|stopped| *stopped) => {
+                    return Err(io::Error::other("the server is stopping"));
                 }
             };
-            tokio::select! {
-                accepted = sorted => accepted,
-                _ = stopped.wait_for(|stopped| *stopped) => {
-                    Err(io::Error::other("the server is stopping"))
+            match sorted {
+                Sorted::Http(stream, service) => Ok((stream, service)),
+                Sorted::Binary(connection) => {
+                    // Served here, to its end; axum-server drops the error.
+                    if let Some(front_door) = front_door {
+                        front_door.serve(connection).await;
+                    }
+                    Err(io::Error::other("served by the binary front door"))
                 }
             }
         })
     }
 }
 
-fn with<S>(inner: S, control: super::ConnectionControl, scheme: &'static str) -> WithConnection<S> {
+fn with<S>(
+    inner: S,
+    control: super::ConnectionControl,
+    scheme: Option<ConnectionScheme>,
+) -> WithConnection<S> {
     WithConnection {
         inner,
         control,
-        scheme: Some(ConnectionScheme(scheme)),
+        scheme,
     }
 }
 
@@ -115,7 +183,7 @@ fn timed_out(what: &str) -> io::Error {
 pub enum Stream {
     Plain(Breakable),
     /// Boxed: a TLS stream is over a kilobyte, a TCP one a few words.
-    Tls(Box<TlsStream<Breakable>>),
+    Tls(Box<Rewind<TlsStream<Breakable>>>),
 }
 
 impl AsyncRead for Stream {

@@ -37,7 +37,8 @@ class ItemsExpireTest {
         return new CosmosClientBuilder()
             .endpoint(ENDPOINT)
             .key(KEY)
-            .gatewayMode() // the emulator speaks the gateway's HTTPS protocol only
+            // No connection mode: the SDK's default, Direct mode, as in
+            // production (`.gatewayMode()` works as well).
             .buildClient();
     }
     // ANCHOR_END: client

@@ -22,14 +22,18 @@ public class CosmosTestConfig extends AbstractCosmosConfiguration {
     @Value("${cosmos.endpoint}")
     private String endpoint;
 
+    /**
+     * The client as Spring Data builds it: with `-Dcosmos.mode=default`, no
+     * connection mode set (the SDK's default, Direct mode); else gateway.
+     */
     @Bean
     public CosmosClientBuilder cosmosClientBuilder() {
-        return new CosmosClientBuilder()
+        CosmosClientBuilder builder = new CosmosClientBuilder()
             .endpoint(endpoint)
             .key(Emulator.KEY)
-            .gatewayMode()
             .consistencyLevel(ConsistencyLevel.SESSION)
             .contentResponseOnWriteEnabled(true);
+        return "default".equals(System.getProperty("cosmos.mode")) ? builder : builder.gatewayMode();
     }
 
     @Override

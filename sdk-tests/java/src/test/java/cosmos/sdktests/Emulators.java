@@ -43,14 +43,23 @@ public final class Emulators {
         return http;
     }
 
-    /** The client as an application builds it: gateway mode, the account key. */
+    /**
+     * The connection mode of this run: `-Dcosmos.mode=direct` for the SDK's
+     * default (Direct mode: RNTBD to the replicas the gateway names),
+     * anything else for gateway mode.
+     */
+    public static boolean direct() {
+        return "direct".equals(System.getProperty("cosmos.mode"));
+    }
+
+    /** The client as an application builds it: the run's mode, the account key. */
     public static CosmosClientBuilder builder(Emulator emulator) {
-        return new CosmosClientBuilder()
+        CosmosClientBuilder builder = new CosmosClientBuilder()
             .endpoint(emulator.endpoint)
             .key(Emulator.KEY)
-            .gatewayMode()
             .consistencyLevel(ConsistencyLevel.SESSION)
             .contentResponseOnWriteEnabled(true);
+        return direct() ? builder.directMode() : builder.gatewayMode();
     }
 
     public static CosmosClient client() {
