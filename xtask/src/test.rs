@@ -68,15 +68,32 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             .current_dir(root().join("sdk-tests/java"))
             .env("COSMOS_EMULATOR_BIN", &binary),
     )?;
-    // Spring Data Azure Cosmos DB, its output in target/sdk-tests/java-spring
-    // (it compiles in sdk-tests/java's Emulator.java).
+    // The same suite again in the SDK's default connection mode, Direct
+    // (RNTBD to the replicas the address feed names).
     step(
-        "Spring Data (azure-spring-data-cosmos): mvn test",
+        "Java SDK (azure-cosmos) in Direct mode: mvn test -Dcosmos.mode=direct",
         Command::new("mvn")
             .args(["--batch-mode", "--no-transfer-progress", "test"])
-            .current_dir(root().join("sdk-tests/java-spring"))
+            .arg("-Dcosmos.mode=direct")
+            .current_dir(root().join("sdk-tests/java"))
             .env("COSMOS_EMULATOR_BIN", &binary),
     )?;
+    // Spring Data Azure Cosmos DB, its output in target/sdk-tests/java-spring
+    // (it compiles in sdk-tests/java's Emulator.java): in gateway mode, then
+    // in its default configuration (no connection mode: Direct).
+    for (what, mode) in [
+        ("", "gateway"),
+        (" in its default configuration", "default"),
+    ] {
+        step(
+            &format!("Spring Data (azure-spring-data-cosmos){what}: mvn test"),
+            Command::new("mvn")
+                .args(["--batch-mode", "--no-transfer-progress", "test"])
+                .arg(format!("-Dcosmos.mode={mode}"))
+                .current_dir(root().join("sdk-tests/java-spring"))
+                .env("COSMOS_EMULATOR_BIN", &binary),
+        )?;
+    }
 
     // playwright-core drives the system chromium; it downloads no browser.
     let browser = root().join("browser-tests");
