@@ -18,7 +18,7 @@ use super::kinds::{OperationType, ResourceType};
 use super::request_tokens::{RequestToken, RequestTokens};
 use super::response_tokens::{ResponseToken, ResponseTokens};
 use super::wire::{
-    each_token, metadata, payload, write_frame, PayloadPresent, MAX_REQUEST_PAYLOAD_BYTES,
+    metadata, tokens_and_payload, write_frame, PayloadPresent, MAX_REQUEST_PAYLOAD_BYTES,
     MAX_RESPONSE_PAYLOAD_BYTES,
 };
 
@@ -42,23 +42,16 @@ impl<'a> RequestFrame<'a> {
             return Ok(None);
         };
         let mut tokens = RequestTokens::new();
-        let mut present = PayloadPresent::new(PayloadPresent::REQUEST);
-        each_token(
-            frame.tokens,
-            |id| PayloadPresent::named(PayloadPresent::REQUEST, id).or(RequestToken::name_of(id)),
-            |token| {
-                if !present.take(&token)? {
-                    tokens.keep(token)?;
-                }
-                Ok(())
-            },
-        )?;
-        let (payload, end) = match present.present()? {
-            false => (None, frame.length),
-            true => match payload(buf, frame.length, MAX_REQUEST_PAYLOAD_BYTES)? {
-                Some((payload, end)) => (Some(payload), end),
-                None => return Ok(None),
-            },
+        let Some((payload, end)) = tokens_and_payload(
+            buf,
+            &frame,
+            PayloadPresent::REQUEST,
+            RequestToken::name_of,
+            MAX_REQUEST_PAYLOAD_BYTES,
+            |token| tokens.keep(token),
+        )?
+        else {
+            return Ok(None);
         };
         let [r0, r1, o0, o1] = frame.word;
         Ok(Some((
@@ -109,23 +102,16 @@ impl<'a> ResponseFrame<'a> {
             return Ok(None);
         };
         let mut tokens = ResponseTokens::new();
-        let mut present = PayloadPresent::new(PayloadPresent::RESPONSE);
-        each_token(
-            frame.tokens,
-            |id| PayloadPresent::named(PayloadPresent::RESPONSE, id).or(ResponseToken::name_of(id)),
-            |token| {
-                if !present.take(&token)? {
-                    tokens.keep(token)?;
-                }
-                Ok(())
-            },
-        )?;
-        let (payload, end) = match present.present()? {
-            false => (None, frame.length),
-            true => match payload(buf, frame.length, MAX_RESPONSE_PAYLOAD_BYTES)? {
-                Some((payload, end)) => (Some(payload), end),
-                None => return Ok(None),
-            },
+        let Some((payload, end)) = tokens_and_payload(
+            buf,
+            &frame,
+            PayloadPresent::RESPONSE,
+            ResponseToken::name_of,
+            MAX_RESPONSE_PAYLOAD_BYTES,
+            |token| tokens.keep(token),
+        )?
+        else {
+            return Ok(None);
         };
         Ok(Some((
             ResponseFrame {

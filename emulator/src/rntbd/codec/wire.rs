@@ -183,6 +183,38 @@ pub(super) fn payload(
     Ok(buf.get(at + 4..end).map(|payload| (payload, end)))
 }
 
+/// A frame's payload, if it has one, and the offset where the frame ends.
+pub(super) type Body<'a> = (Option<&'a [u8]>, usize);
+
+/// The tokens of `frame` (each handed to `keep`, but its PayloadPresent,
+/// `payload_id`) and the payload they announce, within `payload_limit`:
+/// `None` until the payload is all in `buf`; the payload, if any, and
+/// where the frame ends. What a request's and a response's decoding share.
+pub(super) fn tokens_and_payload<'a>(
+    buf: &'a [u8],
+    frame: &Metadata<'a>,
+    payload_id: u16,
+    name: impl Fn(u16) -> Option<&'static str>,
+    payload_limit: u32,
+    mut keep: impl FnMut(RawToken<'a>) -> Result<(), FrameError>,
+) -> Result<Option<Body<'a>>, FrameError> {
+    let mut present = PayloadPresent::new(payload_id);
+    each_token(
+        frame.tokens,
+        |id| PayloadPresent::named(payload_id, id).or(name(id)),
+        |token| {
+            if !present.take(&token)? {
+                keep(token)?;
+            }
+            Ok(())
+        },
+    )?;
+    Ok(match present.present()? {
+        false => Some((None, frame.length)),
+        true => payload(buf, frame.length, payload_limit)?.map(|(p, end)| (Some(p), end)),
+    })
+}
+
 /// Writes a frame: the header (L patched once the tokens are written),
 /// the tokens `write_tokens` writes, and the payload's length and bytes
 /// when there is one. On an error nothing is left written.
