@@ -13,14 +13,13 @@ mod options;
 #[cfg(test)]
 mod tests;
 
+use std::any::Any;
 use std::borrow::Cow;
-use std::future::Future;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::pin::Pin;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use bytes::Bytes;
+use futures_util::FutureExt;
 use uuid::Uuid;
 
 use self::answer::About;
@@ -38,20 +37,15 @@ use crate::protocol::request_units::Charge;
 use crate::rntbd::codec::{OperationType, RequestFrame, ResourceType};
 
 /// Answers one request frame (already known to decode) of a client of
-/// `account`'s region `region`: the response frame, whatever happens (a
-/// frame that does not decode after all is a 400).
-pub(crate) async fn answer(account: Arc<Account>, region: usize, request: Bytes) -> Bytes {
-    answer_on(account, region, request, None).await
-}
-
-/// [`answer`], on a connection a fault rule (`connection: reset`...) or
-/// a region's outage may break; without one such a rule answers 500 saying
-/// this server cannot break it.
-pub(crate) async fn answer_on(
+/// `account`'s region `region`, on `connection`, which a fault rule
+/// (`connection: reset`...) or a region's outage may break: the response
+/// frame, whatever happens (a frame that does not decode after all is a
+/// 400; a panic in the operation a 500).
+pub(crate) async fn answer(
     account: Arc<Account>,
     region: usize,
     request: Bytes,
-    connection: Option<Arc<dyn Breakable>>,
+    connection: impl Breakable + 'static,
 ) -> Bytes {
     let serving = Serving::new(&account, region);
     let frame = match RequestFrame::decode(&request) {
@@ -73,14 +67,17 @@ pub(crate) async fn answer_on(
         names,
         options: &options,
     };
-    let served = Caught(Box::pin(async move {
+    let served = AssertUnwindSafe(async move {
         match request.admit() {
             Ok(()) if operations::nothing_around(&serving) => request.run().await,
-            Ok(()) => operations::around(&serving, request, connection.as_deref()).await,
+            Ok(()) => {
+                operations::around(&serving, request, Some(&connection as &dyn Breakable)).await
+            }
             Err(refusal) => refusal.into(),
         }
-    }));
-    let response = served.await.unwrap_or_else(|cause| {
+    });
+    let response = served.catch_unwind().await.unwrap_or_else(|cause| {
+        let cause = panic_message(cause.as_ref());
         // Never a dropped request: the 500 the HTTP adapter answers.
         tracing::error!(activity_id = %frame.activity_id, %cause, "a Direct-mode request panicked");
         ApiError::new(
@@ -100,25 +97,14 @@ pub(crate) async fn answer_on(
     answer::frame(&serving, frame.activity_id, transport, response, about)
 }
 
-/// A request's answer; a panic while computing it is its cause, as text.
-struct Caught<'a>(Pin<Box<dyn Future<Output = Response> + Send + 'a>>);
-
-impl Future for Caught<'_> {
-    type Output = Result<Response, String>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
-            Ok(poll) => poll.map(Ok),
-            Err(cause) => {
-                let cause = match cause.downcast::<String>() {
-                    Ok(text) => *text,
-                    Err(cause) => cause
-                        .downcast_ref::<&str>()
-                        .map_or("a panic without a message".into(), |s| (*s).to_string()),
-                };
-                Poll::Ready(Err(cause))
-            }
-        }
+/// What a panic said, if it said anything.
+fn panic_message(cause: &(dyn Any + Send)) -> &str {
+    match cause.downcast_ref::<String>() {
+        Some(text) => text,
+        None => cause
+            .downcast_ref::<&str>()
+            .copied()
+            .unwrap_or("a panic without a message"),
     }
 }
 

@@ -17,6 +17,7 @@ use super::answer;
 use crate::account::Account;
 use crate::data::clock::{Clock, ClockMode};
 use crate::data::store::Store;
+use crate::net::transport::ConnectionControl;
 use crate::protocol::auth::{self, MasterKey, WELL_KNOWN_KEY};
 use crate::rntbd::codec::{
     OperationType, RequestFrame, RequestTokens, ResourceType, ResponseFrame, ResponseTokens,
@@ -137,7 +138,12 @@ pub(super) fn run(account: &Arc<Account>, request: Bytes) -> Answered {
         .enable_all()
         .build()
         .unwrap()
-        .block_on(answer(Arc::clone(account), 0, request));
+        .block_on(answer(
+            Arc::clone(account),
+            0,
+            request,
+            ConnectionControl::default(),
+        ));
     Answered { bytes }
 }
 
@@ -513,5 +519,10 @@ fn barriers_answer_200_with_the_current_lsn_and_no_body() {
 #[test]
 fn the_answer_is_a_send_future() {
     fn sendable<T: Send + 'static>(_: T) {}
-    sendable(answer(account(), 0, Bytes::new()));
+    sendable(answer(
+        account(),
+        0,
+        Bytes::new(),
+        ConnectionControl::default(),
+    ));
 }
