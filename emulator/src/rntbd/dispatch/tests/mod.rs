@@ -6,6 +6,7 @@
 //! sessions in `feeds.rs`.
 
 mod feeds;
+mod properties;
 
 use std::sync::Arc;
 
