@@ -34,6 +34,7 @@ use crate::operations::{
 };
 use crate::protocol::error::{ApiError, Status};
 use crate::protocol::request_units::Charge;
+use crate::protocol::rid;
 use crate::rntbd::codec::{OperationType, RequestFrame, ResourceType};
 
 /// Answers one request frame (already known to decode) of a client of
@@ -193,22 +194,42 @@ impl<'r> Request<'r> {
                 .range_id_text()
                 .map(str::to_owned)
                 .or_else(|| self.frame.tokens.replica_path().and_then(replica_range));
-            if let Some(range) = aimed {
-                let gone =
-                    account.store.with_container(db, coll, |c, _| {
-                        Ok((c.ranges().by_id(&range).is_none())
-                            .then(|| range_gone(&range, c.ranges())))
-                    });
-                // A container that is not there: the operation says so.
-                if let Ok(Some(gone)) = gone {
-                    return Err(match self.is_point_operation() {
-                        true => splitting(gone),
-                        false => gone,
-                    });
+            let believed = self.believed_container_rid();
+            if aimed.is_none() && believed.is_none() {
+                return Ok(());
+            }
+            let refused = account.store.with_container(db, coll, |c, _| {
+                if let Some(believed) = believed.filter(|rid| *rid != c.rid) {
+                    return Ok(Some(name_cache_is_stale(db, coll, &believed, &c.rid)));
                 }
+                let gone = aimed
+                    .filter(|range| c.ranges().by_id(range).is_none())
+                    .map(|range| range_gone(&range, c.ranges()));
+                Ok(gone.map(|gone| match self.is_point_operation() {
+                    true => splitting(gone),
+                    false => gone,
+                }))
+            });
+            // A container that is not there: the operation says so.
+            if let Ok(Some(refusal)) = refused {
+                return Err(refusal);
             }
         }
         Ok(())
+    }
+
+    /// The RID of the container the client resolved the names to, when it
+    /// sent one: a name-based request's ResourceId is its container's (an
+    /// item's or a script's RID begins with it), which is how a replica
+    /// tells a client whose cache still holds a container deleted and
+    /// created again under the same name.
+    fn believed_container_rid(&self) -> Option<String> {
+        let under_a_container = matches!(
+            self.frame.resource_type,
+            ResourceType::Document | ResourceType::StoredProcedure
+        );
+        let bytes = self.frame.tokens.resource_id()?;
+        (under_a_container && bytes.len() >= 8).then(|| rid::from_bytes(&bytes[..8]))
     }
 
     /// An operation on one item or one partition key (not a feed): the
@@ -499,6 +520,24 @@ fn unserved(frame: &RequestFrame<'_>) -> ApiError {
             frame.resource_type.id()
         ),
     )
+}
+
+/// Substatus 1000, NameCacheIsStale: what a replica answers a request
+/// whose container RID is not the one its names now name (JAVA
+/// `RntbdRequestManager` makes it an `InvalidPartitionException`, and
+/// `StaleResourceRetryPolicy` re-reads the container and retries).
+const NAME_CACHE_IS_STALE: u32 = 1000;
+
+fn name_cache_is_stale(db: &str, coll: &str, believed: &str, now: &str) -> ApiError {
+    ApiError::new(
+        Status::GONE,
+        format!(
+            "The container '{coll}' of database '{db}' has the RID {now}, not {believed}: it was \
+             deleted and created again since the client resolved its name. Read the container \
+             again (the SDKs do, and retry)."
+        ),
+    )
+    .with_substatus(NAME_CACHE_IS_STALE)
 }
 
 /// Substatus 1007, PartitionKeyRangeIsSplitting: what a point operation

@@ -220,6 +220,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "protocol::auth",
             "protocol::error",
             "protocol::request_units",
+            "protocol::rid",
         ],
     ),
     // The control API (`/_emulator/...`): handlers over the HTTP layer's

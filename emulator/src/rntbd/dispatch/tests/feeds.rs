@@ -202,11 +202,14 @@ fn a_fault_rule_matches_a_direct_mode_request_as_over_http() {
 #[test]
 fn the_golden_create_documents_tokens_are_all_understood() {
     // The reference page's golden Create Document (the Java SDK's own
-    // encoder), on this account's names: ResourceId, SessionToken and
-    // ConsistencyLevel Session, ClientVersion, PartitionKey, ReplicaPath.
+    // encoder), on this account's names and its container's RID (the
+    // golden frame's ResourceId, d98d2800e43e9f00, is a service
+    // container's 8 bytes; this one's `AQAAAIAAAAE=` is 0100000080000001):
+    // ResourceId, SessionToken and ConsistencyLevel Session, ClientVersion,
+    // PartitionKey, ReplicaPath.
     let account = account();
     let golden = |t: &mut RequestTokens<'static>| {
-        t.set_resource_id(&[0xd9, 0x8d, 0x28, 0x00, 0xe4, 0x3e, 0x9f, 0x00])
+        t.set_resource_id(&[0x01, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x01])
             .set_session_token("0:-1#5")
             .set_consistency_level(2)
             .set_client_version("2020-07-15")
