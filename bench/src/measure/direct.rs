@@ -41,6 +41,8 @@ pub struct DirectRow {
     pub direct_connections: usize,
     pub https: Throughput,
     pub direct: Throughput,
+    /// The emulator's RSS after both loads of the row.
+    pub rss_after_bytes: u64,
 }
 
 impl DirectRow {
@@ -59,7 +61,9 @@ pub struct DirectResults {
     /// Spawn to the first 2xx of a signed `GET /` over HTTPS.
     pub startup: Option<Startup>,
     pub idle_rss_bytes: u64,
-    /// RSS after the last load (the RNTBD connections closed).
+    /// RSS with the items loaded, before the point loads.
+    pub loaded_rss_bytes: u64,
+    /// RSS after the last load (every connection closed).
     pub final_rss_bytes: u64,
     pub rows: Vec<DirectRow>,
 }
@@ -130,6 +134,9 @@ pub async fn measure(
         count(loaded.per_second)
     ));
     check_once(&endpoint, &direct, settings.item_bytes).await?;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let loaded_rss_bytes = process.rss()?;
+    progress(format!("RSS with the items {}", mib(loaded_rss_bytes)));
 
     let mut rows = Vec::new();
     let mut turn = 0;
@@ -178,9 +185,10 @@ pub async fn measure(
                 direct_connections: connections_for(concurrency),
                 https: https.expect("measured"),
                 direct: rntbd.expect("measured"),
+                rss_after_bytes: process.rss()?,
             };
             progress(format!(
-                "{operation} c={concurrency}: HTTPS {} req/s (p50 {}), Direct {} req/s (p50 {}, {} connection{}): {:.2}×{}",
+                "{operation} c={concurrency}: HTTPS {} req/s (p50 {}), Direct {} req/s (p50 {}, {} connection{}): {:.2}×, RSS {}{}",
                 count(row.https.per_second),
                 row.https.latency.as_ref().map_or("–".into(), |l| ms(l.p50_us)),
                 count(row.direct.per_second),
@@ -188,6 +196,7 @@ pub async fn measure(
                 row.direct_connections,
                 if row.direct_connections == 1 { "" } else { "s" },
                 row.ratio(),
+                mib(row.rss_after_bytes),
                 match (row.https.errors, row.direct.errors) {
                     (0, 0) => String::new(),
                     (h, d) => format!(
@@ -211,6 +220,7 @@ pub async fn measure(
         requests_per_connection: REQUESTS_PER_CONNECTION,
         startup,
         idle_rss_bytes,
+        loaded_rss_bytes,
         final_rss_bytes: process.rss()?,
         rows,
     })
@@ -290,7 +300,7 @@ pub fn markdown(md: &mut String, r: &DirectResults) {
          ceil(concurrency / {}) connections, each pipelining their requests, answers matched by \
          TransportRequestID. Each worker sends one request at a time either way; both over the \
          same TLS client (rustls) trusting the emulator's `--cert-out`; the two take turns at each \
-         concurrency. Ready over HTTPS in {} (median of {}); idle RSS {}, {} after the loads.\n",
+         concurrency. Ready over HTTPS in {} (median of {}); RSS idle {}, {} with the items, {} after the loads.\n",
         r.description,
         count(r.items as f64),
         r.item_bytes,
@@ -300,11 +310,12 @@ pub fn markdown(md: &mut String, r: &DirectResults) {
             .map_or("–".into(), |s| format!("{:.1} ms", s.median_ready_ms)),
         r.startup.as_ref().map_or(0, |s| s.runs),
         mib(r.idle_rss_bytes),
+        mib(r.loaded_rss_bytes),
         mib(r.final_rss_bytes),
     );
     md.push_str(
-        "| operation | concurrency | Direct connections | req/s, HTTPS | req/s, Direct | Direct / HTTPS | p50, HTTPS | p50, Direct | p99, HTTPS | p99, Direct | server CPU µs/req, HTTPS | server CPU µs/req, Direct | client CPU µs/req, HTTPS | client CPU µs/req, Direct | errors |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| operation | concurrency | Direct connections | req/s, HTTPS | req/s, Direct | Direct / HTTPS | p50, HTTPS | p50, Direct | p99, HTTPS | p99, Direct | server CPU µs/req, HTTPS | server CPU µs/req, Direct | client CPU µs/req, HTTPS | client CPU µs/req, Direct | RSS after | errors |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for row in &r.rows {
         let lat = |t: &Throughput, p99: bool| {
@@ -315,7 +326,7 @@ pub fn markdown(md: &mut String, r: &DirectResults) {
         let cpu = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.1}"));
         let _ = writeln!(
             md,
-            "| point {} | {} | {} | {} | {} | {:.2} | {} | {} | {} | {} | {} | {} | {:.1} | {:.1} | {} |",
+            "| point {} | {} | {} | {} | {} | {:.2} | {} | {} | {} | {} | {} | {} | {:.1} | {:.1} | {} | {} |",
             row.operation,
             row.concurrency,
             row.direct_connections,
@@ -330,6 +341,7 @@ pub fn markdown(md: &mut String, r: &DirectResults) {
             cpu(row.direct.server_cpu_us_per_request),
             row.https.client_cpu_us_per_request,
             row.direct.client_cpu_us_per_request,
+            mib(row.rss_after_bytes),
             row.https.errors + row.direct.errors
         );
     }

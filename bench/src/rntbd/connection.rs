@@ -84,6 +84,9 @@ impl DirectConnection {
         stream.flush().await.map_err(|e| e.to_string())?;
         let mut buffer = BytesMut::with_capacity(READ_CHUNK);
         let context = loop {
+            if buffer.starts_with(b"HTTP/") {
+                return Err("the server answered the context request in HTTP: it serves no Direct mode (an emulator before it, or --protocol http)".into());
+            }
             if let Some(frame) = ResponseFrame::cut(&mut buffer, PayloadRule::Context)? {
                 break frame;
             }

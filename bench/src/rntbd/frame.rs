@@ -221,7 +221,7 @@ impl ResponseFrame {
     }
 
     /// Each token's id, wire type and value (already checked by `cut`).
-    pub fn tokens(&self) -> impl Iterator<Item = (u16, u8, &[u8])> {
+    pub fn tokens(&self) -> impl Iterator<Item = Token<'_>> {
         let length = u32_at(&self.frame, 0) as usize;
         Tokens::new(&self.frame[24..length]).map_while(Result::ok)
     }
@@ -258,8 +258,11 @@ impl ResponseFrame {
     }
 }
 
+/// A token read: its id, wire type and value.
+pub type Token<'a> = (u16, u8, &'a [u8]);
+
 /// The tokens of a whole frame's bytes, request or response (bytes 24..L).
-pub fn tokens_of(frame: &[u8]) -> Result<Vec<(u16, u8, &[u8])>, String> {
+pub fn tokens_of(frame: &[u8]) -> Result<Vec<Token<'_>>, String> {
     if frame.len() < 24 {
         return Err(format!("{} bytes are no frame", frame.len()));
     }
@@ -294,7 +297,7 @@ impl<'a> Tokens<'a> {
         Ok(value)
     }
 
-    fn next_token(&mut self) -> Result<(u16, u8, &'a [u8]), String> {
+    fn next_token(&mut self) -> Result<Token<'a>, String> {
         let head = self.take(3)?;
         let (id, wire) = (u16::from_le_bytes([head[0], head[1]]), head[2]);
         let size = match wire {
@@ -320,7 +323,7 @@ impl<'a> Tokens<'a> {
 }
 
 impl<'a> Iterator for Tokens<'a> {
-    type Item = Result<(u16, u8, &'a [u8]), String>;
+    type Item = Result<Token<'a>, String>;
 
     fn next(&mut self) -> Option<Self::Item> {
         (!self.rest.is_empty()).then(|| self.next_token())
