@@ -41,6 +41,9 @@ pub struct DirectRow {
     pub direct_connections: usize,
     pub https: Throughput,
     pub direct: Throughput,
+    /// Direct-mode answers whose TransportRequestID named no request
+    /// waiting (the SDK drops them; the request then times out).
+    pub unmatched_answers: usize,
     /// The emulator's RSS after both loads of the row.
     pub rss_after_bytes: u64,
 }
@@ -158,14 +161,18 @@ pub async fn measure(
             turn += 1;
             let mut https = None;
             let mut rntbd = None;
+            let mut unmatched_answers = 0;
             for direct_now in [turn % 2 == 0, turn % 2 == 1] {
                 if direct_now {
                     let started =
                         crate::rntbd::load::start(&endpoint, concurrency, make_direct.clone())
                             .await?;
+                    let connections = started.connections.clone();
                     rntbd = Some(
-                        load::measure(started, concurrency, settings.window, Some(&process)).await,
+                        load::measure(started.load, concurrency, settings.window, Some(&process))
+                            .await,
                     );
+                    unmatched_answers = connections.iter().map(|c| c.unmatched()).sum();
                 } else {
                     https = Some(
                         throughput(
@@ -185,6 +192,7 @@ pub async fn measure(
                 direct_connections: connections_for(concurrency),
                 https: https.expect("measured"),
                 direct: rntbd.expect("measured"),
+                unmatched_answers,
                 rss_after_bytes: process.rss()?,
             };
             progress(format!(
@@ -298,7 +306,8 @@ pub fn markdown(md: &mut String, r: &DirectResults) {
         "{}: {} {}-byte items over 64 logical partitions, loaded over HTTPS. \
          HTTPS: one keep-alive HTTP/1.1 connection per worker; Direct mode (RNTBD): the workers share \
          ceil(concurrency / {}) connections, each pipelining their requests, answers matched by \
-         TransportRequestID. Each worker sends one request at a time either way; both over the \
+         TransportRequestID (errors count answers naming no waiting request too). \
+         Each worker sends one request at a time either way; both over the \
          same TLS client (rustls) trusting the emulator's `--cert-out`; the two take turns at each \
          concurrency. Ready over HTTPS in {} (median of {}); RSS idle {}, {} with the items, {} after the loads.\n",
         r.description,
@@ -342,7 +351,7 @@ pub fn markdown(md: &mut String, r: &DirectResults) {
             row.https.client_cpu_us_per_request,
             row.direct.client_cpu_us_per_request,
             mib(row.rss_after_bytes),
-            row.https.errors + row.direct.errors
+            row.https.errors + row.direct.errors + row.unmatched_answers
         );
     }
     let firsts: Vec<String> = r

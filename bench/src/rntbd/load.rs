@@ -29,13 +29,19 @@ pub fn connections_for(concurrency: usize) -> usize {
     concurrency.div_ceil(REQUESTS_PER_CONNECTION).max(1)
 }
 
+/// A running Direct-mode load and the connections its workers share.
+pub struct DirectLoad {
+    pub load: Load,
+    pub connections: Vec<Arc<DirectConnection>>,
+}
+
 /// Opens the connections, then starts the workers; they run until the
 /// load is stopped.
 pub async fn start(
     endpoint: &Endpoint,
     concurrency: usize,
     make: Arc<MakeFrame>,
-) -> Result<Load, String> {
+) -> Result<DirectLoad, String> {
     let mut connections = Vec::new();
     for _ in 0..connections_for(concurrency) {
         connections.push(Arc::new(DirectConnection::open(endpoint).await?));
@@ -51,7 +57,10 @@ pub async fn start(
             tokio::spawn(worker(connection, origin, stop, rng, make))
         })
         .collect();
-    Ok(Load::from_workers(origin, stop, workers))
+    Ok(DirectLoad {
+        load: Load::from_workers(origin, stop, workers),
+        connections,
+    })
 }
 
 async fn worker(

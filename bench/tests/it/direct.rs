@@ -64,6 +64,7 @@ async fn the_direct_measurement_runs_at_tiny_sizes_both_ways_without_errors() {
         ]
     );
     for row in &results.rows {
+        assert_eq!(row.unmatched_answers, 0, "every answer named its request");
         for (way, load) in [("HTTPS", &row.https), ("Direct", &row.direct)] {
             assert_eq!(
                 load.errors, 0,
