@@ -167,12 +167,11 @@ pub async fn measure(
                     let started =
                         crate::rntbd::load::start(&endpoint, concurrency, make_direct.clone())
                             .await?;
-                    let connections = started.connections.clone();
                     rntbd = Some(
                         load::measure(started.load, concurrency, settings.window, Some(&process))
                             .await,
                     );
-                    unmatched_answers = connections.iter().map(|c| c.unmatched()).sum();
+                    unmatched_answers = started.connections.iter().map(|c| c.unmatched()).sum();
                 } else {
                     https = Some(
                         throughput(
