@@ -1,8 +1,10 @@
 //! One keep-alive HTTP/1.1 connection to a target: plain TCP, or TLS that
-//! accepts any certificate (only for the peer emulator's self-signed one);
-//! its responses read whole, and `expect_success` to want a 2xx of one.
+//! trusts the authority the emulator wrote (`--cert-out`), or that accepts
+//! any certificate (only for the peer emulator's self-signed one); its
+//! responses read whole, and `expect_success` to want a 2xx of one.
 
 use std::io;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
@@ -12,18 +14,67 @@ use hyper::{Request, StatusCode};
 use hyper_util::rt::TokioIo;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;
+use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{DigitallySignedStruct, SignatureScheme};
+use rustls::{DigitallySignedStruct, RootCertStore, SignatureScheme};
 use tokio::net::TcpStream;
 
 use crate::cosmos::Body;
 
-/// Where a target listens: `http://HOST:PORT` or `https://HOST:PORT`.
+/// Where a target listens: `http://HOST:PORT` or `https://HOST:PORT`; over
+/// TLS, the authority it is trusted by (`None`: any certificate).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoint {
     pub tls: bool,
     pub host: String,
     pub port: u16,
+    pub roots: Option<TrustedRoots>,
+}
+
+/// A TLS client configuration trusting the certificates of one PEM file
+/// alone (the emulator's `--cert-out`).
+#[derive(Clone)]
+pub struct TrustedRoots {
+    pem: PathBuf,
+    config: Arc<rustls::ClientConfig>,
+}
+
+impl TrustedRoots {
+    pub fn from_pem(pem: &Path) -> Result<TrustedRoots, String> {
+        let mut roots = RootCertStore::empty();
+        for cert in
+            CertificateDer::pem_file_iter(pem).map_err(|e| format!("{}: {e}", pem.display()))?
+        {
+            let cert = cert.map_err(|e| format!("{}: {e}", pem.display()))?;
+            roots
+                .add(cert)
+                .map_err(|e| format!("{}: {e}", pem.display()))?;
+        }
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let config = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(|e| e.to_string())?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        Ok(TrustedRoots {
+            pem: pem.to_path_buf(),
+            config: Arc::new(config),
+        })
+    }
+}
+
+impl PartialEq for TrustedRoots {
+    fn eq(&self, other: &Self) -> bool {
+        self.pem == other.pem
+    }
+}
+
+impl Eq for TrustedRoots {}
+
+impl std::fmt::Debug for TrustedRoots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "TrustedRoots({})", self.pem.display())
+    }
 }
 
 impl Endpoint {
@@ -46,7 +97,32 @@ impl Endpoint {
             tls,
             host: host.to_string(),
             port,
+            roots: None,
         })
+    }
+
+    /// The same endpoint, trusting the certificates in `pem` alone.
+    pub fn trusting(mut self, pem: &Path) -> Result<Endpoint, String> {
+        self.roots = Some(TrustedRoots::from_pem(pem)?);
+        Ok(self)
+    }
+
+    /// The TLS client configuration: the trusted roots, or any certificate.
+    pub fn tls_config(&self) -> Arc<rustls::ClientConfig> {
+        match &self.roots {
+            Some(roots) => roots.config.clone(),
+            None => insecure_tls(),
+        }
+    }
+
+    /// Opens TCP (no Nagle) and, for an `https` endpoint, TLS over it.
+    pub async fn open_tls(&self) -> io::Result<tokio_rustls::client::TlsStream<TcpStream>> {
+        let tcp = TcpStream::connect((self.host.as_str(), self.port)).await?;
+        tcp.set_nodelay(true)?;
+        let name = ServerName::try_from(self.host.clone()).map_err(io::Error::other)?;
+        tokio_rustls::TlsConnector::from(self.tls_config())
+            .connect(name, tcp)
+            .await
     }
 
     /// `HOST:PORT`, for the `host` header.
@@ -89,15 +165,11 @@ pub struct Connection {
 
 impl Connection {
     pub async fn open(endpoint: &Endpoint) -> io::Result<Connection> {
-        let tcp = TcpStream::connect((endpoint.host.as_str(), endpoint.port)).await?;
-        tcp.set_nodelay(true)?;
         let sender = if endpoint.tls {
-            let name = ServerName::try_from(endpoint.host.clone()).map_err(io::Error::other)?;
-            let stream = tokio_rustls::TlsConnector::from(insecure_tls())
-                .connect(name, tcp)
-                .await?;
-            handshake(TokioIo::new(stream)).await?
+            handshake(TokioIo::new(endpoint.open_tls().await?)).await?
         } else {
+            let tcp = TcpStream::connect((endpoint.host.as_str(), endpoint.port)).await?;
+            tcp.set_nodelay(true)?;
             handshake(TokioIo::new(tcp)).await?
         };
         Ok(Connection { sender })
@@ -210,7 +282,8 @@ mod tests {
             Endpoint {
                 tls,
                 host: host.into(),
-                port
+                port,
+                roots: None,
             }
         );
         assert_eq!(endpoint.url(), url.trim_end_matches('/'));

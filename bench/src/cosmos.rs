@@ -128,6 +128,19 @@ impl Signer {
         )
     }
 
+    /// `GET /dbs/{db}/colls/{coll}`: the container (its `_rid`).
+    pub fn read_container(&self, db: &str, coll: &str) -> Request<Body> {
+        let link = format!("dbs/{db}/colls/{coll}");
+        self.signed(
+            Method::GET,
+            &format!("/{link}"),
+            "colls",
+            &link,
+            &[],
+            Bytes::new(),
+        )
+    }
+
     /// A page of `GET .../pkranges`: the container's partition key ranges.
     pub fn partition_key_ranges(
         &self,
@@ -487,6 +500,7 @@ mod tests {
             signer.read_account(),
             signer.create_database("db"),
             signer.create_container("db", "c", true),
+            signer.read_container("db", "c"),
             signer.read_item("db", "c", "item-1", "[\"p01\"]"),
             signer.write_item("db", "c", "[\"p01\"]", Bytes::from_static(b"{}"), true),
             signer.query("db", "c", query_body("SELECT * FROM c", 1.into()), None),

@@ -8,7 +8,9 @@
 //! `load` (the load generator and its measurement window), `process`
 //! (servers under test, /proc), `targets` (the three servers),
 //! `measure` (one module per measurement), `plan_query` (a cross-partition
-//! query through its plan, as the SDKs run one), `settings` (what a run is
+//! query through its plan, as the SDKs run one), `rntbd` (the bench's own
+//! Direct-mode client: frames, pipelined connections, their load),
+//! `settings` (what a run is
 //! given), `figures` (how a number is written), `results` (the model of
 //! results.json), `checks` (targets and ratios), `report` (results.md),
 //! `run` (the sequence).
@@ -24,6 +26,7 @@ pub mod plan_query;
 pub mod process;
 pub mod report;
 pub mod results;
+pub mod rntbd;
 pub mod run;
 pub mod settings;
 pub mod stats;

@@ -45,7 +45,8 @@ pub struct Samples {
 }
 
 impl Samples {
-    fn error(&mut self, message: String) {
+    /// Counts a failed request, keeping the first message.
+    pub fn error(&mut self, message: String) {
         self.errors += 1;
         self.first_error.get_or_insert(message);
     }
@@ -117,6 +118,21 @@ impl Load {
         })
     }
 
+    /// Workers started elsewhere (another transport's, e.g. Direct mode's
+    /// pipelined connections): each runs until `stop` is set and returns
+    /// its samples, timed from `origin`.
+    pub fn from_workers(
+        origin: Instant,
+        stop: Arc<AtomicBool>,
+        workers: Vec<JoinHandle<Samples>>,
+    ) -> Load {
+        Load {
+            origin,
+            stop,
+            workers,
+        }
+    }
+
     /// Microseconds from the start of the load to `at`.
     pub fn offset_us(&self, at: Instant) -> u64 {
         at.saturating_duration_since(self.origin).as_micros() as u64
@@ -179,6 +195,17 @@ pub async fn throughput(
     make: Arc<MakeRequest>,
 ) -> Result<Throughput, String> {
     let load = Load::start(endpoint, concurrency, make).await?;
+    Ok(measure(load, concurrency, window, server).await)
+}
+
+/// Times a running load: the warm-up, then the window; stops it and sums
+/// up the requests completed within the window.
+pub async fn measure(
+    load: Load,
+    concurrency: usize,
+    window: Window,
+    server: Option<&ServerProcess>,
+) -> Throughput {
     tokio::time::sleep(window.warmup).await;
     let (from, own_from, server_from) = (
         Instant::now(),
@@ -197,7 +224,7 @@ pub async fn throughput(
     let requests = latencies.len();
     let seconds = (to - from).as_secs_f64();
     let per_request = |cpu: Duration| cpu.as_secs_f64() * 1e6 / requests.max(1) as f64;
-    Ok(Throughput {
+    Throughput {
         concurrency,
         requests,
         seconds,
@@ -209,7 +236,7 @@ pub async fn throughput(
         server_cpu_us_per_request: server_from
             .zip(server_to)
             .map(|(a, b)| per_request(b.saturating_sub(a))),
-    })
+    }
 }
 
 /// A counted run (e.g. loading items).

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use crate::figures::{count, mib, ms};
 use crate::load::Throughput;
 use crate::measure::batch::BatchResults;
+use crate::measure::direct;
 use crate::measure::isolation;
 use crate::measure::persistence;
 use crate::measure::purge::Purge;
@@ -196,6 +197,12 @@ impl Results {
         md.push_str("\n## Test isolation: reset, snapshot and restore (emulator)\n\n");
         match &self.isolation {
             Some(rows) => md.push_str(&isolation::markdown(rows)),
+            None => md.push_str("Not measured (see the notes).\n"),
+        }
+
+        md.push_str("\n## Direct mode (RNTBD) beside HTTPS (emulator)\n\n");
+        match &self.direct {
+            Some(d) => direct::markdown(&mut md, d),
             None => md.push_str("Not measured (see the notes).\n"),
         }
 

@@ -8,6 +8,7 @@ use crate::measure::batch::BatchResults;
 use crate::measure::change_feed::ChangeFeedRead;
 use crate::measure::conformance::Conformance;
 use crate::measure::dataset::Memory;
+use crate::measure::direct::DirectResults;
 use crate::measure::isolation::IsolationRow;
 use crate::measure::persistence::PersistenceResults;
 use crate::measure::purge::Purge;
@@ -40,6 +41,8 @@ pub struct Results {
     pub persistence: Option<PersistenceResults>,
     /// Reset, snapshot and restore of the whole account (emulator).
     pub isolation: Option<Vec<IsolationRow>>,
+    /// Direct mode (RNTBD) beside HTTPS (emulator with `--tls`).
+    pub direct: Option<DirectResults>,
     pub conformance: Option<Conformance>,
     pub ratios: Vec<Ratio>,
     pub checks: Vec<Check>,

@@ -12,6 +12,7 @@ use crate::measure::batch;
 use crate::measure::change_feed;
 use crate::measure::conformance;
 use crate::measure::dataset::{self, Memory, DATABASE};
+use crate::measure::direct::{self, DirectSettings};
 use crate::measure::isolation;
 use crate::measure::persistence;
 use crate::measure::purge;
@@ -244,6 +245,41 @@ pub async fn run(
         None
     };
 
+    let direct =
+        if parts.direct {
+            progress(format_args!(
+                "emulator: Direct mode (RNTBD) beside HTTPS, --tls"
+            ));
+            let cert = paths.out_dir.join("direct-ca.pem");
+            let emulator = emulator_target.with_args(
+            &["--tls".to_string(), "--cert-out".to_string(), cert.display().to_string()],
+            "cosmos-emulator (release, --tls: HTTPS and Direct mode on one port, --clock manual)"
+                .into(),
+            &logs.join("emulator-direct.log"),
+        );
+            let settings = DirectSettings {
+                window: settings.window,
+                concurrencies: &settings.concurrencies,
+                items: *settings.sizes.last().unwrap_or(&100_000),
+                item_bytes: settings.item_bytes,
+                startup_runs: settings.startup_runs,
+                cert: &cert,
+            };
+            match direct::measure(&emulator, key, settings, |line| {
+                progress(format_args!("  {line}"))
+            })
+            .await
+            {
+                Ok(d) => Some(d),
+                Err(e) => {
+                    notes.push(format!("direct: {e}"));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+
     let conformance = if parts.conformance {
         progress(format_args!("emulator: conformance suite"));
         match conformance::measure(
@@ -305,6 +341,7 @@ pub async fn run(
         ranges,
         persistence,
         isolation,
+        direct,
         conformance,
         ratios,
         checks,

@@ -69,4 +69,6 @@ pub struct Parts {
     pub persistence: bool,
     /// Reset, snapshot and restore of the whole account (emulator).
     pub isolation: bool,
+    /// Direct mode (RNTBD) beside HTTPS (emulator with `--tls`).
+    pub direct: bool,
 }

@@ -42,10 +42,10 @@ struct Cli {
     #[arg(long)]
     label: Option<String>,
     /// Parts to run, comma-separated:
-    /// emulator,bare,peer,batch,scripts,search,purge,ranges,persistence,isolation,conformance.
+    /// emulator,bare,peer,batch,scripts,search,purge,ranges,persistence,isolation,direct,conformance.
     #[arg(
         long,
-        default_value = "emulator,bare,peer,batch,scripts,search,purge,ranges,persistence,isolation,conformance"
+        default_value = "emulator,bare,peer,batch,scripts,search,purge,ranges,persistence,isolation,direct,conformance"
     )]
     only: String,
     /// Seconds of each point-load window.
@@ -231,6 +231,7 @@ fn parse_parts(list: &str) -> Result<Parts, String> {
         ranges: false,
         persistence: false,
         isolation: false,
+        direct: false,
     };
     for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         match part {
@@ -245,9 +246,10 @@ fn parse_parts(list: &str) -> Result<Parts, String> {
             "ranges" => parts.ranges = true,
             "persistence" => parts.persistence = true,
             "isolation" => parts.isolation = true,
+            "direct" => parts.direct = true,
             other => {
                 return Err(format!(
-                "--only: unknown part {other:?} (emulator, bare, peer, batch, scripts, search, purge, ranges, persistence, isolation, conformance)"
+                "--only: unknown part {other:?} (emulator, bare, peer, batch, scripts, search, purge, ranges, persistence, isolation, direct, conformance)"
             ))
             }
         }

@@ -5,6 +5,7 @@ pub mod batch;
 pub mod change_feed;
 pub mod conformance;
 pub mod dataset;
+pub mod direct;
 pub mod isolation;
 pub mod persistence;
 pub mod point;

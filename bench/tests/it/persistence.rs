@@ -4,32 +4,13 @@
 //! names another): every part gives numbers, every temporary data
 //! directory is gone afterwards.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use cosmos_bench::load::Window;
 use cosmos_bench::measure::persistence::{self, PersistenceSettings, Storage, TempDir};
 use cosmos_bench::targets;
 
-fn emulator_binary() -> PathBuf {
-    if let Some(path) = std::env::var_os("COSMOS_EMULATOR_BIN") {
-        return PathBuf::from(path);
-    }
-    // target/<profile>/deps/it-<hash> → target/<profile>/cosmos-emulator
-    let exe = std::env::current_exe().expect("the test knows where it is");
-    let profile_dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("the test runs from target/<profile>/deps");
-    let binary = profile_dir.join("cosmos-emulator");
-    assert!(
-        binary.is_file(),
-        "{} is missing: build it first (cargo build -p cosmos-emulator, or cargo test --workspace), \
-         or name one with COSMOS_EMULATOR_BIN",
-        binary.display()
-    );
-    binary
-}
+use crate::emulator_binary;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_persistence_measurement_runs_at_tiny_sizes_and_cleans_up() {
