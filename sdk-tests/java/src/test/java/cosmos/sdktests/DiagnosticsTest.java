@@ -11,11 +11,15 @@ package cosmos.sdktests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.azure.cosmos.ConsistencyLevel;
 import com.azure.cosmos.CosmosClient;
+import com.azure.cosmos.CosmosClientBuilder;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.CosmosDiagnostics;
+import com.azure.cosmos.CosmosException;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -32,9 +36,12 @@ class DiagnosticsTest {
             assertDirect(direct, Emulators.direct(), "this run's client");
 
             // The other mode, on the same emulator: both shapes in every run.
-            try (CosmosClient other = (Emulators.direct()
-                    ? Emulators.builder(db.emulator).gatewayMode()
-                    : Emulators.builder(db.emulator).directMode()).buildClient()) {
+            CosmosClientBuilder otherMode = new CosmosClientBuilder()
+                .endpoint(db.emulator.endpoint)
+                .key(Emulator.KEY)
+                .consistencyLevel(ConsistencyLevel.SESSION);
+            try (CosmosClient other = (Emulators.direct() ? otherMode.gatewayMode() : otherMode.directMode())
+                    .buildClient()) {
                 String otherText = read(other.getDatabase(db.name).getContainer("c"), "a");
                 assertDirect(otherText, !Emulators.direct(), "the other mode's client");
                 if (Boolean.getBoolean("cosmos.diagnostics.print")) {
@@ -42,6 +49,23 @@ class DiagnosticsTest {
                     System.out.println((Emulators.direct() ? "GATEWAY: " : "DIRECT: ") + otherText);
                 }
             }
+        }
+    }
+
+    @Test
+    void aRefusalNamesTheAddressThatAnsweredIt() {
+        try (Db db = new Db("diagnostics")) {
+            CosmosContainer items = db.container("c");
+            CosmosException missing = assertThrows(CosmosException.class,
+                () -> items.readItem("missing", new PartitionKey("p"), JsonNode.class));
+            assertEquals(404, missing.getStatusCode());
+            String text = missing.toString();
+            if (Boolean.getBoolean("cosmos.diagnostics.print")) {
+                System.out.println((Emulators.direct() ? "DIRECT 404: " : "GATEWAY 404: ") + text);
+            }
+            String address = Emulators.direct() ? "\"resourceAddress\":\"rntbd://" : "\"resourceAddress\":\"https://";
+            assertTrue(text.contains(address), text);
+            assertDirect(text, Emulators.direct(), "the 404");
         }
     }
 
