@@ -36,8 +36,14 @@ pub fn app(state: AppState) -> App {
 pub fn direct_mode(state: &AppState, idle: Duration) -> Arc<dyn BinaryFrontDoor> {
     let account = state.account.clone();
     let region = state.region_index;
-    let dispatcher: rntbd::connection::Dispatcher = Arc::new(move |request| {
-        Box::pin(rntbd::dispatch::answer(account.clone(), region, request))
+    let dispatcher: rntbd::connection::Dispatcher = Arc::new(move |request, connection| {
+        let connection = connection.clone();
+        Box::pin(rntbd::dispatch::answer(
+            account.clone(),
+            region,
+            request,
+            connection,
+        ))
     });
     let limits = Limits {
         idle,

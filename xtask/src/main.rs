@@ -72,8 +72,8 @@ tasks:
       tls/ snippets against cosmos-emulator on 127.0.0.1:8081 (--no-run:
       not those). Needs mdbook on PATH (or MDBOOK).
   fuzz [--cases N] [--seed S]
-      The emulator's property-based fuzz tests (emulator/tests/it/fuzz.rs),
-      optimised, with N cases a property (default 10000, about six
+      The emulator's property-based fuzz tests (HTTP: emulator/tests/it/fuzz.rs;
+      Direct mode: the RNTBD codec's and dispatcher's properties), optimised, with N cases a property (default 10000, about six
       minutes) from seed S (default: a fresh one, printed first).
   image [--binary-dir DIR] [--test [--skip-clients]]
       The container image cosmos-emulator:<version> (and :latest) with

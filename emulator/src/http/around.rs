@@ -12,9 +12,8 @@ use super::operation::classify;
 use super::request::CosmosHeaders;
 use super::response::from_operation;
 use super::{names, AppState};
-use crate::account::faults::Connection;
 use crate::data::store::MAX_ITEM_BYTES;
-use crate::net::transport::{Break, ConnectionControl};
+use crate::net::transport::ConnectionControl;
 use crate::operations::{self, Breakable, Call, Reply, Target};
 
 /// Runs a verified request through the steps and its handler (when one
@@ -91,18 +90,5 @@ impl Reply for Response {
 
     fn from_response(response: operations::Response) -> Self {
         from_operation(Ok(response), &Uri::from_static("/"))
-    }
-}
-
-impl Breakable for ConnectionControl {
-    fn break_with(&self, how: Connection) {
-        ConnectionControl::break_with(
-            self,
-            match how {
-                Connection::Close => Break::Close,
-                Connection::Reset => Break::Reset,
-                Connection::Hang => Break::Hang,
-            },
-        );
     }
 }

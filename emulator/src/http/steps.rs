@@ -7,12 +7,14 @@
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
+use futures_util::future::{CatchUnwind, Map};
+use futures_util::FutureExt;
 use tower::{Layer, Service, ServiceExt};
 
 use super::AppState;
@@ -71,10 +73,11 @@ where
 
     fn call(&mut self, request: Request) -> Caught {
         let (state, next) = (self.state.clone(), self.next.clone());
-        Caught(match self.which {
+        let step: StepFuture = match self.which {
             Which::Envelope => Box::pin(super::envelope(state, request, next)),
             Which::Authenticate => Box::pin(super::authenticate(state, request, next)),
-        })
+        };
+        AssertUnwindSafe(step).catch_unwind().map(answered)
     }
 }
 
@@ -90,18 +93,17 @@ where
     }
 }
 
+/// A step's way to its answer.
+type StepFuture = Pin<Box<dyn Future<Output = Response> + Send>>;
+
 /// A step's answer; a panic while computing it is answered as a 500 marked
 /// [`super::Panicked`], as `CatchPanicLayer::custom(panicked)` did (the
 /// envelope then logs it with the request's activity id).
-pub(super) struct Caught(Pin<Box<dyn Future<Output = Response> + Send>>);
+pub(super) type Caught = Map<
+    CatchUnwind<AssertUnwindSafe<StepFuture>>,
+    fn(std::thread::Result<Response>) -> Result<Response, Infallible>,
+>;
 
-impl Future for Caught {
-    type Output = Result<Response, Infallible>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
-            Ok(poll) => poll.map(Ok),
-            Err(cause) => Poll::Ready(Ok(super::panicked(cause))),
-        }
-    }
+fn answered(result: std::thread::Result<Response>) -> Result<Response, Infallible> {
+    Ok(result.unwrap_or_else(super::panicked))
 }

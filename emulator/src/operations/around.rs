@@ -24,6 +24,7 @@ use super::Serving;
 use crate::account::faults::{Connection, Rule, Target as FaultTarget, When};
 use crate::account::regions::Outage;
 use crate::account::throttle::{PartitionId, Priority};
+use crate::net::transport::{Break, ConnectionControl};
 use crate::protocol::error::{ApiError, Status};
 use crate::protocol::request_units::Charge;
 
@@ -71,9 +72,23 @@ pub trait Call<R>: Send {
 }
 
 /// The connection a request came on, which a fault rule or an outage may
-/// break (`net/transport/breakable.rs` for HTTP's).
+/// break: a front door's [`ConnectionControl`] (`net/transport/breakable.rs`),
+/// which both HTTP's and Direct mode's connections carry.
 pub trait Breakable: Send + Sync {
     fn break_with(&self, how: Connection);
+}
+
+impl Breakable for ConnectionControl {
+    fn break_with(&self, how: Connection) {
+        ConnectionControl::break_with(
+            self,
+            match how {
+                Connection::Close => Break::Close,
+                Connection::Reset => Break::Reset,
+                Connection::Hang => Break::Hang,
+            },
+        );
+    }
 }
 
 /// Whether no step has anything to do for `serving`'s requests: one

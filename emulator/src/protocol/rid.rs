@@ -10,6 +10,12 @@ fn encode(bytes: &[u8]) -> String {
     BASE64.encode(bytes).replace('/', "-")
 }
 
+/// A RID's text from its bytes (Direct mode's ResourceId token carries
+/// the bytes).
+pub fn from_bytes(bytes: &[u8]) -> String {
+    encode(bytes)
+}
+
 pub fn database(db: u32) -> String {
     encode(&db.to_le_bytes())
 }

@@ -13,14 +13,13 @@ mod options;
 #[cfg(test)]
 mod tests;
 
+use std::any::Any;
 use std::borrow::Cow;
-use std::future::Future;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::pin::Pin;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use bytes::Bytes;
+use futures_util::FutureExt;
 use uuid::Uuid;
 
 use self::answer::About;
@@ -35,23 +34,19 @@ use crate::operations::{
 };
 use crate::protocol::error::{ApiError, Status};
 use crate::protocol::request_units::Charge;
+use crate::protocol::rid;
 use crate::rntbd::codec::{OperationType, RequestFrame, ResourceType};
 
 /// Answers one request frame (already known to decode) of a client of
-/// `account`'s region `region`: the response frame, whatever happens (a
-/// frame that does not decode after all is a 400).
-pub(crate) async fn answer(account: Arc<Account>, region: usize, request: Bytes) -> Bytes {
-    answer_on(account, region, request, None).await
-}
-
-/// [`answer`], on a connection a fault rule (`connection: reset`...) or
-/// a region's outage may break; without one such a rule answers 500 saying
-/// this server cannot break it.
-pub(crate) async fn answer_on(
+/// `account`'s region `region`, on `connection`, which a fault rule
+/// (`connection: reset`...) or a region's outage may break: the response
+/// frame, whatever happens (a frame that does not decode after all is a
+/// 400; a panic in the operation a 500).
+pub(crate) async fn answer(
     account: Arc<Account>,
     region: usize,
     request: Bytes,
-    connection: Option<Arc<dyn Breakable>>,
+    connection: impl Breakable + 'static,
 ) -> Bytes {
     let serving = Serving::new(&account, region);
     let frame = match RequestFrame::decode(&request) {
@@ -73,14 +68,17 @@ pub(crate) async fn answer_on(
         names,
         options: &options,
     };
-    let served = Caught(Box::pin(async move {
+    let served = AssertUnwindSafe(async move {
         match request.admit() {
             Ok(()) if operations::nothing_around(&serving) => request.run().await,
-            Ok(()) => operations::around(&serving, request, connection.as_deref()).await,
+            Ok(()) => {
+                operations::around(&serving, request, Some(&connection as &dyn Breakable)).await
+            }
             Err(refusal) => refusal.into(),
         }
-    }));
-    let response = served.await.unwrap_or_else(|cause| {
+    });
+    let response = served.catch_unwind().await.unwrap_or_else(|cause| {
+        let cause = panic_message(cause.as_ref());
         // Never a dropped request: the 500 the HTTP adapter answers.
         tracing::error!(activity_id = %frame.activity_id, %cause, "a Direct-mode request panicked");
         ApiError::new(
@@ -100,25 +98,14 @@ pub(crate) async fn answer_on(
     answer::frame(&serving, frame.activity_id, transport, response, about)
 }
 
-/// A request's answer; a panic while computing it is its cause, as text.
-struct Caught<'a>(Pin<Box<dyn Future<Output = Response> + Send + 'a>>);
-
-impl Future for Caught<'_> {
-    type Output = Result<Response, String>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match catch_unwind(AssertUnwindSafe(|| self.0.as_mut().poll(cx))) {
-            Ok(poll) => poll.map(Ok),
-            Err(cause) => {
-                let cause = match cause.downcast::<String>() {
-                    Ok(text) => *text,
-                    Err(cause) => cause
-                        .downcast_ref::<&str>()
-                        .map_or("a panic without a message".into(), |s| (*s).to_string()),
-                };
-                Poll::Ready(Err(cause))
-            }
-        }
+/// What a panic said, if it said anything.
+fn panic_message(cause: &(dyn Any + Send)) -> &str {
+    match cause.downcast_ref::<String>() {
+        Some(text) => text,
+        None => cause
+            .downcast_ref::<&str>()
+            .copied()
+            .unwrap_or("a panic without a message"),
     }
 }
 
@@ -207,22 +194,42 @@ impl<'r> Request<'r> {
                 .range_id_text()
                 .map(str::to_owned)
                 .or_else(|| self.frame.tokens.replica_path().and_then(replica_range));
-            if let Some(range) = aimed {
-                let gone =
-                    account.store.with_container(db, coll, |c, _| {
-                        Ok((c.ranges().by_id(&range).is_none())
-                            .then(|| range_gone(&range, c.ranges())))
-                    });
-                // A container that is not there: the operation says so.
-                if let Ok(Some(gone)) = gone {
-                    return Err(match self.is_point_operation() {
-                        true => splitting(gone),
-                        false => gone,
-                    });
+            let believed = self.believed_container_rid();
+            if aimed.is_none() && believed.is_none() {
+                return Ok(());
+            }
+            let refused = account.store.with_container(db, coll, |c, _| {
+                if let Some(believed) = believed.filter(|rid| *rid != c.rid) {
+                    return Ok(Some(name_cache_is_stale(db, coll, &believed, &c.rid)));
                 }
+                let gone = aimed
+                    .filter(|range| c.ranges().by_id(range).is_none())
+                    .map(|range| range_gone(&range, c.ranges()));
+                Ok(gone.map(|gone| match self.is_point_operation() {
+                    true => splitting(gone),
+                    false => gone,
+                }))
+            });
+            // A container that is not there: the operation says so.
+            if let Ok(Some(refusal)) = refused {
+                return Err(refusal);
             }
         }
         Ok(())
+    }
+
+    /// The RID of the container the client resolved the names to, when it
+    /// sent one: a name-based request's ResourceId is its container's (an
+    /// item's or a script's RID begins with it), which is how a replica
+    /// tells a client whose cache still holds a container deleted and
+    /// created again under the same name.
+    fn believed_container_rid(&self) -> Option<String> {
+        let under_a_container = matches!(
+            self.frame.resource_type,
+            ResourceType::Document | ResourceType::StoredProcedure
+        );
+        let bytes = self.frame.tokens.resource_id()?;
+        (under_a_container && bytes.len() >= 8).then(|| rid::from_bytes(&bytes[..8]))
     }
 
     /// An operation on one item or one partition key (not a feed): the
@@ -513,6 +520,24 @@ fn unserved(frame: &RequestFrame<'_>) -> ApiError {
             frame.resource_type.id()
         ),
     )
+}
+
+/// Substatus 1000, NameCacheIsStale: what a replica answers a request
+/// whose container RID is not the one its names now name (JAVA
+/// `RntbdRequestManager` makes it an `InvalidPartitionException`, and
+/// `StaleResourceRetryPolicy` re-reads the container and retries).
+const NAME_CACHE_IS_STALE: u32 = 1000;
+
+fn name_cache_is_stale(db: &str, coll: &str, believed: &str, now: &str) -> ApiError {
+    ApiError::new(
+        Status::GONE,
+        format!(
+            "The container '{coll}' of database '{db}' has the RID {now}, not {believed}: it was \
+             deleted and created again since the client resolved its name. Read the container \
+             again (the SDKs do, and retry)."
+        ),
+    )
+    .with_substatus(NAME_CACHE_IS_STALE)
 }
 
 /// Substatus 1007, PartitionKeyRangeIsSplitting: what a point operation

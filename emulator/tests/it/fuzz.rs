@@ -68,9 +68,11 @@ fn assert_cosmos(reply: &Reply, what: &str) {
 fn assert_reads_back(c: &TestClient, id: &str, pk: &Value) {
     let header = json!([pk]).to_string();
     // URL parsers remove `.` and `..` segments, even percent-encoded (the
-    // WHATWG URL rules): no HTTP client can address such an id by path, so
-    // it is read back through a query.
-    if id == "." || id == ".." {
+    // WHATWG URL rules): no HTTP client can address such an id by path; and
+    // the service's gateway refuses a URL holding a control character once
+    // decoded (400, `protocol/auth.rs`'s `check_path`): such ids are read
+    // back through a query.
+    if id == "." || id == ".." || id.chars().any(char::is_control) {
         let found = query(
             c,
             "SELECT VALUE c.id FROM c WHERE c.id = @p",

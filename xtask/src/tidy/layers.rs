@@ -147,7 +147,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     // account and a protocol-neutral request each. The metadata operations
     // query their resources in memory (`query`) and hand out permission
     // tokens (`resource_token`); the change feed reads a partition key's
-    // scope (`partition_key`).
+    // scope (`partition_key`). A fault rule or an outage breaks the
+    // request's connection through the transport's `ConnectionControl`,
+    // whichever front door it came through (`net::transport`).
     (
         "operations",
         &[
@@ -161,6 +163,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "data::query",
             "data::script",
             "data::store",
+            "net::transport",
             "protocol::auth",
             "protocol::error",
             "protocol::json",
@@ -217,6 +220,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "protocol::auth",
             "protocol::error",
             "protocol::request_units",
+            "protocol::rid",
         ],
     ),
     // The control API (`/_emulator/...`): handlers over the HTTP layer's

@@ -128,6 +128,7 @@ impl<S: Send + 'static> Accept<TcpStream, S> for Acceptor {
                     return Ok(Sorted::Binary(BinaryConnection {
                         stream: BinaryStream(stream),
                         peer,
+                        control,
                         stopped: stopped_too,
                     }));
                 }

@@ -19,7 +19,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, ReadBuf};
 use tokio::sync::watch;
 use tokio_rustls::server::TlsStream;
 
-use super::breakable::Breakable;
+use super::breakable::{Breakable, ConnectionControl};
 use super::rewind::Rewind;
 
 /// What a binary frame's opening must hold to be told from HTTP.
@@ -38,6 +38,9 @@ pub struct BinaryConnection {
     pub stream: BinaryStream,
     /// The client's address, for the logs.
     pub peer: Option<SocketAddr>,
+    /// What breaks the connection underneath TLS (a fault rule's
+    /// `connection` answer, a region's outage), as for HTTP's.
+    pub control: ConnectionControl,
     /// Becomes true when the server stops: the front door then stops
     /// reading, finishes what is in flight within [`super::GRACE`], and
     /// closes.

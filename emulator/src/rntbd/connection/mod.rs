@@ -28,15 +28,17 @@ use tokio::time::{sleep_until, Instant};
 
 use super::codec::{decode_incoming, ContextResponse, Incoming};
 use super::refusal::error_frame;
-use crate::net::transport::{BinaryConnection, BinaryFrontDoor, GRACE};
+use crate::net::transport::{BinaryConnection, BinaryFrontDoor, ConnectionControl, GRACE};
 use writer::{write_answers, Outgoing};
 
 /// A whole answer frame, to come.
 pub(crate) type Answer = Pin<Box<dyn Future<Output = Bytes> + Send>>;
 
-/// What answers a request: one whole request frame's bytes in, the whole
-/// response frame's bytes out, its TransportRequestID echoed.
-pub(crate) type Dispatcher = Arc<dyn Fn(Bytes) -> Answer + Send + Sync>;
+/// What answers a request: one whole request frame's bytes in, with the
+/// control of the connection it came on (which a fault rule or an outage
+/// may break), the whole response frame's bytes out, its
+/// TransportRequestID echoed.
+pub(crate) type Dispatcher = Arc<dyn Fn(Bytes, &ConnectionControl) -> Answer + Send + Sync>;
 
 /// The context response's ServerAgent.
 pub(crate) const SERVER_AGENT: &str = "cosmos-emulator";
@@ -102,6 +104,7 @@ impl BinaryFrontDoor for FrontDoor {
         Box::pin(serve(
             connection.stream,
             connection.peer,
+            connection.control,
             self.dispatcher.clone(),
             self.limits,
             connection.stopped,
@@ -121,7 +124,8 @@ enum Ended {
     /// Bytes no frame is, or a frame out of turn.
     Broken(String),
     ReadFailed(std::io::Error),
-    /// The writer ended (the client stopped reading, or its socket broke).
+    /// The writer ended (the client stopped reading, its socket broke, or
+    /// a request broke the connection: `ConnectionControl`).
     WriterGone,
 }
 
@@ -130,6 +134,7 @@ enum Ended {
 pub(crate) async fn serve<S>(
     stream: S,
     peer: Option<SocketAddr>,
+    control: ConnectionControl,
     dispatcher: Dispatcher,
     limits: Limits,
     mut stopped: watch::Receiver<bool>,
@@ -139,7 +144,15 @@ pub(crate) async fn serve<S>(
     let (mut reader, writer) = tokio::io::split(stream);
     let (answers, queue) = mpsc::unbounded_channel();
     let mut writing = tokio::spawn(write_answers(writer, queue, limits.idle));
-    let ended = read_requests(&mut reader, &answers, dispatcher, limits, &mut stopped).await;
+    let ended = read_requests(
+        &mut reader,
+        &answers,
+        &control,
+        dispatcher,
+        limits,
+        &mut stopped,
+    )
+    .await;
     match &ended {
         Ended::Broken(why) => {
             tracing::warn!(?peer, "closing a Direct-mode connection: {why}")
@@ -170,6 +183,7 @@ async fn until(stopped: &mut watch::Receiver<bool>) {
 async fn read_requests<R: AsyncRead + Unpin>(
     reader: &mut R,
     answers: &mpsc::UnboundedSender<Outgoing>,
+    control: &ConnectionControl,
     dispatcher: Dispatcher,
     limits: Limits,
     stopped: &mut watch::Receiver<bool>,
@@ -231,10 +245,12 @@ async fn read_requests<R: AsyncRead + Unpin>(
                     };
                     let answers = answers.clone();
                     let dispatcher = dispatcher.clone();
+                    let control = control.clone();
                     tokio::spawn(async move {
                         let answer = unwind::answer_or_500(
                             &dispatcher,
                             request,
+                            &control,
                             activity_id,
                             transport_request_id,
                         )
@@ -271,6 +287,9 @@ async fn read_requests<R: AsyncRead + Unpin>(
                 deadline = Instant::now() + limits.idle;
             }
             () = until(stopped) => return Ended::Stopped,
+            // A broken connection's writer fails: stop reading at once
+            // rather than when the client next sends.
+            () = answers.closed() => return Ended::WriterGone,
         }
     }
 }
@@ -382,7 +401,7 @@ mod tests {
     /// its answers run at once at most; `panic_on` panics instead.
     fn counting(delay: Duration, most: Arc<AtomicUsize>, panic_on: Option<u32>) -> Dispatcher {
         let now = Arc::new(AtomicUsize::new(0));
-        Arc::new(move |request: Bytes| {
+        Arc::new(move |request: Bytes, _: &ConnectionControl| {
             let (now, most) = (now.clone(), most.clone());
             Box::pin(async move {
                 let running = now.fetch_add(1, Ordering::SeqCst) + 1;
@@ -403,7 +422,14 @@ mod tests {
     fn served(dispatcher: Dispatcher, limits: Limits) -> (DuplexStream, watch::Sender<bool>) {
         let (client, server) = tokio::io::duplex(1 << 20);
         let (stop, stopped) = watch::channel(false);
-        tokio::spawn(serve(server, None, dispatcher, limits, stopped));
+        tokio::spawn(serve(
+            server,
+            None,
+            ConnectionControl::default(),
+            dispatcher,
+            limits,
+            stopped,
+        ));
         (client, stop)
     }
 

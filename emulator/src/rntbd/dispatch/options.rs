@@ -93,7 +93,7 @@ impl<'a> TokenOptions<'a> {
             }
         }
         if let Some(priority) = tokens.priority_level() {
-            // 1 High, 2 Low (`RntbdConstants.RntbdPriorityLevel`).
+            // 1 High, 2 Low (JAVA `models.PriorityLevel`: HIGH is (byte) 1, LOW (byte) 2).
             let level = if priority == 2 { "Low" } else { "High" };
             values.push((PriorityLevel, Cow::Borrowed(level)));
         }

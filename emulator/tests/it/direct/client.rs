@@ -220,3 +220,38 @@ pub fn closed(stream: &mut Tls) -> bool {
 pub fn send(stream: &mut Tls, bytes: &[u8]) {
     let _ = stream.write_all(bytes).and_then(|()| stream.flush());
 }
+
+/// A String token (u16 length).
+pub fn string(id: u16, text: &str) -> Vec<u8> {
+    let mut value = (text.len() as u16).to_le_bytes().to_vec();
+    value.extend_from_slice(text.as_bytes());
+    token(id, 0x08, &value)
+}
+
+/// A Document Read of `dbs/{db}/colls/{coll}/docs/{doc}` by name, in
+/// partition `pk` (a JSON array), signed with the account key as the SDK
+/// signs it (the guide's "Authorization"): what a fault rule can match.
+pub fn named_read(transport_request_id: u32, names: [&str; 3], pk: &str) -> Vec<u8> {
+    use cosmos_emulator::protocol::auth;
+    let [db, coll, doc] = names;
+    let key = auth::MasterKey::from_base64(cosmos_emulator::WELL_KNOWN_KEY).unwrap();
+    let date = httpdate::fmt_http_date(std::time::SystemTime::now());
+    let link = format!("dbs/{db}/colls/{coll}/docs/{doc}");
+    let signature =
+        auth::authorization_header(&key, &auth::payload("get", "docs", &link, &date, ""));
+    frame(
+        [3, 0, 3, 0],
+        u128::from(transport_request_id),
+        &[
+            token(0x0002, 0x00, &[0]),
+            string(0x0001, &signature),
+            small_string(0x0003, &date),
+            string(0x0015, db),
+            string(0x0016, coll),
+            string(0x0017, doc),
+            string(0x002B, pk),
+            token(0x004D, 0x02, &transport_request_id.to_le_bytes()),
+        ],
+        None,
+    )
+}

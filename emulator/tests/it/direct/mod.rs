@@ -19,7 +19,8 @@ use proptest::prelude::*;
 
 use crate::common::{scratch_dir, Api};
 use client::{
-    closed, connect, context_request, frame, read_request, read_response, send, token, Tls,
+    closed, connect, context_request, frame, named_read, read_request, read_response, send, token,
+    Tls,
 };
 
 /// Response token ids the tests read.
@@ -340,6 +341,71 @@ fn an_open_direct_connection_does_not_hold_up_the_stop() {
         started.elapsed()
     );
     assert!(closed(&mut tls), "the stop closes the connection");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `Api` over HTTPS on `endpoint`, trusting the emulator's authority.
+fn https_api(endpoint: &str, dir: &Path) -> Api {
+    let pem = std::fs::read(dir.join("ca.pem")).unwrap();
+    let http = reqwest::blocking::Client::builder()
+        .tls_certs_only([reqwest::Certificate::from_pem(&pem).unwrap()])
+        .build()
+        .unwrap();
+    Api::new(
+        format!("https://{}", address(endpoint)),
+        MasterKey::from_base64(cosmos_emulator::WELL_KNOWN_KEY).unwrap(),
+        http,
+    )
+}
+
+#[test]
+fn a_fault_rule_breaks_the_direct_connection_its_request_came_on() {
+    let dir = dir("direct-fault-connection");
+    let emulator = start(Protocol::Https, &dir, |_| {});
+    let endpoint = emulator.endpoint().to_string();
+    let api = https_api(&endpoint, &dir);
+    assert_eq!(
+        api.post("/dbs", &serde_json::json!({"id": "d"}), &[])
+            .status,
+        201
+    );
+    let container = serde_json::json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash", "version": 2}});
+    assert_eq!(api.post("/dbs/d/colls", &container, &[]).status, 201);
+    let item = serde_json::json!({"id": "x", "pk": "a"});
+    let created = api.post(
+        "/dbs/d/colls/c/docs",
+        &item,
+        &[("x-ms-documentdb-partitionkey", r#"["a"]"#)],
+    );
+    assert_eq!(created.status, 201, "{}", created.body);
+    let read = |tls: &mut Tls, id: u32| {
+        send(tls, &named_read(id, ["d", "c", "x"], r#"["a"]"#));
+        read_response(tls, Some(0x0000))
+    };
+    let mut bystander = negotiated(&endpoint, &dir, Duration::from_secs(15));
+    assert_eq!(read(&mut bystander, 1).expect("an answer").status, 200);
+    for how in ["reset", "close"] {
+        let rule = serde_json::json!({"match": {"operation": "read"}, "respond": {"connection": how}, "hits": 1});
+        assert_eq!(api.post("/_emulator/faults", &rule, &[]).status, 201);
+        let mut victim = negotiated(&endpoint, &dir, Duration::from_secs(15));
+        // No answer: the connection ends under the request (a reset, or an
+        // end of stream), as an HTTP client's does.
+        let started = Instant::now();
+        assert!(read(&mut victim, 2).is_err(), "{how}: no answer");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{how}: at once, not at a timeout"
+        );
+        // Only that one: the other connection and a new one are served.
+        assert_eq!(
+            read(&mut bystander, 3).expect("an answer").status,
+            200,
+            "{how}"
+        );
+        let mut next = negotiated(&endpoint, &dir, Duration::from_secs(15));
+        assert_eq!(read(&mut next, 4).expect("an answer").status, 200, "{how}");
+    }
+    drop(emulator);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

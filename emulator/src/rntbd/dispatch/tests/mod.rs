@@ -6,6 +6,7 @@
 //! sessions in `feeds.rs`.
 
 mod feeds;
+mod properties;
 
 use std::sync::Arc;
 
@@ -17,6 +18,7 @@ use super::answer;
 use crate::account::Account;
 use crate::data::clock::{Clock, ClockMode};
 use crate::data::store::Store;
+use crate::net::transport::ConnectionControl;
 use crate::protocol::auth::{self, MasterKey, WELL_KNOWN_KEY};
 use crate::rntbd::codec::{
     OperationType, RequestFrame, RequestTokens, ResourceType, ResponseFrame, ResponseTokens,
@@ -137,7 +139,12 @@ pub(super) fn run(account: &Arc<Account>, request: Bytes) -> Answered {
         .enable_all()
         .build()
         .unwrap()
-        .block_on(answer(Arc::clone(account), 0, request));
+        .block_on(answer(
+            Arc::clone(account),
+            0,
+            request,
+            ConnectionControl::default(),
+        ));
     Answered { bytes }
 }
 
@@ -425,6 +432,63 @@ fn a_request_aimed_at_a_split_range_is_410_1007_for_an_item_and_1002_for_a_feed(
 }
 
 #[test]
+fn a_container_created_again_under_its_name_is_410_1000_to_a_client_holding_its_old_rid() {
+    use base64::Engine;
+    let account = account();
+    let rid_bytes = |account: &Arc<Account>| {
+        let rid = account
+            .store
+            .with_container("db", "c", |c, _| Ok(c.rid.clone()))
+            .unwrap();
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(rid.replace('-', "/"))
+            .unwrap();
+        &*Box::leak(bytes.into_boxed_slice())
+    };
+    let old = rid_bytes(&account);
+    let body = br#"{"id":"x","pk":"a"}"#;
+    let with_old = |t: &mut RequestTokens<'static>| {
+        t.set_resource_id(old);
+    };
+    // The RID the names resolve to: served.
+    let created = item_op(&account, OperationType::Create, None, Some(body), &with_old);
+    assert_eq!(created.status(), 201);
+    // Deleted and created again: the same names, another RID.
+    account.store.delete_container("db", "c").unwrap();
+    let container =
+        json!({"id": "c", "partitionKey": {"paths": ["/pk"], "kind": "Hash", "version": 2}});
+    account
+        .store
+        .create_container("db", container.as_object().unwrap(), None)
+        .unwrap();
+    let new = rid_bytes(&account);
+    assert_ne!(old, new);
+    for (operation, id, body) in [
+        (OperationType::Read, Some("x"), None),
+        (OperationType::Create, None, Some(&body[..])),
+        (
+            OperationType::Query,
+            None,
+            Some(&br#"{"query":"SELECT * FROM c","parameters":[]}"#[..]),
+        ),
+    ] {
+        let stale = item_op(&account, operation, id, body, &with_old);
+        assert_eq!(stale.status(), 410, "{operation:?}");
+        assert_eq!(stale.tokens().sub_status(), Some(1000), "{operation:?}");
+        every_answer_carries(&stale);
+    }
+    // Nothing was written by the refused create; the client's retry with
+    // the new RID is served.
+    let with_new = |t: &mut RequestTokens<'static>| {
+        t.set_resource_id(new);
+    };
+    let read = item_op(&account, OperationType::Read, Some("x"), None, &with_new);
+    assert_eq!(read.status(), 404);
+    let created = item_op(&account, OperationType::Create, None, Some(body), &with_new);
+    assert_eq!(created.status(), 201);
+}
+
+#[test]
 fn a_query_page_and_a_page_size_of_minus_one() {
     let account = account();
     for id in ["q1", "q2", "q3"] {
@@ -513,5 +577,10 @@ fn barriers_answer_200_with_the_current_lsn_and_no_body() {
 #[test]
 fn the_answer_is_a_send_future() {
     fn sendable<T: Send + 'static>(_: T) {}
-    sendable(answer(account(), 0, Bytes::new()));
+    sendable(answer(
+        account(),
+        0,
+        Bytes::new(),
+        ConnectionControl::default(),
+    ));
 }
