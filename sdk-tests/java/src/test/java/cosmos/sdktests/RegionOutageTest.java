@@ -1,8 +1,8 @@
 // A multi-region account (--regions "West US,East US", docs/src/regions.md)
 // losing a region, through the SDK with preferred regions: reads go to the
 // first preferred region, East US, until it is taken down
-// (POST /_emulator/regions/{name}/down, in each outage mode), then to West
-// US; and writes follow a failover of the write region to East US, with the
+// (POST /_emulator/regions/{name}/down, in each outage mode but reset), then
+// to West US; and writes follow a failover of the write region to East US, with the
 // old one down (refusing connections: a 503 or a 403/1008 is no failover
 // signal for a write in a single-write account, the SDK retries those in
 // another region for reads only, ClientRetryPolicy). In Direct mode each region's replicas are on that region's
@@ -12,17 +12,22 @@
 package cosmos.sdktests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.CosmosDiagnostics;
+import com.azure.cosmos.CosmosException;
+import com.azure.cosmos.DirectConnectionConfig;
 import com.azure.cosmos.models.CosmosItemResponse;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URI;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -34,12 +39,23 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class RegionOutageTest {
 
+    /**
+     * A region that hangs is left once the client's wait for an answer
+     * runs out: in Direct mode, the replica's network request timeout (1 s
+     * here, the least the SDK takes; 5 s by default, some 40 s in all for
+     * the read). Gateway mode waits its HTTP response timeout, 60 s a try,
+     * minutes in all, so that case runs in Direct mode only.
+     */
     @ParameterizedTest
-    @ValueSource(strings = {"refuse", "503", "403-1008"})
+    @ValueSource(strings = {"refuse", "hang", "503", "403-1008"})
     void readsGoOnInTheNextPreferredRegionWhileTheFirstIsDown(String mode) throws Exception {
+        assumeTrue(!mode.equals("hang") || Emulators.direct(), "gateway mode waits 60 s a try on a hung region");
         Emulators.https(); // the JVM's trust store first
         try (Emulator regional = Emulator.start(true, "--regions", "West US,East US");
-                CosmosClient client = Emulators.builder(regional)
+                CosmosClient client = (mode.equals("hang")
+                        ? Emulators.builder(regional).directMode(DirectConnectionConfig.getDefaultConfig()
+                            .setNetworkRequestTimeout(Duration.ofSeconds(1)))
+                        : Emulators.builder(regional))
                     .preferredRegions(List.of("East US", "West US"))
                     .buildClient()) {
             Map<String, Integer> ports = ports(regional);
@@ -56,6 +72,34 @@ class RegionOutageTest {
             CosmosItemResponse<JsonNode> after = items.readItem("a", new PartitionKey("p"), JsonNode.class);
             assertEquals(2, after.getItem().get("v").asInt());
             assertServedBy(after.getDiagnostics(), "west us", ports.get("West US"));
+        }
+    }
+
+    /**
+     * A region that resets each connection as a request arrives: the Java
+     * SDK does not move on, in either mode. The reset comes after the
+     * request was sent, which its retry policy does not take for the
+     * region being unavailable (it does for a connection refused); in
+     * Direct mode the replicas' resets send it to re-read the addresses,
+     * whose request the region resets too, and that reset reaches the
+     * application. Should the SDK start moving on, this fails.
+     */
+    @Test
+    void aReadRegionThatResetsConnectionsFailsTheReadThatMeetsIt() throws Exception {
+        Emulators.https();
+        try (Emulator regional = Emulator.start(true, "--regions", "West US,East US");
+                CosmosClient client = Emulators.builder(regional)
+                    .preferredRegions(List.of("East US", "West US"))
+                    .buildClient()) {
+            CosmosContainer items = withAnItem(client);
+            items.readItem("a", new PartitionKey("p"), JsonNode.class);
+            regional.control("POST", "_emulator/regions/East%20US/down", Map.of("mode", "reset"));
+            CosmosException reset = assertThrows(CosmosException.class,
+                () -> items.readItem("a", new PartitionKey("p"), JsonNode.class));
+            assertTrue(reset.getMessage().contains("Connection reset by peer"), reset.toString());
+            List<String> contacted = reset.getDiagnostics().getContactedRegionNames().stream()
+                .map(n -> n.toLowerCase(Locale.ROOT)).collect(Collectors.toList());
+            assertEquals(List.of("east us"), contacted, reset.toString());
         }
     }
 
