@@ -1,7 +1,7 @@
 // A multi-region account (--regions "West US,East US", docs/src/regions.md)
 // losing a region, through the SDK with preferred regions: reads go to the
 // first preferred region, East US, until it is taken down
-// (POST /_emulator/regions/{name}/down, in each outage mode but reset), then
+// (POST /_emulator/regions/{name}/down: refuse, 503, 403-1008), then
 // to West US; and writes follow a failover of the write region to East US, with the
 // old one down (refusing connections: a 503 or a 403/1008 is no failover
 // signal for a write in a single-write account, the SDK retries those in
@@ -14,20 +14,17 @@ package cosmos.sdktests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosContainer;
 import com.azure.cosmos.CosmosDiagnostics;
 import com.azure.cosmos.CosmosException;
-import com.azure.cosmos.DirectConnectionConfig;
 import com.azure.cosmos.models.CosmosItemResponse;
 import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URI;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -40,22 +37,19 @@ import org.junit.jupiter.params.provider.ValueSource;
 class RegionOutageTest {
 
     /**
-     * A region that hangs is left once the client's wait for an answer
-     * runs out: in Direct mode, the replica's network request timeout (1 s
-     * here, the least the SDK takes; 5 s by default, some 40 s in all for
-     * the read). Gateway mode waits its HTTP response timeout, 60 s a try,
-     * minutes in all, so that case runs in Direct mode only.
+     * Not `hang`: a hung region is left too, but slowly for a suite. In
+     * Direct mode the read waits out the replicas' network request timeout
+     * (5 s by default) on each of the SDK's tries, 38 s in all when
+     * measured (and the whole test 56 s with the timeout at its least,
+     * 1 s); in gateway mode its HTTP response timeout, 60 s a try, over
+     * five minutes in all.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"refuse", "hang", "503", "403-1008"})
+    @ValueSource(strings = {"refuse", "503", "403-1008"})
     void readsGoOnInTheNextPreferredRegionWhileTheFirstIsDown(String mode) throws Exception {
-        assumeTrue(!mode.equals("hang") || Emulators.direct(), "gateway mode waits 60 s a try on a hung region");
         Emulators.https(); // the JVM's trust store first
         try (Emulator regional = Emulator.start(true, "--regions", "West US,East US");
-                CosmosClient client = (mode.equals("hang")
-                        ? Emulators.builder(regional).directMode(DirectConnectionConfig.getDefaultConfig()
-                            .setNetworkRequestTimeout(Duration.ofSeconds(1)))
-                        : Emulators.builder(regional))
+                CosmosClient client = Emulators.builder(regional)
                     .preferredRegions(List.of("East US", "West US"))
                     .buildClient()) {
             Map<String, Integer> ports = ports(regional);
