@@ -1,13 +1,15 @@
 // A multi-region account (--regions "West US,East US", docs/src/regions.md)
 // losing a region, through the SDK with preferred regions: reads go to the
 // first preferred region, East US, until it is taken down
-// (POST /_emulator/regions/{name}/down: refuse, 503, 403-1008), then
-// to West US; and writes follow a failover of the write region to East US, with the
-// old one down (refusing connections: a 503 or a 403/1008 is no failover
-// signal for a write in a single-write account, the SDK retries those in
-// another region for reads only, ClientRetryPolicy). In Direct mode each region's replicas are on that region's
-// endpoint (host:port), so the diagnostics name the region that answered by
-// its port too. Each test has an emulator and a client of its own: the SDK
+// (POST /_emulator/regions/{name}/down: refuse, 503, 403-1008), then to
+// West US; a region that resets connections fails the read instead; and
+// writes follow a failover of the write region to East US, with the old
+// one still serving reads or refusing connections (a 503 or a 403/1008 is
+// no failover signal for a write in a single-write account: the SDK
+// retries those in another region for reads only, its ClientRetryPolicy).
+// In Direct mode each region's replicas are on that region's endpoint
+// (host:port), so the diagnostics name the region that answered by its
+// port too. Each test has an emulator and a client of its own: the SDK
 // remembers an unavailable region for minutes.
 package cosmos.sdktests;
 
