@@ -250,7 +250,12 @@ public final class Emulator implements AutoCloseable {
 
     /** A signed request to a control route; its JSON answer, or an error naming the status. */
     public JsonNode control(String method, String route, Object body) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(endpoint + route))
+        return controlAt(endpoint, method, route, body);
+    }
+
+    /** {@link #control} sent to another of this emulator's endpoints (a region's, --regions). */
+    public JsonNode controlAt(String base, String method, String route, Object body) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + route))
             .timeout(Duration.ofSeconds(60));
         signed(method, "", "").forEach(request::header);
         if (body == null) {

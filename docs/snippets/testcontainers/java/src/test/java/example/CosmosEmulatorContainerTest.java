@@ -8,7 +8,10 @@
 // What the module does, read from its source: exposes 8081 (a random host
 // port), waits for a log line matching `.*Started\r\n$`, and builds a
 // PKCS12 trust store from https://host:port/_explorer/emulator.pem; its
-// endpoint is always https.
+// endpoint is always https. The clients are built as in production, without
+// .gatewayMode(): the SDK's default, Direct mode, reaches the replicas on
+// the same mapped port (the address feed names the host and port the client
+// used), which the diagnostics show.
 //
 // Run by `cargo xtask image --test` through podman's Docker API
 // (DOCKER_HOST), Ryuk off (TESTCONTAINERS_RYUK_DISABLED=true).
@@ -21,12 +24,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.azure.cosmos.CosmosClient;
 import com.azure.cosmos.CosmosClientBuilder;
 import com.azure.cosmos.CosmosContainer;
+import com.azure.cosmos.CosmosDiagnostics;
 import com.azure.cosmos.CosmosException;
 import com.azure.cosmos.models.CosmosContainerProperties;
 import com.azure.cosmos.models.CosmosContainerResponse;
 import com.azure.cosmos.models.CosmosDatabaseResponse;
+import com.azure.cosmos.models.CosmosItemRequestOptions;
+import com.azure.cosmos.models.CosmosItemResponse;
 import com.azure.cosmos.models.CosmosQueryRequestOptions;
+import com.azure.cosmos.models.FeedResponse;
 import com.azure.cosmos.models.PartitionKey;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.FileOutputStream;
 import java.net.URI;
@@ -78,7 +86,6 @@ class CosmosEmulatorContainerTest {
             System.setProperty("javax.net.ssl.trustStoreType", "PKCS12");
 
             CosmosClient client = new CosmosClientBuilder()
-                .gatewayMode()
                 .endpointDiscoveryEnabled(false)
                 .endpoint(emulator.getEmulatorEndpoint())
                 .key(emulator.getEmulatorKey())
@@ -97,6 +104,52 @@ class CosmosEmulatorContainerTest {
         }
     }
 
+    /** The SDK's default connection mode, Direct (no .gatewayMode()): items
+     *  go over RNTBD to the replicas the address feed names, on the host
+     *  and mapped port the client reached the gateway at. */
+    @Test
+    void itemsGoThroughDirectModeOnTheMappedPort() throws Exception {
+        try (CosmosDBEmulatorContainer emulator = new CosmosDBEmulatorContainer(IMAGE)) {
+            emulator.start();
+            trust(emulator, tempFolder.resolve("direct.keystore"));
+            String endpoint = emulator.getEmulatorEndpoint();
+            String hostPort = URI.create(endpoint).getAuthority();
+            try (CosmosClient client = new CosmosClientBuilder()
+                    .endpointDiscoveryEnabled(false)
+                    .endpoint(endpoint)
+                    .key(emulator.getEmulatorKey())
+                    .buildClient()) {
+                client.createDatabaseIfNotExists("direct");
+                client.getDatabase("direct").createContainerIfNotExists("items", "/pk");
+                CosmosContainer items = client.getDatabase("direct").getContainer("items");
+
+                CosmosItemResponse<ObjectNode> created = items.createItem(item("a", 1));
+                assertEquals(201, created.getStatusCode());
+                assertDirect(created.getDiagnostics(), hostPort);
+
+                CosmosItemResponse<ObjectNode> read = items.readItem("a", new PartitionKey("a"), ObjectNode.class);
+                assertEquals(1, read.getItem().get("n").asInt());
+                assertDirect(read.getDiagnostics(), hostPort);
+
+                items.createItem(item("b", 2));
+                FeedResponse<Integer> page = items
+                    .queryItems("SELECT VALUE c.n FROM c WHERE c.pk = 'b'", new CosmosQueryRequestOptions(), Integer.class)
+                    .iterableByPage()
+                    .iterator()
+                    .next();
+                assertEquals(List.of(2), page.getResults());
+                assertDirect(page.getCosmosDiagnostics(), hostPort);
+
+                assertEquals(204, items.deleteItem("a", new PartitionKey("a"), new CosmosItemRequestOptions()).getStatusCode());
+                CosmosException gone = assertThrows(
+                    CosmosException.class,
+                    () -> items.readItem("a", new PartitionKey("a"), ObjectNode.class));
+                assertEquals(404, gone.getStatusCode());
+                assertDirect(gone.getDiagnostics(), hostPort);
+            }
+        }
+    }
+
     @Test
     void anItemExpiresThroughTheTestClock() throws Exception {
         // withEnv is GenericContainer's documented way to add a variable;
@@ -107,15 +160,10 @@ class CosmosEmulatorContainerTest {
         // ANCHOR_END: clock
         try (emulator) {
             emulator.start();
-            KeyStore trust = emulator.buildNewKeyStore();
-            Path keyStoreFile = tempFolder.resolve("ttl.keystore");
-            trust.store(new FileOutputStream(keyStoreFile.toFile()), emulator.getEmulatorKey().toCharArray());
-            System.setProperty("javax.net.ssl.trustStore", keyStoreFile.toString());
-            System.setProperty("javax.net.ssl.trustStorePassword", emulator.getEmulatorKey());
-            System.setProperty("javax.net.ssl.trustStoreType", "PKCS12");
+            KeyStore trust = trust(emulator, tempFolder.resolve("ttl.keystore"));
+            String hostPort = URI.create(emulator.getEmulatorEndpoint()).getAuthority();
 
             try (CosmosClient client = new CosmosClientBuilder()
-                    .gatewayMode()
                     .endpointDiscoveryEnabled(false)
                     .endpoint(emulator.getEmulatorEndpoint())
                     .key(emulator.getEmulatorKey())
@@ -129,7 +177,9 @@ class CosmosEmulatorContainerTest {
 
                 advance(emulator, trust, 59);
                 assertEquals(List.of("a"), ids(items));
-                assertEquals("a", items.readItem("a", new PartitionKey("a"), ObjectNode.class).getItem().get("id").asText());
+                CosmosItemResponse<ObjectNode> read = items.readItem("a", new PartitionKey("a"), ObjectNode.class);
+                assertEquals("a", read.getItem().get("id").asText());
+                assertDirect(read.getDiagnostics(), hostPort);
 
                 advance(emulator, trust, 1); // the 60th second: expired
                 assertEquals(List.of(), ids(items));
@@ -139,6 +189,30 @@ class CosmosEmulatorContainerTest {
                 assertEquals(404, gone.getStatusCode());
             }
         }
+    }
+
+    /** The module's trust store, made the JVM's (as its documentation shows). */
+    static KeyStore trust(CosmosDBEmulatorContainer emulator, Path file) throws Exception {
+        KeyStore keyStore = emulator.buildNewKeyStore();
+        keyStore.store(new FileOutputStream(file.toFile()), emulator.getEmulatorKey().toCharArray());
+        System.setProperty("javax.net.ssl.trustStore", file.toString());
+        System.setProperty("javax.net.ssl.trustStorePassword", emulator.getEmulatorKey());
+        System.setProperty("javax.net.ssl.trustStoreType", "PKCS12");
+        return keyStore;
+    }
+
+    static ObjectNode item(String id, int n) {
+        return JsonNodeFactory.instance.objectNode().put("id", id).put("pk", id).put("n", n);
+    }
+
+    /** Diagnostics of an operation served in Direct mode: the client's
+     *  mode, and a replica's answer at an rntbd:// address on the host and
+     *  port the client used (the container's mapped port, not 8081). */
+    static void assertDirect(CosmosDiagnostics diagnostics, String hostPort) {
+        String text = diagnostics.toString();
+        assertEquals("DIRECT", diagnostics.getDiagnosticsContext().getConnectionMode(), text);
+        assertTrue(text.contains("\"storeResult\""), "a replica answered: " + text);
+        assertTrue(text.contains("rntbd://" + hostPort + "/"), "a replica on " + hostPort + ": " + text);
     }
 
     static List<String> ids(CosmosContainer items) {
