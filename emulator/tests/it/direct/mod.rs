@@ -79,18 +79,7 @@ fn negotiated(endpoint: &str, dir: &Path, read_timeout: Duration) -> Tls {
 
 /// HTTPS on `endpoint`: the account's databases, signed.
 fn https_answers(endpoint: &str, dir: &Path) -> u16 {
-    let pem = std::fs::read(dir.join("ca.pem")).unwrap();
-    let http = reqwest::blocking::Client::builder()
-        .tls_certs_only([reqwest::Certificate::from_pem(&pem).unwrap()])
-        .build()
-        .unwrap();
-    let https = format!("https://{}", address(endpoint));
-    let api = Api::new(
-        https,
-        MasterKey::from_base64(cosmos_emulator::WELL_KNOWN_KEY).unwrap(),
-        http,
-    );
-    api.get("/dbs", &[]).status
+    https_api(endpoint, dir).get("/dbs", &[]).status
 }
 
 #[test]
