@@ -152,6 +152,37 @@ class RegionOutageTest {
         }
     }
 
+    /**
+     * Not an outage but its mildest form: a read region whose replica has
+     * not applied the client's own write (replication paused). Its replica
+     * answers the session read 404/1002 (ReadSessionNotAvailable) and the
+     * SDK retries it on the write region, which has the write; once the
+     * replica catches up, reads are the read region's again.
+     */
+    @Test
+    void aLaggingReadRegionSendsASessionReadToTheWriteRegion() throws Exception {
+        Emulators.https();
+        try (Emulator regional = Emulator.start(true, "--regions", "West US,East US");
+                CosmosClient client = Emulators.builder(regional)
+                    .preferredRegions(List.of("East US", "West US"))
+                    .buildClient()) {
+            Map<String, Integer> ports = ports(regional);
+            CosmosContainer items = withAnItem(client);
+            regional.control("POST", "_emulator/regions/East%20US/replication", Map.of("paused", true));
+            items.upsertItem(item("a", 2));
+            CosmosItemResponse<JsonNode> behind = items.readItem("a", new PartitionKey("p"), JsonNode.class);
+            assertEquals(2, behind.getItem().get("v").asInt(), "the client's own write, read back");
+            String text = behind.getDiagnostics().toString();
+            assertTrue(text.contains("\"subStatusCode\":1002"), "East US's replica said it lacks the session: " + text);
+            assertServedBy(behind.getDiagnostics(), "west us", ports.get("West US"));
+
+            regional.control("POST", "_emulator/regions/East%20US/replication", Map.of("paused", false));
+            CosmosItemResponse<JsonNode> caughtUp = items.readItem("a", new PartitionKey("p"), JsonNode.class);
+            assertEquals(2, caughtUp.getItem().get("v").asInt());
+            assertServedBy(caughtUp.getDiagnostics(), "east us", ports.get("East US"));
+        }
+    }
+
     private static CosmosContainer withAnItem(CosmosClient client) {
         String db = Emulators.unique("outage");
         client.createDatabase(db);
