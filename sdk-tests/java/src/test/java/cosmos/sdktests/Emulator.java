@@ -317,6 +317,11 @@ public final class Emulator implements AutoCloseable {
         return ids;
     }
 
+    /** Ends the process with SIGKILL, as a crash would: no shutdown of its own. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor();
+    }
+
     @Override
     public void close() {
         if (process.isAlive()) {
