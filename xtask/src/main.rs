@@ -79,7 +79,8 @@ tasks:
       The container image cosmos-emulator:<version> (and :latest) with
       podman: one manifest list of linux/amd64 and linux/arm64 (the target
       table's image_platform) from the static musl binaries of target/dist/
-      (or DIR; built by `cargo xtask dist` when missing) and
+      (or DIR; built by `cargo xtask dist` when missing, or
+      older than the emulator's sources) and
       packages/container/Containerfile, in Docker format (it keeps the
       HEALTHCHECK). Saved to target/dist/cosmos-emulator-image.tar (an OCI
       layout holding the list; `podman load` reads it) and checked there:

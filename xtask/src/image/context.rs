@@ -6,6 +6,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use crate::dist::targets::{Target, TARGETS};
 use crate::{root, target_dir};
@@ -78,6 +79,47 @@ pub fn missing(platforms: &[Platform]) -> Vec<&'static str> {
         .collect()
 }
 
+/// The binaries built before the newest change to what they are built
+/// from (`emulator/`'s sources and manifest, `Cargo.lock`), by target
+/// triple: a `target/dist/` left by an earlier revision, which an image
+/// must not be made of.
+pub fn stale(platforms: &[Platform]) -> Vec<&'static str> {
+    let root = root();
+    let sources = [
+        root.join("emulator/src"),
+        root.join("emulator/Cargo.toml"),
+        root.join("Cargo.lock"),
+    ];
+    match sources.iter().filter_map(|p| newest_modified(p)).max() {
+        Some(newest) => older_than(platforms, newest),
+        None => Vec::new(),
+    }
+}
+
+fn older_than(platforms: &[Platform], newest: SystemTime) -> Vec<&'static str> {
+    platforms
+        .iter()
+        .filter(|p| modified(&p.binary).is_some_and(|built| built < newest))
+        .map(|p| p.target.triple)
+        .collect()
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// The latest modification time of `path`, or of any file below it.
+fn newest_modified(path: &Path) -> Option<SystemTime> {
+    if !path.is_dir() {
+        return modified(path);
+    }
+    std::fs::read_dir(path)
+        .ok()?
+        .filter_map(|entry| entry.ok())
+        .filter_map(|entry| newest_modified(&entry.path()))
+        .max()
+}
+
 /// Stages the context (a fresh `target/image/context/`) and returns it.
 pub fn stage(platforms: &[Platform]) -> Result<PathBuf, String> {
     let context = target_dir().join("image").join("context");
@@ -114,4 +156,27 @@ fn copy(from: &Path, to: &Path) -> Result<(), String> {
 fn set_mode(path: &Path, mode: u32) -> Result<(), String> {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
         .map_err(|e| format!("chmod {mode:o} {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_binary_older_than_the_sources_is_stale_and_a_newer_or_absent_one_is_not() {
+        let dir = std::env::temp_dir().join(format!("xtask-image-stale-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let platforms = platforms(&dir);
+        let first = &platforms[0];
+        std::fs::write(&first.binary, b"built").unwrap();
+        let built = modified(&first.binary).unwrap();
+        // Sources changed after the build: that binary is stale; the
+        // others are absent (`missing` names those), not stale.
+        let later = built + Duration::from_secs(1);
+        assert_eq!(older_than(&platforms, later), vec![first.target.triple]);
+        assert!(older_than(&platforms, built).is_empty());
+        assert!(older_than(&platforms, SystemTime::UNIX_EPOCH).is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

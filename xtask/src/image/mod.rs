@@ -136,7 +136,18 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
 /// `target/dist/` and some are missing, `cargo xtask dist` builds them.
 fn binaries(dir: &Path, build_missing: bool) -> Result<Vec<Platform>, String> {
     let platforms = context::platforms(dir);
-    let missing = context::missing(&platforms);
+    let mut missing = context::missing(&platforms);
+    if build_missing {
+        let stale = context::stale(&platforms);
+        if !stale.is_empty() {
+            eprintln!(
+                "xtask image: {} in {} older than the emulator's sources: built again",
+                stale.join(", "),
+                dir.display()
+            );
+        }
+        missing.extend(stale);
+    }
     if missing.is_empty() {
         return Ok(platforms);
     }
