@@ -218,6 +218,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "net::transport",
             "operations",
             "protocol::auth",
+            "protocol::entra_token",
             "protocol::error",
             "protocol::request_units",
             "protocol::rid",

@@ -2,8 +2,9 @@
 //! CollectionName, DocumentName, StoredProcedureName...), and the checks of
 //! who sent it: the link the client signed, rebuilt from those names as
 //! over HTTP (verb by operation, resource type segment, link), verified
-//! with the account's key, or a resource token's permission asked of
-//! `operations::authorization`. See `docs/src/reference/rntbd.md#signature`.
+//! with the account's key, a resource token's permission asked of
+//! `operations::authorization`, or a Microsoft Entra token checked as
+//! `protocol::entra_token` checks it. See `docs/src/reference/rntbd.md#signature`.
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
@@ -12,6 +13,7 @@ use crate::account::Account;
 use crate::operations::authorization::{self, Access, Verb};
 use crate::operations::resource_token;
 use crate::protocol::auth;
+use crate::protocol::entra_token;
 use crate::protocol::error::{ApiError, ApiResult};
 use crate::rntbd::codec::{OperationType, RequestFrame, ResourceType};
 
@@ -151,17 +153,26 @@ pub fn authenticate(
 ) -> ApiResult<()> {
     let authorization = frame.tokens.authorization_token();
     let verb = verb(frame.operation_type);
+    let query = matches!(
+        frame.operation_type,
+        OperationType::Query | OperationType::SqlQuery
+    );
     if let Some(token) = resource_token::signature(authorization) {
         let access = Access {
             verb,
-            query: matches!(
-                frame.operation_type,
-                OperationType::Query | OperationType::SqlQuery
-            ),
+            query,
             path,
             options,
         };
         return authorization::authorize(account, &access, &token);
+    }
+    if let Some(jwt) = entra_token::token(authorization) {
+        // A token credential's (Microsoft Entra ID), as over HTTP: the
+        // data plane only.
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        return entra_token::verify(&account.key, &jwt, (verb_text(verb), path, query), now);
     }
     if authorization.is_none() {
         return Err(ApiError::unauthorized(

@@ -400,6 +400,56 @@ fn a_bad_signature_is_401_and_changes_nothing() {
 }
 
 #[test]
+fn a_microsoft_entra_token_serves_the_data_plane_and_refuses_managing_resources() {
+    use base64::Engine;
+    let account = account();
+    let url = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let jwt = |key: &str| {
+        let header = r#"{"typ":"JWT","alg":"RS256","kid":"CosmosEmulatorPrimaryMaster"}"#;
+        let claims = format!(r#"{{"nbf":{},"exp":{}}}"#, now - 10, now + 3600);
+        [header, &claims, key]
+            .map(|part| url.encode(part))
+            .join(".")
+    };
+    // As the Java SDK sends a token credential's: URL-encoded.
+    let header = |jwt: String| leak(&format!("type%3Daad%26ver%3D1.0%26sig%3D{jwt}"));
+    let token = header(jwt(WELL_KNOWN_KEY));
+    let entra = |t: &mut RequestTokens<'static>| {
+        t.set_authorization_token(token);
+    };
+    let body = br#"{"id":"e","pk":"a"}"#;
+    let created = item_op(&account, OperationType::Create, None, Some(body), &entra);
+    assert_eq!(created.status(), 201, "{}", created.body());
+    let read = item_op(&account, OperationType::Read, Some("e"), None, &entra);
+    assert_eq!(read.status(), 200);
+    // A data-plane principal creates no container: 403/5300, as over HTTP.
+    let names = ["db"];
+    let container = Ask {
+        tweak: &entra,
+        ..ask(
+            ResourceType::Collection,
+            OperationType::Create,
+            &names,
+            Some(br#"{"id":"d","partitionKey":{"paths":["/pk"],"kind":"Hash"}}"#),
+        )
+    };
+    let refused = run(&account, frame(&container, "post", "colls", "dbs/db"));
+    assert_eq!(refused.status(), 403);
+    assert_eq!(refused.tokens().sub_status(), Some(5300));
+    // Another key's token is refused.
+    let forged = header(jwt("b3RoZXI="));
+    let other = |t: &mut RequestTokens<'static>| {
+        t.set_authorization_token(forged);
+    };
+    let refused = item_op(&account, OperationType::Read, Some("e"), None, &other);
+    assert_eq!(refused.status(), 401);
+}
+
+#[test]
 fn a_request_aimed_at_a_split_range_is_410_1007_for_an_item_and_1002_for_a_feed() {
     let account = account();
     account.store.split_range("db", "c", "0").unwrap();
