@@ -58,6 +58,14 @@ pub(super) fn endpoint(state: &AppState, scheme: &str, uri: &Uri, headers: &Head
     format!("{scheme}://{host}/")
 }
 
+/// The `host[:port]` of an endpoint URL as [`endpoint`] writes it.
+pub(super) fn authority_of(endpoint: &str) -> &str {
+    endpoint
+        .trim_end_matches('/')
+        .rsplit_once("://")
+        .map_or(endpoint, |(_, authority)| authority)
+}
+
 /// `localhost[:port]` as `127.0.0.1[:port]` when the server listens on IPv4
 /// (so that the address reaches it); any other host as it is.
 fn regional(addressed: String, listens_on_ipv4: bool) -> String {
@@ -86,11 +94,7 @@ pub async fn read(
     let endpoint = endpoint(&state, scheme, &uri, &headers);
     let regions = (state.account.topology.names().len() > 1).then(|| {
         // Every region, each at its own port of the host this one was reached at.
-        let addressed = endpoint
-            .trim_end_matches('/')
-            .rsplit_once("://")
-            .map_or(endpoint.as_str(), |(_, authority)| authority);
-        super::regions::locations(&state, scheme, addressed)
+        super::regions::locations(&state, scheme, authority_of(&endpoint))
     });
     let reached = account::Reached { endpoint, regions };
     from_operation(account::read(&state.serving(), reached), &uri)

@@ -51,10 +51,7 @@ pub async fn read(
     // The host and port of the account document's endpoint: Direct mode's
     // replicas are on the port that serves the gateway.
     let endpoint = super::account::endpoint(&state, scheme, &uri, &headers);
-    let authority = endpoint
-        .trim_end_matches('/')
-        .rsplit_once("://")
-        .map_or(endpoint.as_str(), |(_, authority)| authority);
+    let authority = super::account::authority_of(&endpoint);
     let authority = match authority
         .parse::<Authority>()
         .ok()
