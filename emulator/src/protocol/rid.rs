@@ -16,6 +16,23 @@ pub fn from_bytes(bytes: &[u8]) -> String {
     encode(bytes)
 }
 
+/// Whether `text` is the container RID whose 8 bytes are `bytes`, without
+/// building the text: what every Direct-mode request's ResourceId is
+/// checked with.
+pub fn is_text_of(text: &str, bytes: &[u8; 8]) -> bool {
+    let mut encoded = [0u8; 12];
+    match BASE64.encode_slice(bytes, &mut encoded) {
+        Ok(12) => {}
+        _ => return false,
+    }
+    for b in &mut encoded {
+        if *b == b'/' {
+            *b = b'-';
+        }
+    }
+    text.as_bytes() == encoded
+}
+
 pub fn database(db: u32) -> String {
     encode(&db.to_le_bytes())
 }
@@ -174,6 +191,24 @@ pub fn looks_like_container_rid(database: &str, container: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rids_text_is_recognised_from_its_bytes_as_from_bytes_writes_it() {
+        for bytes in [
+            [1, 0, 0, 0, 0x80, 0, 0, 1],
+            [0xff; 8],
+            [0xd9, 0x8d, 0x28, 0, 0xe4, 0x3e, 0x9f, 0],
+        ] {
+            let text = from_bytes(&bytes);
+            assert!(is_text_of(&text, &bytes), "{text}");
+            let mut other = bytes;
+            other[7] ^= 1;
+            assert!(!is_text_of(&text, &other), "{text}");
+        }
+        // `/` is written `-`: 0xff bytes encode to `/` in standard base64.
+        assert!(from_bytes(&[0xff; 8]).contains('-'));
+        assert!(!is_text_of("", &[0; 8]));
+    }
 
     #[test]
     fn a_partition_key_range_rid_is_one_base64_string_of_sixteen_bytes() {

@@ -199,7 +199,8 @@ impl<'r> Request<'r> {
                 return Ok(());
             }
             let refused = account.store.with_container(db, coll, |c, _| {
-                if let Some(believed) = believed.filter(|rid| *rid != c.rid) {
+                if let Some(believed) = believed.filter(|rid| !rid::is_text_of(&c.rid, rid)) {
+                    let believed = rid::from_bytes(&believed);
                     return Ok(Some(name_cache_is_stale(db, coll, &believed, &c.rid)));
                 }
                 let gone = aimed
@@ -223,13 +224,14 @@ impl<'r> Request<'r> {
     /// item's or a script's RID begins with it), which is how a replica
     /// tells a client whose cache still holds a container deleted and
     /// created again under the same name.
-    fn believed_container_rid(&self) -> Option<String> {
+    fn believed_container_rid(&self) -> Option<[u8; 8]> {
         let under_a_container = matches!(
             self.frame.resource_type,
             ResourceType::Document | ResourceType::StoredProcedure
         );
         let bytes = self.frame.tokens.resource_id()?;
-        (under_a_container && bytes.len() >= 8).then(|| rid::from_bytes(&bytes[..8]))
+        let container = bytes.get(..8)?.try_into().ok()?;
+        under_a_container.then_some(container)
     }
 
     /// An operation on one item or one partition key (not a feed): the
